@@ -1,0 +1,701 @@
+/*
+ * flashbench: the front door.  Options (one table, which also prints
+ * --help), their checks, and dispatch to a test program.  Only main()
+ * prints errors and chooses exit codes: 0 success, 1 runtime failure,
+ * 2 usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "dev.h"
+#include "programs.h"
+#include "report.h"
+#include "units.h"
+#include "vm.h"
+
+#define VERSION "1.0"
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define MIB (1024ULL * 1024)
+#define OPEN_AU_SPACING 12	/* erase blocks between open-au blocks */
+#define DEFAULT_AU_OFFSET (16 * MIB)	/* clear of the card's FAT area */
+#define MAX_OPERATIONS 100000000ULL	/* refuse programs beyond this */
+
+/* Long-only options. */
+enum {
+	OPT_SCATTER_ORDER = CHAR_MAX + 1,
+	OPT_SCATTER_SPAN,
+	OPT_INTERVAL_ORDER,
+	OPT_FAT_NR,
+	OPT_OFFSET,
+	OPT_THREES,
+	OPT_PROGRAM,
+	OPT_LIST_PROGRAMS,
+	OPT_STATS,
+	OPT_FORMAT,
+	OPT_REALTIME,
+};
+
+struct option_def {
+	int id;			/* short option character or OPT_* */
+	const char *name;
+	const char *arg;	/* argument name in --help, NULL for none */
+	const char *help;
+};
+
+/* Every option, in --help order.  getopt's tables are built from this. */
+static const struct option_def option_defs[] = {
+	{ 'a', "align", NULL, "read-alignment test (read-only)" },
+	{ 'A', "write-align", NULL,
+	  "write-alignment test (destructive)" },
+	{ 'O', "open-au", NULL,
+	  "open erase-block (allocation unit) test (destructive)" },
+	{ 'f', "find-fat", NULL,
+	  "random writes in the first erase blocks (destructive)" },
+	{ 's', "scatter", NULL, "read time of each block, for plotting" },
+	{ 'i', "interval", NULL, "read time against size, with regression" },
+	{ OPT_PROGRAM, "program", "FILE",
+	  "run the test program in FILE (see flashbench(1))" },
+	{ OPT_LIST_PROGRAMS, "list-programs", NULL,
+	  "print the built-in test programs" },
+	{ 'b', "blocksize", "SIZE", "block size (default 16KiB)" },
+	{ 'e', "erasesize", "SIZE", "erase block size (default 4MiB)" },
+	{ 'c', "count", "N", "repetitions of each read (default 8)" },
+	{ '0', "open-au-nr", "N",
+	  "erase blocks written in turn by -O (default 2)" },
+	{ 'r', "random", NULL, "-O writes in pseudo-random order" },
+	{ OPT_OFFSET, "offset", "SIZE",
+	  "start of -O, -A, -s, -i (default 16MiB for -O, -A)" },
+	{ OPT_FAT_NR, "fat-nr", "N",
+	  "erase blocks written by -f (default 6)" },
+	{ OPT_SCATTER_ORDER, "scatter-order", "N",
+	  "-s reads 2^N blocks (default 9)" },
+	{ OPT_SCATTER_SPAN, "scatter-span", "N",
+	  "-s reads N blocks at a time (default 1)" },
+	{ OPT_INTERVAL_ORDER, "interval-order", "N",
+	  "-i reads N sizes (default 8)" },
+	{ OPT_THREES, "threes", NULL,
+	  "-a, -A also probe 3 x 2^n boundaries (3, 6, 12MiB...)" },
+	{ OPT_FORMAT, "format", "FORMAT", "output format: text (default)" },
+	{ 'o', "out", "FILE", "write results to FILE" },
+	{ OPT_STATS, "stats", NULL,
+	  "print device time and bytes moved on stderr" },
+	{ OPT_REALTIME, "realtime", NULL,
+	  "run at real-time priority when permitted" },
+	{ 'v', "verbose", NULL, "say more" },
+	{ 'h', "help", NULL, "display this help" },
+	{ 'V', "version", NULL, "display version" },
+};
+
+#define OPTION_COUNT (sizeof(option_defs) / sizeof(option_defs[0]))
+
+struct config {
+	const struct program_def *test;
+	const char *test_option;	/* as given, for messages */
+	const char *device;
+	const char *program_path;
+	const char *out_path;
+	uint64_t blocksize, erasesize, count, offset, open_au_nr, fat_nr;
+	uint64_t scatter_order, scatter_span, interval_order;
+	bool offset_set, random, threes, stats, verbose, realtime;
+	bool list_programs;
+	enum report_format format;
+};
+
+static const char *program_name = "flashbench";
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage:\n %s [options] <device>\n\n", program_name);
+	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
+		"through the raw block device.\n\nOptions:\n");
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *o = &option_defs[i];
+		char left[48];
+
+		if (o->id <= CHAR_MAX)
+			snprintf(left, sizeof(left), " -%c, --%s%s%s", o->id,
+				 o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		else
+			snprintf(left, sizeof(left), "     --%s%s%s", o->name,
+				 o->arg ? "=" : "", o->arg ? o->arg : "");
+		if (strlen(left) > 26)
+			fprintf(out, "%s\n%-27s%s\n", left, "", o->help);
+		else
+			fprintf(out, "%-27s%s\n", left, o->help);
+	}
+	fprintf(out, "\nSIZE is bytes, or a number with a suffix: K, M, G, "
+		"T (or KiB, MiB...: powers\nof 1024).  DEVICE may be "
+		"sim: or sim:PRESET,key=value,... for a simulated card.\n"
+		"\nFor more details see flashbench(1).\n");
+}
+
+static void usage_error(const char *format, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void usage_error(const char *format, ...)
+{
+	va_list args;
+
+	fprintf(stderr, "%s: ", program_name);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+		program_name);
+	exit(EXIT_USAGE);
+}
+
+static void runtime_error(const char *format, ...)
+	__attribute__((format(printf, 1, 2), noreturn));
+
+static void runtime_error(const char *format, ...)
+{
+	va_list args;
+
+	fprintf(stderr, "%s: ", program_name);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fputc('\n', stderr);
+	exit(EXIT_RUNTIME);
+}
+
+static const struct option_def *find_option(int id)
+{
+	for (size_t i = 0; i < OPTION_COUNT; i++)
+		if (option_defs[i].id == id)
+			return &option_defs[i];
+	return NULL;
+}
+
+static uint64_t size_arg(int id, const char *text, bool zero_ok)
+{
+	uint64_t value;
+	int err = units_parse_size(text, &value);
+
+	if (err == -ERANGE)
+		usage_error("--%s: '%s' is too large", find_option(id)->name,
+			    text);
+	if (err)
+		usage_error("--%s: '%s' is not a size (try 4096, 16K or 4MiB)",
+			    find_option(id)->name, text);
+	if (value == 0 && !zero_ok)
+		usage_error("--%s: must be more than zero",
+			    find_option(id)->name);
+	return value;
+}
+
+static uint64_t count_arg(int id, const char *text, uint64_t min,
+			  uint64_t max)
+{
+	uint64_t value;
+	int err = units_parse_count(text, min, max, &value);
+
+	if (err == -ERANGE)
+		usage_error("--%s: '%s' is out of range (%llu to %llu)",
+			    find_option(id)->name, text,
+			    (unsigned long long)min, (unsigned long long)max);
+	if (err)
+		usage_error("--%s: '%s' is not a whole number",
+			    find_option(id)->name, text);
+	return value;
+}
+
+static void choose_test(struct config *cfg, const char *name,
+			const char *option)
+{
+	if (cfg->test_option && strcmp(cfg->test_option, option) != 0)
+		usage_error("%s and %s: one test at a time", cfg->test_option,
+			    option);
+	cfg->test = name ? programs_find(name) : NULL;
+	cfg->test_option = option;
+}
+
+static void build_getopt(struct option *longs, char *shorts)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *o = &option_defs[i];
+
+		longs[i] = (struct option){ o->name,
+			o->arg ? required_argument : no_argument, NULL, o->id };
+		if (o->id <= CHAR_MAX) {
+			shorts[n++] = (char)o->id;
+			if (o->arg)
+				shorts[n++] = ':';
+		}
+	}
+	longs[OPTION_COUNT] = (struct option){ 0 };
+	shorts[n] = '\0';
+}
+
+static void parse_option(struct config *cfg, int id, const char *arg)
+{
+	switch (id) {
+	case 'a': choose_test(cfg, "align", "--align"); break;
+	case 'A': choose_test(cfg, "write-align", "--write-align"); break;
+	case 'O': choose_test(cfg, "open-au", "--open-au"); break;
+	case 'f': choose_test(cfg, "find-fat", "--find-fat"); break;
+	case 's': choose_test(cfg, "scatter", "--scatter"); break;
+	case 'i': choose_test(cfg, "interval", "--interval"); break;
+	case OPT_PROGRAM:
+		choose_test(cfg, NULL, "--program");
+		cfg->program_path = arg;
+		break;
+	case OPT_LIST_PROGRAMS: cfg->list_programs = true; break;
+	case 'b': cfg->blocksize = size_arg(id, arg, false); break;
+	case 'e': cfg->erasesize = size_arg(id, arg, false); break;
+	case 'c': cfg->count = count_arg(id, arg, 1, 1000000); break;
+	case '0': cfg->open_au_nr = count_arg(id, arg, 1, 10000); break;
+	case 'r': cfg->random = true; break;
+	case OPT_OFFSET:
+		cfg->offset = size_arg(id, arg, true);
+		cfg->offset_set = true;
+		break;
+	case OPT_FAT_NR: cfg->fat_nr = count_arg(id, arg, 1, 10000); break;
+	case OPT_SCATTER_ORDER:
+		cfg->scatter_order = count_arg(id, arg, 0, 24);
+		break;
+	case OPT_SCATTER_SPAN:
+		cfg->scatter_span = count_arg(id, arg, 1, 65536);
+		break;
+	case OPT_INTERVAL_ORDER:
+		cfg->interval_order = count_arg(id, arg, 1, 32);
+		break;
+	case OPT_THREES: cfg->threes = true; break;
+	case OPT_FORMAT:
+		if (report_parse_format(arg, &cfg->format))
+			usage_error("--format: unknown format '%s' (text)",
+				    arg);
+		break;
+	case 'o': cfg->out_path = arg; break;
+	case OPT_STATS: cfg->stats = true; break;
+	case OPT_REALTIME: cfg->realtime = true; break;
+	case 'v': cfg->verbose = true; break;
+	case 'h': usage(stdout); exit(0);
+	case 'V': printf("%s %s\n", program_name, VERSION); exit(0);
+	default:
+		/* getopt printed what was wrong */
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			program_name);
+		exit(EXIT_USAGE);
+	}
+}
+
+static void parse_args(struct config *cfg, int argc, char **argv)
+{
+	struct option longs[OPTION_COUNT + 1];
+	char shorts[2 * OPTION_COUNT + 2];
+	int id;
+
+	*cfg = (struct config){ .blocksize = 16384, .erasesize = 4 * MIB,
+				.count = 8, .open_au_nr = 2, .fat_nr = 6,
+				.scatter_order = 9, .scatter_span = 1,
+				.interval_order = 8 };
+	build_getopt(longs, shorts);
+	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
+		parse_option(cfg, id, optarg);
+	if (cfg->list_programs)
+		return;
+	if (optind >= argc)
+		usage_error("no device given");
+	cfg->device = argv[optind++];
+	if (optind < argc)
+		usage_error("unexpected argument '%s' after the device",
+			    argv[optind]);
+	if (!cfg->test_option)
+		usage_error("no test chosen (e.g. -a for the align test)");
+	if (cfg->random && cfg->test && strcmp(cfg->test->name, "open-au"))
+		usage_error("--random goes with --open-au");
+	if (cfg->random)
+		cfg->test = programs_find("open-au-random");
+	if (cfg->blocksize > cfg->erasesize &&
+	    (cfg->test && cfg->test->writes))
+		usage_error("--blocksize %llu is larger than --erasesize %llu",
+			    (unsigned long long)cfg->blocksize,
+			    (unsigned long long)cfg->erasesize);
+}
+
+/* ---- running a test ---- */
+
+static uint64_t round_up(uint64_t value, uint64_t step)
+{
+	return (value + step - 1) / step * step;
+}
+
+/*
+ * Where open-au puts its erase blocks: $spacing apart from $offset.  The
+ * usual 12 erase blocks apart shrinks until they fit; it never wraps.
+ */
+static void place_open_au(struct config *cfg, const struct dev *dev,
+			  uint64_t *spacing)
+{
+	uint64_t e = cfg->erasesize, n = cfg->open_au_nr;
+	uint64_t apart;
+
+	for (apart = OPEN_AU_SPACING; apart >= 1; apart--)
+		if (cfg->offset <= dev->size_bytes &&
+		    (n - 1) * apart * e + e <= dev->size_bytes - cfg->offset)
+			break;
+	if (apart == 0)
+		usage_error("--open-au: %llu erase blocks of %llu bytes from "
+			    "offset %llu do not fit in %s (%llu bytes)",
+			    (unsigned long long)n, (unsigned long long)e,
+			    (unsigned long long)cfg->offset, dev->path,
+			    (unsigned long long)dev->size_bytes);
+	if (apart < OPEN_AU_SPACING)
+		fprintf(stderr, "%s: %llu erase blocks %d apart do not fit; "
+			"placing them %llu apart\n", program_name,
+			(unsigned long long)n, OPEN_AU_SPACING,
+			(unsigned long long)apart);
+	*spacing = apart * e;
+}
+
+static void set_params(struct config *cfg, const struct dev *dev)
+{
+	struct vm_param *p = program_params;
+	uint64_t spacing = OPEN_AU_SPACING * cfg->erasesize;
+	bool writes = cfg->test && cfg->test->writes;
+
+	if (!cfg->offset_set && writes)
+		cfg->offset = round_up(DEFAULT_AU_OFFSET, cfg->erasesize);
+	if (cfg->test && !strncmp(cfg->test->name, "open-au", 7))
+		place_open_au(cfg, dev, &spacing);
+	p[PARAM_SIZE].value = (double)dev->size_bytes;
+	p[PARAM_LBS].value = dev->logical_block_bytes;
+	p[PARAM_BLOCKSIZE].value = (double)cfg->blocksize;
+	p[PARAM_ERASESIZE].value = (double)cfg->erasesize;
+	p[PARAM_COUNT].value = (double)cfg->count;
+	p[PARAM_OFFSET].value = (double)cfg->offset;
+	p[PARAM_NR].value = (double)cfg->open_au_nr;
+	p[PARAM_SPACING].value = (double)spacing;
+	p[PARAM_FATNR].value = (double)cfg->fat_nr;
+	p[PARAM_THREES].value = cfg->threes;
+	p[PARAM_SCATTER_COUNT].value = (double)(1ULL << cfg->scatter_order);
+	p[PARAM_SCATTER_BYTES].value =
+		(double)(cfg->scatter_span * cfg->blocksize);
+	p[PARAM_INTERVAL_TOP].value =
+		(double)cfg->blocksize * (double)(1ULL << (cfg->interval_order - 1));
+	p[PARAM_REGION].value = 16.0 * (double)cfg->erasesize;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t length = 0, cap = 0;
+	int c;
+
+	if (!f)
+		runtime_error("%s: %s", path, strerror(errno));
+	while ((c = fgetc(f)) != EOF) {
+		if (length + 2 > cap) {
+			cap = cap ? cap * 2 : 4096;
+			if (cap > (1 << 20))
+				usage_error("--program: %s is larger than "
+					    "1 MiB", path);
+			text = realloc(text, cap);
+			if (!text)
+				runtime_error("out of memory");
+		}
+		if (c == '\0')
+			usage_error("--program: %s is not a text file", path);
+		text[length++] = (char)c;
+	}
+	fclose(f);
+	if (!text)
+		usage_error("--program: %s is empty", path);
+	text[length] = '\0';
+	return text;
+}
+
+static struct vm_program *compile_test(const struct config *cfg,
+				       char **text)
+{
+	struct vm_program *program;
+	struct vm_diag diag;
+	const char *source;
+
+	*text = NULL;
+	if (cfg->test) {
+		source = cfg->test->text;
+	} else {
+		*text = read_file(cfg->program_path);
+		source = *text;
+	}
+	if (vm_compile(source, program_params, PARAM_COUNT_OF, &program,
+		       &diag))
+		usage_error("%s:%u:%u: %s", cfg->test ? cfg->test->name :
+			    cfg->program_path, diag.line, diag.column,
+			    diag.message);
+	return program;
+}
+
+static void plan_test(const struct config *cfg, const struct dev *dev,
+		      const struct vm_program *program, struct vm_plan *plan)
+{
+	const char *name = cfg->test ? cfg->test->name : cfg->program_path;
+	static const char *const hints[] = {
+		[EINVAL] = "not a multiple of the logical block size",
+		[ENOSPC] = "past the end of the device",
+		[EDOM] = "negative, fractional or undefined",
+		[E2BIG] = "too many operations",
+	};
+	int err = vm_plan(program, dev, MAX_OPERATIONS, plan);
+
+	if (!err)
+		return;
+	if (err == -E2BIG)
+		usage_error("%s: more than %llu operations (line %u); reduce "
+			    "--count or the sizes", name,
+			    (unsigned long long)MAX_OPERATIONS,
+			    plan->error_line);
+	usage_error("%s: %s at %llu (+%llu) is %s (line %u); check "
+		    "--blocksize, --erasesize and --offset for %s "
+		    "(%llu bytes, blocks of %u)", name, plan->error_op,
+		    (unsigned long long)plan->error_offset,
+		    (unsigned long long)plan->error_length,
+		    -err < (int)(sizeof(hints) / sizeof(hints[0])) &&
+		    hints[-err] ? hints[-err] : strerror(-err),
+		    plan->error_line, dev->path,
+		    (unsigned long long)dev->size_bytes,
+		    dev->logical_block_bytes);
+}
+
+static void announce_writes(const struct config *cfg, const struct dev *dev,
+			    const struct vm_plan *plan)
+{
+	char start[UNITS_BUF], end[UNITS_BUF];
+
+	fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to %s) "
+		"of %s\n", program_name,
+		cfg->test ? cfg->test->name : cfg->program_path,
+		(unsigned long long)plan->write_start,
+		(unsigned long long)plan->write_end - 1,
+		units_format_exact_size(start, plan->write_start),
+		units_format_exact_size(end, plan->write_end), dev->path);
+}
+
+static void open_device(const struct config *cfg, struct dev *dev,
+			enum dev_mode mode)
+{
+	char why[320];
+
+	if (dev_open(dev, cfg->device, mode) == 0)
+		return;
+	dev_strerror(dev, why, sizeof(why));
+	if (dev->error.usage)
+		usage_error("%s", why);
+	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0)
+		runtime_error("%s", why);
+	runtime_error("%s: %s", cfg->device, why);
+}
+
+static void check_alignment(const struct config *cfg, const struct dev *dev)
+{
+	uint32_t lbs = dev->logical_block_bytes;
+
+	if (cfg->blocksize % lbs)
+		usage_error("--blocksize %llu is not a multiple of the logical "
+			    "block size %u of %s",
+			    (unsigned long long)cfg->blocksize, lbs,
+			    dev->path);
+	if (cfg->erasesize % lbs)
+		usage_error("--erasesize %llu is not a multiple of the logical "
+			    "block size %u of %s",
+			    (unsigned long long)cfg->erasesize, lbs,
+			    dev->path);
+	if (cfg->offset % lbs)
+		usage_error("--offset %llu is not a multiple of the logical "
+			    "block size %u of %s",
+			    (unsigned long long)cfg->offset, lbs, dev->path);
+}
+
+static void try_realtime(const struct config *cfg)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (!cfg->realtime)
+		return;
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) && cfg->verbose)
+		fprintf(stderr, "%s: real-time priority not permitted (%s); "
+			"running without it\n", program_name,
+			strerror(errno));
+}
+
+static void print_stats(const struct dev *dev)
+{
+	char read_text[UNITS_BUF], written_text[UNITS_BUF];
+
+	fprintf(stderr, "device time %.2f s, read %s, written %s\n",
+		(double)dev->stats.time_ns / 1e9,
+		units_format_size(read_text, (double)dev->stats.bytes_read),
+		units_format_size(written_text,
+				  (double)dev->stats.bytes_written));
+}
+
+/* The interval test's regression over the fastest read of each size. */
+struct interval_points {
+	double length[64], fastest[64];
+	size_t count;
+	struct report *report;
+};
+
+static int collect_interval(void *ctx, const struct vm_record *record)
+{
+	struct interval_points *points = ctx;
+
+	if (points->count < 64 && record->count >= 2) {
+		points->length[points->count] = record->fields[0].value;
+		points->fastest[points->count++] = record->fields[1].value;
+	}
+	return report_record(points->report, record);
+}
+
+static int interval_summary(struct interval_points *points)
+{
+	double slope, intercept;
+	struct vm_record rec = { .style = VM_STYLE_SPACES, .count = 2 };
+	int err;
+
+	if (analysis_linear_fit(points->length, points->fastest,
+				points->count, &slope, &intercept))
+		return 0;
+	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",
+					   NULL, slope > 0 ? 1e9 / slope : 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access",
+					   "% access time", NULL, intercept };
+	err = report_record(points->report, &rec);
+	for (size_t i = 0; !err && i < points->count; i++) {
+		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "length",
+			"% bytes:", NULL, points->length[i] };
+		rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "overhead",
+			"% overhead", NULL,
+			points->fastest[i] - slope * points->length[i] };
+		err = report_record(points->report, &rec);
+	}
+	return err;
+}
+
+static FILE *open_output(const struct config *cfg)
+{
+	FILE *out;
+
+	if (!cfg->out_path)
+		return stdout;
+	out = fopen(cfg->out_path, "w");
+	if (!out)
+		runtime_error("%s: %s", cfg->out_path, strerror(errno));
+	return out;
+}
+
+static int run_test(struct config *cfg)
+{
+	struct dev dev;
+	struct vm_plan plan;
+	struct vm_program *program;
+	struct interval_points points = { 0 };
+	struct report_meta meta = { 0 };
+	struct vm_exec exec = { 0 };
+	char *text, why[320];
+	bool writes;
+	FILE *out;
+	int err;
+
+	/* plan on a read-only open: nothing can be written by mistake */
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	check_alignment(cfg, &dev);
+	set_params(cfg, &dev);
+	program = compile_test(cfg, &text);
+	plan_test(cfg, &dev, program, &plan);
+	writes = plan.write_end > plan.write_start;
+	if (writes) {
+		dev_close(&dev);
+		open_device(cfg, &dev, DEV_READ_WRITE);
+		announce_writes(cfg, &dev, &plan);
+		dev_allow_writes(&dev, plan.write_start, plan.write_end);
+	}
+	out = open_output(cfg);
+	meta = (struct report_meta){
+		.test = cfg->test ? cfg->test->name : "program",
+		.device = cfg->device, .device_size = dev.size_bytes,
+		.logical_block_size = dev.logical_block_bytes,
+		.params = program_params, .param_count = PARAM_COUNT_OF };
+	points.report = report_open(out, cfg->format, &meta);
+	if (!points.report)
+		runtime_error("out of memory");
+	try_realtime(cfg);
+	exec = (struct vm_exec){ .dev = &dev, .emit = report_record,
+				 .ctx = points.report };
+	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
+		exec.emit = collect_interval;
+		exec.ctx = &points;
+	}
+	err = vm_run(program, &plan, &exec);
+	if (!err && exec.emit == collect_interval)
+		err = interval_summary(&points);
+	if (report_close(points.report, &dev.stats, err == -EINTR) && !err)
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+	if (cfg->stats)
+		print_stats(&dev);
+	vm_free(program);
+	free(text);
+	if (out != stdout)
+		fclose(out);
+	if (err == -ENOMEM)
+		runtime_error("out of memory for buffers of %llu bytes",
+			      (unsigned long long)plan.max_length);
+	if (err) {
+		dev_strerror(&dev, why, sizeof(why));
+		dev_close(&dev);
+		runtime_error("%s: %s", cfg->device, why);
+	}
+	dev_close(&dev);
+	return 0;
+}
+
+static void print_line(void *ctx, const char *line)
+{
+	fprintf(ctx, "%s\n", line);
+}
+
+static int list_programs(void)
+{
+	for (size_t i = 0; i < programs_count; i++) {
+		struct vm_program *program;
+		struct vm_diag diag;
+
+		printf("# %s: %s\n", programs[i].name, programs[i].summary);
+		if (vm_compile(programs[i].text, program_params,
+			       PARAM_COUNT_OF, &program, &diag))
+			runtime_error("built-in %s:%u:%u: %s",
+				      programs[i].name, diag.line,
+				      diag.column, diag.message);
+		vm_list(program, print_line, stdout);
+		vm_free(program);
+		printf("\n");
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct config cfg;
+
+	parse_args(&cfg, argc, argv);
+	if (cfg.list_programs)
+		return list_programs();
+	return run_test(&cfg);
+}

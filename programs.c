@@ -1,0 +1,211 @@
+/*
+ * programs: every built-in test as program text, next to its name and a
+ * note on reading its output.  The text is compiled like a --program
+ * file; `flashbench --list-programs` prints these listings.
+ */
+#include <string.h>
+
+#include "programs.h"
+
+struct vm_param program_params[PARAM_COUNT_OF] = {
+	[PARAM_SIZE] = { "size", 0 },
+	[PARAM_LBS] = { "lbs", 512 },
+	[PARAM_BLOCKSIZE] = { "blocksize", 16384 },
+	[PARAM_ERASESIZE] = { "erasesize", 4194304 },
+	[PARAM_COUNT] = { "count", 8 },
+	[PARAM_OFFSET] = { "offset", 0 },
+	[PARAM_NR] = { "nr", 2 },
+	[PARAM_SPACING] = { "spacing", 12 * 4194304.0 },
+	[PARAM_FATNR] = { "fatnr", 6 },
+	[PARAM_THREES] = { "threes", 0 },
+	[PARAM_SCATTER_COUNT] = { "scatter_count", 512 },
+	[PARAM_SCATTER_BYTES] = { "scatter_bytes", 16384 },
+	[PARAM_INTERVAL_TOP] = { "interval_top", 16384 * 128.0 },
+	[PARAM_REGION] = { "region", 16 * 4194304.0 },
+};
+
+const struct program_def programs[] = {
+	/*
+	 * Reads of one block ending at (pre), straddling (on) and starting
+	 * at (post) boundaries of each alignment, each the minimum of
+	 * $count tries, averaged over up to 8 boundaries spread over the
+	 * device (odd multiples not divisible by 3, so a boundary of one
+	 * alignment is never also one of twice or three times it).  A card
+	 * shows a jump in diff = on - (pre + post) / 2 at its erase-block
+	 * size, repeated at every larger alignment, and often a smaller one
+	 * at its page size.  A flat diff means no boundary is visible.
+	 */
+	{
+		.name = "align",
+		.summary = "read timing across alignment boundaries",
+		.text =
+"format tabs\n"
+"for align in aligns $size / 2 2 * $blocksize $threes none {\n"
+"	let pre = for b in boundaries align 8 $blocksize $size - $blocksize avg {\n"
+"		repeat $count min { read b - $blocksize $blocksize }\n"
+"	}\n"
+"	let on = for b in boundaries align 8 $blocksize $size - $blocksize avg {\n"
+"		repeat $count min { read b - $blocksize / 2 $blocksize }\n"
+"	}\n"
+"	let post = for b in boundaries align 8 $blocksize $size - $blocksize avg {\n"
+"		repeat $count min { read b $blocksize }\n"
+"	}\n"
+"	report bytes \"align\" align\n"
+"	report time \"pre\" pre\n"
+"	report time \"on\" on\n"
+"	report time \"post\" post\n"
+"	report time \"diff\" on - (pre + post) / 2\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * The align test with writes, inside $region bytes from $offset.
+	 * Crossing a page or erase-block boundary can cost a second
+	 * program operation; on cards that thrash the numbers get noisy.
+	 */
+	{
+		.name = "write-align",
+		.summary = "write timing across alignment boundaries "
+			   "(destructive)",
+		.writes = true,
+		.text =
+"format tabs\n"
+"for align in aligns 2 * $erasesize 2 * $blocksize $threes none {\n"
+"	let pre = for b in boundaries align 8 $offset + $blocksize $offset + $region - $blocksize avg {\n"
+"		repeat $count min { write b - $blocksize $blocksize random }\n"
+"	}\n"
+"	let on = for b in boundaries align 8 $offset + $blocksize $offset + $region - $blocksize avg {\n"
+"		repeat $count min { write b - $blocksize / 2 $blocksize random }\n"
+"	}\n"
+"	let post = for b in boundaries align 8 $offset + $blocksize $offset + $region - $blocksize avg {\n"
+"		repeat $count min { write b $blocksize random }\n"
+"	}\n"
+"	report bytes \"align\" align\n"
+"	report time \"pre\" pre\n"
+"	report time \"on\" on\n"
+"	report time \"post\" post\n"
+"	report time \"diff\" on - (pre + post) / 2\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * For each block size from the erase size down to $blocksize:
+	 * every block position of an erase block, in order, each written
+	 * in $nr erase blocks $spacing apart in turn, so the card must keep
+	 * $nr erase blocks open.  While $nr fits what the card can keep
+	 * open the rate stays near its sequential speed down to small
+	 * blocks; one more and it collapses (garbage collection on every
+	 * write).
+	 */
+	{
+		.name = "open-au",
+		.summary = "writes to N erase blocks in turn (destructive)",
+		.writes = true,
+		.text =
+"format columns\n"
+"for block in pow2 $erasesize $blocksize none {\n"
+"	let time = for pos in linear 0 block $erasesize / block total {\n"
+"		for au in linear $offset $spacing $nr total {\n"
+"			write au + pos block random\n"
+"		}\n"
+"	}\n"
+"	report size block block\n"
+"	report rate rate $erasesize * $nr time\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * open-au with the positions inside each erase block in
+	 * pseudo-random order: how many erase blocks take out-of-order
+	 * writes at once.  Many cards manage fewer than in linear order.
+	 */
+	{
+		.name = "open-au-random",
+		.summary = "open-au in pseudo-random order (destructive)",
+		.writes = true,
+		.text =
+"format columns\n"
+"for block in pow2 $erasesize $blocksize none {\n"
+"	let time = for pos in shuffle 0 block $erasesize / block total {\n"
+"		for au in linear $offset $spacing $nr total {\n"
+"			write au + pos block random\n"
+"		}\n"
+"	}\n"
+"	report size block block\n"
+"	report rate rate $erasesize * $nr time\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Random-order writes filling each of the first $fatnr erase
+	 * blocks, one rate column each.  Columns much faster at small
+	 * block sizes mark the area the card manages for the FAT.
+	 */
+	{
+		.name = "find-fat",
+		.summary = "random writes in the first erase blocks "
+			   "(destructive)",
+		.writes = true,
+		.text =
+"format columns\n"
+"for block in pow2 $erasesize $blocksize none {\n"
+"	report size block block\n"
+"	for au in linear 0 $erasesize $fatnr none {\n"
+"		let time = for pos in shuffle 0 block $erasesize / block total {\n"
+"			write au + pos block random\n"
+"		}\n"
+"		report rate rate $erasesize time\n"
+"	}\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Read time of each block across a stretch of the device, for
+	 * plotting: gnuplot -p -e 'plot "FILE"'.  MLC pages show as
+	 * alternating fast and slow bands.
+	 */
+	{
+		.name = "scatter",
+		.summary = "read time of each block, for plotting",
+		.text =
+"format tabs\n"
+"for pos in linear $offset $blocksize $scatter_count none {\n"
+"	let time = repeat $count min { read pos $scatter_bytes }\n"
+"	report mib offset pos\n"
+"	report ms time time\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Reads of growing power-of-two sizes; a straight line through
+	 * the fastest times gives the transfer rate (its slope) and the
+	 * access time (where it meets zero bytes).
+	 */
+	{
+		.name = "interval",
+		.summary = "read time against size, with a regression",
+		.text =
+"format spaces\n"
+"for length in pow2 $blocksize $interval_top none {\n"
+"	let fastest = for i in linear 0 1 $count min { read $offset + i * length length }\n"
+"	let mean = for i in linear 0 1 $count avg { read $offset + i * length length }\n"
+"	let slowest = for i in linear 0 1 $count max { read $offset + i * length length }\n"
+"	report bytes length \"% bytes:\" length\n"
+"	report time min \"min %\" fastest\n"
+"	report time avg \"avg %\" mean\n"
+"	report time max \"max %:\" slowest\n"
+"	report mbps rate \"% MB/s\" length fastest\n"
+"	newline\n"
+"}\n",
+	},
+};
+
+const size_t programs_count = sizeof(programs) / sizeof(programs[0]);
+
+const struct program_def *programs_find(const char *name)
+{
+	for (size_t i = 0; i < programs_count; i++)
+		if (strcmp(programs[i].name, name) == 0)
+			return &programs[i];
+	return NULL;
+}

@@ -1,0 +1,47 @@
+/*
+ * programs: the built-in tests, each a named VM program with a note on
+ * what it measures and how to read it.  The parameters every program may
+ * use ($blocksize, $erasesize, ...) are listed here too.
+ */
+#ifndef FLASHBENCH_PROGRAMS_H
+#define FLASHBENCH_PROGRAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vm.h"
+
+struct program_def {
+	const char *name;	/* "align", "open-au", ... */
+	const char *summary;	/* one line for listings */
+	bool writes;		/* destructive: opens read-write */
+	const char *text;	/* the program */
+};
+
+/* Parameters, in the order of program_params[]. */
+enum program_param {
+	PARAM_SIZE,		/* device size in bytes */
+	PARAM_LBS,		/* logical block size */
+	PARAM_BLOCKSIZE,	/* -b */
+	PARAM_ERASESIZE,	/* -e */
+	PARAM_COUNT,		/* -c: repetitions */
+	PARAM_OFFSET,		/* --offset, or the test's default */
+	PARAM_NR,		/* -0: erase blocks written in turn */
+	PARAM_SPACING,		/* bytes between them: 12 erase blocks */
+	PARAM_FATNR,		/* --fat-nr */
+	PARAM_THREES,		/* 1: align tests also probe 3 x 2^n */
+	PARAM_SCATTER_COUNT,	/* 2^--scatter-order */
+	PARAM_SCATTER_BYTES,	/* --scatter-span blocks, in bytes */
+	PARAM_INTERVAL_TOP,	/* largest size of the interval test */
+	PARAM_REGION,		/* bytes write-align may use from offset */
+	PARAM_COUNT_OF
+};
+
+extern struct vm_param program_params[PARAM_COUNT_OF];
+
+extern const struct program_def programs[];
+extern const size_t programs_count;
+
+const struct program_def *programs_find(const char *name);
+
+#endif

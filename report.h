@@ -1,0 +1,52 @@
+/*
+ * report: renders result records as text, CSV or JSON, from the same
+ * records every test produces.  Formatters only format; they never
+ * measure, and measurements never format.
+ */
+#ifndef FLASHBENCH_REPORT_H
+#define FLASHBENCH_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "dev.h"
+#include "vm.h"
+
+enum report_format {
+	REPORT_TEXT,		/* the original tool's lines */
+	REPORT_CSV,		/* header row, raw numbers in base units */
+	REPORT_JSON,		/* one document per run */
+	REPORT_FORMAT_COUNT
+};
+
+/* What a run was, for the machine formats' headers. */
+struct report_meta {
+	const char *test;		/* "align", "open-au", "program" */
+	const char *command;		/* the command line, joined */
+	const char *device;
+	uint64_t device_size;
+	uint32_t logical_block_size;
+	const struct vm_param *params;	/* the test's parameters */
+	size_t param_count;
+};
+
+struct report;
+
+struct report *report_open(FILE *out, enum report_format format,
+			   const struct report_meta *meta);
+/* One record; fits vm_exec.emit.  Returns non-zero on a write error. */
+int report_record(void *report, const struct vm_record *record);
+/*
+ * Finish: the machine formats add the accounting, and mark a run that
+ * was cut short as incomplete.  Returns non-zero on a write error.
+ */
+int report_close(struct report *report, const struct dev_stats *stats,
+		 bool incomplete);
+
+/* Text of one field's value, as the text format prints it. */
+const char *report_field_text(const struct vm_field *field, char *buf,
+			      size_t size);
+
+int report_parse_format(const char *name, enum report_format *format);
+
+#endif

@@ -1,0 +1,796 @@
+/*
+ * sim: a simulated flash card behind the dev ops table.  Each operation
+ * returns the time a small model of a card's controller says it took, on a
+ * virtual clock.  It stores no data (reads leave the buffer alone), keeps
+ * state only for the erase blocks the card holds open, and never sleeps.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+#include "sim.h"
+#include "units.h"
+
+#define SIM_MAX_BAD	16	/* bad= ranges per card */
+#define SIM_MAX_OPEN	256	/* open= limit: lookups scan the open set */
+#define SIM_SPIKE_MIN	5.0	/* a spike multiplies an operation's time */
+#define SIM_SPIKE_MAX	20.0
+#define SIM_SECTOR	512ULL	/* logical block; sizes are multiples of it */
+
+#define KIB	1024ULL
+#define MIB	(1024ULL * KIB)
+#define US	1000ULL
+#define MS	(1000ULL * US)
+
+struct sim_range {
+	uint64_t offset;
+	uint64_t length;
+};
+
+/* Everything a spec sets; a preset is one filled-in instance. */
+struct sim_params {
+	uint64_t size_bytes;
+	uint64_t erase_bytes;
+	uint64_t page_bytes;
+	uint64_t prog_bytes;
+	uint64_t read_lat_ns;
+	uint64_t read_rate;		/* bytes per second */
+	uint64_t page_cross_ns;
+	uint64_t au_cross_ns;
+	uint64_t write_lat_ns;
+	uint64_t write_rate;		/* bytes per second */
+	uint64_t gc_ns;
+	uint64_t open;
+	uint64_t open_random;
+	uint64_t fat;
+	double noise;
+	double spikes;
+	uint64_t seed;
+	bool ro;
+	unsigned int nbad;
+	struct sim_range bad[SIM_MAX_BAD];
+};
+
+/* An erase block the card holds open for writing. */
+struct sim_block {
+	uint64_t index;		/* erase block number */
+	uint64_t pos_bytes;	/* high-water mark: writes below are
+				   out of order */
+	uint64_t used;		/* tick of the last write, for LRU */
+	bool gaps;		/* holds old data: skipped or consolidated */
+	bool random;		/* in the out-of-order set */
+};
+
+struct sim_state {
+	struct sim_params p;
+	uint64_t rng;		/* splitmix64 state, from seed */
+	uint64_t tick;
+	unsigned int nopen;
+	unsigned int nrandom;
+	struct sim_block blocks[];	/* p.open of them */
+};
+
+struct sim_preset {
+	const char *name;
+	const char *description;
+	struct sim_params params;
+};
+
+/*
+ * Three cards measured in 2011.  Each keeps the real card's size, erase
+ * block and number of open erase blocks; rates, latencies and gc costs
+ * are chosen so the align and open-AU tests show the published shapes.
+ */
+static const struct sim_preset presets[] = {
+	{
+		.name = "sandisk-su08g",
+		.description = "SanDisk SU08G 8GB microSDHC: 4MiB erase "
+			       "blocks, 6 open, 1 out of order",
+		.params = {
+			.size_bytes = 7948206080ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 8 * KIB,
+			.read_lat_ns = 420 * US,
+			.read_rate = 20000000,
+			.page_cross_ns = 5 * US,
+			.au_cross_ns = 100 * US,
+			.write_lat_ns = 550 * US,
+			.write_rate = 10750000,
+			.gc_ns = 100 * MS,
+			.open = 6,
+			.open_random = 1,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "toshiba-7au",
+		.description = "Toshiba 4GB microSDHC: 4MiB erase blocks, "
+			       "7 open, 32KiB program unit",
+		.params = {
+			.size_bytes = 3904897024ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 32 * KIB,
+			.read_lat_ns = 300 * US,
+			.read_rate = 18000000,
+			.page_cross_ns = 3 * US,
+			.au_cross_ns = 60 * US,
+			.write_lat_ns = 500 * US,
+			.write_rate = 11000000,
+			.gc_ns = 50 * MS,
+			.open = 7,
+			.open_random = 4,
+			.fat = 4,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "sandisk-20au",
+		.description = "SanDisk 16GB microSDHC: 4MiB erase blocks, "
+			       "20 open, any order",
+		.params = {
+			.size_bytes = 15931539456ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 16 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 350 * US,
+			.read_rate = 20000000,
+			.page_cross_ns = 4 * US,
+			.au_cross_ns = 80 * US,
+			.write_lat_ns = 400 * US,
+			.write_rate = 12500000,
+			.gc_ns = 60 * MS,
+			.open = 20,
+			.open_random = 20,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+};
+
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+
+enum sim_kind {
+	SIM_SIZE,	/* units_parse_size, a positive multiple of 512 */
+	SIM_TIME,	/* units_parse_duration */
+	SIM_RATE,	/* units_parse_rate, positive */
+	SIM_COUNT,	/* units_parse_count in [min, max] */
+	SIM_FRACTION,	/* units_parse_fraction, at most max_fraction */
+	SIM_RANGE,	/* OFFSET+LEN, appended to the bad list */
+	SIM_FLAG,	/* no value */
+};
+
+struct sim_key {
+	const char *name;
+	enum sim_kind kind;
+	size_t field;		/* offsetof(struct sim_params, ...) */
+	uint64_t min, max;	/* SIM_COUNT */
+	double max_fraction;	/* SIM_FRACTION */
+};
+
+#define FIELD(f) offsetof(struct sim_params, f)
+#define KEY(n, k, f) { .name = n, .kind = k, .field = FIELD(f) }
+#define COUNT(n, f, lo, hi) \
+	{ .name = n, .kind = SIM_COUNT, .field = FIELD(f), \
+	  .min = lo, .max = hi }
+#define FRACTION(n, f, hi) \
+	{ .name = n, .kind = SIM_FRACTION, .field = FIELD(f), \
+	  .max_fraction = hi }
+
+static const struct sim_key keys[] = {
+	KEY("size", SIM_SIZE, size_bytes),
+	KEY("erase", SIM_SIZE, erase_bytes),
+	KEY("page", SIM_SIZE, page_bytes),
+	KEY("prog", SIM_SIZE, prog_bytes),
+	KEY("read-lat", SIM_TIME, read_lat_ns),
+	KEY("read-rate", SIM_RATE, read_rate),
+	KEY("page-cross", SIM_TIME, page_cross_ns),
+	KEY("au-cross", SIM_TIME, au_cross_ns),
+	KEY("write-lat", SIM_TIME, write_lat_ns),
+	KEY("write-rate", SIM_RATE, write_rate),
+	KEY("gc", SIM_TIME, gc_ns),
+	COUNT("open", open, 1, SIM_MAX_OPEN),
+	COUNT("open-random", open_random, 0, SIM_MAX_OPEN),
+	COUNT("fat", fat, 0, UINT32_MAX),
+	FRACTION("noise", noise, 0.5),
+	FRACTION("spikes", spikes, 1.0),
+	COUNT("seed", seed, 0, UINT64_MAX),
+	{ .name = "bad", .kind = SIM_RANGE },
+	{ .name = "ro", .kind = SIM_FLAG },
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* --- spec parsing --------------------------------------------------- */
+
+static int usage(char *msg, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int usage(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, size, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* "a, b, c" of the key names, or of the preset names. */
+static const char *name_list(char *buf, size_t size, bool of_presets)
+{
+	size_t n = of_presets ? NPRESETS : NKEYS, used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < size; i++) {
+		const char *name = of_presets ? presets[i].name : keys[i].name;
+
+		used += snprintf(buf + used, size - used, "%s%s",
+				 i ? ", " : "", name);
+	}
+	return buf;
+}
+
+static const struct sim_key *find_key(const char *name)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static const struct sim_preset *find_preset(const char *name)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0)
+			return &presets[i];
+	return NULL;
+}
+
+static int unknown_key(const char *name, char *msg, size_t size)
+{
+	char list[160];
+
+	return usage(msg, size, "sim: unknown key '%s' (keys: %s)", name,
+		     name_list(list, sizeof(list), false));
+}
+
+/* OFFSET+LEN, both sizes; LEN positive. */
+static int parse_range(const char *text, struct sim_params *p)
+{
+	char offset[64];
+	const char *plus = strchr(text, '+');
+	struct sim_range r;
+
+	if (!plus || (size_t)(plus - text) >= sizeof(offset))
+		return -EINVAL;
+	memcpy(offset, text, plus - text);
+	offset[plus - text] = '\0';
+	if (units_parse_size(offset, &r.offset) ||
+	    units_parse_size(plus + 1, &r.length) ||
+	    r.length == 0 || r.offset + r.length < r.offset)
+		return -EINVAL;
+	if (p->nbad == SIM_MAX_BAD)
+		return -ENOSPC;
+	p->bad[p->nbad++] = r;
+	return 0;
+}
+
+static int parse_number(const struct sim_key *key, const char *text,
+			void *field)
+{
+	uint64_t *u = field;
+	double *d = field;
+
+	switch (key->kind) {
+	case SIM_SIZE:
+		if (units_parse_size(text, u))
+			return -EINVAL;
+		return *u && *u % SIM_SECTOR == 0 ? 0 : -EINVAL;
+	case SIM_TIME:
+		return units_parse_duration(text, u) ? -EINVAL : 0;
+	case SIM_RATE:
+		if (units_parse_rate(text, u))
+			return -EINVAL;
+		return *u ? 0 : -EINVAL;
+	case SIM_COUNT:
+		return units_parse_count(text, key->min, key->max, u) ?
+		       -EINVAL : 0;
+	case SIM_FRACTION:
+		if (units_parse_fraction(text, d))
+			return -EINVAL;
+		return *d <= key->max_fraction ? 0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int set_value(const struct sim_key *key, const char *text,
+		     struct sim_params *p, char *msg, size_t size)
+{
+	int err;
+
+	if (key->kind == SIM_FLAG)
+		return usage(msg, size, "sim: key '%s' takes no value",
+			     key->name);
+	if (key->kind == SIM_RANGE)
+		err = parse_range(text, p);
+	else
+		err = parse_number(key, text, (char *)p + key->field);
+	if (err == -ENOSPC)
+		return usage(msg, size, "sim: too many bad ranges (at most %d)",
+			     SIM_MAX_BAD);
+	if (err)
+		return usage(msg, size, "sim: bad value for %s: '%s'",
+			     key->name, text);
+	return 0;
+}
+
+/* An item without '=': a flag, or a preset name in first place. */
+static int parse_word(const char *word, bool first, struct sim_params *p,
+		      char *msg, size_t size)
+{
+	const struct sim_key *key = find_key(word);
+	const struct sim_preset *preset = find_preset(word);
+	char list[160];
+
+	if (!*word)
+		return usage(msg, size, "sim: empty item in the spec");
+	if (key && key->kind == SIM_FLAG) {
+		p->ro = true;
+		return 0;
+	}
+	if (key)
+		return usage(msg, size, "sim: key '%s' needs a value (%s=...)",
+			     word, word);
+	if (preset && first) {
+		*p = preset->params;
+		return 0;
+	}
+	if (preset)
+		return usage(msg, size, "sim: preset '%s' must come first",
+			     word);
+	if (first)
+		return usage(msg, size, "sim: unknown preset '%s' "
+			     "(presets: %s)", word,
+			     name_list(list, sizeof(list), true));
+	return unknown_key(word, msg, size);
+}
+
+static int parse_item(char *item, bool first, struct sim_params *p,
+		      char *msg, size_t size)
+{
+	char *eq = strchr(item, '=');
+	const struct sim_key *key;
+
+	if (!eq)
+		return parse_word(item, first, p, msg, size);
+	*eq = '\0';
+	key = find_key(item);
+	if (!key)
+		return unknown_key(item, msg, size);
+	return set_value(key, eq + 1, p, msg, size);
+}
+
+static uint64_t block_count(const struct sim_params *p)
+{
+	return (p->size_bytes + p->erase_bytes - 1) / p->erase_bytes;
+}
+
+static int check_divides(const char *key, uint64_t unit, uint64_t erase,
+			 char *msg, size_t size)
+{
+	char a[UNITS_BUF], b[UNITS_BUF];
+
+	if (erase % unit == 0)
+		return 0;
+	return usage(msg, size, "sim: %s %s does not divide erase %s", key,
+		     units_format_exact_size(a, unit),
+		     units_format_exact_size(b, erase));
+}
+
+static int check_bad_ranges(const struct sim_params *p, char *msg,
+			    size_t size)
+{
+	for (unsigned int i = 0; i < p->nbad; i++) {
+		const struct sim_range *r = &p->bad[i];
+
+		if (r->offset + r->length > p->size_bytes)
+			return usage(msg, size, "sim: bad range %llu+%llu "
+				     "ends past the card's %llu bytes",
+				     (unsigned long long)r->offset,
+				     (unsigned long long)r->length,
+				     (unsigned long long)p->size_bytes);
+	}
+	return 0;
+}
+
+/* Geometry that no single key can check alone. */
+static int check_params(const struct sim_params *p, char *msg, size_t size)
+{
+	int err;
+
+	err = check_divides("page", p->page_bytes, p->erase_bytes, msg, size);
+	if (!err)
+		err = check_divides("prog", p->prog_bytes, p->erase_bytes,
+				    msg, size);
+	if (err)
+		return err;
+	if (p->open_random > p->open)
+		return usage(msg, size, "sim: open-random %llu exceeds open "
+			     "%llu", (unsigned long long)p->open_random,
+			     (unsigned long long)p->open);
+	if (p->fat > block_count(p))
+		return usage(msg, size, "sim: fat %llu exceeds the card's "
+			     "%llu erase blocks", (unsigned long long)p->fat,
+			     (unsigned long long)block_count(p));
+	return check_bad_ranges(p, msg, size);
+}
+
+/* [PRESET][,KEY=VALUE | ,ro]...; empty means the first preset. */
+static int parse_spec(const char *spec, struct sim_params *p, char *msg,
+		      size_t size)
+{
+	char *copy, *rest, *item;
+	bool first = true;
+	int err = 0;
+
+	*p = presets[0].params;
+	if (!*spec)
+		return 0;
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	rest = copy;
+	while (!err && (item = strsep(&rest, ","))) {
+		err = parse_item(item, first, p, msg, size);
+		first = false;
+	}
+	free(copy);
+	return err ? err : check_params(p, msg, size);
+}
+
+/* --- the model ------------------------------------------------------ */
+
+/* splitmix64: the noise source, seeded so runs repeat */
+static uint64_t next_random(struct sim_state *s)
+{
+	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) */
+static double next_uniform(struct sim_state *s)
+{
+	return (double)(next_random(s) >> 11) * 0x1.0p-53;
+}
+
+/* Apply noise and spikes; draws nothing when both are off. */
+static uint64_t jitter(struct sim_state *s, uint64_t ns)
+{
+	double t = (double)ns;
+
+	if (s->p.noise > 0)
+		t *= 1.0 + s->p.noise * (2.0 * next_uniform(s) - 1.0);
+	if (s->p.spikes > 0 && next_uniform(s) < s->p.spikes)
+		t *= SIM_SPIKE_MIN +
+		     (SIM_SPIKE_MAX - SIM_SPIKE_MIN) * next_uniform(s);
+	return (uint64_t)(t + 0.5);
+}
+
+static uint64_t transfer_ns(uint64_t bytes, uint64_t rate)
+{
+	unsigned __int128 n = (unsigned __int128)bytes * 1000000000U;
+
+	return (uint64_t)((n + rate / 2) / rate);
+}
+
+/* How many units of the given size [offset, offset + length) touches. */
+static uint64_t units_touched(uint64_t offset, uint64_t length,
+			      uint64_t unit)
+{
+	return (offset + length - 1) / unit - offset / unit + 1;
+}
+
+/* -EIO for a range outside the card or touching a bad= range. */
+static int check_io(const struct sim_params *p, uint64_t offset,
+		    uint64_t length)
+{
+	if (!length || offset > p->size_bytes ||
+	    length > p->size_bytes - offset)
+		return -EIO;
+	for (unsigned int i = 0; i < p->nbad; i++) {
+		const struct sim_range *r = &p->bad[i];
+
+		if (offset < r->offset + r->length &&
+		    r->offset < offset + length)
+			return -EIO;
+	}
+	return 0;
+}
+
+static struct sim_block *find_block(struct sim_state *s, uint64_t index)
+{
+	for (unsigned int i = 0; i < s->nopen; i++)
+		if (s->blocks[i].index == index)
+			return &s->blocks[i];
+	return NULL;
+}
+
+/* Least recently written open block (of the out-of-order set only). */
+static struct sim_block *lru_block(struct sim_state *s, bool random_only)
+{
+	struct sim_block *lru = NULL;
+
+	for (unsigned int i = 0; i < s->nopen; i++) {
+		struct sim_block *b = &s->blocks[i];
+
+		if (random_only && !b->random)
+			continue;
+		if (!lru || b->used < lru->used)
+			lru = b;
+	}
+	return lru;
+}
+
+/* Forget b; the last entry moves into its slot. */
+static void close_block(struct sim_state *s, struct sim_block *b)
+{
+	if (b->random)
+		s->nrandom--;
+	*b = s->blocks[--s->nopen];
+}
+
+/* Open an erased block for writing, evicting the LRU one if need be. */
+static struct sim_block *open_block(struct sim_state *s, uint64_t index,
+				    uint64_t *gc_ns)
+{
+	struct sim_block *b;
+
+	if (s->nopen == s->p.open) {
+		close_block(s, lru_block(s, false));
+		*gc_ns += s->p.gc_ns;
+	}
+	b = &s->blocks[s->nopen++];
+	*b = (struct sim_block){ .index = index };
+	return b;
+}
+
+/*
+ * Consolidate b: its data is copied into a fresh block, which the card
+ * keeps open for appends above b's high-water mark.
+ */
+static void consolidate(struct sim_state *s, struct sim_block *b)
+{
+	if (b->random)
+		s->nrandom--;
+	b->random = false;
+	b->gaps = true;
+}
+
+/* An out-of-order write into b: it joins the out-of-order set. */
+static uint64_t go_random(struct sim_state *s, struct sim_block *b)
+{
+	uint64_t gc_ns = 0;
+
+	if (s->p.open_random == 0) {
+		consolidate(s, b);
+		return s->p.gc_ns;
+	}
+	if (s->nrandom == s->p.open_random) {
+		consolidate(s, lru_block(s, true));
+		gc_ns = s->p.gc_ns;
+	}
+	b->random = true;
+	s->nrandom++;
+	return gc_ns;
+}
+
+static uint64_t block_bytes(const struct sim_params *p, uint64_t index)
+{
+	uint64_t left = p->size_bytes - index * p->erase_bytes;
+
+	return left < p->erase_bytes ? left : p->erase_bytes;
+}
+
+/*
+ * The gc cost of writing [start, end) inside erase block index.  A block
+ * written in order from its start through to its end holds nothing old:
+ * writing it again from lower down starts it over at no cost.
+ */
+static uint64_t write_block(struct sim_state *s, uint64_t index,
+			    uint64_t start, uint64_t end)
+{
+	struct sim_block *b;
+	uint64_t gc_ns = 0;
+
+	if (index < s->p.fat)
+		return 0;
+	b = find_block(s, index);
+	if (!b)
+		b = open_block(s, index, &gc_ns);
+	b->used = ++s->tick;
+	if (!b->random && start < b->pos_bytes) {
+		if (b->pos_bytes == block_bytes(&s->p, index) && !b->gaps)
+			b->pos_bytes = 0;
+		else
+			gc_ns += go_random(s, b);
+	}
+	if (!b->random && start > b->pos_bytes)
+		b->gaps = true;
+	if (end > b->pos_bytes)
+		b->pos_bytes = end;
+	return gc_ns;
+}
+
+/* --- the ops table -------------------------------------------------- */
+
+/* read-lat + L / read-rate + page and erase block crossings */
+static int sim_read(struct dev *dev, void *buf, uint64_t offset,
+		    uint64_t length, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	const struct sim_params *p = &s->p;
+	uint64_t t;
+	int err = check_io(p, offset, length);
+
+	(void)buf;
+	if (err)
+		return err;
+	t = p->read_lat_ns + transfer_ns(length, p->read_rate);
+	t += (units_touched(offset, length, p->page_bytes) - 1) *
+	     p->page_cross_ns;
+	t += (units_touched(offset, length, p->erase_bytes) - 1) *
+	     p->au_cross_ns;
+	*ns = jitter(s, t);
+	return 0;
+}
+
+/* write-lat + whole prog units / write-rate + gc for each eviction */
+static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
+		     uint64_t length, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	const struct sim_params *p = &s->p;
+	uint64_t t, pos, end = offset + length;
+	int err = check_io(p, offset, length);
+
+	(void)buf;
+	if (err)
+		return err;
+	t = p->write_lat_ns +
+	    transfer_ns(units_touched(offset, length, p->prog_bytes) *
+			p->prog_bytes, p->write_rate);
+	for (pos = offset; pos < end; ) {
+		uint64_t index = pos / p->erase_bytes;
+		uint64_t base = index * p->erase_bytes;
+		uint64_t stop = end - base < p->erase_bytes ?
+				end - base : p->erase_bytes;
+
+		t += write_block(s, index, pos - base, stop);
+		pos = base + stop;
+	}
+	*ns = jitter(s, t);
+	return 0;
+}
+
+/*
+ * Whole erase blocks in the range return to the erased state (closed, at
+ * no cost); partial ones are left alone.  Costs one write-lat.  A range
+ * touching a bad= range fails with -EIO, like reads and writes.
+ */
+static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
+		       uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	const struct sim_params *p = &s->p;
+	uint64_t end = offset + length, first, last;
+	int err = check_io(p, offset, length);
+
+	if (err)
+		return err;
+	first = (offset + p->erase_bytes - 1) / p->erase_bytes;
+	last = end == p->size_bytes ? block_count(p) : end / p->erase_bytes;
+	for (unsigned int i = 0; i < s->nopen; ) {
+		if (s->blocks[i].index >= first && s->blocks[i].index < last)
+			close_block(s, &s->blocks[i]);
+		else
+			i++;
+	}
+	*ns = jitter(s, p->write_lat_ns);
+	return 0;
+}
+
+static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
+{
+	char *msg = dev->error.message;
+	size_t size = sizeof(dev->error.message);
+	struct sim_params p;
+	struct sim_state *s;
+	int err = parse_spec(spec, &p, msg, size);
+
+	if (err == -EINVAL)
+		dev->error.usage = true;
+	if (err)
+		return err;
+	if (p.ro && mode == DEV_READ_WRITE) {
+		snprintf(msg, size, "sim: card is write-protected");
+		return -EROFS;
+	}
+	s = calloc(1, sizeof(*s) + p.open * sizeof(s->blocks[0]));
+	if (!s)
+		return -ENOMEM;
+	s->p = p;
+	s->rng = p.seed;
+	dev->backend = s;
+	dev->size_bytes = p.size_bytes;
+	dev->logical_block_bytes = SIM_SECTOR;
+	dev->simulated = true;
+	dev->fd = -1;
+	return 0;
+}
+
+static void sim_close(struct dev *dev)
+{
+	free(dev->backend);
+	dev->backend = NULL;
+}
+
+const struct dev_ops dev_sim_ops = {
+	.name = "sim",
+	.open = sim_open,
+	.read = sim_read,
+	.write = sim_write,
+	.discard = sim_discard,
+	.close = sim_close,
+};
+
+/* --- for the front end ---------------------------------------------- */
+
+int sim_geometry(const struct dev *dev, struct sim_geometry *g)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	*g = (struct sim_geometry){
+		.size_bytes = s->p.size_bytes,
+		.erase_bytes = s->p.erase_bytes,
+		.page_bytes = s->p.page_bytes,
+		.prog_bytes = s->p.prog_bytes,
+		.open = (uint32_t)s->p.open,
+		.open_random = (uint32_t)s->p.open_random,
+		.fat = (uint32_t)s->p.fat,
+	};
+	return 0;
+}
+
+const char *sim_preset(size_t i, const char **description)
+{
+	if (i >= NPRESETS)
+		return NULL;
+	if (description)
+		*description = presets[i].description;
+	return presets[i].name;
+}
+
+int sim_list_presets(FILE *out)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		fprintf(out, "  %-15s %s\n", presets[i].name,
+			presets[i].description);
+	return 0;
+}

@@ -1,0 +1,170 @@
+/*
+ * vm: the micro-VM every test runs on.  A program is text (the built-in
+ * tests are too) compiled into a table of opcodes; the interpreter runs it
+ * against a device and hands out result records - values with their units
+ * and keys.  The VM measures; it never formats or prints.
+ */
+#ifndef FLASHBENCH_VM_H
+#define FLASHBENCH_VM_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dev.h"
+
+/* Opcodes: one per statement of the program text. */
+enum vm_op {
+	VM_READ,	/* read LEN bytes at OFFSET; value: its time in ns */
+	VM_WRITE,	/* write LEN bytes of PATTERN at OFFSET; value: ns */
+	VM_DISCARD,	/* discard LEN bytes at OFFSET; value: ns */
+	VM_REPEAT,	/* run BODY COUNT times; value: REDUCE of the runs */
+	VM_FOR,		/* run BODY with VAR bound to each value of SERIES */
+	VM_LET,		/* VAR = EXPR, or VAR = value of one statement */
+	VM_REPORT,	/* add a field (UNIT, KEY, operands) to the record */
+	VM_NEWLINE,	/* hand the record out and start a new one */
+	VM_OP_COUNT
+};
+
+/* Value series a for loop walks; operands in the comment. */
+enum vm_series {
+	VM_SERIES_POW2,		/* FROM TO: halve (or double) FROM to TO */
+	VM_SERIES_LINEAR,	/* START STEP COUNT: START + i * STEP */
+	VM_SERIES_SHUFFLE,	/* START STEP COUNT: same slots, LFSR order */
+	VM_SERIES_ALIGNS,	/* FROM TO THREES: 2^n and, if THREES, 3 x 2^n,
+				   descending from FROM to TO */
+	VM_SERIES_BOUNDARIES,	/* ALIGN COUNT LO HI: up to COUNT multiples
+				   ALIGN x m in (LO, HI), m odd and not a
+				   multiple of 3, spread evenly */
+	VM_SERIES_COUNT
+};
+
+/* How the values of repeated runs combine into one. */
+enum vm_reduce {
+	VM_REDUCE_NONE,		/* no value */
+	VM_REDUCE_MIN,
+	VM_REDUCE_MAX,
+	VM_REDUCE_AVG,
+	VM_REDUCE_TOTAL,
+	VM_REDUCE_COUNT
+};
+
+/* Units of reported values; the base unit is what CSV and JSON carry. */
+enum vm_unit {
+	VM_UNIT_BYTES,		/* bytes; text: plain integer */
+	VM_UNIT_SIZE,		/* bytes; text: binary units, "4MiB" */
+	VM_UNIT_TIME,		/* ns; text: "87.3µs" */
+	VM_UNIT_RATE,		/* bytes/s from bytes and ns; text: "10.7M/s" */
+	VM_UNIT_MIB,		/* bytes; text: MiB as a decimal number */
+	VM_UNIT_MS,		/* ns; text: milliseconds as a decimal number */
+	VM_UNIT_MBPS,		/* bytes/s from bytes and ns; text: MB/s number */
+	VM_UNIT_COUNT,		/* a plain number */
+	VM_UNIT_LABEL,		/* no number, only text */
+	VM_UNIT_KINDS
+};
+
+/* How text output separates the fields of a record. */
+enum vm_style {
+	VM_STYLE_COLUMNS,	/* each field left-aligned in 7 characters */
+	VM_STYLE_TABS,		/* fields separated by a tab */
+	VM_STYLE_SPACES,	/* fields separated by a space */
+	VM_STYLE_COUNT
+};
+
+#define VM_MAX_FIELDS 32
+
+struct vm_field {
+	enum vm_unit unit;
+	const char *key;	/* machine name: CSV column, JSON key */
+	const char *text;	/* text template, "%" is the value; or NULL */
+	const char *label;	/* VM_UNIT_LABEL only */
+	double value;		/* in the unit's base unit */
+};
+
+struct vm_record {
+	struct vm_field fields[VM_MAX_FIELDS];
+	unsigned count;
+	enum vm_style style;
+};
+
+/* A named parameter a program refers to as $name. */
+struct vm_param {
+	const char *name;
+	double value;
+};
+
+/* Where and why a program text is wrong. */
+struct vm_diag {
+	unsigned line;
+	unsigned column;
+	char message[160];
+};
+
+struct vm_program;
+
+/*
+ * Compile program text.  params are the $names it may use (their values
+ * are read at run time, so callers may change them after compiling).
+ * Returns 0, or -EINVAL with diag set.
+ */
+int vm_compile(const char *text, const struct vm_param *params,
+	       size_t param_count, struct vm_program **program,
+	       struct vm_diag *diag);
+void vm_free(struct vm_program *program);
+
+/* Print the compiled program back as text, one statement a line. */
+void vm_list(const struct vm_program *program, void (*line)(void *ctx,
+	     const char *text), void *ctx);
+
+/* What a program will do, found by running it without any I/O. */
+struct vm_plan {
+	uint64_t operations;
+	uint64_t reads, writes, discards;
+	uint64_t bytes_read, bytes_written;
+	uint64_t max_length;		/* largest single transfer */
+	uint64_t write_start;		/* writes and discards: [start, end) */
+	uint64_t write_end;		/* start == end: the program never writes */
+	bool patterns[DEV_PATTERN_COUNT];
+	/* first problem found, with the offending operation */
+	int error;			/* 0, -EINVAL, -ENOSPC, -E2BIG, -EDOM */
+	const char *error_op;
+	uint64_t error_offset, error_length;
+	unsigned error_line;
+};
+
+/* A run's connections to the rest of the tool. */
+struct vm_exec {
+	struct dev *dev;
+	/* receives each finished record; non-zero stops the run */
+	int (*emit)(void *ctx, const struct vm_record *record);
+	/* called every so often with operations done, for progress */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+	volatile sig_atomic_t *stop;	/* set by a signal: end the run */
+	uint64_t max_operations;	/* plan refuses more than this */
+};
+
+/*
+ * Plan a program: every offset, length and count evaluated, nothing read
+ * or written.  dev supplies size and logical block size; plan->error
+ * reports the first operation that is misaligned, past the device end or
+ * over the operation limit.  Returns 0 or plan->error.
+ */
+int vm_plan(const struct vm_program *program, const struct dev *dev,
+	    uint64_t max_operations, struct vm_plan *plan);
+
+/*
+ * Run a planned program.  Buffers for the plan's largest transfer are
+ * allocated before the first timed operation and freed after the last.
+ * Returns 0, -EINTR when *stop was set, or the failed operation's
+ * negative errno (its context is in exec->dev->error).
+ */
+int vm_run(const struct vm_program *program, const struct vm_plan *plan,
+	   struct vm_exec *exec);
+
+/* Names, for listings and messages. */
+const char *vm_op_name(enum vm_op op);
+const char *vm_unit_name(enum vm_unit unit);
+
+#endif
