@@ -108,10 +108,19 @@ static int parse_decimal(const char *text, double *value, const char **end)
 	}
 	if (whole == 0 && fraction == 0)
 		return -EINVAL;
-	errno = 0;
-	*value = strtod(text, &stop);
-	if (errno || stop != p || !isfinite(*value))
-		return -ERANGE;
+	{
+		char number[64];
+		size_t length = (size_t)(p - text);
+
+		if (length >= sizeof(number))
+			return -ERANGE;
+		memcpy(number, text, length);
+		number[length] = '\0';
+		errno = 0;
+		*value = strtod(number, &stop);
+		if (errno || !isfinite(*value))
+			return -ERANGE;
+	}
 	*end = p;
 	return 0;
 }

@@ -11,14 +11,16 @@
 static int unit_number;
 static int unit_failures;
 
+/* cond is evaluated exactly once: it may have side effects */
 #define UNIT_CHECK(cond, ...) do {					\
+	int unit_ok = !!(cond);						\
 	unit_number++;							\
-	if (!(cond))							\
+	if (!unit_ok)							\
 		unit_failures++;					\
-	printf("%s %d - ", (cond) ? "ok" : "not ok", unit_number);	\
+	printf("%s %d - ", unit_ok ? "ok" : "not ok", unit_number);	\
 	printf(__VA_ARGS__);						\
 	printf("\n");							\
-	if (!(cond))							\
+	if (!unit_ok)							\
 		printf("#   failed: %s (%s:%d)\n", #cond,		\
 		       __FILE__, __LINE__);				\
 } while (0)
