@@ -17,8 +17,8 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 # every module; the two programs add their own main
-MODULES = units lfsr dev blockdev sim vm programs report analysis info \
-	speed
+MODULES = units lfsr dev blockdev sim vm programs report analysis info json \
+	plot progress speed detect
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 PROGRAMS = flashbench erase
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))

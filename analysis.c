@@ -1,9 +1,19 @@
 /*
- * analysis: findings from measurements - the regression of the interval
- * test, and (in later parts) erase size, page size and open erase blocks.
- * Numbers in, numbers out; nothing here reads a device or prints.
+ * analysis: findings from measurements - erase-block and page size from
+ * boundary costs, open erase blocks from open-AU runs, the regression of
+ * the interval test.  Numbers in, numbers out; nothing here reads a device
+ * or prints.
  */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "analysis.h"
+
+/* Separations below this many noise units are not findings. */
+#define MIN_Z 3.0
+/* A run slower than this fraction of the reference has fallen off. */
+#define FALL_RATIO 0.6
 
 int analysis_linear_fit(const double *x, const double *y, size_t n,
 			double *slope, double *intercept)
@@ -25,4 +35,252 @@ int analysis_linear_fit(const double *x, const double *y, size_t n,
 	*slope = sxy / sxx;
 	*intercept = mean_y - *slope * mean_x;
 	return 0;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* q-quantile (0..1) of n values, linear between order statistics. */
+static double quantile(double *values, size_t n, double q)
+{
+	double position, fraction;
+	size_t below;
+
+	qsort(values, n, sizeof(*values), compare_doubles);
+	position = q * (double)(n - 1);
+	below = (size_t)position;
+	fraction = position - (double)below;
+	if (below + 1 >= n)
+		return values[n - 1];
+	return values[below] * (1 - fraction) + values[below + 1] * fraction;
+}
+
+double analysis_median(double *values, size_t n)
+{
+	return quantile(values, n, 0.5);
+}
+
+double analysis_confidence(double z)
+{
+	/* 4 noise units: even odds; 8: near certain */
+	return z <= 0 ? 0 : 1 / (1 + exp(-(z - 4) * 1.2));
+}
+
+struct split {
+	double low_q75, high_q25;	/* the two groups' facing quartiles */
+	double low_median, high_median;
+	size_t low_count, high_count;
+};
+
+/*
+ * Split the points at or below limit (0: all) into multiples of size and
+ * the rest, and measure how far apart their diffs lie.
+ */
+static void split_by(const struct analysis_align_point *points, size_t n,
+		     uint64_t size, uint64_t limit, struct split *s)
+{
+	double *high = calloc(n + 1, sizeof(double));
+	double *low = calloc(n + 1, sizeof(double));
+
+	memset(s, 0, sizeof(*s));
+	if (!high || !low)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (limit && points[i].align >= limit)
+			continue;
+		if (points[i].align % size == 0)
+			high[s->high_count++] = points[i].diff;
+		else
+			low[s->low_count++] = points[i].diff;
+	}
+	if (s->high_count && s->low_count) {
+		s->high_q25 = quantile(high, s->high_count, 0.25);
+		s->low_q75 = quantile(low, s->low_count, 0.75);
+		s->high_median = quantile(high, s->high_count, 0.5);
+		s->low_median = quantile(low, s->low_count, 0.5);
+	}
+out:
+	free(high);
+	free(low);
+}
+
+/* Noise of a diff: measured standard errors, else the spread of the
+ * fast group (which holds no boundary effect). */
+static double diff_noise(const struct analysis_align_point *points,
+			 size_t n, uint64_t size, uint64_t limit)
+{
+	double *values = calloc(n + 1, sizeof(double));
+	double *deviations = calloc(n + 1, sizeof(double));
+	double measured = 0, center, spread = 0;
+	size_t count = 0, measured_count = 0;
+
+	if (!values || !deviations)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (points[i].noise > 0)
+			values[measured_count++] = points[i].noise;
+	}
+	if (measured_count)
+		measured = quantile(values, measured_count, 0.5);
+	for (size_t i = 0; i < n; i++)
+		if ((!limit || points[i].align < limit) &&
+		    points[i].align % size)
+			values[count++] = points[i].diff;
+	if (count >= 3) {
+		center = quantile(values, count, 0.5);
+		for (size_t i = 0; i < count; i++)
+			deviations[i] = fabs(values[i] - center);
+		spread = 1.4826 * quantile(deviations, count, 0.5);
+	}
+out:
+	free(values);
+	free(deviations);
+	return measured > spread ? measured : spread;
+}
+
+/*
+ * Best boundary size among the points below limit (0: all): the one whose
+ * multiples' diffs stand furthest above the rest, in noise units.
+ */
+static void best_boundary(const struct analysis_align_point *points,
+			  size_t n, uint64_t limit, uint64_t *best_size,
+			  double *best_z, double *level, double *noise)
+{
+	*best_size = 0;
+	*best_z = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t size = points[i].align;
+		struct split s;
+		double z, sigma;
+
+		if (limit && size >= limit)
+			continue;
+		split_by(points, n, size, limit, &s);
+		if (s.high_count < 2 || s.low_count < 2)
+			continue;
+		sigma = diff_noise(points, n, size, limit);
+		/* a floor: times are never exact to better than 0.5% */
+		if (sigma < 0.005 * fabs(s.high_median))
+			sigma = 0.005 * fabs(s.high_median);
+		if (sigma <= 0)
+			sigma = 1;
+		z = (s.high_q25 - s.low_q75) / sigma;
+		if (z > *best_z || (z == *best_z && size < *best_size)) {
+			*best_z = z;
+			*best_size = size;
+			*level = s.high_median - s.low_median;
+			*noise = sigma;
+		}
+	}
+}
+
+void analysis_align(const struct analysis_align_point *points, size_t count,
+		    struct analysis_geometry *g)
+{
+	uint64_t size;
+	double z, level = 0, noise = 0;
+
+	memset(g, 0, sizeof(*g));
+	best_boundary(points, count, 0, &size, &z, &level, &noise);
+	g->erase_z = z;
+	g->noise_ns = noise;
+	if (size == 0 || z < MIN_Z)
+		return;
+	g->erase = (struct analysis_finding){ true, size,
+					      analysis_confidence(z) };
+	g->boundary_ns = level;
+	/* the page: the same question below the erase size */
+	best_boundary(points, count, size, &size, &z, &level, &noise);
+	g->page_z = z;
+	if (size == 0 || z < MIN_Z || g->erase.value % size)
+		return;
+	g->page = (struct analysis_finding){ true, size,
+					     analysis_confidence(z) };
+	g->page_ns = level;
+}
+
+/* Highest rate at this size among runs of the same order with fewer N. */
+static double reference_rate(const struct analysis_run *runs, size_t count,
+			     const struct analysis_run *run, uint64_t size)
+{
+	double best = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		if (runs[i].nr >= run->nr)
+			continue;
+		for (size_t j = 0; j < runs[i].count; j++)
+			if (runs[i].size[j] == size && runs[i].rate[j] > best &&
+			    (!runs[i].random || run->random))
+				best = runs[i].rate[j];
+	}
+	return best;
+}
+
+/* Worst ratio of a run's rates to the reference; 1 when none compares. */
+static double worst_ratio(const struct analysis_run *runs, size_t count,
+			  const struct analysis_run *run)
+{
+	double worst = 1;
+
+	for (size_t j = 0; j < run->count; j++) {
+		double ref = reference_rate(runs, count, run, run->size[j]);
+
+		if (ref > 0 && run->rate[j] / ref < worst)
+			worst = run->rate[j] / ref;
+	}
+	return worst;
+}
+
+static void open_count(const struct analysis_run *runs, size_t count,
+		       bool random, struct analysis_finding *found)
+{
+	unsigned smallest_fall = 0, largest_hold = 0;
+	double fall_ratio = 1, hold_ratio = 0;
+
+	for (size_t i = 0; i < count; i++) {
+		double ratio;
+
+		if (runs[i].random != random || runs[i].nr == 0 ||
+		    runs[i].count == 0)
+			continue;
+		ratio = worst_ratio(runs, count, &runs[i]);
+		if (ratio < FALL_RATIO) {
+			if (!smallest_fall || runs[i].nr < smallest_fall) {
+				smallest_fall = runs[i].nr;
+				fall_ratio = ratio;
+			}
+		}
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (runs[i].random != random || runs[i].nr == 0 ||
+		    runs[i].count == 0 ||
+		    (smallest_fall && runs[i].nr >= smallest_fall))
+			continue;
+		if (runs[i].nr > largest_hold) {
+			largest_hold = runs[i].nr;
+			hold_ratio = worst_ratio(runs, count, &runs[i]);
+		}
+	}
+	memset(found, 0, sizeof(*found));
+	if (smallest_fall) {
+		found->known = true;
+		found->value = smallest_fall - 1;
+		/* sure when N-1 was measured holding and N clearly fell */
+		found->confidence = largest_hold == smallest_fall - 1 ?
+			0.5 + 0.45 * (1 - fall_ratio / FALL_RATIO) +
+			0.05 * (hold_ratio > 0.8) : 0.3;
+		if (found->confidence > 1)
+			found->confidence = 1;
+	}
+}
+
+void analysis_open_au(const struct analysis_run *runs, size_t count,
+		      struct analysis_open *open)
+{
+	open_count(runs, count, false, &open->linear);
+	open_count(runs, count, true, &open->random);
 }

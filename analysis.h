@@ -1,11 +1,75 @@
 /*
- * analysis: turns measurements into findings.  Pure computation on
- * numbers: no I/O, no printing.
+ * analysis: turns measurements into findings - erase-block and page size
+ * from align tables, open erase blocks from open-AU runs, the interval
+ * regression - each with a confidence.  Pure computation on numbers: no
+ * I/O, no printing.
  */
 #ifndef FLASHBENCH_ANALYSIS_H
 #define FLASHBENCH_ANALYSIS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* A finding: a value (bytes or a count), whether it is known, how sure. */
+struct analysis_finding {
+	bool known;
+	uint64_t value;
+	double confidence;	/* 0..1 */
+};
+
+/* One line of an align table, times in ns. */
+struct analysis_align_point {
+	uint64_t align;
+	double pre, on, post, diff;
+	double noise;		/* standard error of diff if measured, or 0 */
+};
+
+struct analysis_geometry {
+	struct analysis_finding erase;
+	struct analysis_finding page;
+	double boundary_ns;	/* typical diff at erase-block boundaries */
+	double page_ns;		/* typical diff at page boundaries */
+	double noise_ns;	/* noise of a diff */
+	double erase_z;		/* separation in noise units */
+	double page_z;
+};
+
+/*
+ * Erase-block and page size from an align table (power-of-two and
+ * 3 x 2^n alignments, any order).  A boundary of size E makes every
+ * alignment that is a multiple of E slow to straddle and leaves the rest
+ * fast: the size whose multiples separate best from the others wins, if
+ * it stands clear of the noise.
+ */
+void analysis_align(const struct analysis_align_point *points, size_t count,
+		    struct analysis_geometry *geometry);
+
+/* One open-AU run: rates by block size, as the test prints them. */
+#define ANALYSIS_MAX_SIZES 40
+struct analysis_run {
+	unsigned nr;		/* --open-au-nr; 0 if unknown */
+	bool random;
+	size_t count;
+	uint64_t size[ANALYSIS_MAX_SIZES];
+	double rate[ANALYSIS_MAX_SIZES];	/* bytes per second */
+};
+
+struct analysis_open {
+	struct analysis_finding linear;
+	struct analysis_finding random;
+};
+
+/*
+ * Open erase blocks from several open-AU runs with different N: a run
+ * falls off when it is much slower at some block size than the runs with
+ * fewer erase blocks; the count is one less than the smallest N that does.
+ */
+void analysis_open_au(const struct analysis_run *runs, size_t count,
+		      struct analysis_open *open);
+
+/* Confidence from a separation measured in noise units. */
+double analysis_confidence(double z);
 
 /*
  * Least-squares line y = intercept + slope * x through n points.
@@ -13,5 +77,8 @@
  */
 int analysis_linear_fit(const double *x, const double *y, size_t n,
 			double *slope, double *intercept);
+
+/* Median of n values (n > 0); the array is reordered. */
+double analysis_median(double *values, size_t n);
 
 #endif

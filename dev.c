@@ -132,7 +132,7 @@ int dev_read(struct dev *dev, void *buf, uint64_t offset, uint64_t length,
 	err = dev->ops->read(dev, buf, offset, length, ns);
 	if (!err)
 		dev->stats.bytes_read += length;
-	return account(dev, "read", offset, length, err, *ns);
+	return account(dev, "read", offset, length, err, err ? 0 : *ns);
 }
 
 int dev_write(struct dev *dev, const void *buf, uint64_t offset,
@@ -145,7 +145,7 @@ int dev_write(struct dev *dev, const void *buf, uint64_t offset,
 	err = dev->ops->write(dev, buf, offset, length, ns);
 	if (!err)
 		dev->stats.bytes_written += length;
-	return account(dev, "write", offset, length, err, *ns);
+	return account(dev, "write", offset, length, err, err ? 0 : *ns);
 }
 
 int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
@@ -158,7 +158,7 @@ int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
 	err = dev->ops->discard(dev, offset, length, ns);
 	if (!err)
 		dev->stats.bytes_discarded += length;
-	return account(dev, "discard", offset, length, err, *ns);
+	return account(dev, "discard", offset, length, err, err ? 0 : *ns);
 }
 
 int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,
@@ -184,7 +184,7 @@ int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,
 	*ns = dev_now_ns() - start;
 	if (!err)
 		dev->stats.bytes_discarded += length;
-	return account(dev, names[kind], offset, length, err, *ns);
+	return account(dev, names[kind], offset, length, err, err ? 0 : *ns);
 }
 
 /* splitmix64: fills pattern buffers; quality matters less than speed */

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "analysis.h"
 #include "dev.h"
+#include "info.h"
 #include "programs.h"
 #include "report.h"
 #include "units.h"
@@ -42,6 +44,12 @@ enum {
 	OPT_STATS,
 	OPT_FORMAT,
 	OPT_REALTIME,
+	OPT_INFO,
+	OPT_SYSFS_ROOT,
+	OPT_DECODE_CID,
+	OPT_DECODE_CSD,
+	OPT_DECODE_SCR,
+	OPT_DECODE_SSR,
 };
 
 struct option_def {
@@ -66,6 +74,15 @@ static const struct option_def option_defs[] = {
 	  "run the test program in FILE (see flashbench(1))" },
 	{ OPT_LIST_PROGRAMS, "list-programs", NULL,
 	  "print the built-in test programs" },
+	{ OPT_INFO, "info", NULL,
+	  "identity of the device and card, from sysfs (read-only)" },
+	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys" },
+	{ OPT_DECODE_CID, "decode-cid", "HEX",
+	  "decode a CID register (prefix mmc: for eMMC)" },
+	{ OPT_DECODE_CSD, "decode-csd", "HEX", "decode a CSD register" },
+	{ OPT_DECODE_SCR, "decode-scr", "HEX", "decode an SD SCR register" },
+	{ OPT_DECODE_SSR, "decode-ssr", "HEX",
+	  "decode an SD status register" },
 	{ 'b', "blocksize", "SIZE", "block size (default 16KiB)" },
 	{ 'e', "erasesize", "SIZE", "erase block size (default 4MiB)" },
 	{ 'c', "count", "N", "repetitions of each read (default 8)" },
@@ -106,11 +123,33 @@ struct config {
 	uint64_t blocksize, erasesize, count, offset, open_au_nr, fat_nr;
 	uint64_t scatter_order, scatter_span, interval_order;
 	bool offset_set, random, threes, stats, verbose, realtime;
-	bool list_programs;
+	bool list_programs, info;
+	const char *sysfs_root;
+	const char *decode_kind, *decode_hex;
 	enum report_format format;
 };
 
 static const char *program_name = "flashbench";
+
+/* Set by SIGINT or SIGTERM: the VM stops before its next operation. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int signo)
+{
+	/* a second interrupt does not wait for anything */
+	if (stop_signal)
+		_exit(128 + signo);
+	stop_signal = signo;
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 static void usage(FILE *out)
 {
@@ -254,6 +293,21 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 		cfg->program_path = arg;
 		break;
 	case OPT_LIST_PROGRAMS: cfg->list_programs = true; break;
+	case OPT_INFO:
+		choose_test(cfg, NULL, "--info");
+		cfg->info = true;
+		break;
+	case OPT_SYSFS_ROOT: cfg->sysfs_root = arg; break;
+	case OPT_DECODE_CID:
+	case OPT_DECODE_CSD:
+	case OPT_DECODE_SCR:
+	case OPT_DECODE_SSR:
+		choose_test(cfg, NULL, "--decode");
+		cfg->decode_kind = id == OPT_DECODE_CID ? "cid" :
+				   id == OPT_DECODE_CSD ? "csd" :
+				   id == OPT_DECODE_SCR ? "scr" : "ssr";
+		cfg->decode_hex = arg;
+		break;
 	case 'b': cfg->blocksize = size_arg(id, arg, false); break;
 	case 'e': cfg->erasesize = size_arg(id, arg, false); break;
 	case 'c': cfg->count = count_arg(id, arg, 1, 1000000); break;
@@ -308,6 +362,12 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		parse_option(cfg, id, optarg);
 	if (cfg->list_programs)
 		return;
+	if (cfg->decode_kind) {
+		if (optind < argc)
+			usage_error("--decode-%s takes no device",
+				    cfg->decode_kind);
+		return;
+	}
 	if (optind >= argc)
 		usage_error("no device given");
 	cfg->device = argv[optind++];
@@ -497,7 +557,9 @@ static void open_device(const struct config *cfg, struct dev *dev,
 	dev_strerror(dev, why, sizeof(why));
 	if (dev->error.usage)
 		usage_error("%s", why);
-	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0)
+	/* backends name the device themselves when they can */
+	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0 ||
+	    strncmp(why, "sim:", 4) == 0)
 		runtime_error("%s", why);
 	runtime_error("%s: %s", cfg->device, why);
 }
@@ -637,7 +699,7 @@ static int run_test(struct config *cfg)
 		runtime_error("out of memory");
 	try_realtime(cfg);
 	exec = (struct vm_exec){ .dev = &dev, .emit = report_record,
-				 .ctx = points.report };
+				 .ctx = points.report, .stop = &stop_signal };
 	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
 		exec.emit = collect_interval;
 		exec.ctx = &points;
@@ -657,12 +719,56 @@ static int run_test(struct config *cfg)
 	if (err == -ENOMEM)
 		runtime_error("out of memory for buffers of %llu bytes",
 			      (unsigned long long)plan.max_length);
+	if (err == -EINTR) {
+		dev_close(&dev);
+		fprintf(stderr, "%s: interrupted; results are incomplete\n",
+			program_name);
+		return 128 + stop_signal;
+	}
 	if (err) {
 		dev_strerror(&dev, why, sizeof(why));
 		dev_close(&dev);
 		runtime_error("%s: %s", cfg->device, why);
 	}
 	dev_close(&dev);
+	return 0;
+}
+
+static int decode_register(const struct config *cfg)
+{
+	char why[256];
+
+	if (info_decode(cfg->decode_kind, cfg->decode_hex,
+			cfg->format == REPORT_JSON, stdout, why, sizeof(why)))
+		usage_error("%s", why);
+	return 0;
+}
+
+/* --info: what the kernel (or the model) knows; never writes. */
+static int show_info(const struct config *cfg)
+{
+	struct info_device device = { .path = cfg->device };
+	struct dev dev;
+	char why[320];
+	int err;
+
+	if (dev_open(&dev, cfg->device, DEV_READ_ONLY) == 0) {
+		device.size_bytes = dev.size_bytes;
+		device.logical_block_bytes = dev.logical_block_bytes;
+		device.simulated = dev.simulated;
+		dev_close(&dev);
+	} else if (dev.error.usage) {
+		usage_error("%s", dev_strerror(&dev, why, sizeof(why)));
+	} else if (!cfg->sysfs_root) {
+		/* a recorded sysfs tree names devices this machine lacks */
+		runtime_error("%s", dev_strerror(&dev, why, sizeof(why)));
+	}
+	err = info_show(&device, cfg->sysfs_root, cfg->format == REPORT_JSON,
+			stdout, why, sizeof(why));
+	if (err == -EINVAL)
+		usage_error("%s", why);
+	if (err)
+		runtime_error("%s", why);
 	return 0;
 }
 
@@ -697,5 +803,10 @@ int main(int argc, char **argv)
 	parse_args(&cfg, argc, argv);
 	if (cfg.list_programs)
 		return list_programs();
+	if (cfg.decode_kind)
+		return decode_register(&cfg);
+	if (cfg.info)
+		return show_info(&cfg);
+	catch_signals();
 	return run_test(&cfg);
 }

@@ -342,7 +342,6 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 {
 	const struct sim_key *key = find_key(word);
 	const struct sim_preset *preset = find_preset(word);
-	char list[160];
 
 	if (!*word)
 		return usage(msg, size, "sim: empty item in the spec");
@@ -360,10 +359,13 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 	if (preset)
 		return usage(msg, size, "sim: preset '%s' must come first",
 			     word);
-	if (first)
+	if (first) {
+		char list[160];
+
 		return usage(msg, size, "sim: unknown preset '%s' "
 			     "(presets: %s)", word,
 			     name_list(list, sizeof(list), true));
+	}
 	return unknown_key(word, msg, size);
 }
 
@@ -460,7 +462,24 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 	return err ? err : check_params(p, msg, size);
 }
 
-/* --- the model ------------------------------------------------------ */
+/*
+ * --- the model -------------------------------------------------------
+ *
+ * Reads cost read-lat + length / read-rate, plus page-cross for each page
+ * and au-cross for each erase block past the first that the read touches.
+ *
+ * Writes cost write-lat + (whole prog units touched) / write-rate, plus
+ * gc for each garbage collection they cause.  Outside the first fat
+ * erase blocks, the card holds up to open erase blocks open, each with a
+ * high-water mark.  Writing a block that is not open opens it; if open
+ * are open already, the least recently written one is closed: gc.  A
+ * write below a block's mark is out of order: the block joins the set of
+ * open-random blocks that take any order; if that set is full, its least
+ * recently written member is consolidated (gc) and stays open for writes
+ * above its mark.  A block written in order from its start to its end
+ * holds nothing old, so writing it again from lower down starts it over
+ * for free.  Discarding whole erase blocks closes them for free.
+ */
 
 /* splitmix64: the noise source, seeded so runs repeat */
 static uint64_t next_random(struct sim_state *s)
@@ -499,7 +518,7 @@ static uint64_t transfer_ns(uint64_t bytes, uint64_t rate)
 }
 
 /* How many units of the given size [offset, offset + length) touches. */
-static uint64_t units_touched(uint64_t offset, uint64_t length,
+static uint64_t touched(uint64_t offset, uint64_t length,
 			      uint64_t unit)
 {
 	return (offset + length - 1) / unit - offset / unit + 1;
@@ -651,9 +670,9 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 	if (err)
 		return err;
 	t = p->read_lat_ns + transfer_ns(length, p->read_rate);
-	t += (units_touched(offset, length, p->page_bytes) - 1) *
+	t += (touched(offset, length, p->page_bytes) - 1) *
 	     p->page_cross_ns;
-	t += (units_touched(offset, length, p->erase_bytes) - 1) *
+	t += (touched(offset, length, p->erase_bytes) - 1) *
 	     p->au_cross_ns;
 	*ns = jitter(s, t);
 	return 0;
@@ -672,7 +691,7 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 	if (err)
 		return err;
 	t = p->write_lat_ns +
-	    transfer_ns(units_touched(offset, length, p->prog_bytes) *
+	    transfer_ns(touched(offset, length, p->prog_bytes) *
 			p->prog_bytes, p->write_rate);
 	for (pos = offset; pos < end; ) {
 		uint64_t index = pos / p->erase_bytes;
@@ -722,6 +741,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	struct sim_state *s;
 	int err = parse_spec(spec, &p, msg, size);
 
+	if (err == -ENOMEM)
+		snprintf(msg, size, "sim: out of memory");
 	if (err == -EINVAL)
 		dev->error.usage = true;
 	if (err)

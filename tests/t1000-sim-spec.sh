@@ -1,0 +1,44 @@
+#!/bin/sh
+# The simulated card as the command line sees it: spec errors are usage
+# errors naming the key, a write-protected card refuses writes only, and
+# the same spec and seed give the same output.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'unknown key is a usage error naming it' '
+	test_expect_code 2 "$FLASHBENCH" -a sim:foo=1 2>err &&
+	grep "unknown key '\''foo'\''" err
+'
+
+test_expect_success 'bad value is a usage error naming the key' '
+	test_expect_code 2 "$FLASHBENCH" -a sim:erase=x 2>err &&
+	grep "bad value for erase" err
+'
+
+test_expect_success 'page must divide the erase block' '
+	test_expect_code 2 "$FLASHBENCH" -a sim:page=48K 2>err &&
+	grep "page 48KiB does not divide erase 4MiB" err
+'
+
+test_expect_success 'write-protected card refuses a write test' '
+	test_expect_code 1 "$FLASHBENCH" -O sim:ro 2>err &&
+	grep "write-protected" err
+'
+
+test_expect_success 'write-protected card still reads' '
+	"$FLASHBENCH" -a sim:toshiba-7au,ro >out &&
+	grep "^align 4194304" out
+'
+
+test_expect_success 'same spec and seed, same output' '
+	"$FLASHBENCH" -a sim:noise=0.05,seed=9 >one &&
+	"$FLASHBENCH" -a sim:noise=0.05,seed=9 >two &&
+	test_cmp one two
+'
+
+test_expect_success 'another seed, other output' '
+	"$FLASHBENCH" -a sim:noise=0.05,seed=9 >one &&
+	"$FLASHBENCH" -a sim:noise=0.05,seed=10 >two &&
+	! cmp -s one two
+'
+
+test_done

@@ -1,0 +1,616 @@
+/*
+ * unit-sim: the simulated card through the dev.h API.  Checks the model's
+ * exact times with noise off, its spec errors, determinism, and that the
+ * presets show the shapes of the real cards they stand for.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dev.h"
+#include "sim.h"
+#include "unit.h"
+
+#define KIB	1024ULL
+#define MIB	(1024ULL * KIB)
+#define US	1000ULL
+#define MS	(1000ULL * US)
+#define FAIL	UINT64_MAX	/* what op() returns for a failed call */
+
+/* 16KiB pages and prog units, 4MiB erase blocks, blocks 0-1 are FAT */
+#define BASE "sim:noise=0,size=1G,erase=4M,page=16K,prog=16K," \
+	     "read-lat=100us,read-rate=10M,page-cross=7us,au-cross=50us," \
+	     "write-lat=200us,write-rate=8M,gc=10ms,open=3,open-random=1,fat=2"
+
+/* time of a 16KiB write with no gc: 200us + 16384 B / 8 MB/s */
+#define W16K	(200 * US + 2048 * US)
+
+enum op { READ, WRITE, DISCARD };
+
+static char buffer[16 * MIB];	/* never touched by the simulated card */
+
+static bool open_rw(struct dev *dev, const char *spec)
+{
+	if (dev_open(dev, spec, DEV_READ_WRITE))
+		return false;
+	dev_allow_writes(dev, 0, dev->size_bytes);
+	return true;
+}
+
+/* Time of one operation, or FAIL. */
+static uint64_t op(struct dev *dev, enum op what, uint64_t offset,
+		   uint64_t length)
+{
+	uint64_t ns = 0;
+	int err;
+
+	if (what == READ)
+		err = dev_read(dev, buffer, offset, length, &ns);
+	else if (what == WRITE)
+		err = dev_write(dev, buffer, offset, length, &ns);
+	else
+		err = dev_discard(dev, offset, length, &ns);
+	return err ? FAIL : ns;
+}
+
+static uint64_t rd(struct dev *dev, uint64_t offset, uint64_t length)
+{
+	return op(dev, READ, offset, length);
+}
+
+static uint64_t wr(struct dev *dev, uint64_t offset, uint64_t length)
+{
+	return op(dev, WRITE, offset, length);
+}
+
+static void test_open(void)
+{
+	struct dev dev;
+	struct sim_geometry g;
+	int err = dev_open(&dev, "sim:", DEV_READ_ONLY);
+
+	UNIT_CHECK(err == 0, "sim: alone opens");
+	UNIT_CHECK(dev.size_bytes == 7948206080ULL, "sim: is the SU08G size");
+	UNIT_CHECK(dev.logical_block_bytes == 512, "512-byte blocks");
+	UNIT_CHECK(dev.simulated && dev.fd == -1, "simulated, no fd");
+	UNIT_CHECK(sim_geometry(&dev, &g) == 0 && g.erase_bytes == 4 * MIB &&
+		   g.open == 6 && g.open_random == 1,
+		   "sim: has 4MiB erase blocks, 6 open, 1 random");
+	dev_close(&dev);
+
+	memset(&dev, 0, sizeof(dev));
+	dev.ops = &dev_blockdev_ops;
+	UNIT_CHECK(sim_geometry(&dev, &g) == -EINVAL,
+		   "no geometry for a block device");
+}
+
+static void test_presets(void)
+{
+	const char *description = NULL;
+	struct sim_geometry g;
+	struct dev dev;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out;
+	size_t i;
+
+	for (i = 0; sim_preset(i, &description); i++) {
+		char spec[64];
+
+		bool opened;
+
+		snprintf(spec, sizeof(spec), "sim:%s", sim_preset(i, NULL));
+		opened = open_rw(&dev, spec);
+		UNIT_CHECK(opened && description && *description,
+			   "preset %s opens", spec);
+		dev_close(&dev);
+	}
+	UNIT_CHECK(i == 3, "three presets");
+	UNIT_STREQ(sim_preset(0, NULL), "sandisk-su08g", "first preset");
+
+	out = open_memstream(&text, &size);
+	sim_list_presets(out);
+	fclose(out);
+	UNIT_CHECK(text && strstr(text, "toshiba-7au") &&
+		   strstr(text, "sandisk-20au"), "list names every preset");
+	free(text);
+
+	dev_open(&dev, "sim:toshiba-7au", DEV_READ_ONLY);
+	sim_geometry(&dev, &g);
+	UNIT_CHECK(g.open == 7 && g.prog_bytes == 32 * KIB,
+		   "toshiba-7au: 7 open, 32KiB prog");
+	dev_close(&dev);
+	dev_open(&dev, "sim:sandisk-20au,open=21,open-random=3", DEV_READ_ONLY);
+	sim_geometry(&dev, &g);
+	UNIT_CHECK(g.open == 21 && g.open_random == 3,
+		   "keys override a preset");
+	dev_close(&dev);
+}
+
+static void test_read_cost(void)
+{
+	struct dev dev;
+
+	open_rw(&dev, BASE);
+	UNIT_CHECK(rd(&dev, 0, 4 * KIB) == 100 * US + 409600,
+		   "read: latency plus transfer");
+	UNIT_CHECK(rd(&dev, 14 * KIB, 4 * KIB) == 100 * US + 409600 + 7 * US,
+		   "read: one page crossing");
+	UNIT_CHECK(rd(&dev, 0, 64 * KIB) == 100 * US + 6553600 + 3 * 7 * US,
+		   "read: 64KiB touches four pages");
+	UNIT_CHECK(rd(&dev, 4 * MIB - 2 * KIB, 4 * KIB) ==
+		   100 * US + 409600 + 7 * US + 50 * US,
+		   "read: erase block crossing");
+	UNIT_CHECK(rd(&dev, 2 * MIB, 8 * MIB) ==
+		   100 * US + 838860800 + 511 * 7 * US + 2 * 50 * US,
+		   "read: 8MiB over three erase blocks");
+	dev_close(&dev);
+}
+
+static void test_prog(void)
+{
+	struct dev dev;
+	uint64_t t16, t32, t2;
+
+	open_rw(&dev, BASE ",prog=32K");
+	t16 = wr(&dev, 0, 16 * KIB);
+	t32 = wr(&dev, 32 * KIB, 32 * KIB);
+	t2 = wr(&dev, 88 * KIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(t16 == 200 * US + 4096 * US && t16 == t32,
+		   "16KiB write costs a whole 32KiB prog unit");
+	UNIT_CHECK(t2 == 200 * US + 8192 * US,
+		   "16KiB across two prog units costs both");
+}
+
+/* Linear 16KiB writes round robin over n erase blocks from block 10. */
+static int round_robin_gcs(const char *spec, unsigned int n)
+{
+	struct dev dev;
+	int gcs = 0;
+
+	open_rw(&dev, spec);
+	for (uint64_t pos = 0; pos < 8; pos++)
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t offset = (10 + i) * 4 * MIB + pos * 16 * KIB;
+			uint64_t t = wr(&dev, offset, 16 * KIB);
+
+			gcs += t == W16K + 10 * MS;
+			if (t != W16K && t != W16K + 10 * MS)
+				gcs = -1000;
+		}
+	dev_close(&dev);
+	return gcs;
+}
+
+static void test_open_lru(void)
+{
+	int three = round_robin_gcs(BASE, 3), four = round_robin_gcs(BASE, 4);
+	int open4 = round_robin_gcs(BASE ",open=4", 4);
+
+	UNIT_CHECK(three == 0, "linear writes to 3 blocks with open=3: no gc");
+	UNIT_CHECK(four == 8 * 4 - 3,
+		   "linear writes to 4 blocks with open=3: gc on every write");
+	UNIT_CHECK(open4 == 0, "linear writes to 4 blocks with open=4: no gc");
+}
+
+/* Descending 16KiB writes round robin over n blocks from block first. */
+static int descending_gcs(const char *spec, uint64_t first, unsigned int n)
+{
+	struct dev dev;
+	int gcs = 0;
+
+	open_rw(&dev, spec);
+	for (uint64_t pos = 8; pos-- > 0; )
+		for (unsigned int i = 0; i < n; i++)
+			gcs += wr(&dev, (first + i) * 4 * MIB + pos * 16 * KIB,
+				  16 * KIB) != W16K;
+	dev_close(&dev);
+	return gcs;
+}
+
+static void test_out_of_order(void)
+{
+	int one = descending_gcs(BASE, 10, 1);
+	int two = descending_gcs(BASE, 10, 2);
+	int two_slots = descending_gcs(BASE ",open-random=2", 10, 2);
+	int no_slot = descending_gcs(BASE ",open-random=0", 10, 1);
+	int fat = descending_gcs(BASE ",open-random=0", 0, 2);
+
+	UNIT_CHECK(one == 0,
+		   "out-of-order writes in one block, open-random=1: no gc");
+	UNIT_CHECK(two == 8 * 2 - 3,
+		   "out of order in 2 blocks, open-random=1: gc every write");
+	UNIT_CHECK(two_slots == 0,
+		   "out of order in 2 blocks, open-random=2: no gc");
+	UNIT_CHECK(no_slot == 7,
+		   "open-random=0: every out-of-order write costs gc");
+	UNIT_CHECK(fat == 0, "FAT area: any order is cheap");
+}
+
+static void test_restart(void)
+{
+	struct dev dev;
+	int extra = 0;
+
+	open_rw(&dev, BASE ",open-random=0");
+	for (int round = 0; round < 3; round++)
+		for (uint64_t pos = 0; pos < 4 * MIB; pos += 1 * MIB)
+			extra += wr(&dev, 10 * 4 * MIB + pos, 1 * MIB) !=
+				 200 * US + 131072 * US;
+	UNIT_CHECK(extra == 0, "rewriting a block written through: no gc");
+	dev_close(&dev);
+}
+
+static void test_discard(void)
+{
+	struct dev dev;
+	uint64_t t[4];
+
+	open_rw(&dev, BASE ",open=1");
+	wr(&dev, 40 * MIB, 16 * KIB);
+	t[0] = wr(&dev, 44 * MIB, 16 * KIB);
+	t[1] = op(&dev, DISCARD, 44 * MIB, 4 * MIB);
+	t[2] = wr(&dev, 40 * MIB, 16 * KIB);
+	op(&dev, DISCARD, 40 * MIB, 2 * MIB);
+	t[3] = wr(&dev, 48 * MIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[0] == W16K + 10 * MS,
+		   "open=1: second block evicts the first");
+	UNIT_CHECK(t[1] == 200 * US, "discard costs one write-lat");
+	UNIT_CHECK(t[2] == W16K, "after discard the block is closed: no gc");
+	UNIT_CHECK(t[3] == W16K + 10 * MS,
+		   "partial discard leaves the block open");
+
+	open_rw(&dev, BASE);
+	wr(&dev, 40 * MIB + 64 * KIB, 16 * KIB);
+	wr(&dev, 40 * MIB, 16 * KIB);
+	op(&dev, DISCARD, 40 * MIB, 4 * MIB);
+	wr(&dev, 44 * MIB + 64 * KIB, 16 * KIB);
+	t[0] = wr(&dev, 44 * MIB, 16 * KIB);
+	t[1] = wr(&dev, 40 * MIB + 64 * KIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[0] == W16K, "discard frees the out-of-order slot");
+	UNIT_CHECK(t[1] == W16K, "a discarded block writes as erased");
+}
+
+static void test_bad(void)
+{
+	struct dev dev;
+	bool opened = open_rw(&dev, BASE ",bad=1M+4K,bad=100M+512");
+	uint64_t t;
+
+	UNIT_CHECK(opened, "bad= ranges accepted");
+	UNIT_CHECK(rd(&dev, 1 * MIB, 4 * KIB) == FAIL &&
+		   dev.error.errnum == EIO, "read in a bad range: EIO");
+	UNIT_CHECK(rd(&dev, 1 * MIB, 4 * KIB) == FAIL, "and again");
+	UNIT_CHECK(rd(&dev, 1 * MIB - 4 * KIB, 8 * KIB) == FAIL,
+		   "read overlapping a bad range: EIO");
+	UNIT_CHECK(rd(&dev, 1 * MIB - 4 * KIB, 4 * KIB) != FAIL &&
+		   rd(&dev, 1 * MIB + 4 * KIB, 4 * KIB) != FAIL,
+		   "reads next to a bad range work");
+	UNIT_CHECK(rd(&dev, 100 * MIB, 512) == FAIL, "second range fails");
+	t = wr(&dev, 1 * MIB + 2 * KIB, 512);
+	UNIT_CHECK(t == FAIL && dev.error.errnum == EIO,
+		   "write in a bad range: EIO");
+	t = op(&dev, DISCARD, 0, 4 * MIB);
+	UNIT_CHECK(t == FAIL, "discard touching a bad range: EIO");
+	t = op(&dev, DISCARD, 4 * MIB, 4 * MIB);
+	UNIT_CHECK(t != FAIL, "discard elsewhere works");
+	dev_close(&dev);
+}
+
+static void test_ro(void)
+{
+	struct dev dev;
+	int err = dev_open(&dev, "sim:toshiba-7au,ro", DEV_READ_WRITE);
+	uint64_t t;
+
+	UNIT_CHECK(err == -EROFS && !dev.error.usage &&
+		   strstr(dev.error.message, "write-protected"),
+		   "ro card refuses read-write open: %s", dev.error.message);
+	err = dev_open(&dev, "sim:ro", DEV_READ_ONLY);
+	t = rd(&dev, 0, 4 * KIB);
+	UNIT_CHECK(err == 0 && t != FAIL, "ro card opens and reads read-only");
+	dev_close(&dev);
+}
+
+static const struct {
+	const char *spec;
+	const char *want;	/* must appear in the message */
+} bad_specs[] = {
+	{ "sim:foo=1", "unknown key 'foo' (keys: size, erase," },
+	{ "sim:erase=x", "bad value for erase: 'x'" },
+	{ "sim:page=48K", "sim: page 48KiB does not divide erase 4MiB" },
+	{ "sim:erase=4M,prog=12K", "prog 12KiB does not divide" },
+	{ "sim:size=1000", "bad value for size" },
+	{ "sim:open=0", "bad value for open: '0'" },
+	{ "sim:open=300", "bad value for open" },
+	{ "sim:open=4,open-random=5", "open-random 5 exceeds open 4" },
+	{ "sim:read-rate=0", "bad value for read-rate" },
+	{ "sim:write-lat=fast", "bad value for write-lat" },
+	{ "sim:gc=-1ms", "bad value for gc" },
+	{ "sim:noise=2", "bad value for noise" },
+	{ "sim:spikes=1.5", "bad value for spikes" },
+	{ "sim:seed=x", "bad value for seed" },
+	{ "sim:bad=5", "bad value for bad: '5'" },
+	{ "sim:bad=1M+0", "bad value for bad" },
+	{ "sim:size=1G,bad=2G+1M", "bad range" },
+	{ "sim:size=1G,fat=500", "fat 500 exceeds" },
+	{ "sim:ro=1", "'ro' takes no value" },
+	{ "sim:size", "'size' needs a value" },
+	{ "sim:nosuchcard", "unknown preset 'nosuchcard'" },
+	{ "sim:erase=4M,toshiba-7au", "preset 'toshiba-7au' must come" },
+	{ "sim:erase=4M,bogus", "unknown key 'bogus'" },
+	{ "sim:,", "empty item" },
+	{ "sim:erase=", "bad value for erase: ''" },
+};
+
+static void test_bad_specs(void)
+{
+	for (size_t i = 0; i < sizeof(bad_specs) / sizeof(bad_specs[0]);
+	     i++) {
+		struct dev dev;
+		int err = dev_open(&dev, bad_specs[i].spec, DEV_READ_ONLY);
+
+		UNIT_CHECK(err == -EINVAL && dev.error.usage &&
+			   strstr(dev.error.message, bad_specs[i].want),
+			   "%s: usage error: %s", bad_specs[i].spec,
+			   dev.error.message);
+	}
+}
+
+static void test_good_specs(void)
+{
+	static const char *const specs[] = {
+		"sim:erase=12M", "sim:erase=3M,page=16K",
+		"sim:size=1G,erase=3M",
+		"sim:toshiba-7au,noise=0,seed=5", "sim:read-rate=20M/s",
+		"sim:open=1,open-random=0,fat=0", "sim:bad=0+512,ro",
+	};
+
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		struct dev dev;
+		int err = dev_open(&dev, specs[i], DEV_READ_ONLY);
+
+		UNIT_CHECK(err == 0, "%s opens", specs[i]);
+		dev_close(&dev);
+	}
+}
+
+/* A fixed mix of operations; their times go to t[0..99]. */
+static void run_mix(const char *spec, uint64_t *t)
+{
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (int i = 0; i < 100; i++) {
+		uint64_t offset = (uint64_t)(i * 7919 % 256) * 64 * KIB;
+
+		t[i] = op(&dev, i % 3 ? READ : WRITE, offset + 16 * MIB,
+			  16 * KIB);
+	}
+	dev_close(&dev);
+}
+
+static void test_determinism(void)
+{
+	uint64_t a[100], b[100], c[100], plain[100];
+	bool bounded = true;
+
+	run_mix("sim:noise=0.05,seed=7", a);
+	run_mix("sim:noise=0.05,seed=7", b);
+	run_mix("sim:noise=0.05,seed=8", c);
+	run_mix("sim:noise=0,seed=7", plain);
+	UNIT_CHECK(memcmp(a, b, sizeof(a)) == 0, "same seed, same times");
+	UNIT_CHECK(memcmp(a, c, sizeof(a)) != 0, "other seed, other times");
+	for (int i = 0; i < 100; i++)
+		bounded &= a[i] >= plain[i] * 0.95 && a[i] <= plain[i] * 1.05 &&
+			   a[i] != FAIL;
+	UNIT_CHECK(bounded, "noise=0.05 stays within 5%%");
+}
+
+static void test_spikes(void)
+{
+	struct dev dev;
+	int spikes = 0, wrong = 0;
+	uint64_t base = 100 * US + 409600;
+
+	open_rw(&dev, BASE ",spikes=0.2,seed=3");
+	for (int i = 0; i < 1000; i++) {
+		uint64_t t = rd(&dev, 0, 4 * KIB);
+
+		if (t >= 5 * base && t <= 20 * base)
+			spikes++;
+		else if (t != base)
+			wrong++;
+	}
+	dev_close(&dev);
+	UNIT_CHECK(wrong == 0 && spikes > 120 && spikes < 280,
+		   "spikes=0.2: %d of 1000 reads 5-20x longer", spikes);
+}
+
+/* on - pre in us for 1KiB reads at a boundary, as the align test sees */
+static int64_t crossing_us(struct dev *dev, uint64_t boundary)
+{
+	int64_t on = (int64_t)rd(dev, boundary - 512, 1 * KIB);
+
+	return (on - (int64_t)rd(dev, boundary - 1 * KIB, 1 * KIB)) / 1000;
+}
+
+static void test_odd_erase(void)
+{
+	struct dev dev;
+
+	open_rw(&dev, BASE ",erase=12M");
+	UNIT_CHECK(crossing_us(&dev, 12 * MIB) == 57 &&
+		   crossing_us(&dev, 24 * MIB) == 57 &&
+		   crossing_us(&dev, 36 * MIB) == 57,
+		   "erase=12M: boundaries at multiples of 12MiB");
+	UNIT_CHECK(crossing_us(&dev, 8 * MIB) == 7 &&
+		   crossing_us(&dev, 16 * MIB) == 7 &&
+		   crossing_us(&dev, 32 * MIB) == 7,
+		   "erase=12M: none at 8, 16, 32MiB");
+	dev_close(&dev);
+	open_rw(&dev, BASE ",erase=3M");
+	UNIT_CHECK(crossing_us(&dev, 3 * MIB) == 57 &&
+		   crossing_us(&dev, 4 * MIB) == 7 &&
+		   crossing_us(&dev, 6 * MIB) == 57,
+		   "erase=3M: boundaries at 3 and 6MiB, not 4MiB");
+	dev_close(&dev);
+}
+
+static void test_su08g_align(void)
+{
+	struct dev dev;
+
+	dev_open(&dev, "sim:sandisk-su08g,noise=0", DEV_READ_ONLY);
+	UNIT_CHECK(rd(&dev, 0, 1 * KIB) > 460 * US &&
+		   rd(&dev, 0, 1 * KIB) < 510 * US, "su08g: 1KiB read ~470us");
+	UNIT_CHECK(crossing_us(&dev, 64 * MIB) > 95 &&
+		   crossing_us(&dev, 4 * MIB) < 115,
+		   "su08g: ~100us more across 4MiB boundaries");
+	UNIT_CHECK(crossing_us(&dev, 2 * MIB) < 10 &&
+		   crossing_us(&dev, 2 * MIB) > 0 &&
+		   crossing_us(&dev, 4 * KIB) == 0,
+		   "su08g: a few us across pages, none inside one");
+	dev_close(&dev);
+}
+
+/* xorshift for the test's own shuffles */
+static uint32_t shuffle_next(uint32_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
+
+static void shuffle(uint64_t *pos, uint64_t n, bool random)
+{
+	uint32_t state = 12345;
+
+	for (uint64_t i = 0; i < n; i++)
+		pos[i] = i;
+	for (uint64_t i = n; random && i > 1; i--) {
+		uint64_t j = shuffle_next(&state) % i, tmp = pos[i - 1];
+
+		pos[i - 1] = pos[j];
+		pos[j] = tmp;
+	}
+}
+
+/*
+ * The open-AU test: for block sizes 4MiB down to 8KiB, every position of
+ * an erase block in turn in each of n erase blocks 12 apart from 16MiB.
+ * rate[k] is bytes per second at size 4MiB >> k.
+ */
+static void open_au(const char *spec, unsigned int n, bool random,
+		    double *rate)
+{
+	static uint64_t pos[512];
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (int k = 0; k < 10; k++) {
+		uint64_t size = 4 * MIB >> k, count = 4 * MIB / size, ns = 0;
+
+		shuffle(pos, count, random);
+		for (uint64_t i = 0; i < count; i++)
+			for (unsigned int au = 0; au < n; au++)
+				ns += wr(&dev, 16 * MIB + au * 48 * MIB +
+					 pos[i] * size, size);
+		rate[k] = (double)(count * n * size) * 1e9 / (double)ns;
+	}
+	dev_close(&dev);
+}
+
+/*
+ * Is the rate with n blocks below 70% of the rate with n - 1 at every size
+ * below limit?  *holds_above: and above 70% at the sizes above limit.
+ */
+static bool falls_below(const char *spec, unsigned int n, bool random,
+			uint64_t limit, bool *holds_above)
+{
+	double fewer[10], more[10];
+	bool falls = true;
+
+	open_au(spec, n - 1, random, fewer);
+	open_au(spec, n, random, more);
+	*holds_above = true;
+	for (int k = 0; k < 10; k++) {
+		if ((4 * MIB >> k) < limit)
+			falls &= more[k] < 0.7 * fewer[k];
+		else if ((4 * MIB >> k) > limit)
+			*holds_above &= more[k] > 0.7 * fewer[k];
+	}
+	return falls;
+}
+
+static void test_shapes(void)
+{
+	double rate[10];
+	bool steady = true, falls, above;
+
+	for (unsigned int n = 1; n <= 6; n++) {
+		open_au("sim:sandisk-su08g", n, false, rate);
+		steady &= rate[0] > 10.4e6 && rate[0] < 11e6 && rate[3] > 10e6;
+	}
+	UNIT_CHECK(steady, "su08g: ~10.7MB/s for 1 to 6 open blocks");
+	falls = falls_below("sim:sandisk-su08g", 7, false, 4 * MIB, &above);
+	UNIT_CHECK(falls, "su08g: 7 blocks fall off");
+	falls = falls_below("sim:sandisk-su08g", 2, true, 1 * MIB, &above);
+	UNIT_CHECK(falls, "su08g: 2 blocks in random order fall off");
+	falls = falls_below("sim:toshiba-7au", 8, false, 1 * MIB, &above);
+	UNIT_CHECK(falls && above, "toshiba-7au: 7 hold, 8 fall below 1MiB");
+	falls = falls_below("sim:sandisk-20au", 21, false, 2 * MIB, &above);
+	UNIT_CHECK(falls && above,
+		   "sandisk-20au: 20 hold, 21 fall below 2MiB");
+	open_au("sim:toshiba-7au", 1, false, rate);
+	UNIT_CHECK(rate[8] < 0.52 * rate[7],
+		   "toshiba-7au: 16KiB writes half as fast as 32KiB");
+}
+
+/* Under a wrapper such as valgrind only a gross slowdown counts. */
+static void test_speed(void)
+{
+	const char *wrapper = getenv("UNIT_WRAPPER");
+	double limit = wrapper && *wrapper ? 30.0 : 0.5, seconds;
+	clock_t start = clock();
+	struct dev dev;
+
+	dev_open(&dev, "sim:", DEV_READ_ONLY);
+	for (uint64_t i = 0; i < 1000000; i++)
+		rd(&dev, (i * 4 * KIB) % (1024 * MIB), 4 * KIB);
+	seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+	dev_close(&dev);
+	UNIT_CHECK(seconds < limit, "a million 4KiB reads in %.3fs of CPU",
+		   seconds);
+}
+
+int main(void)
+{
+	test_open();
+	test_presets();
+	test_read_cost();
+	test_prog();
+	test_open_lru();
+	test_out_of_order();
+	test_restart();
+	test_discard();
+	test_bad();
+	test_ro();
+	test_bad_specs();
+	test_good_specs();
+	test_determinism();
+	test_spikes();
+	test_odd_erase();
+	test_su08g_align();
+	test_shapes();
+	test_speed();
+	return UNIT_DONE();
+}
