@@ -74,17 +74,19 @@ struct split {
 	double low_q75, high_q25;	/* the two groups' facing quartiles */
 	double low_median, high_median;
 	size_t low_count, high_count;
+	size_t misplaced;		/* points on the wrong side of mid */
 };
 
 /*
- * Split the points at or below limit (0: all) into multiples of size and
- * the rest, and measure how far apart their diffs lie.
+ * Split the points below limit (0: all) into multiples of size and the
+ * rest, and measure how far apart their diffs lie.
  */
 static void split_by(const struct analysis_align_point *points, size_t n,
 		     uint64_t size, uint64_t limit, struct split *s)
 {
 	double *high = calloc(n + 1, sizeof(double));
 	double *low = calloc(n + 1, sizeof(double));
+	double mid;
 
 	memset(s, 0, sizeof(*s));
 	if (!high || !low)
@@ -102,6 +104,11 @@ static void split_by(const struct analysis_align_point *points, size_t n,
 		s->low_q75 = quantile(low, s->low_count, 0.75);
 		s->high_median = quantile(high, s->high_count, 0.5);
 		s->low_median = quantile(low, s->low_count, 0.5);
+		mid = (s->high_median + s->low_median) / 2;
+		for (size_t i = 0; i < s->high_count; i++)
+			s->misplaced += high[i] < mid;
+		for (size_t i = 0; i < s->low_count; i++)
+			s->misplaced += low[i] > mid;
 	}
 out:
 	free(high);
@@ -169,6 +176,9 @@ static void best_boundary(const struct analysis_align_point *points,
 		if (sigma <= 0)
 			sigma = 1;
 		z = (s.high_q25 - s.low_q75) / sigma;
+		/* a size whose multiples include fast points fits worse */
+		z *= pow(1 - (double)s.misplaced /
+			 (double)(s.high_count + s.low_count), 2);
 		if (z > *best_z || (z == *best_z && size < *best_size)) {
 			*best_z = z;
 			*best_size = size;
@@ -203,56 +213,114 @@ void analysis_align(const struct analysis_align_point *points, size_t count,
 	g->page_ns = level;
 }
 
-/* Highest rate at this size among runs of the same order with fewer N. */
+/* Random runs with fewer N than run, which it is then held against. */
+static bool random_below(const struct analysis_run *runs, size_t count,
+			 const struct analysis_run *run)
+{
+	for (size_t i = 0; i < count; i++)
+		if (runs[i].random && runs[i].nr && runs[i].nr < run->nr &&
+		    runs[i].count)
+			return true;
+	return false;
+}
+
+/*
+ * Whether ref is one of the runs that run is held against: the same
+ * order with fewer N; for the first random run, linear runs up to its N.
+ */
+static bool is_reference(const struct analysis_run *run,
+			 const struct analysis_run *ref, bool against_linear)
+{
+	if (ref->nr == 0 || ref->count == 0)
+		return false;
+	if (!run->random)
+		return !ref->random && ref->nr < run->nr;
+	if (against_linear)
+		return !ref->random && ref->nr <= run->nr;
+	return ref->random && ref->nr < run->nr;
+}
+
+/* Highest rate at this size among the runs that run is held against. */
 static double reference_rate(const struct analysis_run *runs, size_t count,
-			     const struct analysis_run *run, uint64_t size)
+			     const struct analysis_run *run,
+			     bool against_linear, uint64_t size)
 {
 	double best = 0;
 
 	for (size_t i = 0; i < count; i++) {
-		if (runs[i].nr >= run->nr)
+		if (&runs[i] == run ||
+		    !is_reference(run, &runs[i], against_linear))
 			continue;
 		for (size_t j = 0; j < runs[i].count; j++)
-			if (runs[i].size[j] == size && runs[i].rate[j] > best &&
-			    (!runs[i].random || run->random))
+			if (runs[i].size[j] == size && runs[i].rate[j] > best)
 				best = runs[i].rate[j];
 	}
 	return best;
 }
 
-/* Worst ratio of a run's rates to the reference; 1 when none compares. */
-static double worst_ratio(const struct analysis_run *runs, size_t count,
-			  const struct analysis_run *run)
+void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
+			      size_t index, struct analysis_verdict *v)
 {
-	double worst = 1;
+	const struct analysis_run *run = &runs[index];
 
-	for (size_t j = 0; j < run->count; j++) {
-		double ref = reference_rate(runs, count, run, run->size[j]);
+	memset(v, 0, sizeof(*v));
+	v->worst_ratio = 1;
+	if (run->nr == 0)
+		return;
+	v->against_linear = run->random && !random_below(runs, count, run);
+	for (size_t j = 0; j < run->count && j < ANALYSIS_MAX_SIZES; j++) {
+		double ref = reference_rate(runs, count, run,
+					    v->against_linear, run->size[j]);
 
-		if (ref > 0 && run->rate[j] / ref < worst)
-			worst = run->rate[j] / ref;
+		if (ref <= 0)
+			continue;
+		v->compared = true;
+		if (run->rate[j] / ref < v->worst_ratio) {
+			v->worst_ratio = run->rate[j] / ref;
+			v->worst_size = run->size[j];
+		}
 	}
-	return worst;
+	v->fell = v->compared && v->worst_ratio < FALL_RATIO;
+}
+
+/*
+ * How sure a count is: clear when N fell well below the threshold and
+ * N - 1 was measured holding against runs with fewer still.
+ */
+static double count_confidence(double fall_ratio, bool adjacent_hold,
+			       bool hold_compared, double hold_ratio)
+{
+	double clarity = 1 - fall_ratio / FALL_RATIO;
+
+	if (clarity < 0)
+		clarity = 0;
+	if (adjacent_hold && hold_compared)
+		return 0.55 + 0.4 * clarity + 0.05 * (hold_ratio > 0.8);
+	if (adjacent_hold)
+		return 0.45 + 0.35 * clarity;
+	return 0.3;
 }
 
 static void open_count(const struct analysis_run *runs, size_t count,
-		       bool random, struct analysis_finding *found)
+		       bool random, struct analysis_open *open)
 {
+	struct analysis_finding *found = random ? &open->random : &open->linear;
 	unsigned smallest_fall = 0, largest_hold = 0;
 	double fall_ratio = 1, hold_ratio = 0;
+	bool fall_against_linear = false, hold_compared = false;
+	struct analysis_verdict v;
 
 	for (size_t i = 0; i < count; i++) {
-		double ratio;
-
 		if (runs[i].random != random || runs[i].nr == 0 ||
 		    runs[i].count == 0)
 			continue;
-		ratio = worst_ratio(runs, count, &runs[i]);
-		if (ratio < FALL_RATIO) {
-			if (!smallest_fall || runs[i].nr < smallest_fall) {
-				smallest_fall = runs[i].nr;
-				fall_ratio = ratio;
-			}
+		analysis_open_au_verdict(runs, count, i, &v);
+		if (v.fell && (!smallest_fall || runs[i].nr < smallest_fall ||
+			       (runs[i].nr == smallest_fall &&
+				v.worst_ratio < fall_ratio))) {
+			smallest_fall = runs[i].nr;
+			fall_ratio = v.worst_ratio;
+			fall_against_linear = v.against_linear;
 		}
 	}
 	for (size_t i = 0; i < count; i++) {
@@ -260,27 +328,38 @@ static void open_count(const struct analysis_run *runs, size_t count,
 		    runs[i].count == 0 ||
 		    (smallest_fall && runs[i].nr >= smallest_fall))
 			continue;
-		if (runs[i].nr > largest_hold) {
+		analysis_open_au_verdict(runs, count, i, &v);
+		if (runs[i].nr > largest_hold ||
+		    (runs[i].nr == largest_hold && v.compared &&
+		     v.worst_ratio < hold_ratio)) {
 			largest_hold = runs[i].nr;
-			hold_ratio = worst_ratio(runs, count, &runs[i]);
+			hold_ratio = v.worst_ratio;
+			hold_compared = v.compared;
 		}
 	}
 	memset(found, 0, sizeof(*found));
-	if (smallest_fall) {
-		found->known = true;
-		found->value = smallest_fall - 1;
-		/* sure when N-1 was measured holding and N clearly fell */
-		found->confidence = largest_hold == smallest_fall - 1 ?
-			0.5 + 0.45 * (1 - fall_ratio / FALL_RATIO) +
-			0.05 * (hold_ratio > 0.8) : 0.3;
-		if (found->confidence > 1)
-			found->confidence = 1;
+	if (!smallest_fall) {
+		*(random ? &open->random_at_least : &open->linear_at_least) =
+			largest_hold;
+		return;
 	}
+	if (fall_against_linear && smallest_fall > 1) {
+		/* slow already in random order: the count is not the cause */
+		open->random_slow_nr = smallest_fall;
+		open->random_slow_ratio = fall_ratio;
+		return;
+	}
+	found->known = true;
+	found->value = smallest_fall - 1;
+	found->confidence = count_confidence(fall_ratio,
+					     largest_hold == smallest_fall - 1,
+					     hold_compared, hold_ratio);
 }
 
 void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open)
 {
-	open_count(runs, count, false, &open->linear);
-	open_count(runs, count, true, &open->random);
+	memset(open, 0, sizeof(*open));
+	open_count(runs, count, false, open);
+	open_count(runs, count, true, open);
 }

@@ -58,15 +58,39 @@ struct analysis_run {
 struct analysis_open {
 	struct analysis_finding linear;
 	struct analysis_finding random;
+	/* no run fell off: the largest N seen holding (0: none) */
+	unsigned linear_at_least, random_at_least;
+	/*
+	 * The first random run already fell against the linear runs: random
+	 * order, not the count, is what is slow, so the random count stays
+	 * unknown unless that run had N = 1.  Its N and worst ratio.
+	 */
+	unsigned random_slow_nr;
+	double random_slow_ratio;
 };
 
 /*
  * Open erase blocks from several open-AU runs with different N: a run
  * falls off when it is much slower at some block size than the runs with
  * fewer erase blocks; the count is one less than the smallest N that does.
+ * Random runs are held against random runs with fewer N; the first random
+ * run, having none, against the linear runs with N no larger than its own.
  */
 void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open);
+
+/* How one run compares with the runs it is held against. */
+struct analysis_verdict {
+	bool compared;		/* some block size had a reference rate */
+	bool fell;		/* worst_ratio below the fall-off threshold */
+	bool against_linear;	/* a random run held against linear runs */
+	double worst_ratio;	/* lowest rate / reference rate; 1 if none */
+	uint64_t worst_size;	/* the block size of that ratio */
+};
+
+/* The verdict on runs[index], as analysis_open_au reaches it. */
+void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
+			      size_t index, struct analysis_verdict *verdict);
 
 /* Confidence from a separation measured in noise units. */
 double analysis_confidence(double z);

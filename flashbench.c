@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "detect.h"
 #include "dev.h"
 #include "info.h"
 #include "programs.h"
@@ -50,6 +51,9 @@ enum {
 	OPT_DECODE_CSD,
 	OPT_DECODE_SCR,
 	OPT_DECODE_SSR,
+	OPT_DETECT,
+	OPT_WRITE,
+	OPT_BUDGET,
 };
 
 struct option_def {
@@ -74,6 +78,12 @@ static const struct option_def option_defs[] = {
 	  "run the test program in FILE (see flashbench(1))" },
 	{ OPT_LIST_PROGRAMS, "list-programs", NULL,
 	  "print the built-in test programs" },
+	{ OPT_DETECT, "detect", NULL,
+	  "find erase block and page size, and say what to do (read-only)" },
+	{ OPT_WRITE, "write", NULL,
+	  "with --detect: also find open erase blocks (destructive)" },
+	{ OPT_BUDGET, "budget", "SECONDS",
+	  "device time --detect may spend reading (default 20)" },
 	{ OPT_INFO, "info", NULL,
 	  "identity of the device and card, from sysfs (read-only)" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys" },
@@ -123,7 +133,9 @@ struct config {
 	uint64_t blocksize, erasesize, count, offset, open_au_nr, fat_nr;
 	uint64_t scatter_order, scatter_span, interval_order;
 	bool offset_set, random, threes, stats, verbose, realtime;
-	bool list_programs, info;
+	bool list_programs, info, detect, write;
+	uint64_t budget_ns;
+	bool erasesize_set;
 	const char *sysfs_root;
 	const char *decode_kind, *decode_hex;
 	enum report_format format;
@@ -309,7 +321,21 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 		cfg->decode_hex = arg;
 		break;
 	case 'b': cfg->blocksize = size_arg(id, arg, false); break;
-	case 'e': cfg->erasesize = size_arg(id, arg, false); break;
+	case 'e':
+		cfg->erasesize = size_arg(id, arg, false);
+		cfg->erasesize_set = true;
+		break;
+	case OPT_DETECT:
+		choose_test(cfg, NULL, "--detect");
+		cfg->detect = true;
+		break;
+	case OPT_WRITE: cfg->write = true; break;
+	case OPT_BUDGET:
+		if (units_parse_duration(arg, &cfg->budget_ns) ||
+		    cfg->budget_ns == 0)
+			usage_error("--budget: '%s' is not a duration (try 20 "
+				    "or 500ms)", arg);
+		break;
 	case 'c': cfg->count = count_arg(id, arg, 1, 1000000); break;
 	case '0': cfg->open_au_nr = count_arg(id, arg, 1, 10000); break;
 	case 'r': cfg->random = true; break;
@@ -356,7 +382,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	*cfg = (struct config){ .blocksize = 16384, .erasesize = 4 * MIB,
 				.count = 8, .open_au_nr = 2, .fat_nr = 6,
 				.scatter_order = 9, .scatter_span = 1,
-				.interval_order = 8 };
+				.interval_order = 8,
+				.budget_ns = 20000000000ULL };
 	build_getopt(longs, shorts);
 	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
 		parse_option(cfg, id, optarg);
@@ -376,6 +403,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			    argv[optind]);
 	if (!cfg->test_option)
 		usage_error("no test chosen (e.g. -a for the align test)");
+	if (cfg->write && !cfg->detect)
+		usage_error("--write goes with --detect");
 	if (cfg->random && cfg->test && strcmp(cfg->test->name, "open-au"))
 		usage_error("--random goes with --open-au");
 	if (cfg->random)
@@ -772,6 +801,63 @@ static int show_info(const struct config *cfg)
 	return 0;
 }
 
+/* Before --detect --write writes: say where, and allow only that. */
+static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
+			   uint64_t end)
+{
+	char from[UNITS_BUF], to[UNITS_BUF];
+
+	(void)ctx;
+	fprintf(stderr, "%s: detect --write overwrites bytes %llu to %llu "
+		"(%s to %s) of %s\n", program_name, (unsigned long long)start,
+		(unsigned long long)end - 1,
+		units_format_exact_size(from, start),
+		units_format_exact_size(to, end), dev->path);
+	dev_allow_writes(dev, start, end);
+	return 0;
+}
+
+static int run_detect(const struct config *cfg)
+{
+	struct detect_options options = {
+		.write = cfg->write, .budget_ns = cfg->budget_ns,
+		.erase_size = cfg->erasesize_set ? cfg->erasesize : 0,
+		.sysfs_root = cfg->sysfs_root,
+		.json = cfg->format == REPORT_JSON, .verbose = cfg->verbose };
+	struct detect_findings findings;
+	struct dev dev;
+	FILE *out;
+	char why[320];
+	int err;
+
+	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
+	options.announce = announce_detect;
+	out = open_output(cfg);
+	err = detect_run(&dev, &options, &stop_signal, out, &findings);
+	if (cfg->stats)
+		print_stats(&dev);
+	if (out != stdout)
+		fclose(out);
+	if (err == -EDOM)
+		usage_error("--detect --write: no erase-block size was found; "
+			    "give it with --erasesize");
+	if (err == -ENOSPC && dev.error.operation == NULL)
+		usage_error("--detect --write: %s is too small for the probes",
+			    cfg->device);
+	if (err == -EINTR) {
+		dev_close(&dev);
+		fprintf(stderr, "%s: interrupted\n", program_name);
+		return 128 + stop_signal;
+	}
+	if (err) {
+		dev_strerror(&dev, why, sizeof(why));
+		dev_close(&dev);
+		runtime_error("%s: %s", cfg->device, why);
+	}
+	dev_close(&dev);
+	return 0;
+}
+
 static void print_line(void *ctx, const char *line)
 {
 	fprintf(ctx, "%s\n", line);
@@ -808,5 +894,7 @@ int main(int argc, char **argv)
 	if (cfg.info)
 		return show_info(&cfg);
 	catch_signals();
+	if (cfg.detect)
+		return run_detect(&cfg);
 	return run_test(&cfg);
 }

@@ -1,0 +1,787 @@
+/*
+ * detect: automatic geometry detection.  Read probes time reads across
+ * power-of-two and 3 x 2^n boundaries in rounds until the answer is clear
+ * or the budget is spent; write probes search the open erase-block counts
+ * by growing then bisecting.  Measurement is VM programs; decisions are
+ * analysis.c's; this file only orchestrates and reports.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "detect.h"
+#include "info.h"
+#include "units.h"
+#include "vm.h"
+
+#define MIB (1024ULL * 1024)
+#define MAX_ALIGNS 64
+#define BOUNDARIES 8		/* per alignment */
+#define REPS_PER_ROUND 4
+#define MAX_ROUNDS 12
+#define MAX_OPEN 64		/* open-AU search stops here */
+#define PROBE_ROUNDS 4		/* writes per erase block per probe */
+#define PROBE_WRITE (16 * 1024)	/* size of a probe write */
+#define GC_RATIO 2.0		/* slower than this x baseline: collected */
+#define FAT_CANDIDATES 8
+#define PROG_SIZES 8		/* 2K .. 256K */
+
+/* Reads before, across and after each boundary of one alignment. */
+static const char align_probe[] =
+"format tabs\n"
+"for b in boundaries $align $nb $bs $limit - $bs none {\n"
+"	let pre = repeat $reps min { read b - $bs $bs }\n"
+"	let on = repeat $reps min { read b - $bs / 2 $bs }\n"
+"	let post = repeat $reps min { read b $bs }\n"
+"	report time pre pre\n"
+"	report time on on\n"
+"	report time post post\n"
+"	newline\n"
+"}\n";
+
+/* $rounds writes into each of $nr erase blocks in turn, in order. */
+static const char linear_probe[] =
+"for r in linear 0 1 $rounds none {\n"
+"	for au in linear $base $erase $nr none {\n"
+"		let t = write au + ($slot + r) * $w $w random\n"
+"		report time t t\n"
+"		newline\n"
+"	}\n"
+"}\n";
+
+/* The same with each erase block's writes going backwards: out of order. */
+static const char random_probe[] =
+"for r in linear 0 1 $rounds none {\n"
+"	for au in linear $base $erase $nr none {\n"
+"		let t = write au + ($slot + $rounds - 1 - r) * $w $w random\n"
+"		report time t t\n"
+"		newline\n"
+"	}\n"
+"}\n";
+
+/*
+ * Out-of-order writes into one leading erase block, interleaved with
+ * $nr data erase blocks that fill the card's out-of-order places: the
+ * leading block stays cheap only if the card manages it like a FAT.
+ */
+static const char fat_probe[] =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = write $fat + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"	for au in linear $base $erase $nr none {\n"
+"		write au + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"}\n";
+
+/* Writes of one size, in order, in a fresh erase block. */
+static const char size_probe[] =
+"for i in linear 0 1 $rounds none {\n"
+"	let t = write $base + i * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"}\n";
+
+enum probe_param {
+	P_ALIGN, P_NB, P_BS, P_LIMIT, P_REPS, P_ROUNDS, P_BASE, P_ERASE,
+	P_NR, P_SLOT, P_W, P_FAT, P_COUNT
+};
+
+static struct vm_param probe_params[P_COUNT] = {
+	[P_ALIGN] = { "align", 0 }, [P_NB] = { "nb", BOUNDARIES },
+	[P_BS] = { "bs", 1024 }, [P_LIMIT] = { "limit", 0 },
+	[P_REPS] = { "reps", REPS_PER_ROUND },
+	[P_ROUNDS] = { "rounds", PROBE_ROUNDS }, [P_BASE] = { "base", 0 },
+	[P_ERASE] = { "erase", 0 }, [P_NR] = { "nr", 1 },
+	[P_SLOT] = { "slot", 0 }, [P_W] = { "w", PROBE_WRITE },
+	[P_FAT] = { "fat", 0 },
+};
+
+/* Values collected from a probe's records: first field of each. */
+#define MAX_SAMPLES 4096
+struct samples {
+	double value[MAX_SAMPLES][3];
+	size_t count;
+};
+
+static int collect(void *ctx, const struct vm_record *record)
+{
+	struct samples *s = ctx;
+
+	if (s->count < MAX_SAMPLES) {
+		for (unsigned i = 0; i < 3 && i < record->count; i++)
+			s->value[s->count][i] = record->fields[i].value;
+		s->count++;
+	}
+	return 0;
+}
+
+struct detect {
+	struct dev *dev;
+	const struct detect_options *options;
+	volatile sig_atomic_t *stop;
+	struct samples samples;
+	/* write layout */
+	uint64_t linear_base, random_base, size_base, max_open;
+	uint64_t linear_slot, random_slot, slots_per_block;
+	double baseline_ns;
+};
+
+static int run_probe(struct detect *d, const char *text)
+{
+	struct vm_program *program;
+	struct vm_diag diag;
+	struct vm_plan plan;
+	struct vm_exec exec = { .dev = d->dev, .emit = collect,
+				.ctx = &d->samples, .stop = d->stop };
+	int err;
+
+	d->samples.count = 0;
+	if (vm_compile(text, probe_params, P_COUNT, &program, &diag))
+		return -EINVAL;		/* a bug in the probes above */
+	err = vm_plan(program, d->dev, 10000000, &plan);
+	if (!err)
+		err = vm_run(program, &plan, &exec);
+	vm_free(program);
+	return err;
+}
+
+/* ---- read probes ---- */
+
+struct align_stats {
+	uint64_t align;
+	double pre[BOUNDARIES], on[BOUNDARIES], post[BOUNDARIES];
+	size_t boundaries;
+};
+
+static double median_of(const double *values, size_t n)
+{
+	double copy[BOUNDARIES * 4];
+
+	if (n == 0)
+		return NAN;
+	memcpy(copy, values, n * sizeof(*values));
+	return analysis_median(copy, n);
+}
+
+static void to_point(const struct align_stats *a,
+		     struct analysis_align_point *p)
+{
+	double diffs[BOUNDARIES], mean = 0, var = 0;
+	size_t n = a->boundaries;
+
+	for (size_t i = 0; i < n; i++) {
+		diffs[i] = a->on[i] - (a->pre[i] + a->post[i]) / 2;
+		mean += diffs[i] / (double)n;
+	}
+	for (size_t i = 0; i < n; i++)
+		var += (diffs[i] - mean) * (diffs[i] - mean);
+	p->align = a->align;
+	p->pre = median_of(a->pre, n);
+	p->on = median_of(a->on, n);
+	p->post = median_of(a->post, n);
+	p->diff = median_of(diffs, n);
+	/* standard error of a median, from the boundaries' spread */
+	p->noise = n > 1 ? 1.2533 * sqrt(var / (double)(n - 1)) /
+			   sqrt((double)n) : 0;
+}
+
+static size_t list_aligns(const struct dev *dev, uint64_t *aligns)
+{
+	uint64_t top = dev->size_bytes / 2, bs = probe_params[P_BS].value;
+	size_t n = 0;
+
+	if (top > 256 * MIB)
+		top = 256 * MIB;
+	for (uint64_t a = 2 * bs; a <= top && n < MAX_ALIGNS; a *= 2)
+		aligns[n++] = a;
+	for (uint64_t a = 3 * bs; a <= top && n < MAX_ALIGNS; a *= 2)
+		aligns[n++] = a;
+	return n;
+}
+
+static int align_round(struct detect *d, struct align_stats *stats,
+		       size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		int err;
+
+		probe_params[P_ALIGN].value = (double)stats[i].align;
+		err = run_probe(d, align_probe);
+		if (err)
+			return err;
+		for (size_t b = 0; b < d->samples.count && b < BOUNDARIES;
+		     b++) {
+			double *v = d->samples.value[b];
+			bool first = stats[i].boundaries <= b;
+
+			/* the fastest of all rounds: noise only adds time */
+			stats[i].pre[b] = first || v[0] < stats[i].pre[b] ?
+					  v[0] : stats[i].pre[b];
+			stats[i].on[b] = first || v[1] < stats[i].on[b] ?
+					 v[1] : stats[i].on[b];
+			stats[i].post[b] = first || v[2] < stats[i].post[b] ?
+					   v[2] : stats[i].post[b];
+			if (first)
+				stats[i].boundaries = b + 1;
+		}
+	}
+	return 0;
+}
+
+static bool settled(const struct analysis_geometry *g)
+{
+	if (!g->erase.known)
+		return false;
+	/* a weak page signal needs more rounds: only the budget ends them */
+	return g->erase.confidence >= 0.95 && g->page.confidence >= 0.9;
+}
+
+static int read_probes(struct detect *d, struct analysis_align_point *points,
+		       size_t *count, struct analysis_geometry *g)
+{
+	uint64_t aligns[MAX_ALIGNS];
+	struct align_stats *stats;
+	size_t n = list_aligns(d->dev, aligns);
+	uint64_t start_ns = d->dev->stats.time_ns;
+	int err = 0;
+
+	stats = calloc(n, sizeof(*stats));
+	if (!stats)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		stats[i].align = aligns[i];
+	probe_params[P_LIMIT].value = (double)d->dev->size_bytes;
+	for (unsigned round = 0; round < MAX_ROUNDS; round++) {
+		err = align_round(d, stats, n);
+		if (err)
+			break;
+		*count = 0;
+		for (size_t i = 0; i < n; i++)
+			if (stats[i].boundaries)
+				to_point(&stats[i], &points[(*count)++]);
+		analysis_align(points, *count, g);
+		if (settled(g) || d->dev->stats.time_ns - start_ns >
+		    d->options->budget_ns)
+			break;
+	}
+	free(stats);
+	return err;
+}
+
+/* ---- write probes ---- */
+
+static double probe_time(const struct detect *d, size_t skip)
+{
+	double values[MAX_SAMPLES];
+	size_t n = 0;
+
+	for (size_t i = skip; i < d->samples.count; i++)
+		values[n++] = d->samples.value[i][0];
+	return n ? analysis_median(values, n) : NAN;
+}
+
+/* Does the card keep nr erase blocks open (in order or out of order)? */
+static int holds(struct detect *d, unsigned nr, bool random, bool *result,
+		 double *ns)
+{
+	uint64_t *slot = random ? &d->random_slot : &d->linear_slot;
+	int err;
+
+	if (*slot + PROBE_ROUNDS > d->slots_per_block)
+		return -ENOSPC;
+	probe_params[P_BASE].value = (double)(random ? d->random_base :
+					      d->linear_base);
+	probe_params[P_NR].value = nr;
+	probe_params[P_SLOT].value = (double)*slot;
+	*slot += PROBE_ROUNDS;
+	err = run_probe(d, random ? random_probe : linear_probe);
+	if (err)
+		return err;
+	/* the first round only opens the blocks */
+	*ns = probe_time(d, nr);
+	*result = *ns < GC_RATIO * d->baseline_ns;
+	return 0;
+}
+
+/* Largest count that holds: grow by doubling, then bisect. */
+static int search_open(struct detect *d, bool random, unsigned lowest,
+		       unsigned limit, struct analysis_finding *found,
+		       FILE *log)
+{
+	unsigned good = lowest - 1, bad = 0, nr = lowest;
+	bool ok;
+	double ns;
+	int err;
+
+	while (nr <= limit) {
+		err = holds(d, nr, random, &ok, &ns);
+		if (err)
+			return err;
+		if (log)
+			fprintf(log, "  %s N=%-3u %10.0f ns/write  %s\n",
+				random ? "random" : "linear", nr, ns,
+				ok ? "holds" : "collects");
+		if (!ok) {
+			bad = nr;
+			break;
+		}
+		good = nr;
+		nr = nr < 2 ? 2 : nr * 2;
+		if (nr > limit && good < limit)
+			nr = limit;
+	}
+	if (!bad) {
+		/* out of order never exceeds in order; else a lower bound */
+		*found = (struct analysis_finding){ true, good,
+						    random ? 0.9 : 0.3 };
+		return 0;
+	}
+	while (bad - good > 1) {
+		unsigned mid = good + (bad - good) / 2;
+
+		err = holds(d, mid, random, &ok, &ns);
+		if (err)
+			return err;
+		if (log)
+			fprintf(log, "  %s N=%-3u %10.0f ns/write  %s\n",
+				random ? "random" : "linear", mid, ns,
+				ok ? "holds" : "collects");
+		if (ok)
+			good = mid;
+		else
+			bad = mid;
+	}
+	*found = (struct analysis_finding){ true, good, 0.9 };
+	return 0;
+}
+
+/* Weighted fit of t = a + b * max(w, P): the P that fits best. */
+static void fit_min_write(const double *w, const double *t, size_t n,
+			  struct analysis_finding *found)
+{
+	double best = INFINITY, second = INFINITY;
+	uint64_t best_p = 0;
+
+	for (size_t c = 0; c < n; c++) {
+		double x[PROG_SIZES], err = 0, slope, intercept;
+
+		for (size_t i = 0; i < n; i++)
+			x[i] = w[i] > w[c] ? w[i] : w[c];
+		if (analysis_linear_fit(x, t, n, &slope, &intercept) &&
+		    c + 1 < n)
+			continue;
+		if (c + 1 == n) {	/* flat: every size costs the same */
+			slope = 0;
+			intercept = median_of(t, n);
+		}
+		for (size_t i = 0; i < n; i++) {
+			double r = (t[i] - intercept - slope * x[i]) / t[i];
+
+			err += r * r;
+		}
+		if (err < best) {
+			second = best;
+			best = err;
+			best_p = (uint64_t)w[c];
+		} else if (err < second) {
+			second = err;
+		}
+	}
+	*found = (struct analysis_finding){ best_p != 0, best_p,
+		second > 0 && isfinite(second) ? 1 - best / second : 0 };
+	if (found->confidence < 0)
+		found->confidence = 0;
+}
+
+static int min_write_probe(struct detect *d, struct analysis_finding *found)
+{
+	double w[PROG_SIZES], t[PROG_SIZES];
+	size_t n = 0;
+	int err;
+
+	for (uint64_t size = 2048; n < PROG_SIZES; size *= 2) {
+		if (size < d->dev->logical_block_bytes ||
+		    size * PROBE_ROUNDS > probe_params[P_ERASE].value)
+			continue;
+		probe_params[P_BASE].value = (double)(d->size_base +
+				n * (uint64_t)probe_params[P_ERASE].value);
+		probe_params[P_W].value = (double)size;
+		err = run_probe(d, size_probe);
+		if (err)
+			return err;
+		w[n] = (double)size;
+		t[n++] = probe_time(d, 1);
+	}
+	probe_params[P_W].value = PROBE_WRITE;
+	fit_min_write(w, t, n, found);
+	return 0;
+}
+
+static int fat_probe_run(struct detect *d, unsigned open_random,
+			 struct analysis_finding *found, FILE *log)
+{
+	uint64_t erase = (uint64_t)probe_params[P_ERASE].value;
+	unsigned fat = 0;
+	int err;
+
+	for (unsigned i = 0; i < FAT_CANDIDATES; i++) {
+		double ns;
+
+		if (d->random_slot + PROBE_ROUNDS > d->slots_per_block)
+			break;
+		probe_params[P_FAT].value = (double)(i * erase);
+		probe_params[P_BASE].value = (double)d->random_base;
+		probe_params[P_NR].value = open_random;
+		probe_params[P_SLOT].value = (double)d->random_slot;
+		d->random_slot += PROBE_ROUNDS;
+		err = run_probe(d, fat_probe);
+		if (err)
+			return err;
+		ns = probe_time(d, 1);
+		if (log)
+			fprintf(log, "  fat block %u %10.0f ns/write  %s\n", i,
+				ns, ns < GC_RATIO * d->baseline_ns ?
+				"cheap in any order" : "collects");
+		if (ns >= GC_RATIO * d->baseline_ns)
+			break;
+		fat++;
+	}
+	*found = (struct analysis_finding){ true, fat * erase, 0.8 };
+	return 0;
+}
+
+static uint64_t round_up(uint64_t value, uint64_t step)
+{
+	return (value + step - 1) / step * step;
+}
+
+int detect_write_range(const struct dev *dev, uint64_t erase,
+		       uint64_t *start, uint64_t *end)
+{
+	uint64_t base = round_up(16 * MIB, erase), blocks;
+
+	if (base < FAT_CANDIDATES * erase)
+		base = FAT_CANDIDATES * erase;
+	if (erase == 0 || dev->size_bytes < base + (4 + PROG_SIZES) * erase)
+		return -ENOSPC;
+	blocks = (dev->size_bytes - base) / erase - PROG_SIZES;
+	if (blocks / 2 > MAX_OPEN + 1)
+		blocks = 2 * (MAX_OPEN + 1);
+	*start = 0;
+	*end = base + (blocks / 2 * 2 + PROG_SIZES) * erase;
+	return 0;
+}
+
+static void layout(struct detect *d, uint64_t erase)
+{
+	uint64_t start, end, base = round_up(16 * MIB, erase);
+
+	if (base < FAT_CANDIDATES * erase)
+		base = FAT_CANDIDATES * erase;
+	detect_write_range(d->dev, erase, &start, &end);
+	d->max_open = ((end - base) / erase - PROG_SIZES) / 2;
+	d->linear_base = base;
+	d->random_base = base + d->max_open * erase;
+	d->size_base = base + 2 * d->max_open * erase;
+	d->slots_per_block = erase / PROBE_WRITE;
+	probe_params[P_ERASE].value = (double)erase;
+	probe_params[P_W].value = PROBE_WRITE;
+	probe_params[P_ROUNDS].value = PROBE_ROUNDS;
+}
+
+static int write_probes(struct detect *d, uint64_t erase,
+			struct detect_findings *f, FILE *log)
+{
+	bool ok;
+	double ns;
+	unsigned limit;
+	int err;
+
+	layout(d, erase);
+	/* baseline: one erase block, in order, nothing to collect */
+	d->baseline_ns = INFINITY;
+	err = holds(d, 1, false, &ok, &ns);
+	if (err)
+		return err;
+	d->baseline_ns = ns;
+	if (log)
+		fprintf(log, "  baseline   %10.0f ns/write of %u bytes\n", ns,
+			PROBE_WRITE);
+	limit = d->max_open > MAX_OPEN ? MAX_OPEN : (unsigned)d->max_open;
+	err = search_open(d, false, 2, limit, &f->open_linear, log);
+	if (err)
+		return err;
+	/* out of order: can even one erase block take it? */
+	err = holds(d, 1, true, &ok, &ns);
+	if (err)
+		return err;
+	if (log)
+		fprintf(log, "  random N=1   %10.0f ns/write  %s\n", ns,
+			ok ? "holds" : "collects");
+	if (!ok)
+		f->open_random = (struct analysis_finding){ true, 0, 0.9 };
+	else
+		err = search_open(d, true, 2, (unsigned)f->open_linear.value,
+				  &f->open_random, log);
+	if (!err)
+		err = min_write_probe(d, &f->min_write);
+	if (!err)
+		err = fat_probe_run(d, (unsigned)f->open_random.value,
+				    &f->fat_area, log);
+	return err;
+}
+
+/* ---- recommendations ---- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+size_t detect_recommend(uint64_t erase, uint64_t page, unsigned open_linear,
+			char lines[][384], size_t max)
+{
+	char e_text[UNITS_BUF], start_text[UNITS_BUF];
+	uint64_t start, cluster;
+	size_t n = 0;
+
+	if (!erase || max < 5)
+		return 0;
+	start = erase / gcd(erase, MIB) * MIB;	/* lcm with the 1 MiB grid */
+	units_format_exact_size(e_text, erase);
+	units_format_exact_size(start_text, start);
+	snprintf(lines[n++], 384, "partition start: sector %llu (%s): "
+		 "sfdisk 'start=%llu', parted 'mkpart primary %s 100%%' - "
+		 "erase blocks of %s and the 1MiB grid line up there",
+		 (unsigned long long)(start / 512), start_text,
+		 (unsigned long long)(start / 512), start_text, e_text);
+	snprintf(lines[n++], 384, "ext4: mkfs.ext4 -b 4096 -E stride=%llu,"
+		 "stripe_width=%llu - allocations sized and placed by page "
+		 "and erase block",
+		 (unsigned long long)(page > 4096 ? page / 4096 : 1),
+		 (unsigned long long)(erase / 4096 ? erase / 4096 : 1));
+	snprintf(lines[n++], 384, "f2fs: mkfs.f2fs -s %llu -z 1 - a section "
+		 "of %llu 2MiB segments is a whole number of erase blocks",
+		 (unsigned long long)(erase / gcd(erase, 2 * MIB)),
+		 (unsigned long long)(erase / gcd(erase, 2 * MIB)));
+	if (open_linear && open_linear < 6)
+		snprintf(lines[n++], 384, "f2fs: mount -o active_logs=%u - "
+			 "the card keeps only %u erase blocks open",
+			 open_linear >= 4 ? 4 : 2, open_linear);
+	cluster = page > 16384 ? page : 16384;
+	if (cluster > 65536)
+		cluster = 65536;
+	snprintf(lines[n++], 384, "vfat: mkfs.vfat -s %llu (clusters of %s), "
+		 "never -a; raise -R so the data area starts on a %s "
+		 "boundary", (unsigned long long)(cluster / 512),
+		 units_format_exact_size(start_text, cluster), e_text);
+	return n;
+}
+
+/* ---- report ---- */
+
+static void print_finding(FILE *out, const char *name,
+			  const struct analysis_finding *f, bool bytes,
+			  const char *unknown)
+{
+	char text[UNITS_BUF];
+
+	if (!f->known) {
+		fprintf(out, "%-26s %s\n", name, unknown);
+		return;
+	}
+	if (bytes)
+		units_format_exact_size(text, f->value);
+	else
+		snprintf(text, sizeof(text), "%llu",
+			 (unsigned long long)f->value);
+	fprintf(out, "%-26s %s (confidence %.2f)\n", name, text,
+		f->confidence);
+}
+
+static void json_finding(FILE *out, const char *name,
+			 const struct analysis_finding *f, bool last)
+{
+	if (f->known)
+		fprintf(out, "  \"%s\": %llu,\n", name,
+			(unsigned long long)f->value);
+	else
+		fprintf(out, "  \"%s\": null,\n", name);
+	(void)last;
+}
+
+static void print_json(FILE *out, const struct dev *dev,
+		       const struct detect_findings *f, char lines[][384],
+		       size_t advice)
+{
+	const struct analysis_finding *all[] = {
+		&f->geometry.erase, &f->geometry.page, &f->open_linear,
+		&f->open_random, &f->min_write, &f->fat_area };
+	static const char *const names[] = {
+		"erase_size", "page_size", "open_au_linear", "open_au_random",
+		"min_write_size", "fat_area" };
+
+	fprintf(out, "{\n  \"schema\": 1,\n  \"test\": \"detect\",\n");
+	for (size_t i = 0; i < 6; i++)
+		json_finding(out, names[i], all[i], false);
+	fprintf(out, "  \"confidence\": {");
+	for (size_t i = 0; i < 6; i++)
+		fprintf(out, "%s\"%s\": %.3f", i ? ", " : "", names[i],
+			all[i]->known ? all[i]->confidence : 0.0);
+	fprintf(out, "},\n");
+	if (f->sysfs_known)
+		fprintf(out, "  \"preferred_erase_size\": %llu,\n",
+			(unsigned long long)f->sysfs_erase);
+	else
+		fprintf(out, "  \"preferred_erase_size\": null,\n");
+	fprintf(out, "  \"device_time_ns\": %llu,\n  \"bytes_read\": %llu,\n"
+		"  \"bytes_written\": %llu,\n  \"recommendations\": [",
+		(unsigned long long)dev->stats.time_ns,
+		(unsigned long long)dev->stats.bytes_read,
+		(unsigned long long)dev->stats.bytes_written);
+	for (size_t i = 0; i < advice; i++) {
+		fputs(i ? ",\n    \"" : "\n    \"", out);
+		for (const char *c = lines[i]; *c; c++)
+			fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c",
+				*c);
+		fputc('"', out);
+	}
+	fprintf(out, "%s]\n}\n", advice ? "\n  " : "");
+}
+
+static void print_evidence(FILE *out, const struct analysis_align_point *p,
+			   size_t count)
+{
+	fprintf(out, "\nEvidence (read timing, fastest of all rounds, median "
+		"over %d boundaries):\n", BOUNDARIES);
+	for (size_t i = 0; i < count; i++) {
+		char a[UNITS_BUF], pre[UNITS_BUF], on[UNITS_BUF],
+		     post[UNITS_BUF], diff[UNITS_BUF], noise[UNITS_BUF];
+
+		fprintf(out, "  %-8s pre %-8s on %-8s post %-8s diff %-9s "
+			"+- %s\n", units_format_exact_size(a, p[i].align),
+			units_format_time(pre, p[i].pre),
+			units_format_time(on, p[i].on),
+			units_format_time(post, p[i].post),
+			units_format_time(diff, p[i].diff),
+			units_format_time(noise, p[i].noise));
+	}
+}
+
+static void print_text(FILE *out, const struct dev *dev,
+		       const struct detect_findings *f, bool wrote,
+		       char lines[][384], size_t advice)
+{
+	char text[UNITS_BUF], rd[UNITS_BUF], wr[UNITS_BUF];
+	const struct analysis_geometry *g = &f->geometry;
+
+	fprintf(out, "%s: %llu bytes, logical blocks of %u\n", dev->path,
+		(unsigned long long)dev->size_bytes, dev->logical_block_bytes);
+	print_finding(out, "erase block size:", &g->erase, true,
+		      "no erase-block signal found (no boundary stands out "
+		      "of the noise)");
+	print_finding(out, "page size:", &g->page, true, g->erase.known ?
+		      "not visible" : "unknown");
+	if (f->sysfs_known)
+		fprintf(out, "%-26s %s (%s)\n", "card's preferred erase:",
+			units_format_exact_size(text, f->sysfs_erase),
+			!g->erase.known ? "no measurement to compare" :
+			g->erase.value == f->sysfs_erase ? "agrees" :
+			"disagrees with the measurement");
+	if (wrote) {
+		print_finding(out, "open erase blocks:", &f->open_linear,
+			      false, "unknown");
+		print_finding(out, "open out of order:", &f->open_random,
+			      false, "unknown");
+		print_finding(out, "smallest efficient write:",
+			      &f->min_write, true, "unknown");
+		print_finding(out, "FAT-like area:", &f->fat_area, true,
+			      "unknown");
+	}
+	fprintf(out, "%-26s %.3f s, read %s, written %s\n", "cost:",
+		(double)dev->stats.time_ns / 1e9,
+		units_format_size(rd, (double)dev->stats.bytes_read),
+		units_format_size(wr, (double)dev->stats.bytes_written));
+	if (advice)
+		fprintf(out, "\nRecommendations:\n");
+	for (size_t i = 0; i < advice; i++)
+		fprintf(out, "  %s\n", lines[i]);
+}
+
+static void read_sysfs_claim(const struct dev *dev,
+			     const struct detect_options *o,
+			     struct detect_findings *f)
+{
+	struct info_device device = { .path = dev->path,
+		.size_bytes = dev->size_bytes,
+		.logical_block_bytes = dev->logical_block_bytes,
+		.simulated = dev->simulated };
+	struct info_card *card = calloc(1, sizeof(*card));
+	char why[256];
+
+	if (card && !dev->simulated &&
+	    info_read_card(&device, o->sysfs_root, card, why,
+			   sizeof(why)) == 0 &&
+	    card->has_preferred_erase_size) {
+		f->sysfs_known = true;
+		f->sysfs_erase = card->preferred_erase_size;
+	}
+	free(card);
+}
+
+int detect_run(struct dev *dev, const struct detect_options *options,
+	       volatile sig_atomic_t *stop, FILE *out,
+	       struct detect_findings *f)
+{
+	static struct detect d;
+	struct analysis_align_point points[MAX_ALIGNS];
+	char lines[8][384];
+	size_t count = 0, advice;
+	FILE *log = options->verbose ? stderr : NULL;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	memset(&d, 0, sizeof(d));
+	d.dev = dev;
+	d.options = options;
+	d.stop = stop;
+	probe_params[P_BS].value = dev->logical_block_bytes * 2.0;
+	read_sysfs_claim(dev, options, f);
+	err = read_probes(&d, points, &count, &f->geometry);
+	if (err)
+		return err;
+	f->erase_used = options->erase_size ? options->erase_size :
+			f->geometry.erase.known ? f->geometry.erase.value : 0;
+	if (options->write) {
+		uint64_t start, end;
+
+		if (!f->erase_used)
+			return -EDOM;
+		if (detect_write_range(dev, f->erase_used, &start, &end))
+			return -ENOSPC;
+		err = options->announce ? options->announce(options->ctx, dev,
+							    start, end) : 0;
+		if (!err)
+			err = write_probes(&d, f->erase_used, f, log);
+		if (err)
+			return err;
+	}
+	advice = detect_recommend(f->erase_used, f->geometry.page.known ?
+				  f->geometry.page.value : 0,
+				  (unsigned)f->open_linear.value, lines, 8);
+	if (options->json) {
+		print_json(out, dev, f, lines, advice);
+		return 0;
+	}
+	print_text(out, dev, f, options->write, lines, advice);
+	print_evidence(out, points, count);
+	return 0;
+}

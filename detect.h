@@ -1,0 +1,63 @@
+/*
+ * detect: finds a card's geometry by itself - erase-block and page size
+ * from read timing (read-only), and with writes allowed, the open erase
+ * blocks, the smallest efficient write and the FAT area - then says what
+ * to do with it.  Each measurement is a VM program run by this module.
+ */
+#ifndef FLASHBENCH_DETECT_H
+#define FLASHBENCH_DETECT_H
+
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "dev.h"
+
+struct detect_options {
+	bool write;			/* also run the write probes */
+	uint64_t erase_size;		/* --erasesize, 0: measure it */
+	uint64_t budget_ns;		/* device time for the read probes */
+	const char *sysfs_root;
+	bool json;
+	bool verbose;
+	/* called with the exact write range before the first write; a
+	   non-zero return stops the run before it writes anything */
+	int (*announce)(void *ctx, struct dev *dev, uint64_t start,
+			uint64_t end);
+	void *ctx;
+};
+
+struct detect_findings {
+	struct analysis_geometry geometry;
+	struct analysis_finding open_linear, open_random;
+	struct analysis_finding min_write, fat_area;
+	uint64_t erase_used;		/* measured, or given */
+	bool sysfs_known;
+	uint64_t sysfs_erase;		/* preferred_erase_size */
+};
+
+/*
+ * Everything a write run will touch, for the announcement: [start, end).
+ * Returns -ENOSPC when the device is too small for the probes.
+ */
+int detect_write_range(const struct dev *dev, uint64_t erase_size,
+		       uint64_t *start, uint64_t *end);
+
+/*
+ * Run the probes on an open device (read-write when options->write) and
+ * print the report to out.  Returns 0, -EINTR, -EDOM when the erase size
+ * is needed but unknown, or a failed operation's negative errno.
+ */
+int detect_run(struct dev *dev, const struct detect_options *options,
+	       volatile sig_atomic_t *stop, FILE *out,
+	       struct detect_findings *findings);
+
+/*
+ * Advice from a geometry: partition start, mkfs options.  Writes up to
+ * max lines of at most 383 characters; returns how many.
+ */
+size_t detect_recommend(uint64_t erase_size, uint64_t page_size,
+			unsigned open_linear, char lines[][384], size_t max);
+
+#endif
