@@ -115,38 +115,46 @@ out:
 	free(low);
 }
 
-/* Noise of a diff: measured standard errors, else the spread of the
- * fast group (which holds no boundary effect). */
+/*
+ * Noise of a diff, the same for every candidate size: the measured
+ * standard errors, else the spread of the faster half of the diffs; never
+ * below 0.2% of a read, the resolution a timed read can promise.
+ */
 static double diff_noise(const struct analysis_align_point *points,
-			 size_t n, uint64_t size, uint64_t limit)
+			 size_t n)
 {
 	double *values = calloc(n + 1, sizeof(double));
 	double *deviations = calloc(n + 1, sizeof(double));
-	double measured = 0, center, spread = 0;
-	size_t count = 0, measured_count = 0;
+	double noise = 0, floor_ns = 0, center;
+	size_t count = 0;
 
-	if (!values || !deviations)
+	if (!values || !deviations || n == 0)
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		if (points[i].noise > 0)
-			values[measured_count++] = points[i].noise;
-	}
-	if (measured_count)
-		measured = quantile(values, measured_count, 0.5);
 	for (size_t i = 0; i < n; i++)
-		if ((!limit || points[i].align < limit) &&
-		    points[i].align % size)
-			values[count++] = points[i].diff;
-	if (count >= 3) {
-		center = quantile(values, count, 0.5);
+		values[i] = points[i].pre;
+	floor_ns = 0.002 * quantile(values, n, 0.5);
+	for (size_t i = 0; i < n; i++)
+		if (points[i].noise > 0)
+			values[count++] = points[i].noise;
+	if (count) {
+		noise = quantile(values, count, 0.5);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			values[i] = points[i].diff;
+		center = quantile(values, n, 0.5);
+		for (size_t i = 0; i < n; i++)
+			if (points[i].diff <= center)
+				deviations[count++] = points[i].diff;
+		center = quantile(deviations, count, 0.5);
 		for (size_t i = 0; i < count; i++)
-			deviations[i] = fabs(values[i] - center);
-		spread = 1.4826 * quantile(deviations, count, 0.5);
+			deviations[i] = fabs(deviations[i] - center);
+		noise = count >= 3 ? 1.4826 * quantile(deviations, count, 0.5)
+				   : 0;
 	}
 out:
 	free(values);
 	free(deviations);
-	return measured > spread ? measured : spread;
+	return noise > floor_ns ? noise : floor_ns > 0 ? floor_ns : 1;
 }
 
 /*
@@ -157,24 +165,20 @@ static void best_boundary(const struct analysis_align_point *points,
 			  size_t n, uint64_t limit, uint64_t *best_size,
 			  double *best_z, double *level, double *noise)
 {
+	double sigma = diff_noise(points, n);
+
 	*best_size = 0;
 	*best_z = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t size = points[i].align;
 		struct split s;
-		double z, sigma;
+		double z;
 
 		if (limit && size >= limit)
 			continue;
 		split_by(points, n, size, limit, &s);
 		if (s.high_count < 2 || s.low_count < 2)
 			continue;
-		sigma = diff_noise(points, n, size, limit);
-		/* a floor: times are never exact to better than 0.5% */
-		if (sigma < 0.005 * fabs(s.high_median))
-			sigma = 0.005 * fabs(s.high_median);
-		if (sigma <= 0)
-			sigma = 1;
 		z = (s.high_q25 - s.low_q75) / sigma;
 		/* a size whose multiples include fast points fits worse */
 		z *= pow(1 - (double)s.misplaced /

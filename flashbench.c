@@ -401,10 +401,10 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s' after the device",
 			    argv[optind]);
-	if (!cfg->test_option)
-		usage_error("no test chosen (e.g. -a for the align test)");
 	if (cfg->write && !cfg->detect)
 		usage_error("--write goes with --detect");
+	if (!cfg->test_option)
+		usage_error("no test chosen (e.g. -a for the align test)");
 	if (cfg->random && cfg->test && strcmp(cfg->test->name, "open-au"))
 		usage_error("--random goes with --open-au");
 	if (cfg->random)

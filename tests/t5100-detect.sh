@@ -1,0 +1,93 @@
+#!/bin/sh
+# --detect: geometry found on simulated cards of known geometry, no signal
+# invented on a device without one, writes only inside the announced range.
+. "$(dirname "$0")/lib.sh"
+
+# json_get FILE KEY: a top-level value of a JSON document
+json_get() {
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print("null" if v is None else v)' "$1" "$2"
+}
+
+test_expect_success 'detect on the SU08G preset finds 4MiB erase blocks and 8KiB pages' '
+	"$FLASHBENCH" --detect --format=json sim: >out.json &&
+	test "$(json_get out.json erase_size)" = 4194304 &&
+	test "$(json_get out.json page_size)" = 8192 &&
+	test "$(json_get out.json bytes_written)" = 0
+'
+
+test_expect_success 'detect --write on each preset finds the open erase blocks' '
+	for preset in sandisk-su08g:6:1 toshiba-7au:7:4 sandisk-20au:20:20; do
+		name=${preset%%:*} rest=${preset#*:}
+		"$FLASHBENCH" --detect --write --format=json sim:$name \
+			>out.json 2>err.txt &&
+		test "$(json_get out.json open_au_linear)" = "${rest%%:*}" &&
+		test "$(json_get out.json open_au_random)" = "${rest#*:}" &&
+		grep -q "overwrites bytes" err.txt || return 1
+	done
+'
+
+test_expect_success 'detect --write finds the 32KiB program unit of the Toshiba card' '
+	"$FLASHBENCH" --detect --write --format=json sim:toshiba-7au \
+		>out.json 2>/dev/null &&
+	test "$(json_get out.json min_write_size)" = 32768
+'
+
+test_expect_success 'detect --write on a matrix of 22 cards: erase and open exact, page on 90%' '
+	total=0 page_ok=0
+	grep -v "^#" "$TESTS_DIR/detect/matrix.tsv" >rows
+	while IFS="	" read spec erase page open orand; do
+		total=$((total + 1))
+		"$FLASHBENCH" --detect --write --format=json "sim:$spec,size=8G" \
+			>out.json 2>/dev/null || { echo "failed: $spec"; return 1; }
+		test "$(json_get out.json erase_size)" = "$erase" &&
+		test "$(json_get out.json open_au_linear)" = "$open" ||
+			{ echo "wrong: $spec"; cat out.json; return 1; }
+		test "$(json_get out.json page_size)" = "$page" &&
+			page_ok=$((page_ok + 1))
+	done <rows
+	echo "page exact on $page_ok of $total"
+	test $total -ge 20 && test $((page_ok * 10)) -ge $((total * 9))
+'
+
+test_expect_success 'detect says so when a card shows no boundary' '
+	"$FLASHBENCH" --detect --budget=2 --format=json \
+		"sim:au-cross=0,page-cross=0,noise=0.02" >out.json &&
+	test "$(json_get out.json erase_size)" = null
+'
+
+test_expect_success 'detect --write without an erase size to use is a usage error' '
+	test_expect_code 2 "$FLASHBENCH" --detect --write --budget=1 \
+		"sim:au-cross=0,page-cross=0" 2>err.txt &&
+	grep -q "erasesize" err.txt
+'
+
+test_expect_success '--write alone is a usage error' '
+	test_expect_code 2 "$FLASHBENCH" --write sim: 2>err.txt &&
+	grep -q "goes with --detect" err.txt
+'
+
+test_loop 'detect on a loop device reports no erase-block signal' '
+	loop=$(make_loop 256M) &&
+	"$FLASHBENCH" --detect --budget=3 --format=json $loop >out.json &&
+	test "$(json_get out.json erase_size)" = null
+'
+
+test_loop 'detect --write on a loop device writes only inside its announced range' '
+	loop=$(make_loop 256M) &&
+	fill_random $loop &&
+	chunk_sums $loop 1048576 >before &&
+	"$FLASHBENCH" --detect --write --erasesize=1M --budget=1 $loop \
+		>out.txt 2>err.txt &&
+	range=$(sed -n "s/.*overwrites bytes \([0-9]*\) to \([0-9]*\).*/\1 \2/p" err.txt) &&
+	test -n "$range" &&
+	chunk_sums $loop 1048576 >after &&
+	changed_chunks before after >changed &&
+	test -s changed &&
+	set -- $range &&
+	while read chunk; do
+		test $((chunk * 1048576)) -ge $1 &&
+		test $((chunk * 1048576)) -le $2 || return 1
+	done <changed
+'
+
+test_done
