@@ -14,6 +14,8 @@
 #define MIN_Z 3.0
 /* A run slower than this fraction of the reference has fallen off. */
 #define FALL_RATIO 0.6
+/* An erase boundary must cost at least this share of a read. */
+#define MIN_ERASE_SHARE 0.05
 
 int analysis_linear_fit(const double *x, const double *y, size_t n,
 			double *slope, double *intercept)
@@ -192,6 +194,20 @@ static void best_boundary(const struct analysis_align_point *points,
 	}
 }
 
+static double typical_read(const struct analysis_align_point *points,
+			   size_t n)
+{
+	double *pre = calloc(n + 1, sizeof(double)), result = 0;
+
+	if (pre && n) {
+		for (size_t i = 0; i < n; i++)
+			pre[i] = points[i].pre;
+		result = quantile(pre, n, 0.5);
+	}
+	free(pre);
+	return result;
+}
+
 void analysis_align(const struct analysis_align_point *points, size_t count,
 		    struct analysis_geometry *g)
 {
@@ -202,7 +218,10 @@ void analysis_align(const struct analysis_align_point *points, size_t count,
 	best_boundary(points, count, 0, &size, &z, &level, &noise);
 	g->erase_z = z;
 	g->noise_ns = noise;
-	if (size == 0 || z < MIN_Z)
+	/* an erase-block boundary costs a real fraction of a read; caches
+	   and loop devices show only scatter far below that */
+	if (size == 0 || z < MIN_Z || level < MIN_ERASE_SHARE *
+	    typical_read(points, count))
 		return;
 	g->erase = (struct analysis_finding){ true, size,
 					      analysis_confidence(z) };
