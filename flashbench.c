@@ -20,6 +20,7 @@
 #include "dev.h"
 #include "info.h"
 #include "programs.h"
+#include "speed.h"
 #include "report.h"
 #include "units.h"
 #include "vm.h"
@@ -54,6 +55,12 @@ enum {
 	OPT_DETECT,
 	OPT_WRITE,
 	OPT_BUDGET,
+	OPT_WRITE_SPEED,
+	OPT_IOPS,
+	OPT_CLASS_CHECK,
+	OPT_READ_ONLY,
+	OPT_TIME,
+	OPT_SPAN,
 };
 
 struct option_def {
@@ -84,6 +91,18 @@ static const struct option_def option_defs[] = {
 	  "with --detect: also find open erase blocks (destructive)" },
 	{ OPT_BUDGET, "budget", "SECONDS",
 	  "device time --detect may spend reading (default 20)" },
+	{ 't', "read-speed", NULL, "sequential read rate (erase-size blocks)" },
+	{ OPT_WRITE_SPEED, "write-speed", NULL,
+	  "sequential write rate in erase blocks (destructive)" },
+	{ OPT_IOPS, "iops", NULL,
+	  "random 4KiB read and write IOPS (destructive)" },
+	{ OPT_CLASS_CHECK, "class-check", NULL,
+	  "measure against SD speed classes (destructive)" },
+	{ OPT_READ_ONLY, "read-only", NULL,
+	  "with --iops, --class-check: never write" },
+	{ OPT_TIME, "time", "SECONDS", "device time per measurement (default 3)" },
+	{ OPT_SPAN, "span", "SIZE",
+	  "range written or randomly read (default 256MiB)" },
 	{ OPT_INFO, "info", NULL,
 	  "identity of the device and card, from sysfs (read-only)" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys" },
@@ -134,6 +153,10 @@ struct config {
 	uint64_t scatter_order, scatter_span, interval_order;
 	bool offset_set, random, threes, stats, verbose, realtime;
 	bool list_programs, info, detect, write;
+	enum { SPEED_NONE, SPEED_READ, SPEED_WRITE, SPEED_IOPS,
+	       SPEED_CLASS } speed;
+	bool read_only;
+	uint64_t time_ns, span;
 	uint64_t budget_ns;
 	bool erasesize_set;
 	const char *sysfs_root;
@@ -330,6 +353,29 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 		cfg->detect = true;
 		break;
 	case OPT_WRITE: cfg->write = true; break;
+	case 't':
+		choose_test(cfg, NULL, "--read-speed");
+		cfg->speed = SPEED_READ;
+		break;
+	case OPT_WRITE_SPEED:
+		choose_test(cfg, NULL, "--write-speed");
+		cfg->speed = SPEED_WRITE;
+		break;
+	case OPT_IOPS:
+		choose_test(cfg, NULL, "--iops");
+		cfg->speed = SPEED_IOPS;
+		break;
+	case OPT_CLASS_CHECK:
+		choose_test(cfg, NULL, "--class-check");
+		cfg->speed = SPEED_CLASS;
+		break;
+	case OPT_READ_ONLY: cfg->read_only = true; break;
+	case OPT_TIME:
+		if (units_parse_duration(arg, &cfg->time_ns) || !cfg->time_ns)
+			usage_error("--time: '%s' is not a duration (try 3 or "
+				    "2.5s)", arg);
+		break;
+	case OPT_SPAN: cfg->span = size_arg(id, arg, false); break;
 	case OPT_BUDGET:
 		if (units_parse_duration(arg, &cfg->budget_ns) ||
 		    cfg->budget_ns == 0)
@@ -383,7 +429,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 				.count = 8, .open_au_nr = 2, .fat_nr = 6,
 				.scatter_order = 9, .scatter_span = 1,
 				.interval_order = 8,
-				.budget_ns = 20000000000ULL };
+				.budget_ns = 20000000000ULL,
+				.time_ns = 3000000000ULL };
 	build_getopt(longs, shorts);
 	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
 		parse_option(cfg, id, optarg);
@@ -403,6 +450,9 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 			    argv[optind]);
 	if (cfg->write && !cfg->detect)
 		usage_error("--write goes with --detect");
+	if (cfg->read_only && cfg->speed != SPEED_IOPS &&
+	    cfg->speed != SPEED_CLASS)
+		usage_error("--read-only goes with --iops or --class-check");
 	if (!cfg->test_option)
 		usage_error("no test chosen (e.g. -a for the align test)");
 	if (cfg->random && cfg->test && strcmp(cfg->test->name, "open-au"))
@@ -858,6 +908,98 @@ static int run_detect(const struct config *cfg)
 	return 0;
 }
 
+static int run_speed(struct config *cfg)
+{
+	bool json = cfg->format == REPORT_JSON;
+	bool writes = cfg->speed == SPEED_WRITE ||
+		      ((cfg->speed == SPEED_IOPS ||
+			cfg->speed == SPEED_CLASS) && !cfg->read_only);
+	uint64_t start = 0, end = 0;
+	struct info_card *card = calloc(1, sizeof(*card)), *claimed = NULL;
+	struct info_device idev;
+	char why[320], a[UNITS_BUF], b[UNITS_BUF];
+	struct dev dev;
+	FILE *out;
+	int err = 0;
+
+	if (!card)
+		runtime_error("out of memory");
+	open_device(cfg, &dev, writes ? DEV_READ_WRITE : DEV_READ_ONLY);
+	check_alignment(cfg, &dev);
+	if (cfg->speed != SPEED_READ &&
+	    speed_write_range(&dev, cfg->erasesize, cfg->span, &start, &end))
+		usage_error("%s: no whole %llu-byte erase block fits above "
+			    "16MiB on %s", cfg->test_option,
+			    (unsigned long long)cfg->erasesize, dev.path);
+	if (writes) {
+		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
+			"%s) of %s\n", program_name, cfg->test_option,
+			(unsigned long long)start, (unsigned long long)end - 1,
+			units_format_exact_size(a, start),
+			units_format_exact_size(b, end), dev.path);
+		dev_allow_writes(&dev, start, end);
+	}
+	if (cfg->speed == SPEED_CLASS) {
+		idev = (struct info_device){ .path = cfg->device,
+			.size_bytes = dev.size_bytes,
+			.logical_block_bytes = dev.logical_block_bytes,
+			.simulated = dev.simulated };
+		if (!dev.simulated &&
+		    info_read_card(&idev, cfg->sysfs_root, card, why,
+				   sizeof(why)) == 0 && card->has_speed)
+			claimed = card;
+	}
+	out = open_output(cfg);
+	try_realtime(cfg);
+	switch (cfg->speed) {
+	case SPEED_READ:
+		err = speed_read(&dev, cfg->offset, cfg->erasesize,
+				 cfg->time_ns, &stop_signal, out, json);
+		break;
+	case SPEED_WRITE:
+		err = speed_write(&dev, start, end - start, cfg->erasesize,
+				  cfg->time_ns, &stop_signal, out, json);
+		break;
+	case SPEED_IOPS:
+		err = speed_iops(&dev, start, end - start, cfg->time_ns,
+				 !cfg->read_only, &stop_signal, out, json);
+		break;
+	default:
+		err = speed_class_check(&dev, claimed, cfg->read_only, start,
+					end - start, cfg->erasesize,
+					cfg->time_ns, &stop_signal, out, json);
+		break;
+	}
+	free(card);
+	if ((fflush(out) || ferror(out)) && !err)
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+	if (out != stdout)
+		fclose(out);
+	if (cfg->stats)
+		print_stats(&dev);
+	if (err == -EINTR) {
+		dev_close(&dev);
+		fprintf(stderr, "%s: interrupted; results are incomplete\n",
+			program_name);
+		return 128 + stop_signal;
+	}
+	if (err == -ENOMEM)
+		runtime_error("out of memory");
+	if (err == -EINVAL)
+		usage_error("%s: --offset %llu plus a %llu-byte block is past "
+			    "the end of %s", cfg->test_option,
+			    (unsigned long long)cfg->offset,
+			    (unsigned long long)cfg->erasesize, dev.path);
+	if (err) {
+		dev_strerror(&dev, why, sizeof(why));
+		dev_close(&dev);
+		runtime_error("%s: %s", cfg->device, why);
+	}
+	dev_close(&dev);
+	return 0;
+}
+
 static void print_line(void *ctx, const char *line)
 {
 	fprintf(ctx, "%s\n", line);
@@ -896,5 +1038,7 @@ int main(int argc, char **argv)
 	catch_signals();
 	if (cfg.detect)
 		return run_detect(&cfg);
+	if (cfg.speed != SPEED_NONE)
+		return run_speed(&cfg);
 	return run_test(&cfg);
 }
