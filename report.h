@@ -47,6 +47,19 @@ int report_close(struct report *report, const struct dev_stats *stats,
 const char *report_field_text(const struct vm_field *field, char *buf,
 			      size_t size);
 
+/* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int report_parse_format(const char *name, enum report_format *format);
+
+/*
+ * Base unit of a field's value as the machine formats name it: "bytes",
+ * "ns", "bytes/s", "count" or "label".
+ */
+const char *report_unit_name(enum vm_unit unit);
+
+/* The shortest decimal that reads back as value; "null" if not finite. */
+const char *report_format_number(char *buf, size_t size, double value);
+
+/* text as a JSON string: quoted, escaped, invalid UTF-8 as U+FFFD. */
+void report_json_string(FILE *out, const char *text);
 
 #endif

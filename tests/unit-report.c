@@ -1,0 +1,343 @@
+/*
+ * unit-report: the CSV and JSON renderings of hand-made records (escaping,
+ * repeated keys, base units, non-finite numbers), the JSON reader on our
+ * own output and on hostile text, and SVG charts drawn from records.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../json.h"
+#include "../plot.h"
+#include "../report.h"
+#include "unit.h"
+
+static const struct vm_param params[] = {
+	{ "blocksize", 16384 }, { "nr", 7 },
+};
+
+static const struct report_meta meta = {
+	.test = "find-fat", .command = "flashbench -f \"x\" sim:",
+	.device = "sim:", .device_size = 1 << 30, .logical_block_size = 512,
+	.params = params, .param_count = 2,
+};
+
+static const struct dev_stats stats = {
+	.time_ns = 123456789, .bytes_read = 4096, .bytes_written = 8192,
+};
+
+/* block, then rate three times: find-fat's shape. */
+static struct vm_record fat_record(double block, double rate)
+{
+	struct vm_record rec = { .style = VM_STYLE_COLUMNS, .count = 4 };
+
+	rec.fields[0] = (struct vm_field){ VM_UNIT_SIZE, "block", NULL, NULL,
+					   block };
+	for (unsigned i = 1; i < 4; i++)
+		rec.fields[i] = (struct vm_field){ VM_UNIT_RATE, "rate", NULL,
+						   NULL, rate * i };
+	return rec;
+}
+
+/* Render records in a format; the caller frees the text. */
+static char *render(enum report_format format,
+		    const struct vm_record *recs, size_t n, bool incomplete)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct report *report = report_open(f, format, &meta);
+
+	for (size_t i = 0; i < n; i++)
+		report_record(report, &recs[i]);
+	report_close(report, &stats, incomplete);
+	fclose(f);
+	return buf;
+}
+
+static void test_numbers(void)
+{
+	char buf[32];
+
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 4194304), "4194304",
+		   "integers print whole");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 0.1), "0.1",
+		   "shortest digits that read back");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), -0.0), "0",
+		   "negative zero prints as 0");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), NAN), "null",
+		   "NaN is null");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), -INFINITY), "null",
+		   "infinity is null");
+	report_format_number(buf, sizeof(buf), 1.0 / 3);
+	UNIT_CHECK(strtod(buf, NULL) == 1.0 / 3, "1/3 round-trips (%s)", buf);
+}
+
+static void test_parse_format(void)
+{
+	enum report_format f = REPORT_TEXT;
+
+	UNIT_CHECK(report_parse_format("csv", &f) == 0 && f == REPORT_CSV,
+		   "csv parses");
+	UNIT_CHECK(report_parse_format("json", &f) == 0 && f == REPORT_JSON,
+		   "json parses");
+	UNIT_CHECK(report_parse_format("text", &f) == 0 && f == REPORT_TEXT,
+		   "text parses");
+	UNIT_CHECK(report_parse_format("xml", &f) == -EINVAL,
+		   "unknown format refused");
+}
+
+static void test_text(void)
+{
+	struct vm_record rec = fat_record(4194304, 10.7e6);
+	char *text = render(REPORT_TEXT, &rec, 1, false);
+
+	UNIT_STREQ(text, "4MiB    10.7M/s 21.4M/s 32.1M/s\n",
+		   "text columns unchanged");
+	free(text);
+}
+
+static void test_csv(void)
+{
+	struct vm_record recs[3] = { fat_record(4194304, 1e7),
+				     fat_record(2097152, 0.5) };
+	char *text;
+
+	recs[1].fields[2].value = NAN;
+	recs[2] = (struct vm_record){ .count = 2 };
+	recs[2].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+					       "a,\"b\"", 0 };
+	recs[2].fields[1] = (struct vm_field){ VM_UNIT_MS, "time", NULL,
+					       NULL, 1500000 };
+	text = render(REPORT_CSV, recs, 3, false);
+	UNIT_STREQ(text,
+		   "schema,block,rate_0,rate_1,rate_2\n"
+		   "1,4194304,10000000,20000000,30000000\n"
+		   "1,2097152,0.5,,1.5\n"
+		   "\n"
+		   "schema,name,time\n"
+		   "1,\"a,\"\"b\"\"\",1500000\n",
+		   "csv: header, repeated keys numbered, NaN empty, quoting, "
+		   "ns not ms, new table for a new shape");
+	free(text);
+}
+
+static void test_json(void)
+{
+	struct vm_record recs[2] = { fat_record(4194304, 1e7) };
+	char *text;
+
+	recs[0].fields[2].value = INFINITY;
+	recs[1] = (struct vm_record){ .count = 3 };
+	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "k\"\\\n",
+		NULL, "tab\there \x01 bad\xff end \xc2\xb5", 0 };
+	recs[1].fields[1] = (struct vm_field){ VM_UNIT_MIB, "offset", NULL,
+					       NULL, 1048576 };
+	recs[1].fields[2] = (struct vm_field){ VM_UNIT_MBPS, "rate", NULL,
+					       NULL, 2.5e6 };
+	text = render(REPORT_JSON, recs, 2, true);
+	UNIT_CHECK(text && strstr(text, "{\"block\": 4194304, \"rate\": "
+				  "[10000000, null, 30000000]}"),
+		   "json: repeated key as an array, infinity as null");
+	UNIT_CHECK(text && strstr(text, "\"k\\\"\\\\\\n\": \"tab\\there "
+				  "\\u0001 bad\\ufffd end \xc2\xb5\""),
+		   "json: escapes, control characters, invalid UTF-8");
+	UNIT_CHECK(text && strstr(text, "\"offset\": 1048576, "
+				  "\"rate\": 2500000}"),
+		   "json: MiB and MB/s carried as bytes and bytes/s");
+	UNIT_CHECK(text && strstr(text, "\"command\": \"flashbench -f "
+				  "\\\"x\\\" sim:\""), "json: command");
+	UNIT_CHECK(text && strstr(text, "\"parameters\": {\"blocksize\": "
+				  "16384, \"nr\": 7}"), "json: parameters");
+	UNIT_CHECK(text && strstr(text, "\"incomplete\": true,\n"
+				  "  \"device_time_ns\": 123456789,\n"
+				  "  \"bytes_read\": 4096,\n"
+				  "  \"bytes_written\": 8192,\n"),
+		   "json: incomplete and accounting");
+	UNIT_CHECK(text && strstr(text, "\"block\": \"bytes\", \"rate\": "
+				  "\"bytes/s\""), "json: units");
+	free(text);
+}
+
+static void test_json_empty(void)
+{
+	char *text = render(REPORT_JSON, NULL, 0, false);
+	struct json_value *doc = NULL;
+	char err[128] = "";
+	const struct json_value *results;
+
+	UNIT_CHECK(text && json_parse(text, strlen(text), &doc, err,
+				      sizeof(err)) == 0,
+		   "json without records parses (%s)", err);
+	results = json_get(doc, "results");
+	UNIT_CHECK(results && results->type == JSON_ARRAY &&
+		   results->count == 0, "json without records: empty results");
+	json_free(doc);
+	free(text);
+}
+
+/* Our own output read back. */
+static void test_read_back(void)
+{
+	struct vm_record recs[2] = { fat_record(4194304, 1e7),
+				     fat_record(65536, 3.25) };
+	char *text = render(REPORT_JSON, recs, 2, false);
+	struct json_value *doc = NULL;
+	const struct json_value *r, *rate, *cmd;
+	char err[128] = "";
+
+	UNIT_CHECK(json_parse(text, strlen(text), &doc, err,
+			      sizeof(err)) == 0, "read back: parses (%s)",
+		   err);
+	r = json_get(doc, "results");
+	rate = r && r->count == 2 ? json_get(&r->items[1], "rate") : NULL;
+	UNIT_CHECK(rate && rate->type == JSON_ARRAY && rate->count == 3 &&
+		   rate->items[2].number == 3.25 * 3,
+		   "read back: the array of rates");
+	cmd = json_get(doc, "command");
+	UNIT_STREQ(cmd ? cmd->string : NULL, "flashbench -f \"x\" sim:",
+		   "read back: escaped string");
+	json_free(doc);
+	free(text);
+}
+
+static void expect_refused(const char *text, const char *what)
+{
+	struct json_value *doc = NULL;
+	char err[128] = "";
+	int ret = json_parse(text, strlen(text), &doc, err, sizeof(err));
+
+	UNIT_CHECK(ret == -EINVAL && !doc && err[0], "refused: %s (%s)",
+		   what, err);
+}
+
+static void test_hostile(void)
+{
+	char deep[2 * JSON_MAX_DEPTH + 8];
+	struct json_value *doc = NULL;
+	char err[128];
+
+	memset(deep, '[', sizeof(deep) - 1);
+	deep[sizeof(deep) - 1] = '\0';
+	expect_refused(deep, "nested too deeply");
+	expect_refused("{\"a\": 1", "unterminated object");
+	expect_refused("\"abc", "unterminated string");
+	expect_refused("\"a\\u0000b\"", "NUL in a string");
+	expect_refused("\"\\ud800\"", "lone surrogate");
+	expect_refused("\"\xff\"", "invalid UTF-8");
+	expect_refused("01", "leading zero");
+	expect_refused("-", "bare minus");
+	expect_refused("[1,]", "trailing comma");
+	expect_refused("{} x", "trailing text");
+	expect_refused("", "empty input");
+	expect_refused("nul", "truncated literal");
+	UNIT_CHECK(json_parse("[1e999, -0, \"\\ud83d\\ude00\"]", 27, &doc,
+			      err, sizeof(err)) == 0 && doc->count == 3 &&
+		   isinf(doc->items[0].number) &&
+		   strcmp(doc->items[2].string, "\xf0\x9f\x98\x80") == 0,
+		   "surrogate pair decoded, huge number is infinite");
+	json_free(doc);
+	/* text not NUL-terminated: the reader stays inside length */
+	UNIT_CHECK(json_parse("[1, 2]xyz", 6, &doc, err, sizeof(err)) == 0 &&
+		   doc->count == 2, "length respected");
+	json_free(doc);
+}
+
+static char *draw(struct plot *plot)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	plot_write(plot, f);
+	fclose(f);
+	return buf;
+}
+
+static unsigned count(const char *text, const char *what)
+{
+	unsigned n = 0;
+
+	for (; text && (text = strstr(text, what)); text++)
+		n++;
+	return n;
+}
+
+static void test_plot(void)
+{
+	struct plot *plot = plot_new("a <chart> & more");
+	struct vm_record recs[3] = { fat_record(4194304, 1e7),
+				     fat_record(2097152, 9e6),
+				     fat_record(1048576, 5e6) };
+	char *svg;
+
+	UNIT_CHECK(plot_begin_run(plot, &meta, NULL) == 0, "plot: a run");
+	for (int i = 0; i < 3; i++)
+		plot_record(plot, &recs[i]);
+	svg = draw(plot);
+	UNIT_CHECK(count(svg, "<polyline") == 3,
+		   "plot: find-fat draws one line per erase block");
+	UNIT_CHECK(count(svg, "erase block 2") == 1, "plot: legend names");
+	UNIT_CHECK(count(svg, "a &lt;chart&gt; &amp; more") == 1,
+		   "plot: title escaped");
+	UNIT_CHECK(count(svg, "MB/s") >= 1 && count(svg, "4MiB") == 1,
+		   "plot: axes in MB/s and binary sizes");
+	free(svg);
+	UNIT_CHECK(plot_begin_run(plot, &(struct report_meta){
+		.test = "align" }, NULL) == -EINVAL,
+		   "plot: an align run does not join find-fat");
+	plot_free(plot);
+
+	plot = plot_new(NULL);
+	svg = draw(plot);
+	UNIT_CHECK(count(svg, "no data") == 1 && count(svg, "</svg>") == 1,
+		   "plot: an empty chart is still a document");
+	free(svg);
+	plot_free(plot);
+}
+
+static void test_plot_load(void)
+{
+	char path[] = "/tmp/unit-report-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	struct plot *plot = plot_new(NULL);
+	char err[128] = "";
+
+	fputs("{\"schema\": 1, \"test\": \"open-au\", \"parameters\": "
+	      "{\"nr\": 3}, \"results\": [{\"block\": \"x\", \"rate\": "
+	      "[null, {}, 1]}, {\"block\": 4096, \"rate\": 1e6}, 5]}", f);
+	fclose(f);
+	UNIT_CHECK(plot_load_json(plot, path, err, sizeof(err)) == -EINVAL &&
+		   strstr(err, "result 3"), "load: bad result named (%s)",
+		   err);
+	f = fopen(path, "w");
+	fputs("{\"schema\": 2}", f);
+	fclose(f);
+	UNIT_CHECK(plot_load_json(plot, path, err, sizeof(err)) == -EINVAL,
+		   "load: other schema refused (%s)", err);
+	UNIT_CHECK(plot_load_json(plot, "/nonexistent/x.json", err,
+				  sizeof(err)) == -ENOENT,
+		   "load: missing file (%s)", err);
+	free(draw(plot));
+	plot_free(plot);
+	remove(path);
+}
+
+int main(void)
+{
+	test_numbers();
+	test_parse_format();
+	test_text();
+	test_csv();
+	test_json();
+	test_json_empty();
+	test_read_back();
+	test_hostile();
+	test_plot();
+	test_plot_load();
+	return UNIT_DONE();
+}
