@@ -1,0 +1,42 @@
+/*
+ * progress: a one-line indicator on a terminal while a test runs: test
+ * name, operations done of the total, time taken and time left.  Drawn
+ * in place with \r and only on a terminal; it never touches the results.
+ */
+#ifndef FLASHBENCH_PROGRESS_H
+#define FLASHBENCH_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#define PROGRESS_INTERVAL_NS 200000000LL	/* at most 5 redraws a second */
+
+struct progress {
+	FILE *out;
+	const char *test;
+	bool enabled;
+	struct timespec start, last;
+	uint64_t done, total;
+	int shown;		/* characters on the line now, 0: clear */
+};
+
+/*
+ * Set up for test on out.  Drawing happens only when want is true (the
+ * caller's choice: text output, not --quiet) and out is a terminal.
+ */
+void progress_start(struct progress *progress, FILE *out, const char *test,
+		    bool want);
+
+/* Operations done of total, from vm_exec.progress.  Rate-limited. */
+void progress_update(struct progress *progress, uint64_t done,
+		     uint64_t total);
+
+/* Wipe the line, e.g. before a result is printed to the same terminal. */
+void progress_clear(struct progress *progress);
+
+/* Wipe the line for good. */
+void progress_end(struct progress *progress);
+
+#endif
