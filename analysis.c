@@ -12,8 +12,6 @@
 
 /* Separations below this many noise units are not findings. */
 #define MIN_Z 3.0
-/* A run slower than this fraction of the reference has fallen off. */
-#define FALL_RATIO 0.6
 /* An erase boundary must cost at least this share of a read. */
 #define MIN_ERASE_SHARE 0.05
 
@@ -303,7 +301,7 @@ void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
 			v->worst_size = run->size[j];
 		}
 	}
-	v->fell = v->compared && v->worst_ratio < FALL_RATIO;
+	v->fell = v->compared && v->worst_ratio < ANALYSIS_FALL_RATIO;
 }
 
 /*
@@ -313,7 +311,7 @@ void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
 static double count_confidence(double fall_ratio, bool adjacent_hold,
 			       bool hold_compared, double hold_ratio)
 {
-	double clarity = 1 - fall_ratio / FALL_RATIO;
+	double clarity = 1 - fall_ratio / ANALYSIS_FALL_RATIO;
 
 	if (clarity < 0)
 		clarity = 0;

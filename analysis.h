@@ -79,6 +79,9 @@ struct analysis_open {
 void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open);
 
+/* A run slower than this fraction of its reference has fallen off. */
+#define ANALYSIS_FALL_RATIO 0.6
+
 /* How one run compares with the runs it is held against. */
 struct analysis_verdict {
 	bool compared;		/* some block size had a reference rate */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "analyze.h"
 #include "detect.h"
 #include "dev.h"
 #include "info.h"
@@ -61,6 +62,7 @@ enum {
 	OPT_READ_ONLY,
 	OPT_TIME,
 	OPT_SPAN,
+	OPT_ANALYZE,
 };
 
 struct option_def {
@@ -103,6 +105,8 @@ static const struct option_def option_defs[] = {
 	{ OPT_TIME, "time", "SECONDS", "device time per measurement (default 3)" },
 	{ OPT_SPAN, "span", "SIZE",
 	  "range written or randomly read (default 256MiB)" },
+	{ OPT_ANALYZE, "analyze", NULL,
+	  "read saved -a, -O output from FILEs (- is stdin)" },
 	{ OPT_INFO, "info", NULL,
 	  "identity of the device and card, from sysfs (read-only)" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys" },
@@ -157,6 +161,9 @@ struct config {
 	       SPEED_CLASS } speed;
 	bool read_only;
 	uint64_t time_ns, span;
+	const char *const *files;	/* --analyze */
+	size_t file_count;
+	bool analyze;
 	uint64_t budget_ns;
 	bool erasesize_set;
 	const char *sysfs_root;
@@ -370,6 +377,10 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 		cfg->speed = SPEED_CLASS;
 		break;
 	case OPT_READ_ONLY: cfg->read_only = true; break;
+	case OPT_ANALYZE:
+		choose_test(cfg, NULL, "--analyze");
+		cfg->analyze = true;
+		break;
 	case OPT_TIME:
 		if (units_parse_duration(arg, &cfg->time_ns) || !cfg->time_ns)
 			usage_error("--time: '%s' is not a duration (try 3 or "
@@ -440,6 +451,14 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		if (optind < argc)
 			usage_error("--decode-%s takes no device",
 				    cfg->decode_kind);
+		return;
+	}
+	if (cfg->analyze) {
+		if (optind >= argc)
+			usage_error("--analyze: no file given (- for standard "
+				    "input)");
+		cfg->files = (const char *const *)argv + optind;
+		cfg->file_count = (size_t)(argc - optind);
 		return;
 	}
 	if (optind >= argc)
@@ -867,6 +886,28 @@ static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 	return 0;
 }
 
+/* --analyze: findings from saved output; measures nothing. */
+static int analyze_saved(const struct config *cfg)
+{
+	static struct analyze_result result;
+	char why[4200];
+	FILE *out;
+	int err;
+
+	err = analyze_files(cfg->files, cfg->file_count, &result, why,
+			    sizeof(why));
+	if (err)
+		runtime_error("%s", why);
+	out = open_output(cfg);
+	err = analyze_report(&result, cfg->format == REPORT_JSON, out);
+	if (out != stdout && fclose(out))
+		err = -EIO;
+	if (err)
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+	return 0;
+}
+
 static int run_detect(const struct config *cfg)
 {
 	struct detect_options options = {
@@ -1035,6 +1076,8 @@ int main(int argc, char **argv)
 		return decode_register(&cfg);
 	if (cfg.info)
 		return show_info(&cfg);
+	if (cfg.analyze)
+		return analyze_saved(&cfg);
 	catch_signals();
 	if (cfg.detect)
 		return run_detect(&cfg);

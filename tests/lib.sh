@@ -20,6 +20,14 @@ test_at_exit() {
 
 test_cleanup_all() {
 	eval "$test_cleanups" >/dev/null 2>&1
+	# loop devices made in subshells (dev=$(make_loop ...)) are listed
+	# in a file, since a subshell cannot add to test_cleanups
+	if [ -f "$TRASH/.loops" ]; then
+		while read -r loop; do
+			umount "$loop" 2>/dev/null
+			losetup -d "$loop" 2>/dev/null
+		done <"$TRASH/.loops"
+	fi
 	rm -rf "$TRASH"
 }
 
@@ -96,7 +104,7 @@ make_loop() {
 	img=$(mktemp "$TRASH/loop.XXXXXX")
 	truncate -s "$size" "$img" || return 1
 	dev=$(losetup -f --show "$@" "$img") || return 1
-	test_at_exit "losetup -d $dev"
+	echo "$dev" >>"$TRASH/.loops"
 	echo "$dev"
 }
 
@@ -133,4 +141,132 @@ changed_chunks() {
 test_done() {
 	echo "# $test_count tests, $test_failed failed"
 	[ "$test_failed" = 0 ]
+}
+
+# ---- helpers added for the t2xxx scripts ----
+
+# test_usage_error PROG REGEX ARGS...: PROG (flashbench or erase) run with
+# ARGS exits 2, prints nothing on stdout, and on stderr exactly two lines:
+# "PROG: MESSAGE" with MESSAGE matching the extended REGEX, then
+# "Try 'PROG --help' for more information."
+test_usage_error() {
+	tue_prog=$1
+	tue_re=$2
+	shift 2
+	case $tue_prog in
+	flashbench) tue_bin=$FLASHBENCH ;;
+	erase) tue_bin=$ERASE ;;
+	*) echo "test_usage_error: unknown program $tue_prog" >&2; return 1 ;;
+	esac
+	"$tue_bin" "$@" >usage.out 2>usage.err </dev/null
+	tue_code=$?
+	echo "exit $tue_code; stderr:"
+	cat usage.err
+	if [ "$tue_code" != 2 ]; then
+		echo "exit code $tue_code, want 2" >&2
+		return 1
+	fi
+	if [ -s usage.out ]; then
+		echo "unexpected output on stdout:" >&2
+		cat usage.out >&2
+		return 1
+	fi
+	if [ "$(wc -l <usage.err)" -ne 2 ]; then
+		echo "want exactly 2 lines on stderr" >&2
+		return 1
+	fi
+	tue_first=$(head -n 1 usage.err)
+	case $tue_first in
+	"$tue_prog: "*) ;;
+	*) echo "first line does not start with '$tue_prog: '" >&2
+	   return 1 ;;
+	esac
+	if ! printf '%s\n' "${tue_first#"$tue_prog: "}" | grep -Eq -- "$tue_re"
+	then
+		echo "message does not match /$tue_re/" >&2
+		return 1
+	fi
+	if [ "$(sed -n 2p usage.err)" != \
+	     "Try '$tue_prog --help' for more information." ]; then
+		echo "second line is not the --help hint" >&2
+		return 1
+	fi
+}
+
+# loop_setup VAR SIZE [losetup options]: make_loop, but the device name is
+# stored in VAR of the calling shell, so the detach that make_loop
+# registers is not lost in a command substitution's subshell.  Call it
+# from the script's top level, not from inside a test body.
+loop_setup() {
+	ls_var=$1
+	shift
+	make_loop "$@" >"$TRASH/.loop_name" || return 1
+	eval "$ls_var=\$(cat \"\$TRASH/.loop_name\")"
+}
+
+# dev_sum DEV: one checksum of the whole device (read past the page
+# cache) or file.
+dev_sum() {
+	if [ -b "$1" ]; then
+		dd if="$1" bs=1M iflag=direct status=none | cksum
+	else
+		cksum <"$1"
+	fi
+}
+
+# announced_range FILE: from a "... overwrites bytes A to B ..." line in
+# FILE (a test's stderr), print "A B+1": the written range, end exclusive.
+announced_range() {
+	sed -n 's/.* overwrites bytes \([0-9]*\) to \([0-9]*\) .*/\1 \2/p' \
+		"$1" | awk 'NR == 1 { print $1, $2 + 1; n++ }
+			END { exit n != 1 }'
+}
+
+# chunks_within LIST LO HI: every chunk index in the file LIST (one per
+# line, as changed_chunks prints) is in [LO, HI).
+chunks_within() {
+	awk -v lo="$2" -v hi="$3" '$1 < lo || $1 >= hi {
+		print "chunk " $1 " outside [" lo ", " hi ")"; bad = 1 }
+		END { exit bad }' "$1" >&2
+}
+
+# time_ns T: a time as the tool prints it (123ns, 87.3µs, -1.08ms, 2.1s)
+# in nanoseconds.
+time_ns() {
+	printf '%s\n' "$1" | awk '
+		/ns$/ { sub(/ns$/, ""); print $0 + 0; exit }
+		/µs$/ { sub(/µs$/, ""); print $0 * 1e3; exit }
+		/ms$/ { sub(/ms$/, ""); print $0 * 1e6; exit }
+		/s$/ { sub(/s$/, ""); print $0 * 1e9; exit }
+		{ exit 1 }'
+}
+
+# rate_bps R: a rate as the tool prints it (614K/s, 10.7M/s) in bytes per
+# second (decimal prefixes).
+rate_bps() {
+	printf '%s\n' "$1" | awk '
+		/^[0-9.]+B\/s$/ { print $0 + 0; exit }
+		/^[0-9.]+K\/s$/ { print $0 * 1e3; exit }
+		/^[0-9.]+M\/s$/ { print $0 * 1e6; exit }
+		/^[0-9.]+G\/s$/ { print $0 * 1e9; exit }
+		{ exit 1 }'
+}
+
+# chunk_sums_quick DEV CHUNK: like chunk_sums ("index sum" per CHUNK-sized
+# piece, for changed_chunks), with CRCs: several times faster.
+chunk_sums_quick() {
+	csq_n=$(($(blockdev --getsize64 "$1") / $2))
+	csq_i=0
+	while [ $csq_i -lt $csq_n ]; do
+		printf '%s ' $csq_i
+		dd if="$1" bs="$2" skip=$csq_i count=1 status=none \
+			iflag=direct | cksum
+		csq_i=$((csq_i + 1))
+	done | awk '{ print $1, $2 }'
+}
+
+# copy_to_dev FILE DEV: write FILE over the start of DEV, bypassing the
+# page cache, e.g. to put a device back into a known state.
+copy_to_dev() {
+	dd if="$1" of="$2" bs=1M oflag=direct conv=notrunc status=none
 }

@@ -1,0 +1,1060 @@
+/*
+ * analyze: saved align and open-AU output back into numbers, judged by
+ * analysis.c and reported.  The parser takes text as people paste it:
+ * prompts, prose, folded lines, escape junk, either tool's spelling.
+ * Nothing here measures or touches a device.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "detect.h"
+#include "units.h"
+
+/* Sizes a parsed record may carry; anything outside is junk. */
+#define MAX_SIZE_BYTES (1ULL << 50)
+#define MAX_ALIGN_BYTES (1ULL << 62)
+#define MAX_RATE 1e12			/* bytes per second */
+#define MAX_TIME_NS 1e15
+#define MAX_NR 1000000
+#define DEFAULT_OPEN_AU_NR 2		/* -O without -0, in both tools */
+#define MAX_DIGITS 18
+#define ADVICE_BYTES 384		/* detect_recommend's line */
+#define ADVICE_MAX 16
+
+struct unit {
+	const char *name;
+	double scale;
+};
+
+static const struct unit time_units[] = {
+	{ "ns", 1 },
+	{ "us", 1e3 },
+	{ "\xc2\xb5s", 1e3 },		/* micro sign */
+	{ "\xce\xbcs", 1e3 },		/* Greek mu */
+	{ "\xb5s", 1e3 },		/* Latin-1 micro sign */
+	{ "\xc3\x82\xc2\xb5s", 1e3 },	/* UTF-8 read as Latin-1 and back */
+	{ "ms", 1e6 },
+	{ "s", 1e9 },
+};
+
+static const struct unit size_units[] = {
+	{ "B", 1 },
+	{ "KiB", 1024.0 },
+	{ "MiB", 1024.0 * 1024 },
+	{ "GiB", 1024.0 * 1024 * 1024 },
+	{ "TiB", 1024.0 * 1024 * 1024 * 1024 },
+};
+
+static const struct unit rate_units[] = {
+	{ "B/s", 1 },
+	{ "K/s", 1e3 },
+	{ "k/s", 1e3 },
+	{ "M/s", 1e6 },
+	{ "G/s", 1e9 },
+};
+
+#define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+struct token {
+	const char *s;
+	size_t len;
+};
+
+/* The most recent flashbench command line. */
+struct command {
+	unsigned nr;
+	bool nr_set;
+	bool open_au;
+	bool random;
+	bool find_fat;
+};
+
+struct parser {
+	struct analyze_result *r;
+	struct command cmd;
+	bool new_run;			/* a command since the last pair */
+	bool new_table;			/* a command since the last align line */
+	bool table_open;
+	unsigned table;
+	struct analysis_run *run;	/* being filled, or NULL */
+};
+
+/* ---- cleaning and tokens ---- */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Length of a CSI sequence's parameters and final byte at s, or 0. */
+static size_t csi_length(const char *s, const char *end)
+{
+	const char *p = s;
+
+	while (p < end && ((*p >= '0' && *p <= '9') || *p == ';' ||
+			   *p == '?'))
+		p++;
+	if (p < end && *p >= '@' && *p <= '~')
+		return (size_t)(p - s) + 1;
+	return 0;
+}
+
+/*
+ * Copy text without terminal escapes (real ones, or pasted as "^[[A"),
+ * with carriage returns, form feeds and no-break spaces as spaces.
+ */
+static size_t clean_text(char *dst, const char *src, size_t len)
+{
+	const char *end = src + len;
+	size_t n = 0, skip;
+
+	while (src < end) {
+		if (*src == '\x1b' && src + 1 < end) {
+			skip = src[1] == '[' ? csi_length(src + 2, end) : 0;
+			src += skip ? 2 + skip : 2;
+		} else if (*src == '^' && src + 1 < end && src[1] == '[') {
+			skip = src + 2 < end && src[2] == '[' ?
+				csi_length(src + 3, end) : 0;
+			if (skip)
+				src += 3 + skip;
+			else
+				src += src + 2 < end ? 3 : 2;
+		} else if ((unsigned char)*src == 0xc2 && src + 1 < end &&
+			   (unsigned char)src[1] == 0xa0) {
+			dst[n++] = ' ';
+			dst[n++] = ' ';
+			src += 2;
+		} else if (*src == '\r' || *src == '\f' || *src == '\v' ||
+			   *src == '\0') {
+			dst[n++] = ' ';
+			src++;
+		} else {
+			dst[n++] = *src++;
+		}
+	}
+	return n;
+}
+
+static bool next_token(const char **p, const char *end, struct token *t)
+{
+	const char *s = *p;
+
+	while (s < end && is_space(*s))
+		s++;
+	if (s == end) {
+		*p = s;
+		return false;
+	}
+	t->s = s;
+	while (s < end && !is_space(*s))
+		s++;
+	t->len = (size_t)(s - t->s);
+	*p = s;
+	return true;
+}
+
+static bool token_is(const struct token *t, const char *word)
+{
+	return t->len == strlen(word) && memcmp(t->s, word, t->len) == 0;
+}
+
+/* "flashbench", "./flashbench", "/usr/bin/flashbench" */
+static bool is_flashbench(const struct token *t)
+{
+	static const char name[] = "flashbench";
+	size_t n = sizeof(name) - 1;
+
+	if (t->len < n || memcmp(t->s + t->len - n, name, n))
+		return false;
+	return t->len == n || t->s[t->len - n - 1] == '/';
+}
+
+/* ---- numbers ---- */
+
+/*
+ * A decimal number at the start of s: [-]DIGITS[.DIGITS], at most
+ * MAX_DIGITS digits on each side.  Sets *used to its length.
+ */
+static bool parse_decimal(const char *s, size_t len, bool sign, double *value,
+			  size_t *used)
+{
+	size_t i = 0, digits = 0, fraction = 0;
+	double v = 0, scale = 0.1;
+	bool negative = false;
+
+	if (sign && i < len && s[i] == '-') {
+		negative = true;
+		i++;
+	}
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+		v = v * 10 + (s[i] - '0');
+	if (digits == 0 || digits > MAX_DIGITS)
+		return false;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9';
+		     i++, fraction++) {
+			v += (s[i] - '0') * scale;
+			scale /= 10;
+		}
+		if (fraction == 0 || fraction > MAX_DIGITS)
+			return false;
+	}
+	*value = negative ? -v : v;
+	*used = i;
+	return true;
+}
+
+/* A number followed directly by one of the units: the value in base units. */
+static bool parse_with_unit(const struct token *t, const struct unit *units,
+			    size_t count, bool sign, bool bare, double *value)
+{
+	size_t used, rest;
+	double v;
+
+	if (!parse_decimal(t->s, t->len, sign, &v, &used))
+		return false;
+	rest = t->len - used;
+	if (rest == 0 && bare) {
+		*value = v;
+		return true;
+	}
+	for (size_t i = 0; i < count; i++)
+		if (strlen(units[i].name) == rest &&
+		    memcmp(t->s + used, units[i].name, rest) == 0) {
+			*value = v * units[i].scale;
+			return true;
+		}
+	return false;
+}
+
+/* A time in ns; the diff may be bare (the original's truncated negatives). */
+static bool parse_time(const struct token *t, bool diff, double *ns)
+{
+	if (!parse_with_unit(t, time_units, COUNT_OF(time_units), diff, diff,
+			     ns))
+		return false;
+	return fabs(*ns) <= MAX_TIME_NS;
+}
+
+static bool parse_size(const struct token *t, uint64_t *bytes)
+{
+	double v;
+
+	if (!parse_with_unit(t, size_units, COUNT_OF(size_units), false,
+			     false, &v) || v < 1 || v > (double)MAX_SIZE_BYTES)
+		return false;
+	*bytes = (uint64_t)(v + 0.5);
+	return true;
+}
+
+static bool parse_rate(const struct token *t, double *bytes_per_s)
+{
+	return parse_with_unit(t, rate_units, COUNT_OF(rate_units), false,
+			       false, bytes_per_s) && *bytes_per_s <= MAX_RATE;
+}
+
+/* Plain digits in [min, max]. */
+static bool parse_integer(const struct token *t, uint64_t min, uint64_t max,
+			  uint64_t *value)
+{
+	uint64_t v = 0;
+
+	if (t->len == 0 || t->len > MAX_DIGITS)
+		return false;
+	for (size_t i = 0; i < t->len; i++) {
+		if (t->s[i] < '0' || t->s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(t->s[i] - '0');
+	}
+	if (v < min || v > max)
+		return false;
+	*value = v;
+	return true;
+}
+
+static bool parse_nr(const struct token *t, struct command *cmd)
+{
+	uint64_t v;
+
+	if (!parse_integer(t, 1, MAX_NR, &v))
+		return false;
+	cmd->nr = (unsigned)v;
+	cmd->nr_set = true;
+	return true;
+}
+
+/* ---- command lines ---- */
+
+/* Long options of either tool that take their argument as the next word. */
+static const char *const long_with_arg[] = {
+	"--blocksize", "--erasesize", "--count", "--out", "--offset",
+	"--fat-nr", "--scatter-order", "--scatter-span", "--interval-order",
+	"--program", "--format", "--sysfs-root",
+};
+
+static void long_option(struct parser *ps, const struct token *t,
+			const char **p, const char *end)
+{
+	static const char nr[] = "--open-au-nr";
+	size_t n = sizeof(nr) - 1;
+	struct token arg;
+
+	if (t->len > n && memcmp(t->s, nr, n) == 0 && t->s[n] == '=') {
+		arg = (struct token){ t->s + n + 1, t->len - n - 1 };
+		parse_nr(&arg, &ps->cmd);
+	} else if (token_is(t, nr)) {
+		const char *q = *p;
+
+		if (next_token(&q, end, &arg) && parse_nr(&arg, &ps->cmd))
+			*p = q;
+	} else if (token_is(t, "--random")) {
+		ps->cmd.random = true;
+	} else if (token_is(t, "--open-au")) {
+		ps->cmd.open_au = true;
+	} else if (token_is(t, "--find-fat")) {
+		ps->cmd.find_fat = true;
+	} else {
+		for (size_t i = 0; i < COUNT_OF(long_with_arg); i++)
+			if (token_is(t, long_with_arg[i]))
+				next_token(p, end, &arg);
+	}
+}
+
+/* A cluster of short options: "-O", "-Or", "-0", "-06", "-b 512". */
+static void short_options(struct parser *ps, const struct token *t,
+			  const char **p, const char *end)
+{
+	for (size_t i = 1; i < t->len; i++) {
+		struct token arg = { t->s + i + 1, t->len - i - 1 };
+		char c = t->s[i];
+
+		switch (c) {
+		case 'r': ps->cmd.random = true; continue;
+		case 'O': ps->cmd.open_au = true; continue;
+		case 'f': ps->cmd.find_fat = true; continue;
+		case 'a': case 'A': case 's': case 'i': case 'v': continue;
+		case '0': case 'b': case 'e': case 'c': case 'o':
+			break;
+		default:
+			return;
+		}
+		if (arg.len == 0) {
+			const char *q = *p;
+
+			if (!next_token(&q, end, &arg))
+				return;
+			if (c != '0' || parse_nr(&arg, &ps->cmd))
+				*p = q;
+		} else if (c == '0') {
+			parse_nr(&arg, &ps->cmd);
+		}
+		return;
+	}
+}
+
+static void option(struct parser *ps, const struct token *t, const char **p,
+		   const char *end)
+{
+	if (t->len > 2 && t->s[0] == '-' && t->s[1] == '-')
+		long_option(ps, t, p, end);
+	else if (t->len > 1 && t->s[0] == '-')
+		short_options(ps, t, p, end);
+}
+
+static void start_command(struct parser *ps)
+{
+	ps->cmd = (struct command){ 0 };
+	ps->new_run = true;
+	ps->new_table = true;
+	ps->r->commands++;
+}
+
+/* ---- records ---- */
+
+static bool align_seen(const struct parser *ps, uint64_t align)
+{
+	const struct analyze_result *r = ps->r;
+
+	for (size_t i = 0; i < r->point_count; i++)
+		if (r->point_table[i] == ps->table &&
+		    r->points[i].align == align)
+			return true;
+	return false;
+}
+
+static void add_point(struct parser *ps, const struct analysis_align_point *pt)
+{
+	struct analyze_result *r = ps->r;
+
+	if (r->point_count == ANALYZE_MAX_POINTS) {
+		r->dropped++;
+		return;
+	}
+	if (!ps->table_open || ps->new_table || align_seen(ps, pt->align)) {
+		ps->table = r->table_count++;
+		ps->table_open = true;
+		ps->new_table = false;
+	}
+	r->point_table[r->point_count] = ps->table;
+	r->points[r->point_count++] = *pt;
+}
+
+/* "align N pre T on T post T diff T": consumes it and returns true. */
+static bool try_align(struct parser *ps, const char **p, const char *end)
+{
+	static const char *const labels[] = { "pre", "on", "post", "diff" };
+	struct analysis_align_point pt = { 0 };
+	double *times[] = { &pt.pre, &pt.on, &pt.post, &pt.diff };
+	const char *q = *p;
+	struct token t;
+
+	if (!next_token(&q, end, &t) ||
+	    !parse_integer(&t, 1, MAX_ALIGN_BYTES, &pt.align))
+		return false;
+	for (size_t i = 0; i < COUNT_OF(labels); i++)
+		if (!next_token(&q, end, &t) || !token_is(&t, labels[i]) ||
+		    !next_token(&q, end, &t) ||
+		    !parse_time(&t, i == COUNT_OF(labels) - 1, times[i]))
+			return false;
+	*p = q;
+	add_point(ps, &pt);
+	return true;
+}
+
+static void add_pair(struct parser *ps, uint64_t size, double rate)
+{
+	struct analyze_result *r = ps->r;
+	struct analysis_run *run = ps->run;
+
+	if (ps->cmd.find_fat) {
+		r->dropped++;
+		return;
+	}
+	if (!run || ps->new_run || size >= run->size[run->count - 1]) {
+		ps->new_run = false;
+		ps->run = NULL;
+		if (r->run_count == ANALYZE_MAX_RUNS) {
+			r->dropped++;
+			return;
+		}
+		run = ps->run = &r->runs[r->run_count++];
+		memset(run, 0, sizeof(*run));
+		run->nr = ps->cmd.nr_set ? ps->cmd.nr :
+			  ps->cmd.open_au ? DEFAULT_OPEN_AU_NR : 0;
+		run->random = ps->cmd.random;
+	}
+	if (run->count == ANALYSIS_MAX_SIZES) {
+		r->dropped++;
+		return;
+	}
+	run->size[run->count] = size;
+	run->rate[run->count++] = rate;
+}
+
+/*
+ * "SIZE RATE" with t the size: consumes the rate and returns true.  A
+ * size with several rates is a find-fat row, read and dropped.
+ */
+static bool try_pair(struct parser *ps, const struct token *t, const char **p,
+		     const char *end)
+{
+	const char *q = *p;
+	struct token next;
+	uint64_t size;
+	double rate, more;
+	bool extra = false;
+
+	if (!parse_size(t, &size) || !next_token(&q, end, &next) ||
+	    !parse_rate(&next, &rate))
+		return false;
+	*p = q;
+	while (next_token(&q, end, &next) && parse_rate(&next, &more)) {
+		*p = q;
+		extra = true;
+	}
+	if (extra)
+		ps->r->dropped++;
+	else
+		add_pair(ps, size, rate);
+	return true;
+}
+
+/* One line: returns whether it held a record or a command. */
+static bool parse_line(struct parser *ps, const char *p, const char *end)
+{
+	bool used = false, options = false;
+	struct token t;
+
+	while (next_token(&p, end, &t)) {
+		if (is_flashbench(&t)) {
+			start_command(ps);
+			options = used = true;
+		} else if (token_is(&t, "align") && try_align(ps, &p, end)) {
+			options = false;
+			used = true;
+		} else if (try_pair(ps, &t, &p, end)) {
+			options = false;
+			used = true;
+		} else if (options) {
+			option(ps, &t, &p, end);
+		}
+	}
+	return used;
+}
+
+static bool blank(const char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (!is_space(*p))
+			return false;
+	return true;
+}
+
+/* Parse len bytes into r, adding to what it holds; context starts afresh. */
+static int parse_text(struct analyze_result *r, const char *text, size_t len)
+{
+	struct parser ps = { .r = r };
+	char *clean = malloc(len + 1);
+	const char *p, *end;
+	size_t n;
+
+	if (!clean)
+		return -ENOMEM;
+	n = clean_text(clean, text, len);
+	for (p = clean, end = clean + n; p < end;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			eol = end;
+		r->lines++;
+		if (!parse_line(&ps, p, eol) && !blank(p, eol))
+			r->lines_ignored++;
+		p = eol + 1;
+	}
+	free(clean);
+	return 0;
+}
+
+int analyze_text(const char *text, struct analyze_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_text(out, text, strlen(text));
+}
+
+/* ---- files ---- */
+
+/* All of f, up to limit bytes: -EFBIG past it. */
+static int read_all(FILE *f, size_t limit, char **text, size_t *len)
+{
+	size_t size = 0, used = 0, got;
+	char *buf = NULL, *grown;
+
+	for (;;) {
+		if (used == size) {
+			size = size ? 2 * size : 65536;
+			if (size > limit + 1)
+				size = limit + 1;
+			if (used == size) {
+				free(buf);
+				return -EFBIG;
+			}
+			grown = realloc(buf, size);
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		got = fread(buf + used, 1, size - used, f);
+		used += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return -EIO;
+	}
+	if (used > limit) {
+		free(buf);
+		return -EFBIG;
+	}
+	*text = buf;
+	*len = used;
+	return 0;
+}
+
+static int analyze_file(const char *path, size_t *budget,
+			struct analyze_result *out, char *why, size_t why_size)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(path, "r");
+	const char *name = is_stdin ? "standard input" : path;
+	char *text = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!f) {
+		err = -errno;
+		snprintf(why, why_size, "%s: %s", name, strerror(-err));
+		return err;
+	}
+	err = read_all(f, *budget, &text, &len);
+	if (!is_stdin)
+		fclose(f);
+	if (err == -EFBIG)
+		snprintf(why, why_size, "%s: input beyond %u MiB in all",
+			 name, ANALYZE_MAX_INPUT >> 20);
+	else if (err)
+		snprintf(why, why_size, "%s: %s", name, strerror(-err));
+	if (err)
+		return err;
+	*budget -= len;
+	err = parse_text(out, text, len);
+	if (err)
+		snprintf(why, why_size, "%s: %s", name, strerror(-err));
+	free(text);
+	return err;
+}
+
+int analyze_files(const char *const *paths, size_t count,
+		  struct analyze_result *out, char *why, size_t why_size)
+{
+	size_t budget = ANALYZE_MAX_INPUT;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < count; i++) {
+		err = analyze_file(paths[i], &budget, out, why, why_size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- findings ---- */
+
+/* The align table with the most lines (the first of equals). */
+static unsigned largest_table(const struct analyze_result *r, size_t *points)
+{
+	size_t counts[ANALYZE_MAX_POINTS] = { 0 };
+	unsigned best = 0;
+
+	for (size_t i = 0; i < r->point_count; i++)
+		counts[r->point_table[i]]++;
+	for (unsigned t = 1; t < r->table_count && t < ANALYZE_MAX_POINTS; t++)
+		if (counts[t] > counts[best])
+			best = t;
+	*points = counts[best];
+	return best;
+}
+
+static void geometry_reasons(const struct analyze_result *r,
+			     struct analyze_findings *f)
+{
+	const struct analysis_geometry *g = &f->geometry;
+	char size[UNITS_BUF];
+
+	if (!g->erase.known) {
+		if (r->point_count == 0)
+			snprintf(f->erase_why, sizeof(f->erase_why),
+				 "no align table found");
+		else if (f->table_points < 4)
+			snprintf(f->erase_why, sizeof(f->erase_why),
+				 "the longest align table has %zu lines; too "
+				 "few to tell", f->table_points);
+		else
+			snprintf(f->erase_why, sizeof(f->erase_why),
+				 "no alignment's multiples stand clear of "
+				 "the rest (%.1f noise units, 3 needed)",
+				 g->erase_z);
+		snprintf(f->page_why, sizeof(f->page_why),
+			 "needs the erase block size first");
+	} else if (!g->page.known) {
+		snprintf(f->page_why, sizeof(f->page_why),
+			 "no alignment below %s stands clear of the noise "
+			 "(%.1f noise units, 3 needed)",
+			 units_format_exact_size(size, g->erase.value),
+			 g->page_z);
+	}
+}
+
+/* Why the count in one order is unknown, or at least what it is. */
+static void open_reason(const struct analyze_result *r,
+			const struct analysis_open *o, bool random, char *why,
+			size_t size)
+{
+	const char *order = random ? "--random " : "linear ";
+	unsigned runs = 0, known = 0, first_nr = 0, at_least;
+	bool several = false;
+
+	for (size_t i = 0; i < r->run_count; i++) {
+		if (r->runs[i].random != random || r->runs[i].count == 0)
+			continue;
+		runs++;
+		if (!r->runs[i].nr)
+			continue;
+		known++;
+		if (first_nr && r->runs[i].nr != first_nr)
+			several = true;
+		first_nr = first_nr ? first_nr : r->runs[i].nr;
+	}
+	at_least = random ? o->random_at_least : o->linear_at_least;
+	if (r->run_count == 0)
+		snprintf(why, size, "no open-AU runs found");
+	else if (runs == 0)
+		snprintf(why, size, "no %sopen-AU runs found", order);
+	else if (known == 0)
+		snprintf(why, size, "no %srun's --open-au-nr is known (paste "
+			 "the command lines with the output)", order);
+	else if (random && o->random_slow_nr)
+		snprintf(why, size, "random order is slow already at N=%u "
+			 "(%.2f of the linear rate); a --random run with -0 1 "
+			 "would tell whether order or count is to blame",
+			 o->random_slow_nr, o->random_slow_ratio);
+	else if (!several)
+		snprintf(why, size, "only N=%u was run; runs with other "
+			 "--open-au-nr values are needed", first_nr);
+	else
+		snprintf(why, size, "no run fell off: at least %u; try a "
+			 "larger --open-au-nr", at_least);
+}
+
+void analyze_findings(const struct analyze_result *r,
+		      struct analyze_findings *f)
+{
+	struct analysis_align_point points[ANALYZE_MAX_POINTS];
+	size_t n = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->table = largest_table(r, &f->table_points);
+	for (size_t i = 0; i < r->point_count; i++)
+		if (r->point_table[i] == f->table)
+			points[n++] = r->points[i];
+	analysis_align(points, n, &f->geometry);
+	geometry_reasons(r, f);
+	analysis_open_au(r->runs, r->run_count, &f->open);
+	if (!f->open.linear.known)
+		open_reason(r, &f->open, false, f->linear_why,
+			    sizeof(f->linear_why));
+	if (!f->open.random.known)
+		open_reason(r, &f->open, true, f->random_why,
+			    sizeof(f->random_why));
+}
+
+/* ---- text report ---- */
+
+static void text_finding(FILE *out, const char *label,
+			 const struct analysis_finding *found, bool bytes,
+			 const char *why)
+{
+	char buf[UNITS_BUF];
+
+	fprintf(out, "%-22s", label);
+	if (!found->known)
+		fprintf(out, "not determined: %s\n", why);
+	else if (bytes)
+		fprintf(out, "%s (confidence %.2f)\n",
+			units_format_exact_size(buf, found->value),
+			found->confidence);
+	else
+		fprintf(out, "%llu (confidence %.2f)\n",
+			(unsigned long long)found->value, found->confidence);
+}
+
+/* s right-aligned in width columns; UTF-8 continuation bytes take none. */
+static void put_right(FILE *out, const char *s, int width)
+{
+	int columns = 0;
+
+	for (const char *c = s; *c; c++)
+		columns += ((unsigned char)*c & 0xc0) != 0x80;
+	fprintf(out, "%*s%s", width > columns ? width - columns : 0, "", s);
+}
+
+static void text_align(FILE *out, const struct analyze_result *r,
+		       const struct analyze_findings *f)
+{
+	const struct analysis_geometry *g = &f->geometry;
+	char a[UNITS_BUF], pre[UNITS_BUF], on[UNITS_BUF], post[UNITS_BUF];
+	char diff[UNITS_BUF];
+
+	if (!f->table_points)
+		return;
+	fprintf(out, "\nAlign table %u of %u (%zu lines), decided from; "
+		"diff = on - (pre + post) / 2:\n", f->table + 1,
+		r->table_count, f->table_points);
+	fprintf(out, "  %-8s%10s%10s%10s%10s\n", "align", "pre", "on", "post",
+		"diff");
+	for (size_t i = 0; i < r->point_count; i++) {
+		const struct analysis_align_point *p = &r->points[i];
+		const char *mark = "";
+
+		if (r->point_table[i] != f->table)
+			continue;
+		if (g->erase.known && p->align % g->erase.value == 0)
+			mark = "  erase-block boundary";
+		else if (g->page.known && p->align % g->page.value == 0)
+			mark = "  page boundary";
+		fprintf(out, "  %-8s", units_format_exact_size(a, p->align));
+		put_right(out, units_format_time(pre, p->pre), 10);
+		put_right(out, units_format_time(on, p->on), 10);
+		put_right(out, units_format_time(post, p->post), 10);
+		put_right(out, units_format_time(diff, p->diff), 10);
+		fprintf(out, "%s\n", mark);
+	}
+}
+
+static void text_runs(FILE *out, const struct analyze_result *r)
+{
+	char size[UNITS_BUF];
+
+	if (!r->run_count)
+		return;
+	fprintf(out, "\nOpen-AU runs, each against the runs with fewer erase "
+		"blocks (falls off below %.2g):\n", ANALYSIS_FALL_RATIO);
+	fprintf(out, "  %5s  %-6s %5s  %5s %-8s %s\n", "N", "order", "sizes",
+		"worst", "at", "verdict");
+	for (size_t i = 0; i < r->run_count; i++) {
+		const struct analysis_run *run = &r->runs[i];
+		struct analysis_verdict v;
+		char nr[16];
+
+		analysis_open_au_verdict(r->runs, r->run_count, i, &v);
+		if (run->nr)
+			snprintf(nr, sizeof(nr), "%u", run->nr);
+		else
+			snprintf(nr, sizeof(nr), "?");
+		fprintf(out, "  %5s  %-6s %5zu  ", nr,
+			run->random ? "random" : "linear", run->count);
+		if (!v.compared)
+			fprintf(out, "%5s %-8s %s\n", "-", "",
+				run->nr ? "reference: no run with fewer N" :
+				"N unknown: not used");
+		else
+			fprintf(out, "%5.2f %-8s %s%s\n", v.worst_ratio,
+				units_format_exact_size(size, v.worst_size),
+				v.fell ? "falls off" : "holds",
+				v.against_linear ? " (against linear runs)" :
+				"");
+	}
+}
+
+static void text_report(FILE *out, const struct analyze_result *r,
+			const struct analyze_findings *f,
+			char (*advice)[ADVICE_BYTES], size_t advice_count)
+{
+	const struct analysis_open *o = &f->open;
+
+	fprintf(out, "Read %zu align lines in %u table%s and %zu open-AU "
+		"run%s; %zu lines ignored\n\n", r->point_count,
+		r->table_count, r->table_count == 1 ? "" : "s", r->run_count,
+		r->run_count == 1 ? "" : "s", r->lines_ignored);
+	text_finding(out, "Erase block size:", &f->geometry.erase, true,
+		     f->erase_why);
+	text_finding(out, "Page size:", &f->geometry.page, true, f->page_why);
+	text_finding(out, "Open erase blocks:", &o->linear, false,
+		     f->linear_why);
+	text_finding(out, "  with --random:", &o->random, false,
+		     f->random_why);
+	if (advice_count)
+		fprintf(out, "\nAdvice:\n");
+	for (size_t i = 0; i < advice_count; i++)
+		fprintf(out, "  %s\n", advice[i]);
+	text_align(out, r, f);
+	text_runs(out, r);
+	fprintf(out, "\nCannot tell from this input:\n");
+	fprintf(out, "  minimum write size and FAT area: saved align and "
+		"open-AU output does not show them\n");
+	if (!r->point_count)
+		fprintf(out, "  erase block and page size: no align table "
+			"found\n");
+	if (!r->run_count)
+		fprintf(out, "  open erase blocks: no open-AU runs found\n");
+	if (r->dropped)
+		fprintf(out, "  %zu records past the limits (%d align lines, "
+			"%d runs of %d sizes) or find-fat rows were not "
+			"used\n", r->dropped, ANALYZE_MAX_POINTS,
+			ANALYZE_MAX_RUNS, ANALYSIS_MAX_SIZES);
+}
+
+/* ---- JSON report ---- */
+
+/* Our strings are ASCII or UTF-8 we wrote; quotes, backslashes, controls. */
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(out, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_finding(FILE *out, const char *key,
+			 const struct analysis_finding *found)
+{
+	fprintf(out, "  \"%s\": ", key);
+	if (found->known)
+		fprintf(out, "%llu,\n", (unsigned long long)found->value);
+	else
+		fprintf(out, "null,\n");
+}
+
+static void json_confidence(FILE *out, const struct analyze_findings *f)
+{
+	const struct analysis_finding *c[] = {
+		&f->geometry.erase, &f->geometry.page, &f->open.linear,
+		&f->open.random,
+	};
+
+	fprintf(out, "  \"confidence\": { \"erase_size\": %.3f, "
+		"\"page_size\": %.3f, \"open_au_linear\": %.3f, "
+		"\"open_au_random\": %.3f, \"min_write_size\": 0, "
+		"\"fat_area\": 0 },\n",
+		c[0]->known ? c[0]->confidence : 0,
+		c[1]->known ? c[1]->confidence : 0,
+		c[2]->known ? c[2]->confidence : 0,
+		c[3]->known ? c[3]->confidence : 0);
+}
+
+static void json_reasons(FILE *out, const struct analyze_findings *f)
+{
+	const char *keys[] = { "erase_size", "page_size", "open_au_linear",
+			       "open_au_random", "min_write_size",
+			       "fat_area" };
+	const char *whys[] = { f->erase_why, f->page_why, f->linear_why,
+			       f->random_why,
+			       "not shown by align or open-AU output",
+			       "not shown by align or open-AU output" };
+	bool first = true;
+
+	fprintf(out, "  \"not_determined\": {");
+	for (size_t i = 0; i < COUNT_OF(keys); i++) {
+		if (!whys[i][0])
+			continue;
+		fprintf(out, "%s\n    \"%s\": ", first ? "" : ",", keys[i]);
+		json_string(out, whys[i]);
+		first = false;
+	}
+	fprintf(out, "\n  },\n");
+}
+
+static void json_align(FILE *out, const struct analyze_result *r,
+		       const struct analyze_findings *f)
+{
+	bool first = true;
+
+	fprintf(out, "  \"align\": [");
+	for (size_t i = 0; i < r->point_count; i++) {
+		const struct analysis_align_point *p = &r->points[i];
+
+		if (r->point_table[i] != f->table)
+			continue;
+		fprintf(out, "%s\n    { \"align\": %llu, \"pre_ns\": %.10g, "
+			"\"on_ns\": %.10g, \"post_ns\": %.10g, "
+			"\"diff_ns\": %.10g }", first ? "" : ",",
+			(unsigned long long)p->align, p->pre, p->on, p->post,
+			p->diff);
+		first = false;
+	}
+	fprintf(out, "%s],\n", first ? "" : "\n  ");
+}
+
+static void json_runs(FILE *out, const struct analyze_result *r)
+{
+	fprintf(out, "  \"open_au_runs\": [");
+	for (size_t i = 0; i < r->run_count; i++) {
+		const struct analysis_run *run = &r->runs[i];
+		struct analysis_verdict v;
+
+		analysis_open_au_verdict(r->runs, r->run_count, i, &v);
+		fprintf(out, "%s\n    { \"nr\": ", i ? "," : "");
+		if (run->nr)
+			fprintf(out, "%u", run->nr);
+		else
+			fprintf(out, "null");
+		fprintf(out, ", \"random\": %s, \"compared\": %s, "
+			"\"falls_off\": %s, \"worst_ratio\": ",
+			run->random ? "true" : "false",
+			v.compared ? "true" : "false",
+			v.fell ? "true" : "false");
+		if (v.compared)
+			fprintf(out, "%.4g, \"worst_size\": %llu", v.worst_ratio,
+				(unsigned long long)v.worst_size);
+		else
+			fprintf(out, "null, \"worst_size\": null");
+		fprintf(out, ",\n      \"sizes\": [");
+		for (size_t j = 0; j < run->count; j++)
+			fprintf(out, "%s%llu", j ? ", " : "",
+				(unsigned long long)run->size[j]);
+		fprintf(out, "],\n      \"rates\": [");
+		for (size_t j = 0; j < run->count; j++)
+			fprintf(out, "%s%.10g", j ? ", " : "", run->rate[j]);
+		fprintf(out, "] }");
+	}
+	fprintf(out, "%s]\n", r->run_count ? "\n  " : "");
+}
+
+static void json_report(FILE *out, const struct analyze_result *r,
+			const struct analyze_findings *f,
+			char (*advice)[ADVICE_BYTES], size_t advice_count)
+{
+	fprintf(out, "{\n");
+	json_finding(out, "erase_size", &f->geometry.erase);
+	json_finding(out, "page_size", &f->geometry.page);
+	json_finding(out, "open_au_linear", &f->open.linear);
+	json_finding(out, "open_au_random", &f->open.random);
+	fprintf(out, "  \"min_write_size\": null,\n  \"fat_area\": null,\n");
+	json_confidence(out, f);
+	fprintf(out, "  \"device_time_ns\": 0,\n  \"bytes_read\": 0,\n"
+		"  \"bytes_written\": 0,\n  \"recommendations\": [");
+	for (size_t i = 0; i < advice_count; i++) {
+		fprintf(out, "%s\n    ", i ? "," : "");
+		json_string(out, advice[i]);
+	}
+	fprintf(out, "%s],\n", advice_count ? "\n  " : "");
+	json_reasons(out, f);
+	fprintf(out, "  \"input\": { \"lines\": %zu, \"lines_ignored\": %zu, "
+		"\"commands\": %zu, \"align_lines\": %zu, "
+		"\"align_tables\": %u, \"align_table_used\": ", r->lines,
+		r->lines_ignored, r->commands, r->point_count, r->table_count);
+	if (f->table_points)
+		fprintf(out, "%u", f->table + 1);
+	else
+		fprintf(out, "null");
+	fprintf(out, ", \"open_au_runs\": %zu, \"dropped\": %zu },\n",
+		r->run_count, r->dropped);
+	json_align(out, r, f);
+	json_runs(out, r);
+	fprintf(out, "}\n");
+}
+
+int analyze_report(const struct analyze_result *r, bool json, FILE *out)
+{
+	char advice[ADVICE_MAX][ADVICE_BYTES];
+	const struct analysis_finding *erase, *page, *linear;
+	struct analyze_findings f;
+	size_t advice_count;
+
+	analyze_findings(r, &f);
+	erase = &f.geometry.erase;
+	page = &f.geometry.page;
+	linear = &f.open.linear;
+	advice_count = detect_recommend(erase->known ? erase->value : 0,
+					page->known ? page->value : 0,
+					linear->known ?
+					(unsigned)linear->value : 0,
+					advice, ADVICE_MAX);
+	if (json)
+		json_report(out, r, &f, advice, advice_count);
+	else
+		text_report(out, r, &f, advice, advice_count);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}

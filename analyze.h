@@ -1,0 +1,78 @@
+/*
+ * analyze: reads saved align and open-AU output - ours or the original
+ * tool's, as people paste it, prompts, folded lines and all - back into
+ * numbers, has analysis.c judge them, and reports the findings.  It never
+ * touches a device.
+ */
+#ifndef FLASHBENCH_ANALYZE_H
+#define FLASHBENCH_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+
+#define ANALYZE_MAX_POINTS 256		/* align lines kept */
+#define ANALYZE_MAX_RUNS 256		/* open-AU runs kept */
+#define ANALYZE_MAX_INPUT (16u << 20)	/* bytes read over all files */
+
+/*
+ * What the text held.  About 180 KiB: allocate it statically or on the
+ * heap, not on the stack.
+ */
+struct analyze_result {
+	struct analysis_align_point points[ANALYZE_MAX_POINTS];
+	unsigned point_table[ANALYZE_MAX_POINTS];  /* 0-based table of each */
+	size_t point_count;
+	unsigned table_count;		/* align tables: a command or a repeated
+					 * alignment starts the next */
+	struct analysis_run runs[ANALYZE_MAX_RUNS];
+	size_t run_count;
+	size_t lines;			/* lines read */
+	size_t lines_ignored;		/* non-blank lines that held nothing */
+	size_t commands;		/* flashbench command lines seen */
+	size_t dropped;			/* records past a cap, or find-fat rows */
+};
+
+/* Findings from a result, for report_... or our own report. */
+struct analyze_findings {
+	struct analysis_geometry geometry;
+	struct analysis_open open;
+	unsigned table;			/* the align table decided from */
+	size_t table_points;		/* its lines; 0: no align table */
+	/* why each finding is missing; "" when it is known */
+	char erase_why[160];
+	char page_why[160];
+	char linear_why[160];
+	char random_why[160];
+};
+
+/*
+ * Parse text (NUL-terminated) into *out, which is reset first.  Never
+ * fails on content: what it cannot read it counts in lines_ignored.
+ * Returns 0, or -ENOMEM.
+ */
+int analyze_text(const char *text, struct analyze_result *out);
+
+/*
+ * Read and parse each file ("-" is standard input) into *out; runs and
+ * tables do not carry over from one file to the next.  Returns 0, -errno
+ * with why set ("FILE: message"), or -EFBIG past ANALYZE_MAX_INPUT.
+ */
+int analyze_files(const char *const *paths, size_t count,
+		  struct analyze_result *out, char *why, size_t why_size);
+
+/* Judge a result: align table -> geometry, runs -> open erase blocks. */
+void analyze_findings(const struct analyze_result *result,
+		      struct analyze_findings *findings);
+
+/*
+ * Findings, advice (detect_recommend's, from the findings) and the
+ * evidence behind them, as text for people or as one JSON object.
+ * Returns 0, or -EIO on a write error.
+ */
+int analyze_report(const struct analyze_result *result, bool json, FILE *out);
+
+#endif

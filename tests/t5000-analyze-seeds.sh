@@ -1,0 +1,88 @@
+#!/bin/sh
+# --analyze on outputs people posted: the SanDisk SU08G align table and
+# open-AU runs, and the Toshiba and SanDisk runs of one mail thread, give
+# the erase block size and open erase blocks the thread reached.
+. "$(dirname "$0")/lib.sh"
+
+DATA=$TESTS_DIR/analyze
+
+if ! "$FLASHBENCH" --help 2>/dev/null | grep -q -- '--analyze'; then
+	test_skip 'analyze seeds' '--analyze is not wired in'
+	test_done
+	exit
+fi
+
+test_expect_success 'su08g: 4MiB erase blocks, 6 open' '
+	"$FLASHBENCH" --analyze "$DATA/su08g.txt" >out &&
+	grep "^Erase block size: *4MiB (confidence" out &&
+	grep "^Open erase blocks: *6 (confidence" out &&
+	grep "^  with --random: *not determined: random order is slow" out &&
+	grep "slow already at N=2" out
+'
+
+test_expect_success 'su08g: the evidence, 7 falls off' '
+	"$FLASHBENCH" --analyze "$DATA/su08g.txt" >out &&
+	grep "^  4MiB .*erase-block boundary$" out &&
+	grep "^ *7  linear .*falls off$" out &&
+	grep "^ *6  linear .*holds$" out
+'
+
+test_expect_success 'toshiba: 7 open erase blocks, no align table' '
+	"$FLASHBENCH" --analyze "$DATA/toshiba.txt" >out &&
+	grep "^Open erase blocks: *7 (confidence" out &&
+	grep "^Erase block size: *not determined: no align table found" out
+'
+
+test_expect_success 'sandisk: 20 open erase blocks' '
+	"$FLASHBENCH" --analyze "$DATA/sandisk.txt" >out &&
+	grep "^Open erase blocks: *20 (confidence" out
+'
+
+test_expect_success 'standard input reads like a file' '
+	"$FLASHBENCH" --analyze "$DATA/su08g.txt" >file.out &&
+	"$FLASHBENCH" --analyze - <"$DATA/su08g.txt" >stdin.out &&
+	test_cmp file.out stdin.out
+'
+
+test_expect_success 'several files add up; runs do not carry over' '
+	"$FLASHBENCH" --analyze "$DATA/su08g.txt" "$DATA/sandisk.txt" >out &&
+	grep "^Read 21 align lines in 1 table and 11 open-AU runs" out
+'
+
+test_expect_success 'a missing file is a runtime error naming it' '
+	test_expect_code 1 "$FLASHBENCH" --analyze "$TRASH/nonexistent" \
+		>out 2>err &&
+	grep "nonexistent: No such file or directory" err
+'
+
+test_expect_success 'prose alone: nothing determined, exit 0' '
+	printf "hello\nno numbers here\n" >prose.txt &&
+	"$FLASHBENCH" --analyze prose.txt >out &&
+	grep "^Erase block size: *not determined: no align table found" out &&
+	grep "^Open erase blocks: *not determined: no open-AU runs found" out
+'
+
+if "$FLASHBENCH" --analyze --format=json - </dev/null >/dev/null 2>&1; then
+	test_expect_success 'JSON: findings as numbers or null' '
+		"$FLASHBENCH" --analyze "$DATA/su08g.txt" --format=json >out &&
+		grep "^  \"erase_size\": 4194304,$" out &&
+		grep "^  \"page_size\": null,$" out &&
+		grep "^  \"open_au_linear\": 6,$" out &&
+		grep "^  \"open_au_random\": null,$" out &&
+		grep "^  \"min_write_size\": null,$" out &&
+		grep "^  \"fat_area\": null,$" out &&
+		grep "^  \"recommendations\": \[" out
+	'
+	test_expect_success 'JSON: toshiba and sandisk counts' '
+		"$FLASHBENCH" --analyze --format=json "$DATA/toshiba.txt" \
+			>t.out &&
+		grep "^  \"open_au_linear\": 7,$" t.out &&
+		"$FLASHBENCH" --analyze --format=json "$DATA/sandisk.txt" \
+			>s.out &&
+		grep "^  \"open_au_linear\": 20,$" s.out
+	'
+else
+	test_skip 'JSON output' '--format json is not available'
+fi
+
+test_done

@@ -1,0 +1,366 @@
+/*
+ * unit-analyze: reading saved align and open-AU output as people paste
+ * it (folded lines, units, prompts, escape junk, hostile input), and the
+ * findings and reports for the pasted outputs in tests/analyze/.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "analyze.h"
+#include "unit.h"
+
+static struct analyze_result r;
+
+static bool near(double got, double want)
+{
+	return fabs(got - want) <= 1e-6 * fabs(want) + 1e-9;
+}
+
+static void test_empty_and_garbage(void)
+{
+	static const char garbage[] =
+		"\x01\x02\xff\xfe binary \x7f junk\n"
+		"align\nalign x pre on post diff\nalign 4096 pre 1us on\n"
+		"4MiB\n10M/s 4MiB\n-5MiB 3M/s\n4MiB -3M/s\n4MB 3M/s\n"
+		"nan inf 1e9M/s 0x10KiB .5MiB 5.MiB 4KiB 1e3K/s\n";
+
+	UNIT_CHECK(analyze_text("", &r) == 0 && r.lines == 0 &&
+		   r.point_count == 0 && r.run_count == 0 &&
+		   r.lines_ignored == 0, "empty input: nothing, no error");
+	UNIT_CHECK(analyze_text("\n  \n\t\n", &r) == 0 && r.lines == 3 &&
+		   r.lines_ignored == 0, "blank lines are not ignored lines");
+	UNIT_CHECK(analyze_text(garbage, &r) == 0 && r.point_count == 0 &&
+		   r.run_count == 0 && r.lines_ignored == r.lines &&
+		   r.lines == 10, "garbage: no records, every line ignored");
+}
+
+static void test_align(void)
+{
+	static const char text[] =
+		"align 4194304\tpre 492\xc2\xb5s\ton 593\xc2\xb5s\t"
+		"post 480\xc2\xb5s\tdiff 107\xc2\xb5s\n"
+		"align 2097152 pre 480us on 1.5ms post 0.5s diff 4.16us\n"
+		"align 1048576 pre 482ns on 481ns post 470ns diff -9689ns\n"
+		"align 524288 pre 482\xce\xbcs on 482\xb5s post 467us "
+		"diff -412331\n"
+		"align 262144 pre 480 on 479us post 469us diff 4us\n";
+
+	analyze_text(text, &r);
+	UNIT_CHECK(r.point_count == 4 && r.table_count == 1 &&
+		   r.lines_ignored == 1, "align lines: tabs, spaces, units");
+	UNIT_CHECK(r.points[0].align == 4194304 && near(r.points[0].pre,
+		   492000) && near(r.points[0].diff, 107000),
+		   "µs is 1000 ns");
+	UNIT_CHECK(near(r.points[1].pre, 480000) &&
+		   near(r.points[1].on, 1.5e6) && near(r.points[1].post, 5e8),
+		   "us, ms and s");
+	UNIT_CHECK(near(r.points[2].pre, 482) && near(r.points[2].diff, -9689),
+		   "ns and a negative diff with its unit");
+	UNIT_CHECK(near(r.points[3].diff, -412331) &&
+		   near(r.points[3].pre, 482000) && near(r.points[3].on, 482000),
+		   "truncated unitless diff is ns; Greek mu, Latin-1 micro");
+	UNIT_CHECK(r.points[0].noise == 0, "noise is not measured: 0");
+}
+
+static void test_folded_and_tables(void)
+{
+	static const char folded[] =
+		"$ ./flashbench -a /dev/sdb align 8192 pre 1us on 2us post 1us "
+		"diff 1us align 4096 pre 1us on 1us post 1us diff 0ns "
+		"align 2048 pre 1us on 1us post 1us diff 0ns\n"
+		"align 8192 pre 1us on 2us post 1us diff 1us\n"
+		"$ flashbench -a /dev/sdb\n"
+		"align 1024 pre 1us on 2us post 1us diff 1us\n";
+
+	analyze_text(folded, &r);
+	UNIT_CHECK(r.point_count == 5 && r.table_count == 3,
+		   "folded align table; a repeat or command starts a table");
+	UNIT_CHECK(r.point_table[2] == 0 && r.point_table[3] == 1 &&
+		   r.point_table[4] == 2, "each line in its table");
+	UNIT_CHECK(r.commands == 2 && r.lines_ignored == 0,
+		   "command lines are counted, not ignored");
+}
+
+static void test_open_au_commands(void)
+{
+	static const char text[] =
+		"# ./flashbench -O -0 6  -b 512 /dev/block/mmcblk0p9\n"
+		"4MiB    5.91M/s\n2MiB    8.84M/s\n^C\n"
+		"$ sudo ./flashbench /dev/mmcblk0 --open-au "
+		"--erasesize=$[4 * 1024 * 1024] --open-au-nr=7 --random "
+		"4MiB 6.55M/s 2MiB 7.04M/s 8KiB 614K/s 4KiB 2.5G/s 2KiB 12B/s\n"
+		"flashbench -O --open-au-nr 8 -r /dev/x\n512KiB\t13M/s\n"
+		"flashbench -Or -09 /dev/x\n1.5MiB 1M/s\n"
+		"flashbench -O /dev/x\n4MiB 1M/s\n"
+		"4MiB 2M/s\n"
+		"/usr/bin/flashbench -a -e 4096 -0 3 x\n1KiB 1k/s\n"
+		"myflashbench -0 5\n1KiB 1k/s\n";
+
+	analyze_text(text, &r);
+	UNIT_CHECK(r.run_count == 8, "a command or a size not below the last "
+		   "starts a run (%zu)", r.run_count);
+	UNIT_CHECK(r.runs[0].nr == 6 && !r.runs[0].random &&
+		   r.runs[0].count == 2 && r.runs[0].size[1] == 2 << 20 &&
+		   near(r.runs[0].rate[0], 5.91e6), "-0 6 with extra spaces");
+	UNIT_CHECK(r.runs[1].nr == 7 && r.runs[1].random &&
+		   r.runs[1].count == 5, "--open-au-nr=7 --random, folded");
+	UNIT_CHECK(near(r.runs[1].rate[2], 614e3) &&
+		   near(r.runs[1].rate[3], 2.5e9) &&
+		   near(r.runs[1].rate[4], 12) && r.runs[1].size[3] == 4096 &&
+		   r.runs[1].size[4] == 2048, "K/s, G/s, B/s; KiB");
+	UNIT_CHECK(r.runs[2].nr == 8 && r.runs[2].random &&
+		   r.runs[2].size[0] == 512 << 10, "--open-au-nr 8 -r, a tab");
+	UNIT_CHECK(r.runs[3].nr == 9 && r.runs[3].random &&
+		   r.runs[3].size[0] == 1572864, "-Or -09; 1.5MiB");
+	UNIT_CHECK(r.runs[4].nr == 2 && r.runs[5].nr == 2,
+		   "-O without -0 is the default 2, kept for a repeated run");
+	UNIT_CHECK(r.runs[6].nr == 3, "-e takes its argument; -0 3 after it");
+	UNIT_CHECK(r.runs[7].nr == 3 && r.commands == 6,
+		   "myflashbench is not flashbench");
+
+	analyze_text("4MiB 10M/s\n2MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 1 && r.runs[0].nr == 0 &&
+		   r.runs[0].count == 2, "no command: nr 0");
+	analyze_text("flashbench -f /dev/x\n4MiB 1M/s 2M/s 3M/s\n"
+		     "2MiB 1M/s\n8KiB 1M/s 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 0 && r.dropped == 3,
+		   "find-fat rows are not open-AU runs");
+	analyze_text("4MiB 1M/s 2M/s\n", &r);
+	UNIT_CHECK(r.run_count == 0 && r.dropped == 1,
+		   "a size with several rates is a find-fat row");
+}
+
+static void test_junk(void)
+{
+	static const char text[] =
+		"# ./flashbench -O -0 7  -b 512 /dev/block/mmcblk0p9\r\n"
+		"256KiB  13M/s\r\n"
+		"^[[A^[[D^[[A128KiB  12.3M/s\n"
+		"\x1b[A\x1b[1;5D64KiB\x1b[0m 11M/s\n"
+		"32KiB\xc2\xa0\xc2\xa0" "9M/s\n"
+		"^C\n"
+		"andrew@bradford:~/flashbench$ ls\n"
+		"The Sandisk one has 20 AUs.\n";
+
+	analyze_text(text, &r);
+	UNIT_CHECK(r.run_count == 1 && r.runs[0].count == 4 &&
+		   r.runs[0].nr == 7, "CRLF, escapes, no-break spaces");
+	UNIT_CHECK(r.runs[0].size[1] == 128 << 10 &&
+		   near(r.runs[0].rate[1], 12.3e6) &&
+		   r.runs[0].size[2] == 64 << 10 && r.runs[0].size[3] == 32768,
+		   "pasted ^[[A and real escape sequences are dropped");
+	UNIT_CHECK(r.lines_ignored == 3 && r.commands == 1,
+		   "^C, a prompt and prose are ignored lines");
+}
+
+static void test_bounds(void)
+{
+	size_t size = 400 * 64 + 1;
+	char *text = malloc(size), *p;
+
+	UNIT_CHECK(analyze_text("align 99999999999999999999999 pre 1us on 1us "
+				"post 1us diff 1us\n"
+				"align 4096 pre 1e9us on 1us post 1us diff 1us\n"
+				"align 4096 pre 99999999999999s on 1us post 1us "
+				"diff 1us\n"
+				"9999999999999999999GiB 1M/s\n"
+				"4KiB 9999999999999M/s\n"
+				"flashbench -0 99999999999999999999999\n"
+				"4KiB 1M/s\n", &r) == 0 &&
+		   r.point_count == 0 && r.run_count == 1 &&
+		   r.runs[0].nr == 0, "huge numbers are junk, not overflows");
+	if (!text)
+		return;
+	p = text;
+	for (int i = 0; i < 400; i++)
+		p += sprintf(p, "align %d pre 1us on 1us post 1us diff 1us\n",
+			     4096 * (400 - i));
+	UNIT_CHECK(analyze_text(text, &r) == 0 &&
+		   r.point_count == ANALYZE_MAX_POINTS &&
+		   r.dropped == 400 - ANALYZE_MAX_POINTS, "align lines capped");
+	p = text;
+	for (int i = 0; i < 400; i++)
+		p += sprintf(p, "flashbench -0 %d 4MiB 1M/s\n", i + 1);
+	UNIT_CHECK(analyze_text(text, &r) == 0 &&
+		   r.run_count == ANALYZE_MAX_RUNS &&
+		   r.dropped == 400 - ANALYZE_MAX_RUNS, "runs capped");
+	p = text;
+	for (int i = 0; i < 60; i++)
+		p += sprintf(p, "%dB 1M/s ", 1000 - i);
+	UNIT_CHECK(analyze_text(text, &r) == 0 && r.run_count == 1 &&
+		   r.runs[0].count == ANALYSIS_MAX_SIZES &&
+		   r.dropped == 60 - ANALYSIS_MAX_SIZES, "sizes per run capped");
+	free(text);
+}
+
+/* Test data sits in tests/analyze/, whether run from the top or tests/. */
+static int load(const char *name)
+{
+	char path[2][128], why[256];
+	const char *paths[1];
+
+	snprintf(path[0], sizeof(path[0]), "analyze/%s", name);
+	snprintf(path[1], sizeof(path[1]), "tests/analyze/%s", name);
+	paths[0] = path[0];
+	if (analyze_files(paths, 1, &r, why, sizeof(why)) == 0)
+		return 0;
+	paths[0] = path[1];
+	return analyze_files(paths, 1, &r, why, sizeof(why));
+}
+
+static void test_seeds(void)
+{
+	struct analyze_findings f;
+
+	UNIT_CHECK(load("su08g.txt") == 0 && r.point_count == 21 &&
+		   r.run_count == 7, "su08g: one align table, seven runs");
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.geometry.erase.known &&
+		   f.geometry.erase.value == 4 << 20 &&
+		   f.geometry.erase.confidence > 0.9,
+		   "su08g: erase block 4MiB");
+	UNIT_CHECK(near(r.points[19].diff, -9689), "su08g: diff -9689ns");
+	UNIT_CHECK(!f.geometry.page.known && f.page_why[0],
+		   "su08g: page not determined, with a reason");
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 6,
+		   "su08g: 6 open erase blocks (7 falls off)");
+	UNIT_CHECK(!f.open.random.known && f.open.random_slow_nr == 2 &&
+		   strstr(f.random_why, "N=2"),
+		   "su08g: random order slow at N=2, count not determined");
+
+	UNIT_CHECK(load("toshiba.txt") == 0 && r.run_count == 5 &&
+		   r.point_count == 0, "toshiba: five runs");
+	UNIT_CHECK(r.runs[1].nr == 7 && r.runs[1].count == 6 &&
+		   r.runs[1].size[5] == 128 << 10, "toshiba: the ^[[A line");
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 7 &&
+		   f.open.linear.confidence > 0.8, "toshiba: 7 open erase blocks");
+	UNIT_CHECK(!f.geometry.erase.known &&
+		   strstr(f.erase_why, "no align table"),
+		   "toshiba: no align table, said so");
+
+	UNIT_CHECK(load("sandisk.txt") == 0 && r.run_count == 4,
+		   "sandisk: four runs (-0 2 printed nothing)");
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 20,
+		   "sandisk: 20 open erase blocks");
+	UNIT_CHECK(!f.open.random.known &&
+		   strstr(f.random_why, "no --random"),
+		   "sandisk: no random runs, said so");
+}
+
+static void test_open_reasons(void)
+{
+	struct analyze_findings f;
+
+	analyze_text("flashbench -O -0 4\n4MiB 1M/s\n", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(!f.open.linear.known && strstr(f.linear_why, "only N=4"),
+		   "a single N: not determined");
+	analyze_text("flashbench -0 1\n4MiB 10M/s\nflashbench -0 5\n"
+		     "4MiB 9M/s\n", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(!f.open.linear.known && f.open.linear_at_least == 5 &&
+		   strstr(f.linear_why, "at least 5"), "nothing fell: at least");
+	analyze_text("4MiB 10M/s\n", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(!f.open.linear.known && strstr(f.linear_why, "known"),
+		   "unknown N: not determined");
+	analyze_text("", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(strcmp(f.linear_why, "no open-AU runs found") == 0,
+		   "no runs: said so");
+	analyze_text("flashbench -0 1\n4MiB 10M/s\n8KiB 5M/s\n"
+		     "flashbench -0 1 -r\n4MiB 10M/s\n8KiB 1M/s\n", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.random.known && f.open.random.value == 0,
+		   "random slow at N=1: no erase block open in random order");
+}
+
+static void test_reports(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	if (load("su08g.txt"))
+		return;
+	out = open_memstream(&buf, &len);
+	UNIT_CHECK(out && analyze_report(&r, false, out) == 0,
+		   "text report written");
+	fclose(out);
+	UNIT_CHECK(buf && strstr(buf, "Erase block size:     4MiB") &&
+		   strstr(buf, "Open erase blocks:    6") &&
+		   strstr(buf, "falls off") && strstr(buf, "not determined") &&
+		   strstr(buf, "Advice:\n  partition start: sector 8192"),
+		   "text: findings, evidence, what is unknown");
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	UNIT_CHECK(out && analyze_report(&r, true, out) == 0,
+		   "JSON report written");
+	fclose(out);
+	UNIT_CHECK(buf && buf[0] == '{' &&
+		   strstr(buf, "\"erase_size\": 4194304,") &&
+		   strstr(buf, "\"page_size\": null,") &&
+		   strstr(buf, "\"open_au_linear\": 6,") &&
+		   strstr(buf, "\"open_au_random\": null,") &&
+		   strstr(buf, "\"min_write_size\": null,") &&
+		   strstr(buf, "\"fat_area\": null,") &&
+		   strstr(buf, "\"bytes_written\": 0,") &&
+		   strstr(buf, "\"recommendations\": [\n    \"partition start: "
+			  "sector 8192 (4MiB)"),
+		   "JSON: findings, nulls, advice");
+	free(buf);
+}
+
+static int write_temp(char *path, const char *text, size_t len)
+{
+	int fd = mkstemp(path);
+	FILE *f;
+
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f)
+		return -1;
+	fwrite(text, 1, len, f);
+	return fclose(f);
+}
+
+static void test_files(void)
+{
+	char why[256], one[] = "/tmp/unit-analyze.XXXXXX";
+	char two[] = "/tmp/unit-analyze.XXXXXX";
+	const char *paths[2] = { "/nonexistent/flashbench-out.txt", two };
+
+	UNIT_CHECK(analyze_files(paths, 1, &r, why, sizeof(why)) == -ENOENT &&
+		   strstr(why, "/nonexistent/flashbench-out.txt: "),
+		   "missing file: -ENOENT, named");
+	if (write_temp(one, "flashbench -0 6\n4MiB\0 1M/s\n", 27) ||
+	    write_temp(two, "2MiB 1M/s\n", 10))
+		return;
+	paths[0] = one;
+	UNIT_CHECK(analyze_files(paths, 2, &r, why, sizeof(why)) == 0 &&
+		   r.run_count == 2 && r.runs[0].nr == 6 && r.runs[1].nr == 0,
+		   "a NUL byte is a space; each file starts afresh");
+	unlink(one);
+	unlink(two);
+}
+
+int main(void)
+{
+	test_empty_and_garbage();
+	test_align();
+	test_folded_and_tables();
+	test_open_au_commands();
+	test_junk();
+	test_bounds();
+	test_seeds();
+	test_open_reasons();
+	test_reports();
+	test_files();
+	return UNIT_DONE();
+}
