@@ -20,7 +20,9 @@
 #include "detect.h"
 #include "dev.h"
 #include "info.h"
+#include "plot.h"
 #include "programs.h"
+#include "progress.h"
 #include "speed.h"
 #include "report.h"
 #include "units.h"
@@ -63,6 +65,7 @@ enum {
 	OPT_TIME,
 	OPT_SPAN,
 	OPT_ANALYZE,
+	OPT_PLOT,
 };
 
 struct option_def {
@@ -134,12 +137,16 @@ static const struct option_def option_defs[] = {
 	  "-i reads N sizes (default 8)" },
 	{ OPT_THREES, "threes", NULL,
 	  "-a, -A also probe 3 x 2^n boundaries (3, 6, 12MiB...)" },
-	{ OPT_FORMAT, "format", "FORMAT", "output format: text (default)" },
+	{ OPT_FORMAT, "format", "FORMAT",
+	  "output format: text (default), csv or json" },
+	{ OPT_PLOT, "plot", "FILE",
+	  "draw the results (or saved json runs) as SVG in FILE" },
 	{ 'o', "out", "FILE", "write results to FILE" },
 	{ OPT_STATS, "stats", NULL,
 	  "print device time and bytes moved on stderr" },
 	{ OPT_REALTIME, "realtime", NULL,
 	  "run at real-time priority when permitted" },
+	{ 'q', "quiet", NULL, "no progress line on the terminal" },
 	{ 'v', "verbose", NULL, "say more" },
 	{ 'h', "help", NULL, "display this help" },
 	{ 'V', "version", NULL, "display version" },
@@ -164,6 +171,11 @@ struct config {
 	const char *const *files;	/* --analyze */
 	size_t file_count;
 	bool analyze;
+	const char *plot_path;
+	char **plot_inputs;		/* saved json runs to plot, no test */
+	int plot_input_count;
+	char *command;			/* the command line, for json */
+	bool quiet;
 	uint64_t budget_ns;
 	bool erasesize_set;
 	const char *sysfs_root;
@@ -413,11 +425,13 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 	case OPT_THREES: cfg->threes = true; break;
 	case OPT_FORMAT:
 		if (report_parse_format(arg, &cfg->format))
-			usage_error("--format: unknown format '%s' (text)",
-				    arg);
+			usage_error("--format: unknown format '%s' (text, "
+				    "csv, json)", arg);
 		break;
 	case 'o': cfg->out_path = arg; break;
 	case OPT_STATS: cfg->stats = true; break;
+	case OPT_PLOT: cfg->plot_path = arg; break;
+	case 'q': cfg->quiet = true; break;
 	case OPT_REALTIME: cfg->realtime = true; break;
 	case 'v': cfg->verbose = true; break;
 	case 'h': usage(stdout); exit(0);
@@ -447,6 +461,15 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		parse_option(cfg, id, optarg);
 	if (cfg->list_programs)
 		return;
+	if (cfg->plot_path && !cfg->test_option) {
+		/* flashbench --plot=X.svg run1.json run2.json ... */
+		if (optind >= argc)
+			usage_error("--plot without a test needs saved json "
+				    "runs to draw");
+		cfg->plot_inputs = argv + optind;
+		cfg->plot_input_count = argc - optind;
+		return;
+	}
 	if (cfg->decode_kind) {
 		if (optind < argc)
 			usage_error("--decode-%s takes no device",
@@ -748,6 +771,95 @@ static int interval_summary(struct interval_points *points)
 	return err;
 }
 
+/* Where each record goes besides the report. */
+struct sinks {
+	struct progress progress;
+	struct plot *plot;
+	int (*emit)(void *ctx, const struct vm_record *record);
+	void *ctx;
+};
+
+static int emit_to_sinks(void *ctx, const struct vm_record *record)
+{
+	struct sinks *sinks = ctx;
+
+	progress_clear(&sinks->progress);
+	if (sinks->plot && plot_record(sinks->plot, record))
+		return -ENOMEM;
+	return sinks->emit(sinks->ctx, record);
+}
+
+/* vm_exec.progress gets exec.ctx, which is the sinks */
+static void show_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct sinks *sinks = ctx;
+
+	progress_update(&sinks->progress, done, total);
+}
+
+static void write_plot(const struct config *cfg, struct plot *plot)
+{
+	FILE *f = fopen(cfg->plot_path, "w");
+
+	if (!f)
+		runtime_error("%s: %s", cfg->plot_path, strerror(errno));
+	if (plot_write(plot, f) | fclose(f))
+		runtime_error("%s: write error", cfg->plot_path);
+	plot_free(plot);
+}
+
+/* flashbench --plot=FILE run.json...: saved runs on one chart. */
+static int plot_saved_runs(const struct config *cfg)
+{
+	struct plot *plot = plot_new(NULL);
+	char why[256];
+
+	if (!plot)
+		runtime_error("out of memory");
+	for (int i = 0; i < cfg->plot_input_count; i++)
+		if (plot_load_json(plot, cfg->plot_inputs[i], why,
+				   sizeof(why)))
+			runtime_error("%s: %s", cfg->plot_inputs[i], why);
+	write_plot(cfg, plot);
+	return 0;
+}
+
+/* The command line as one shell-quoted string, for the JSON header. */
+static char *join_command(int argc, char **argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+,./:@%";
+	size_t size = 1;
+	char *text, *p;
+
+	for (int i = 0; i < argc; i++)
+		size += 4 * strlen(argv[i]) + 3;
+	text = p = malloc(size);
+	if (!text)
+		runtime_error("out of memory");
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = !*a || a[strspn(a, plain)];
+
+		if (i)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'' && quote) {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return text;
+}
+
 static FILE *open_output(const struct config *cfg)
 {
 	FILE *out;
@@ -768,6 +880,7 @@ static int run_test(struct config *cfg)
 	struct interval_points points = { 0 };
 	struct report_meta meta = { 0 };
 	struct vm_exec exec = { 0 };
+	struct sinks sinks = { 0 };
 	char *text, why[320];
 	bool writes;
 	FILE *out;
@@ -789,7 +902,7 @@ static int run_test(struct config *cfg)
 	out = open_output(cfg);
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
-		.device = cfg->device, .device_size = dev.size_bytes,
+		.command = cfg->command, .device = cfg->device, .device_size = dev.size_bytes,
 		.logical_block_size = dev.logical_block_bytes,
 		.params = program_params, .param_count = PARAM_COUNT_OF };
 	points.report = report_open(out, cfg->format, &meta);
@@ -802,14 +915,29 @@ static int run_test(struct config *cfg)
 		exec.emit = collect_interval;
 		exec.ctx = &points;
 	}
+	if (cfg->plot_path) {
+		sinks.plot = plot_new(NULL);
+		if (!sinks.plot || plot_begin_run(sinks.plot, &meta, NULL))
+			runtime_error("out of memory");
+	}
+	progress_start(&sinks.progress, stderr, meta.test,
+		       cfg->format == REPORT_TEXT && !cfg->quiet);
+	sinks.emit = exec.emit;
+	sinks.ctx = exec.ctx;
+	exec.emit = emit_to_sinks;
+	exec.ctx = &sinks;
+	exec.progress = show_progress;
 	err = vm_run(program, &plan, &exec);
-	if (!err && exec.emit == collect_interval)
+	progress_end(&sinks.progress);
+	if (!err && sinks.emit == collect_interval)
 		err = interval_summary(&points);
 	if (report_close(points.report, &dev.stats, err == -EINTR) && !err)
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");
 	if (cfg->stats)
 		print_stats(&dev);
+	if (sinks.plot)
+		write_plot(cfg, sinks.plot);
 	vm_free(program);
 	free(text);
 	if (out != stdout)
@@ -1068,10 +1196,13 @@ static int list_programs(void)
 int main(int argc, char **argv)
 {
 	struct config cfg;
+	int ret;
 
 	parse_args(&cfg, argc, argv);
 	if (cfg.list_programs)
 		return list_programs();
+	if (cfg.plot_inputs)
+		return plot_saved_runs(&cfg);
 	if (cfg.decode_kind)
 		return decode_register(&cfg);
 	if (cfg.info)
@@ -1083,5 +1214,8 @@ int main(int argc, char **argv)
 		return run_detect(&cfg);
 	if (cfg.speed != SPEED_NONE)
 		return run_speed(&cfg);
-	return run_test(&cfg);
+	cfg.command = join_command(argc, argv);
+	ret = run_test(&cfg);
+	free(cfg.command);
+	return ret;
 }

@@ -7,6 +7,7 @@ TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 FLASHBENCH=${FLASHBENCH:-$TOP/flashbench}
 ERASE=${ERASE:-$TOP/erase}
+export FLASHBENCH ERASE
 test_count=0
 test_failed=0
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/flashbench-test.XXXXXX")

@@ -1,0 +1,112 @@
+#!/bin/sh
+# t4020: --plot=FILE.svg: a chart for every test on the simulated card,
+# saved JSON runs overlaid on one chart, and bad input refused with a
+# message rather than a crash.
+. "$(dirname "$0")/lib.sh"
+
+have_xmllint() { command -v xmllint >/dev/null 2>&1; }
+
+check_svg() {
+	if have_xmllint; then
+		xmllint --noout "$1"
+	else
+		grep -q "</svg>" "$1"
+	fi
+}
+
+for t in "-a" "-A" "-O" "-O -r" "-f" "-s" "-i"; do
+	test_expect_success "plot of $t is well-formed SVG" "
+		\"\$FLASHBENCH\" $t --plot=chart.svg sim: >out 2>/dev/null &&
+		check_svg chart.svg &&
+		grep -q '<polyline\\|<circle' chart.svg &&
+		grep -q '(log2 scale)\\|(MiB)' chart.svg
+	"
+done
+
+test_expect_success 'plotting leaves the text output as it was' '
+	"$FLASHBENCH" -a sim: >plain 2>/dev/null &&
+	"$FLASHBENCH" -a --plot=a.svg sim: >with-plot 2>/dev/null &&
+	test_cmp plain with-plot
+'
+
+test_expect_success 'saved open-au runs N=5..8 overlay as four series' '
+	for n in 5 6 7 8; do
+		"$FLASHBENCH" -O -0 $n --erasesize=4M --blocksize=64K \
+			--format=json sim:sandisk-su08g >au$n.json \
+			2>/dev/null ||
+			return 1
+	done &&
+	"$FLASHBENCH" --plot=cliff.svg au5.json au6.json au7.json au8.json &&
+	check_svg cliff.svg &&
+	test "$(grep -c "<polyline" cliff.svg)" = 4 &&
+	for n in 5 6 7 8; do
+		grep -q ">nr=$n<" cliff.svg || return 1
+	done
+'
+
+test_expect_success 'runs of different tests do not share a chart' '
+	"$FLASHBENCH" -a --format=json sim: >a.json &&
+	"$FLASHBENCH" -O --format=json sim: >o.json 2>/dev/null &&
+	test_expect_code 1 "$FLASHBENCH" --plot=x.svg a.json o.json 2>err &&
+	grep -q "o.json" err
+'
+
+test_expect_success 'hostile json is refused with a message' '
+	printf "{\"schema\": 1, \"test\": \"align\", \"results\": [" \
+		>cut.json &&
+	test_expect_code 1 "$FLASHBENCH" --plot=x.svg cut.json 2>err &&
+	grep -q "cut.json: line 1" err &&
+	python3 -c "print(\"[\" * 100000)" >deep.json &&
+	test_expect_code 1 "$FLASHBENCH" --plot=x.svg deep.json 2>err &&
+	grep -q "nested too deeply" err &&
+	head -c 100000 /dev/urandom >noise.json &&
+	test_expect_code 1 "$FLASHBENCH" --plot=x.svg noise.json 2>err &&
+	test_expect_code 1 "$FLASHBENCH" --plot=x.svg missing.json 2>err &&
+	grep -q "No such file" err
+'
+
+test_expect_success 'json of a --program run plots on generic axes' '
+	cat >p.fb <<-\PROGRAM &&
+	for n in pow2 65536 4096 none {
+		let t = read 0 n
+		report size n n
+		report time t t
+		newline
+	}
+	PROGRAM
+	"$FLASHBENCH" --program=p.fb --format=json sim: >p.json &&
+	"$FLASHBENCH" --plot=p.svg p.json &&
+	check_svg p.svg && grep -q "<polyline" p.svg
+'
+
+browser=
+for b in chromium chromium-browser google-chrome headless_shell; do
+	command -v $b >/dev/null 2>&1 && browser=$b && break
+done
+if [ -n "$browser" ] && command -v python3 >/dev/null 2>&1; then
+	test_expect_success 'a chart renders to a PNG that is not blank' '
+		"$FLASHBENCH" -O --erasesize=4M --blocksize=64K \
+			--plot=r.svg sim: >/dev/null 2>&1 &&
+		$browser --headless --disable-gpu --no-sandbox \
+			--window-size=800,500 --screenshot="$PWD/r.png" \
+			"file://$PWD/r.svg" >/dev/null 2>&1 &&
+		python3 - r.png <<-\PY
+		import sys, zlib, struct
+		data = open(sys.argv[1], "rb").read()
+		assert data[:8] == b"\x89PNG\r\n\x1a\n"
+		pos, idat = 8, b""
+		while pos < len(data):
+		    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+		    if kind == b"IDAT":
+		        idat += data[pos + 8:pos + 8 + n]
+		    pos += 12 + n
+		raw = zlib.decompress(idat)
+		assert len(set(raw)) > 8, "blank image"
+		PY
+	'
+else
+	test_skip 'a chart renders to a PNG that is not blank' \
+		'no headless chromium'
+fi
+
+test_done
