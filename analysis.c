@@ -18,17 +18,33 @@
 int analysis_linear_fit(const double *x, const double *y, size_t n,
 			double *slope, double *intercept)
 {
-	double mean_x = 0, mean_y = 0, sxx = 0, sxy = 0;
+	return analysis_weighted_fit(x, y, NULL, n, slope, intercept);
+}
+
+int analysis_weighted_fit(const double *x, const double *y,
+			  const double *weight, size_t n, double *slope,
+			  double *intercept)
+{
+	double sw = 0, mean_x = 0, mean_y = 0, sxx = 0, sxy = 0;
 
 	if (n < 2)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		mean_x += x[i] / (double)n;
-		mean_y += y[i] / (double)n;
+		double w = weight ? weight[i] : 1;
+
+		sw += w;
+		mean_x += w * x[i];
+		mean_y += w * y[i];
 	}
+	if (sw <= 0)
+		return -1;
+	mean_x /= sw;
+	mean_y /= sw;
 	for (size_t i = 0; i < n; i++) {
-		sxx += (x[i] - mean_x) * (x[i] - mean_x);
-		sxy += (x[i] - mean_x) * (y[i] - mean_y);
+		double w = weight ? weight[i] : 1;
+
+		sxx += w * (x[i] - mean_x) * (x[i] - mean_x);
+		sxy += w * (x[i] - mean_x) * (y[i] - mean_y);
 	}
 	if (sxx == 0)
 		return -1;

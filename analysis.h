@@ -105,6 +105,14 @@ double analysis_confidence(double z);
 int analysis_linear_fit(const double *x, const double *y, size_t n,
 			double *slope, double *intercept);
 
+/*
+ * The same with a weight per point (NULL: all 1).  Weighting by 1/y^2
+ * fits relative errors, so small values count as much as large ones.
+ */
+int analysis_weighted_fit(const double *x, const double *y,
+			  const double *weight, size_t n, double *slope,
+			  double *intercept);
+
 /* Median of n values (n > 0); the array is reordered. */
 double analysis_median(double *values, size_t n);
 

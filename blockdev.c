@@ -40,10 +40,16 @@ static int read_geometry(struct dev *dev, const char *path)
 		return open_failed(dev, path, dev->mode, errno);
 	if (S_ISBLK(st.st_mode)) {
 		uint64_t size = 0;
+		int read_only = 0;
 
 		if (ioctl(dev->fd, BLKGETSIZE64, &size) ||
 		    ioctl(dev->fd, BLKSSZGET, &block))
 			return open_failed(dev, path, dev->mode, errno);
+		/* the kernel lets a read-only device open for writing and
+		   fails each write: refuse before anything is announced */
+		if (dev->mode == DEV_READ_WRITE &&
+		    ioctl(dev->fd, BLKROGET, &read_only) == 0 && read_only)
+			return open_failed(dev, path, dev->mode, EROFS);
 		dev->size_bytes = size;
 	} else if (S_ISREG(st.st_mode)) {
 		dev->size_bytes = (uint64_t)st.st_size;

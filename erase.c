@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "dev.h"
 #include "units.h"
 
@@ -94,7 +95,8 @@ int main(int argc, char **argv)
 	struct dev dev;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "szh", longs, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":szh", longs, NULL)) != -1) {
 		if (c == 's' || c == 'z') {
 			if (kind != DEV_ERASE_DISCARD)
 				usage_error("--secure and --zero: one at a "
@@ -104,9 +106,9 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else {
-			fputs("Try 'erase --help' for more information.\n",
-			      stderr);
-			return EXIT_USAGE;
+			usage_error("%s", cli_option_error(c, optopt,
+				    argv[optind - 1], longs, why,
+				    sizeof(why)));
 		}
 	}
 	if (argc - optind != 3)

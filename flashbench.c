@@ -17,6 +17,7 @@
 
 #include "analysis.h"
 #include "analyze.h"
+#include "cli.h"
 #include "detect.h"
 #include "dev.h"
 #include "info.h"
@@ -91,12 +92,12 @@ static const struct option_def option_defs[] = {
 	{ OPT_LIST_PROGRAMS, "list-programs", NULL,
 	  "print the built-in test programs" },
 	{ OPT_DETECT, "detect", NULL,
-	  "find erase block and page size, and say what to do (read-only)" },
+	  "find erase block and page size, with advice" },
 	{ OPT_WRITE, "write", NULL,
-	  "with --detect: also find open erase blocks (destructive)" },
+	  "--detect also finds open erase blocks (destructive)" },
 	{ OPT_BUDGET, "budget", "SECONDS",
 	  "device time --detect may spend reading (default 20)" },
-	{ 't', "read-speed", NULL, "sequential read rate (erase-size blocks)" },
+	{ 't', "read-speed", NULL, "sequential read rate (-b, default 1MiB)" },
 	{ OPT_WRITE_SPEED, "write-speed", NULL,
 	  "sequential write rate in erase blocks (destructive)" },
 	{ OPT_IOPS, "iops", NULL,
@@ -111,7 +112,7 @@ static const struct option_def option_defs[] = {
 	{ OPT_ANALYZE, "analyze", NULL,
 	  "read saved -a, -O output from FILEs (- is stdin)" },
 	{ OPT_INFO, "info", NULL,
-	  "identity of the device and card, from sysfs (read-only)" },
+	  "identity of the device and card, from sysfs" },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys" },
 	{ OPT_DECODE_CID, "decode-cid", "HEX",
 	  "decode a CID register (prefix mmc: for eMMC)" },
@@ -177,7 +178,7 @@ struct config {
 	char *command;			/* the command line, for json */
 	bool quiet;
 	uint64_t budget_ns;
-	bool erasesize_set;
+	bool erasesize_set, blocksize_set;
 	const char *sysfs_root;
 	const char *decode_kind, *decode_hex;
 	enum report_format format;
@@ -207,7 +208,11 @@ static void catch_signals(void)
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage:\n %s [options] <device>\n\n", program_name);
+	fprintf(out, "Usage:\n %s [options] <device>\n"
+		" %s --analyze <file>...\n"
+		" %s --plot=<file.svg> <run.json>...\n"
+		" %s --decode-cid=<hex>\n\n", program_name, program_name,
+		program_name, program_name);
 	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
 		"through the raw block device.\n\nOptions:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
@@ -318,6 +323,7 @@ static void build_getopt(struct option *longs, char *shorts)
 {
 	size_t n = 0;
 
+	shorts[n++] = ':';	/* a missing argument is told apart */
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
 
@@ -362,7 +368,10 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 				   id == OPT_DECODE_SCR ? "scr" : "ssr";
 		cfg->decode_hex = arg;
 		break;
-	case 'b': cfg->blocksize = size_arg(id, arg, false); break;
+	case 'b':
+		cfg->blocksize = size_arg(id, arg, false);
+		cfg->blocksize_set = true;
+		break;
 	case 'e':
 		cfg->erasesize = size_arg(id, arg, false);
 		cfg->erasesize_set = true;
@@ -437,17 +446,16 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 	case 'h': usage(stdout); exit(0);
 	case 'V': printf("%s %s\n", program_name, VERSION); exit(0);
 	default:
-		/* getopt printed what was wrong */
-		fprintf(stderr, "Try '%s --help' for more information.\n",
-			program_name);
-		exit(EXIT_USAGE);
+		/* getopt's complaints are handled in parse_args */
+		usage_error("unknown option");
 	}
 }
 
 static void parse_args(struct config *cfg, int argc, char **argv)
 {
 	struct option longs[OPTION_COUNT + 1];
-	char shorts[2 * OPTION_COUNT + 2];
+	char shorts[2 * OPTION_COUNT + 3];
+	char why[320];
 	int id;
 
 	*cfg = (struct config){ .blocksize = 16384, .erasesize = 4 * MIB,
@@ -457,8 +465,14 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 				.budget_ns = 20000000000ULL,
 				.time_ns = 3000000000ULL };
 	build_getopt(longs, shorts);
-	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1)
+	opterr = 0;
+	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		if (id == '?' || id == ':')
+			usage_error("%s", cli_option_error(id, optopt,
+				    argv[optind - 1], longs, why,
+				    sizeof(why)));
 		parse_option(cfg, id, optarg);
+	}
 	if (cfg->list_programs)
 		return;
 	if (cfg->plot_path && !cfg->test_option) {
@@ -487,11 +501,15 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	if (optind >= argc)
 		usage_error("no device given");
 	cfg->device = argv[optind++];
+	if (!cfg->device[0])
+		usage_error("the device name is empty");
 	if (optind < argc)
 		usage_error("unexpected argument '%s' after the device",
 			    argv[optind]);
 	if (cfg->write && !cfg->detect)
 		usage_error("--write goes with --detect");
+	if (cfg->threes && !(cfg->test && strstr(cfg->test->name, "align")))
+		usage_error("--threes goes with --align or --write-align");
 	if (cfg->read_only && cfg->speed != SPEED_IOPS &&
 	    cfg->speed != SPEED_CLASS)
 		usage_error("--read-only goes with --iops or --class-check");
@@ -752,8 +770,14 @@ static int interval_summary(struct interval_points *points)
 	struct vm_record rec = { .style = VM_STYLE_SPACES, .count = 2 };
 	int err;
 
-	if (analysis_linear_fit(points->length, points->fastest,
-				points->count, &slope, &intercept))
+	double weight[64];
+
+	/* relative errors: the small sizes decide the access time */
+	for (size_t i = 0; i < points->count; i++)
+		weight[i] = points->fastest[i] > 0 ?
+			    1 / (points->fastest[i] * points->fastest[i]) : 0;
+	if (analysis_weighted_fit(points->length, points->fastest, weight,
+				  points->count, &slope, &intercept))
 		return 0;
 	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
@@ -1122,8 +1146,10 @@ static int run_speed(struct config *cfg)
 	try_realtime(cfg);
 	switch (cfg->speed) {
 	case SPEED_READ:
-		err = speed_read(&dev, cfg->offset, cfg->erasesize,
-				 cfg->time_ns, &stop_signal, out, json);
+		/* large blocks by default, as hdparm -t and dd bs=1M */
+		err = speed_read(&dev, cfg->offset, cfg->blocksize_set ?
+				 cfg->blocksize : MIB, cfg->time_ns,
+				 &stop_signal, out, json);
 		break;
 	case SPEED_WRITE:
 		err = speed_write(&dev, start, end - start, cfg->erasesize,

@@ -187,9 +187,9 @@ const struct program_def programs[] = {
 		.text =
 "format spaces\n"
 "for length in pow2 $blocksize $interval_top none {\n"
-"	let fastest = for i in linear 0 1 $count min { read $offset + i * length length }\n"
-"	let mean = for i in linear 0 1 $count avg { read $offset + i * length length }\n"
-"	let slowest = for i in linear 0 1 $count max { read $offset + i * length length }\n"
+"	let fastest, mean, slowest = for i in linear 0 1 $count (min, avg, max) {\n"
+"		read $offset + i * length length\n"
+"	}\n"
 "	report bytes length \"% bytes:\" length\n"
 "	report time min \"min %\" fastest\n"
 "	report time avg \"avg %\" mean\n"

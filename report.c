@@ -63,7 +63,9 @@ const char *report_field_text(const struct vm_field *field, char *buf,
 		snprintf(value, sizeof(value), "%g", field->value / 1e6);
 		break;
 	case VM_UNIT_MBPS:
-		snprintf(value, sizeof(value), "%.3g", field->value / 1e6);
+		/* three significant digits, never an exponent */
+		snprintf(value, sizeof(value), fabs(field->value) >= 999.5e6 ?
+			 "%.0f" : "%.3g", field->value / 1e6);
 		break;
 	case VM_UNIT_LABEL:
 		snprintf(value, sizeof(value), "%s", field->label);

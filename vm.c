@@ -20,6 +20,7 @@
 #define VM_MAX_DEPTH 32		/* nesting of blocks, and expression stack */
 #define VM_MAX_NODES 4096
 #define VM_MAX_OPERANDS 4
+#define VM_MAX_REDUCERS 4	/* let a, b, c = for ... (min, avg, max) */
 
 /* Opcode properties, indexed by the enum so their order cannot drift. */
 static const struct {
@@ -107,10 +108,13 @@ struct node {
 	enum vm_op op;
 	unsigned line, column;
 	enum vm_series series;
-	enum vm_reduce reduce;
+	enum vm_reduce reduce[VM_MAX_REDUCERS];	/* of the same runs */
+	unsigned reduce_count;
 	enum dev_pattern pattern;
 	enum vm_unit unit;
 	int var;			/* bound (for, let) variable or -1 */
+	int more_vars[VM_MAX_REDUCERS - 1];	/* let a, b, c = ... */
+	unsigned var_count;
 	unsigned operand_count;
 	struct expr operands[VM_MAX_OPERANDS];
 	unsigned end;			/* index of the node after the body */
@@ -269,7 +273,7 @@ static void next_token(struct parser *p)
 	} else if (*p->pos == '"') {
 		t->kind = TOK_STRING;
 		lex_string(p, t);
-	} else if (strchr("{}()+-*/%=", *p->pos)) {
+	} else if (strchr("{}()+-*/%=,", *p->pos)) {
 		t->kind = TOK_PUNCT;
 		t->punct = *p->pos;
 		t->length = 1;
@@ -602,22 +606,51 @@ static void parse_io(struct parser *p, enum vm_op op)
 	p->program->nodes[index].end = index + 1;
 }
 
+/* REDUCE := NAME | "(" NAME {"," NAME} ")": several of the same runs. */
+static bool parse_reducers(struct parser *p, unsigned index)
+{
+	bool list = token_is_punct(&p->token, '(');
+	unsigned count = 0;
+
+	if (list)
+		next_token(p);
+	do {
+		int reduce;
+
+		if (count && list)
+			next_token(p);		/* the comma */
+		if (count == VM_MAX_REDUCERS) {
+			error_here(p, "more than %d reducers", VM_MAX_REDUCERS);
+			return false;
+		}
+		reduce = expect_name(p, "a reducer", reduce_names,
+				     VM_REDUCE_COUNT);
+		if (reduce < 0)
+			return false;
+		if (list && reduce == VM_REDUCE_NONE) {
+			error_here(p, "'none' cannot be one of several reducers");
+			return false;
+		}
+		p->program->nodes[index].reduce[count++] = reduce;
+	} while (list && token_is_punct(&p->token, ','));
+	if (list)
+		expect_punct(p, ')');
+	p->program->nodes[index].reduce_count = count;
+	return !p->failed;
+}
+
 static void parse_repeat(struct parser *p)
 {
 	unsigned index = p->program->node_count;
 	struct node *n = new_node(p, VM_REPEAT);
-	int reduce;
 
 	if (!n)
 		return;
 	next_token(p);
 	n->operand_count = 1;
-	if (!parse_operand(p, &n->operands[0], false, "a repeat count"))
+	if (!parse_operand(p, &n->operands[0], false, "a repeat count") ||
+	    !parse_reducers(p, index))
 		return;
-	reduce = expect_name(p, "a reducer", reduce_names, VM_REDUCE_COUNT);
-	if (reduce < 0)
-		return;
-	p->program->nodes[index].reduce = reduce;
 	parse_block(p, index);
 }
 
@@ -626,7 +659,7 @@ static void parse_for(struct parser *p)
 	unsigned index = p->program->node_count;
 	struct node *n = new_node(p, VM_FOR);
 	const char *names[VM_SERIES_COUNT];
-	int var, series, reduce;
+	int var, series;
 	unsigned count;
 
 	if (!n)
@@ -651,14 +684,12 @@ static void parse_for(struct parser *p)
 		if (!parse_operand(p, &p->program->nodes[index].operands[i],
 				   false, "a series bound"))
 			return;
-	reduce = expect_name(p, "a reducer", reduce_names, VM_REDUCE_COUNT);
-	if (reduce < 0)
+	if (!parse_reducers(p, index))
 		return;
 	n = &p->program->nodes[index];
 	n->var = var;
 	n->series = series;
 	n->operand_count = count;
-	n->reduce = reduce;
 	parse_block(p, index);
 }
 
@@ -673,38 +704,60 @@ static void parse_let(struct parser *p)
 {
 	unsigned index = p->program->node_count;
 	struct node *n = new_node(p, VM_LET);
-	struct token name;
+	struct token names[VM_MAX_REDUCERS];
+	unsigned name_count = 0;
 	bool measured = true;
 
 	if (!n)
 		return;
 	next_token(p);
-	name = p->token;
-	if (name.kind != TOK_IDENT) {
-		error_here(p, "expected a variable name after 'let'");
-		return;
+	for (;;) {
+		if (p->token.kind != TOK_IDENT) {
+			error_here(p, "expected a variable name after 'let'");
+			return;
+		}
+		if (name_count == VM_MAX_REDUCERS) {
+			error_here(p, "more than %d names", VM_MAX_REDUCERS);
+			return;
+		}
+		names[name_count++] = p->token;
+		next_token(p);
+		if (!token_is_punct(&p->token, ','))
+			break;
+		next_token(p);
 	}
-	next_token(p);
 	expect_punct(p, '=');
 	if (p->failed)
 		return;
 	if (starts_value_statement(&p->token)) {
 		unsigned body = p->program->node_count;
+		const struct node *b;
 
 		parse_statement(p);
 		if (p->failed)
 			return;
-		if (p->program->nodes[body].op == VM_FOR &&
-		    p->program->nodes[body].reduce == VM_REDUCE_NONE) {
-			error_at(p, p->program->nodes[body].line,
-				 p->program->nodes[body].column,
+		b = &p->program->nodes[body];
+		if ((b->op == VM_FOR || b->op == VM_REPEAT) &&
+		    b->reduce[0] == VM_REDUCE_NONE) {
+			error_at(p, b->line, b->column,
 				 "a loop with reducer 'none' has no value");
+			return;
+		}
+		if (name_count > 1 && ((b->op != VM_FOR && b->op != VM_REPEAT) ||
+		    b->reduce_count != name_count)) {
+			error_at(p, b->line, b->column, "%u names need a loop "
+				 "with %u reducers", name_count, name_count);
 			return;
 		}
 	} else {
 		struct expr_state e = { 0 };
 		struct expr *x = &p->program->nodes[index].operands[0];
 
+		if (name_count > 1) {
+			error_here(p, "several names need a loop with as many "
+				   "reducers");
+			return;
+		}
 		x->start = p->program->insn_count;
 		parse_sum(p, &e);
 		x->count = p->program->insn_count - x->start;
@@ -714,7 +767,12 @@ static void parse_let(struct parser *p)
 		measured = e.measured;
 	}
 	/* bound after the value: "let x = x + 1" reads the old x */
-	p->program->nodes[index].var = bind_name(p, &name, measured);
+	n = &p->program->nodes[index];
+	n->var = bind_name(p, &names[0], measured);
+	for (unsigned i = 1; i < name_count; i++)
+		p->program->nodes[index].more_vars[i - 1] =
+			bind_name(p, &names[i], measured);
+	p->program->nodes[index].var_count = name_count;
 	p->program->nodes[index].end = p->program->node_count;
 }
 
@@ -988,8 +1046,13 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 		/* fall through */
 	case VM_REPEAT:
 		list_operands(prog, n, line, sizeof(line));
+		for (unsigned i = 0; i < n->reduce_count; i++)
+			snprintf(line + strlen(line),
+				 sizeof(line) - strlen(line), "%s%s",
+				 i ? ", " : n->reduce_count > 1 ? " (" : " ",
+				 reduce_names[n->reduce[i]]);
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s {", reduce_names[n->reduce]);
+			 "%s {", n->reduce_count > 1 ? ")" : "");
 		out(ctx, line);
 		list_body(prog, index + 1, n->end, depth + 1, out, ctx);
 		memset(line, '\t', depth);
@@ -998,7 +1061,13 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 		return n->end;
 	case VM_LET:
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s =", prog->vars[n->var]);
+			 " %s", prog->vars[n->var]);
+		for (unsigned i = 1; i < n->var_count; i++)
+			snprintf(line + strlen(line),
+				 sizeof(line) - strlen(line), ", %s",
+				 prog->vars[n->more_vars[i - 1]]);
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " =");
 		if (n->operand_count) {
 			list_operands(prog, n, line, sizeof(line));
 			break;
@@ -1071,6 +1140,7 @@ struct run {
 	uint64_t total;			/* operations the plan counted */
 	unsigned fields_planned;
 	unsigned error_line;
+	double loop_values[VM_MAX_REDUCERS];	/* of the last loop to end */
 };
 
 static int plan_error(struct run *r, int err, const char *op,
@@ -1381,24 +1451,69 @@ static bool series_next(struct series *s, double *value)
 	return true;
 }
 
+/*
+ * Planning a repeat: its body does the same I/O every time (a repeat binds
+ * no variable), so one run of it, counted repeats times, is the plan.
+ * Bodies that report run in full, so record sizes stay checked.
+ */
+static int plan_repeat(struct run *r, unsigned index, uint64_t repeats,
+		       bool *scaled)
+{
+	const struct node *n = &r->program->nodes[index];
+	struct vm_plan before = *r->plan;
+	uint64_t steps = r->steps;
+	unsigned fields = r->fields_planned;
+	bool has;
+	double v;
+	int err;
+
+	*scaled = false;
+	if (repeats < 2)
+		return 0;
+	err = run_block(r, index + 1, n->end, &has, &v);
+	if (err || r->fields_planned != fields)
+		return err;
+	*scaled = true;
+#define SCALE(field) \
+	(r->plan->field += (r->plan->field - before.field) * (repeats - 1))
+	SCALE(operations);
+	SCALE(reads);
+	SCALE(writes);
+	SCALE(discards);
+	SCALE(bytes_read);
+	SCALE(bytes_written);
+#undef SCALE
+	r->steps += (r->steps - steps) * (repeats - 1) + repeats;
+	if (r->steps > r->step_limit)
+		return plan_error(r, -E2BIG, "repeat", 0, 0, n->line);
+	return 0;
+}
+
 static int run_loop(struct run *r, unsigned index, double *value,
 		    bool *has_value)
 {
 	const struct node *n = &r->program->nodes[index];
-	struct reducer red = { .kind = n->reduce };
+	struct reducer red[VM_MAX_REDUCERS];
 	struct series s;
 	uint64_t repeats = 0;
-	bool body_has;
+	bool body_has, scaled = false;
 	double v, body;
 	int err;
 
+	for (unsigned i = 0; i < n->reduce_count; i++)
+		red[i] = (struct reducer){ .kind = n->reduce[i] };
 	if (n->op == VM_REPEAT) {
 		if (eval_whole(r, n, 0, &repeats))
 			return -EDOM;
+		if (r->planning) {
+			err = plan_repeat(r, index, repeats, &scaled);
+			if (err)
+				return err;
+		}
 	} else if (series_start(r, n, &s)) {
 		return -EDOM;
 	}
-	for (uint64_t i = 0;; i++) {
+	for (uint64_t i = 0; !scaled; i++) {
 		if (n->op == VM_REPEAT ? i >= repeats : !series_next(&s, &v))
 			break;
 		if (n->op == VM_FOR)
@@ -1409,10 +1524,15 @@ static int run_loop(struct run *r, unsigned index, double *value,
 					&body);
 		if (err)
 			return err;
-		if (body_has)
-			reduce_add(&red, body);
+		for (unsigned j = 0; body_has && j < n->reduce_count; j++)
+			reduce_add(&red[j], body);
 	}
-	*has_value = reduce_result(&red, value);
+	for (unsigned j = 0; j < n->reduce_count; j++) {
+		if (scaled)		/* planning: values do not matter */
+			red[j].count = 0;
+		reduce_result(&red[j], &r->loop_values[j]);
+	}
+	*has_value = reduce_result(&red[0], value);
 	return 0;
 }
 
@@ -1481,6 +1601,9 @@ static long run_node(struct run *r, unsigned index, bool *has_value,
 		else
 			err = run_block(r, index + 1, n->end, &body_has, &v);
 		r->vars[n->var] = v;
+		/* let a, b, c = loop: its reducers' values in order */
+		for (unsigned i = 1; i < n->var_count; i++)
+			r->vars[n->more_vars[i - 1]] = r->loop_values[i];
 		break;
 	}
 	case VM_REPORT:

@@ -1,0 +1,105 @@
+#!/bin/sh
+# t2300: erase discards (or zeroes) exactly the byte range it is given,
+# says which range and how long it took, and nothing else changes.  On a
+# loop device a discard punches a hole, so the range reads back as zeros.
+
+. "$(dirname "$0")/lib.sh"
+
+MIB=1048576
+T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
+
+test_expect_success 'sim: erase prints the range and a time' '
+	"$ERASE" sim:size=64M 16M 8M >out 2>err &&
+	test ! -s err &&
+	cat >expect <<-\EOT &&
+	erasing bytes 16777216 to 25165823 (16MiB to 24MiB) of sim:size=64M
+	EOT
+	head -n 1 out >first &&
+	test_cmp expect first &&
+	test "$(wc -l <out)" = 2 &&
+	sed -n 2p out | grep -Ex "done in $T"
+'
+
+test_expect_success 'sim: erase --zero and -z are accepted' '
+	"$ERASE" --zero sim:size=64M 0 4M >out &&
+	grep "^erasing bytes 0 to 4194303 " out &&
+	"$ERASE" -z sim:size=64M 4M 4M >out &&
+	grep "^erasing bytes 4194304 to 8388607 " out
+'
+
+test_expect_success 'erase --help prints usage on stdout, exit 0' '
+	"$ERASE" --help >out 2>err &&
+	test ! -s err &&
+	head -n 1 out | grep "^Usage:" &&
+	grep -- "--zero" out &&
+	awk "length > 80 { print; bad = 1 } END { exit bad }" out
+'
+
+# ---- loop devices ----
+
+if have_loop; then
+	loop_setup LOOP 64M
+fi
+
+# erase_checked ARGS...: fill the loop device with random data, run
+# erase ARGS... (the device is added after the options), then leave out,
+# err and changed (indexes of the MiB chunks that changed).
+erase_checked() {
+	fill_random "$LOOP" &&
+	chunk_sums_quick "$LOOP" $MIB >before &&
+	"$ERASE" "$@" >out 2>err &&
+	cat out err &&
+	chunk_sums_quick "$LOOP" $MIB >after &&
+	changed_chunks before after >changed &&
+	echo "changed MiB: $(tr "\n" " " <changed)"
+}
+
+# zeros DEV START_MIB COUNT_MIB: that range of DEV reads as zeros.
+zeros() {
+	dd if="$1" bs=$MIB skip="$2" count="$3" iflag=direct status=none |
+		cmp - /dev/zero 2>&1 | grep -q "EOF on -"
+}
+
+test_loop 'loop: erase DEV 16M 8M discards exactly MiB 16 to 23' '
+	test -b "$LOOP" &&
+	erase_checked "$LOOP" 16M 8M &&
+	seq 16 23 >expect &&
+	test_cmp expect changed &&
+	zeros "$LOOP" 16 8
+'
+
+test_loop 'loop: erase prints the range and a time' '
+	erase_checked "$LOOP" 16M 8M &&
+	test ! -s err &&
+	echo "erasing bytes 16777216 to 25165823 (16MiB to 24MiB) of $LOOP" \
+		>expect &&
+	head -n 1 out >first &&
+	test_cmp expect first &&
+	test "$(wc -l <out)" = 2 &&
+	sed -n 2p out | grep -Ex "done in $T"
+'
+
+test_loop 'loop: erase --zero DEV 32M 4M zeroes exactly MiB 32 to 35' '
+	erase_checked --zero "$LOOP" 32M 4M &&
+	seq 32 35 >expect &&
+	test_cmp expect changed &&
+	zeros "$LOOP" 32 4 &&
+	grep "^erasing bytes 33554432 to 37748735 (32MiB to 36MiB) of $LOOP$" out &&
+	sed -n 2p out | grep -Ex "done in $T"
+'
+
+test_loop 'loop: erase of the last 512 bytes changes only the last MiB' '
+	erase_checked -z "$LOOP" $((64 * MIB - 512)) 512 &&
+	echo 63 >expect &&
+	test_cmp expect changed
+'
+
+test_loop 'loop: erase with a range past the end is refused, nothing changed' '
+	fill_random "$LOOP" &&
+	sum=$(dev_sum "$LOOP") &&
+	test_usage_error erase "past the end" "$LOOP" 60M 8M &&
+	test_usage_error erase "multiple" "$LOOP" 1000 4M &&
+	test "$(dev_sum "$LOOP")" = "$sum"
+'
+
+test_done
