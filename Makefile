@@ -37,15 +37,25 @@ erase: erase.o $(MODULE_OBJS)
 tests/unit-%: tests/unit-%.c $(MODULE_OBJS)
 	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-check: all $(UNIT_TESTS)
-	sh tests/run.sh
+# make check runs the suite, then again on a copy of the tree built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (SANITIZE=0 skips that)
+SANITIZE ?= 1
+SAN_DIR = .sanitize
+SAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
 
-# the same suite under AddressSanitizer and UndefinedBehaviorSanitizer
-check-sanitize:
-	$(MAKE) clean
-	$(MAKE) check CFLAGS="-O1 -g -fsanitize=address,undefined \
-		-fno-omit-frame-pointer -fno-sanitize-recover=all"
-	$(MAKE) clean
+check: all $(UNIT_TESTS) $(if $(filter 1,$(SANITIZE)),sanitized)
+	FLASHBENCH_SANITIZED=$(if $(filter 1,$(SANITIZE)),$(CURDIR)/$(SAN_DIR)) \
+		sh tests/run.sh
+
+unit-tests: $(UNIT_TESTS)
+
+sanitized:
+	rm -rf $(SAN_DIR)
+	mkdir -p $(SAN_DIR)/tests
+	cp *.c *.h Makefile $(SAN_DIR)/
+	cp tests/*.c tests/*.h $(SAN_DIR)/tests/
+	$(MAKE) -C $(SAN_DIR) CFLAGS="$(SAN_CFLAGS)" all unit-tests >/dev/null
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -54,7 +64,8 @@ install: all
 
 clean:
 	rm -f $(PROGRAMS) *.o *.d tests/*.o tests/*.d $(UNIT_TESTS)
+	rm -rf $(SAN_DIR)
 
 -include $(wildcard *.d tests/*.d)
 
-.PHONY: all check check-sanitize install clean
+.PHONY: all check unit-tests sanitized install clean

@@ -2,36 +2,61 @@
 # run.sh: run every unit test binary and shell test, count their TAP lines,
 # and end with "N passed, M failed[, K skipped]".  Exit 1 on any failure.
 # Usage: tests/run.sh [TEST...]   (default: every tests/unit-* and tests/t*.sh)
+# With FLASHBENCH_SANITIZED=DIR (a tree built with the sanitizers), every
+# test runs a second time against DIR's binaries.
 
 cd "$(dirname "$0")" || exit 1
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+results=$(mktemp)
+trap 'rm -f "$log" "$results"' EXIT
 status=0
 
 if [ $# -eq 0 ]; then
 	set -- $(ls unit-*.c 2>/dev/null | sed 's/\.c$//') $(ls t[0-9]*.sh)
 fi
 
-for test in "$@"; do
-	case $test in
-	*.sh) cmd="sh ./$test" ;;
-	*) cmd="$UNIT_WRAPPER ./$test" ;;
-	esac
-	echo "== $test"
-	if ! $cmd >"$log" 2>&1; then
+# run_one LABEL COMMAND...: run, show and keep its TAP lines
+run_one() {
+	label=$1
+	shift
+	echo "== $label"
+	if ! "$@" >"$log" 2>&1; then
 		status=1
 		grep -q '^not ok' "$log" ||
-			echo "not ok - $test exited with an error" >>"$log"
+			echo "not ok - $label exited with an error" >>"$log"
 	fi
 	cat "$log"
-	cat "$log" >>results.log.$$
-done
+	cat "$log" >>"$results"
+}
 
-passed=$(grep -Ec '^ok [0-9]+( -|$)' results.log.$$ | head -n1)
-skipped=$(grep -Ec '^ok [0-9]+ # skip' results.log.$$)
-failed=$(grep -Ec '^not ok' results.log.$$)
-rm -f results.log.$$
-passed=$((passed))
+# run_suite BIN_DIR PREFIX: every test against the binaries in BIN_DIR
+run_suite() {
+	for test in "$@"; do
+		case $test in
+		*.sh) run_one "$prefix$test" env FLASHBENCH="$bin/flashbench" \
+			ERASE="$bin/erase" sh "./$test" ;;
+		*) run_one "$prefix$test" $UNIT_WRAPPER "$bin/tests/$test" ;;
+		esac
+	done
+}
+
+bin=$(cd .. && pwd)
+prefix=
+run_suite "$@"
+if [ -n "$FLASHBENCH_SANITIZED" ]; then
+	# LeakSanitizer too: a leak fails the test like any other report
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+	FLASHBENCH_UNDER_SANITIZER=1
+	export ASAN_OPTIONS UBSAN_OPTIONS FLASHBENCH_UNDER_SANITIZER
+	bin=$FLASHBENCH_SANITIZED
+	prefix="sanitized: "
+	run_suite "$@"
+fi
+
+passed=$(grep -Ec '^ok [0-9]+( -|$)' "$results")
+skipped=$(grep -Ec '^ok [0-9]+ # skip' "$results")
+failed=$(grep -Ec '^not ok' "$results")
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
 echo "$line"
