@@ -57,6 +57,10 @@ sanitized:
 	cp tests/*.c tests/*.h $(SAN_DIR)/tests/
 	$(MAKE) -C $(SAN_DIR) CFLAGS="$(SAN_CFLAGS)" all unit-tests >/dev/null
 
+# benchmarks print figures; they are never part of make check
+bench:
+	sh bench/run.sh
+
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
@@ -68,4 +72,4 @@ clean:
 
 -include $(wildcard *.d tests/*.d)
 
-.PHONY: all check unit-tests sanitized install clean
+.PHONY: all check unit-tests sanitized bench install clean
