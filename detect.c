@@ -12,6 +12,7 @@
 
 #include "detect.h"
 #include "info.h"
+#include "report.h"
 #include "units.h"
 #include "vm.h"
 
@@ -629,7 +630,10 @@ static void print_json(FILE *out, const struct dev *dev,
 		"erase_size", "page_size", "open_au_linear", "open_au_random",
 		"min_write_size", "fat_area" };
 
-	fprintf(out, "{\n  \"schema\": 1,\n  \"test\": \"detect\",\n");
+	fprintf(out, "{\n  \"schema\": 1,\n  \"test\": \"detect\",\n"
+		"  \"card\": ");
+	report_json_string(out, f->identity);
+	fprintf(out, ",\n");
 	for (size_t i = 0; i < 6; i++)
 		json_finding(out, names[i], all[i], false);
 	fprintf(out, "  \"confidence\": {");
@@ -648,11 +652,8 @@ static void print_json(FILE *out, const struct dev *dev,
 		(unsigned long long)dev->stats.bytes_read,
 		(unsigned long long)dev->stats.bytes_written);
 	for (size_t i = 0; i < advice; i++) {
-		fputs(i ? ",\n    \"" : "\n    \"", out);
-		for (const char *c = lines[i]; *c; c++)
-			fprintf(out, *c == '"' || *c == '\\' ? "\\%c" : "%c",
-				*c);
-		fputc('"', out);
+		fputs(i ? ",\n    " : "\n    ", out);
+		report_json_string(out, lines[i]);
 	}
 	fprintf(out, "%s]\n}\n", advice ? "\n  " : "");
 }
@@ -683,8 +684,10 @@ static void print_text(FILE *out, const struct dev *dev,
 	char text[UNITS_BUF], rd[UNITS_BUF], wr[UNITS_BUF];
 	const struct analysis_geometry *g = &f->geometry;
 
-	fprintf(out, "%s: %llu bytes, logical blocks of %u\n", dev->path,
-		(unsigned long long)dev->size_bytes, dev->logical_block_bytes);
+	fprintf(out, "%-26s %s (%llu bytes, logical blocks of %u)\n",
+		"device:", dev->path, (unsigned long long)dev->size_bytes,
+		dev->logical_block_bytes);
+	fprintf(out, "%-26s %s\n", "card:", f->identity);
 	print_finding(out, "erase block size:", &g->erase, true,
 		      "no erase-block signal found (no boundary stands out "
 		      "of the noise)");
@@ -716,6 +719,28 @@ static void print_text(FILE *out, const struct dev *dev,
 		fprintf(out, "  %s\n", lines[i]);
 }
 
+/* One line of who made the card and when, from what sysfs decoded. */
+static void describe_card(const struct info_card *card, char *buf,
+			  size_t size)
+{
+	size_t n = 0;
+
+#define ADD(...) \
+	(n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__))
+	ADD("%s", info_transport_label(card->transport));
+	if (card->manufacturer)
+		ADD(", %s", card->manufacturer);
+	else if (card->has_manfid)
+		ADD(", manufacturer 0x%02x", card->manfid);
+	if (card->has_name)
+		ADD(" %s", card->name);
+	if (card->has_serial)
+		ADD(", serial 0x%08x", card->serial);
+	if (card->has_date)
+		ADD(", made %04u-%02u", card->year, card->month);
+#undef ADD
+}
+
 static void read_sysfs_claim(const struct dev *dev,
 			     const struct detect_options *o,
 			     struct detect_findings *f)
@@ -727,12 +752,16 @@ static void read_sysfs_claim(const struct dev *dev,
 	struct info_card *card = calloc(1, sizeof(*card));
 	char why[256];
 
+	snprintf(f->identity, sizeof(f->identity), "%s",
+		 dev->simulated ? "simulated card" : "unknown");
 	if (card && !dev->simulated &&
 	    info_read_card(&device, o->sysfs_root, card, why,
-			   sizeof(why)) == 0 &&
-	    card->has_preferred_erase_size) {
-		f->sysfs_known = true;
-		f->sysfs_erase = card->preferred_erase_size;
+			   sizeof(why)) == 0) {
+		describe_card(card, f->identity, sizeof(f->identity));
+		if (card->has_preferred_erase_size) {
+			f->sysfs_known = true;
+			f->sysfs_erase = card->preferred_erase_size;
+		}
 	}
 	free(card);
 }

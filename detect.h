@@ -35,6 +35,7 @@ struct detect_findings {
 	uint64_t erase_used;		/* measured, or given */
 	bool sysfs_known;
 	uint64_t sysfs_erase;		/* preferred_erase_size */
+	char identity[192];		/* "SanDisk SU08G, serial ..., 2011-11" */
 };
 
 /*

@@ -934,7 +934,9 @@ static int run_test(struct config *cfg)
 		runtime_error("out of memory");
 	try_realtime(cfg);
 	exec = (struct vm_exec){ .dev = &dev, .emit = report_record,
-				 .ctx = points.report, .stop = &stop_signal };
+				 .ctx = points.report, .stop = &stop_signal,
+				 .skip_read_errors = cfg->test &&
+						     cfg->test->skips_bad };
 	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
 		exec.emit = collect_interval;
 		exec.ctx = &points;
@@ -958,6 +960,13 @@ static int run_test(struct config *cfg)
 	if (report_close(points.report, &dev.stats, err == -EINTR) && !err)
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");
+	if (exec.failed_reads)
+		fprintf(stderr, "%s: %s: skipped %llu unreadable block%s "
+			"(%llu failed reads; first: %s)\n", program_name,
+			meta.test, (unsigned long long)exec.dropped_records,
+			exec.dropped_records == 1 ? "" : "s",
+			(unsigned long long)exec.failed_reads,
+			dev_strerror(&dev, why, sizeof(why)));
 	if (cfg->stats)
 		print_stats(&dev);
 	if (sinks.plot)

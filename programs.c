@@ -167,6 +167,7 @@ const struct program_def programs[] = {
 	{
 		.name = "scatter",
 		.summary = "read time of each block, for plotting",
+		.skips_bad = true,
 		.text =
 "format tabs\n"
 "for pos in linear $offset $blocksize $scatter_count none {\n"

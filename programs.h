@@ -15,6 +15,7 @@ struct program_def {
 	const char *name;	/* "align", "open-au", ... */
 	const char *summary;	/* one line for listings */
 	bool writes;		/* destructive: opens read-write */
+	bool skips_bad;		/* goes past unreadable blocks, counting them */
 	const char *text;	/* the program */
 };
 

@@ -76,6 +76,17 @@ static void summarise_windows(struct speed_rate *r)
 	free(sorted);
 }
 
+/*
+ * Reading past an unreadable block: remember the first failure, count
+ * them, and give up when nothing but failures come back.
+ */
+static bool skip_unreadable(const struct dev *dev, struct speed_rate *r)
+{
+	if (r->failed_reads++ == 0)
+		r->first_failure = dev->error;
+	return ++r->consecutive_failures <= SPEED_MAX_SKIPPED_IN_A_ROW;
+}
+
 int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       uint64_t block_bytes, bool write, uint64_t duration_ns,
 		       volatile sig_atomic_t *stop, struct speed_rate *r)
@@ -109,8 +120,15 @@ int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 			pos = offset;
 		err = write ? dev_write(dev, buf, pos, block_bytes, &ns) :
 			      dev_read(dev, buf, pos, block_bytes, &ns);
+		if (err == -EIO && !write && skip_unreadable(dev, r)) {
+			/* a bad area: counted, never timed */
+			pos += block_bytes;
+			err = 0;
+			continue;
+		}
 		if (err)
 			break;
+		r->consecutive_failures = 0;
 		pos += block_bytes;
 		r->device_time_ns += ns;
 		r->bytes += block_bytes;
@@ -242,6 +260,15 @@ static void print_rate_text(FILE *out, const struct speed_rate *r)
 		(double)r->device_time_ns / 1e9, r->bytes_per_s / MB,
 		r->bytes_per_s / MIB_F, r->window_min / MB,
 		r->window_median / MB, r->window_max / MB);
+	if (r->failed_reads) {
+		struct dev failed = { .error = r->first_failure };
+		char why[320];
+
+		fprintf(out, "skipped %llu unreadable block%s (first: %s)\n",
+			(unsigned long long)r->failed_reads,
+			r->failed_reads == 1 ? "" : "s",
+			dev_strerror(&failed, why, sizeof(why)));
+	}
 }
 
 static void print_rate_json(FILE *out, const struct speed_rate *r,
@@ -260,8 +287,10 @@ static void print_rate_json(FILE *out, const struct speed_rate *r,
 	for (size_t i = 0; i < r->window_count; i++)
 		fprintf(out, "%s%.0f", i ? ", " : "", r->windows[i]);
 	fprintf(out, "], \"window_min\": %.0f, \"window_median\": %.0f, "
-		"\"window_max\": %.0f, \"interrupted\": %s}\n",
+		"\"window_max\": %.0f, \"failed_reads\": %llu, "
+		"\"interrupted\": %s}\n",
 		r->window_min, r->window_median, r->window_max,
+		(unsigned long long)r->failed_reads,
 		interrupted ? "true" : "false");
 }
 

@@ -19,6 +19,8 @@
 #define SPEED_WRITE_FROM_BYTES	(16ULL << 20)	/* writes start at or above */
 #define SPEED_WRITE_SPAN_BYTES	(256ULL << 20)	/* default write span */
 #define SPEED_IO_BYTES		4096u		/* random I/O size */
+/* -t goes past this many unreadable blocks in a row, then fails */
+#define SPEED_MAX_SKIPPED_IN_A_ROW 64
 #define SPEED_WINDOW_NS		1000000000ULL	/* rate windows */
 #define SPEED_MAX_SAMPLES	(1u << 20)	/* latencies kept per run */
 
@@ -33,6 +35,9 @@ struct speed_rate {
 	double *windows;		/* window_count rates, in run order */
 	size_t window_count;
 	double window_min, window_median, window_max;
+	uint64_t failed_reads;		/* unreadable blocks skipped */
+	unsigned consecutive_failures;
+	struct dev_error first_failure;	/* the first of them */
 };
 
 /* A random-I/O run at queue depth 1. */

@@ -1141,6 +1141,8 @@ struct run {
 	unsigned fields_planned;
 	unsigned error_line;
 	double loop_values[VM_MAX_REDUCERS];	/* of the last loop to end */
+	bool record_failed;		/* a skipped read belongs to it */
+	struct dev_error first_error;	/* of the skipped reads */
 };
 
 static int plan_error(struct run *r, int err, const char *op,
@@ -1285,6 +1287,14 @@ static int run_io(struct run *r, const struct node *n, double *value)
 				offset, length, &ns);
 	else
 		err = dev_discard(r->exec->dev, offset, length, &ns);
+	if (err == -EIO && n->op == VM_READ && r->exec->skip_read_errors) {
+		/* no time: the record this read feeds is dropped */
+		if (r->exec->failed_reads++ == 0)
+			r->first_error = r->exec->dev->error;
+		r->record_failed = true;
+		*value = NAN;
+		return 0;
+	}
 	if (err)
 		return err;
 	*value = (double)ns;
@@ -1301,6 +1311,8 @@ struct reducer {
 
 static void reduce_add(struct reducer *red, double v)
 {
+	if (isnan(v))			/* a skipped read has no time */
+		return;
 	if (red->count == 0)
 		red->value = v;
 	else if (red->kind == VM_REDUCE_MIN)
@@ -1540,9 +1552,12 @@ static int emit_record(struct run *r)
 {
 	int err = 0;
 
-	if (!r->planning && r->record.count && r->exec->emit)
+	if (!r->planning && r->record.count && r->record_failed)
+		r->exec->dropped_records++;
+	else if (!r->planning && r->record.count && r->exec->emit)
 		err = r->exec->emit(r->exec->ctx, &r->record);
 	r->record.count = 0;
+	r->record_failed = false;
 	r->fields_planned = 0;
 	return err;
 }
@@ -1705,5 +1720,7 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	if (!err)
 		err = run_program(&r);
 	free_buffers(&r);
+	if (exec->failed_reads)		/* the first failure, for the summary */
+		exec->dev->error = r.first_error;
 	return err;
 }

@@ -143,6 +143,15 @@ struct vm_exec {
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by a signal: end the run */
 	uint64_t max_operations;	/* plan refuses more than this */
+	/*
+	 * Tests that map the device (scatter) may go past unreadable
+	 * blocks: a read failing with EIO then drops the record it belongs
+	 * to instead of ending the run.  The first failure stays in
+	 * dev->error; the counts are here.
+	 */
+	bool skip_read_errors;
+	uint64_t failed_reads;
+	uint64_t dropped_records;
 };
 
 /*
