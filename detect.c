@@ -21,6 +21,7 @@
 #define BOUNDARIES 8		/* per alignment */
 #define REPS_PER_ROUND 4
 #define MAX_ROUNDS 12
+#define STABLE_ROUNDS 4	/* rounds with the same answer end the reads */
 #define MAX_OPEN 64		/* open-AU search stops here */
 #define PROBE_ROUNDS 4		/* writes per erase block per probe */
 #define PROBE_WRITE (16 * 1024)	/* size of a probe write */
@@ -239,6 +240,15 @@ static bool settled(const struct analysis_geometry *g)
 	return g->erase.confidence >= 0.95 && g->page.confidence >= 0.9;
 }
 
+static bool same_answer(const struct analysis_geometry *a,
+			const struct analysis_geometry *b)
+{
+	return a->erase.known == b->erase.known &&
+	       a->erase.value == b->erase.value &&
+	       a->page.known == b->page.known &&
+	       a->page.value == b->page.value;
+}
+
 static int read_probes(struct detect *d, struct analysis_align_point *points,
 		       size_t *count, struct analysis_geometry *g)
 {
@@ -254,7 +264,9 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 	for (size_t i = 0; i < n; i++)
 		stats[i].align = aligns[i];
 	probe_params[P_LIMIT].value = (double)d->dev->size_bytes;
-	for (unsigned round = 0; round < MAX_ROUNDS; round++) {
+	for (unsigned round = 0, same = 0; round < MAX_ROUNDS; round++) {
+		struct analysis_geometry before = *g;
+
 		err = align_round(d, stats, n);
 		if (err)
 			break;
@@ -263,8 +275,12 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 			if (stats[i].boundaries)
 				to_point(&stats[i], &points[(*count)++]);
 		analysis_align(points, *count, g);
-		if (settled(g) || d->dev->stats.time_ns - start_ns >
-		    d->options->budget_ns)
+		/* more rounds only sharpen the fastest times; once the answer
+		   has not moved for a while they stop paying */
+		same = round && same_answer(&before, g) ? same + 1 : 0;
+		if (settled(g) || (same >= STABLE_ROUNDS &&
+				   g->erase.confidence >= 0.95) ||
+		    d->dev->stats.time_ns - start_ns > d->options->budget_ns)
 			break;
 	}
 	free(stats);

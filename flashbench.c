@@ -237,6 +237,21 @@ static void usage(FILE *out)
 		"\nFor more details see flashbench(1).\n");
 }
 
+/* "flashbench: what: why", then the --help hint for usage errors. */
+static void die(int status, const char *format, va_list args)
+	__attribute__((format(printf, 2, 0), noreturn));
+
+static void die(int status, const char *format, va_list args)
+{
+	fprintf(stderr, "%s: ", program_name);
+	vfprintf(stderr, format, args);
+	fputc('\n', stderr);
+	if (status == EXIT_USAGE)
+		fprintf(stderr, "Try '%s --help' for more information.\n",
+			program_name);
+	exit(status);
+}
+
 static void usage_error(const char *format, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
 
@@ -244,13 +259,8 @@ static void usage_error(const char *format, ...)
 {
 	va_list args;
 
-	fprintf(stderr, "%s: ", program_name);
 	va_start(args, format);
-	vfprintf(stderr, format, args);
-	va_end(args);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n",
-		program_name);
-	exit(EXIT_USAGE);
+	die(EXIT_USAGE, format, args);
 }
 
 static void runtime_error(const char *format, ...)
@@ -260,12 +270,8 @@ static void runtime_error(const char *format, ...)
 {
 	va_list args;
 
-	fprintf(stderr, "%s: ", program_name);
 	va_start(args, format);
-	vfprintf(stderr, format, args);
-	va_end(args);
-	fputc('\n', stderr);
-	exit(EXIT_RUNTIME);
+	die(EXIT_RUNTIME, format, args);
 }
 
 static const struct option_def *find_option(int id)

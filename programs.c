@@ -24,6 +24,47 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_REGION] = { "region", 16 * 4194304.0 },
 };
 
+/*
+ * The align tests, reading or writing: from alignment TOP down, boundaries
+ * inside (LO, HI), each block of $blocksize ending at, straddling and
+ * starting at them.
+ */
+#define ALIGN_PROGRAM(TOP, LO, HI, IO, PATTERN)				\
+"format tabs\n"								\
+"for align in aligns " TOP " 2 * $blocksize $threes none {\n"		\
+"	let pre = for b in boundaries align 8 " LO " " HI " avg {\n"	\
+"		repeat $count min { " IO " b - $blocksize $blocksize"	\
+	PATTERN " }\n"							\
+"	}\n"								\
+"	let on = for b in boundaries align 8 " LO " " HI " avg {\n"	\
+"		repeat $count min { " IO " b - $blocksize / 2 $blocksize" \
+	PATTERN " }\n"							\
+"	}\n"								\
+"	let post = for b in boundaries align 8 " LO " " HI " avg {\n"	\
+"		repeat $count min { " IO " b $blocksize" PATTERN " }\n"	\
+"	}\n"								\
+"	report bytes \"align\" align\n"					\
+"	report time \"pre\" pre\n"						\
+"	report time \"on\" on\n"						\
+"	report time \"post\" post\n"					\
+"	report time \"diff\" on - (pre + post) / 2\n"			\
+"	newline\n"								\
+"}\n"
+
+/* open-au: positions inside each erase block in ORDER (linear, shuffle). */
+#define OPEN_AU_PROGRAM(ORDER)						\
+"format columns\n"							\
+"for block in pow2 $erasesize $blocksize none {\n"			\
+"	let time = for pos in " ORDER " 0 block $erasesize / block total {\n" \
+"		for au in linear $offset $spacing $nr total {\n"		\
+"			write au + pos block random\n"			\
+"		}\n"							\
+"	}\n"								\
+"	report size block block\n"					\
+"	report rate rate $erasesize * $nr time\n"			\
+"	newline\n"								\
+"}\n"
+
 const struct program_def programs[] = {
 	/*
 	 * Reads of one block ending at (pre), straddling (on) and starting
@@ -39,24 +80,8 @@ const struct program_def programs[] = {
 		.name = "align",
 		.summary = "read timing across alignment boundaries",
 		.text =
-"format tabs\n"
-"for align in aligns $size / 2 2 * $blocksize $threes none {\n"
-"	let pre = for b in boundaries align 8 $blocksize $size - $blocksize avg {\n"
-"		repeat $count min { read b - $blocksize $blocksize }\n"
-"	}\n"
-"	let on = for b in boundaries align 8 $blocksize $size - $blocksize avg {\n"
-"		repeat $count min { read b - $blocksize / 2 $blocksize }\n"
-"	}\n"
-"	let post = for b in boundaries align 8 $blocksize $size - $blocksize avg {\n"
-"		repeat $count min { read b $blocksize }\n"
-"	}\n"
-"	report bytes \"align\" align\n"
-"	report time \"pre\" pre\n"
-"	report time \"on\" on\n"
-"	report time \"post\" post\n"
-"	report time \"diff\" on - (pre + post) / 2\n"
-"	newline\n"
-"}\n",
+ALIGN_PROGRAM("$size / 2", "$blocksize", "$size - $blocksize",
+	      "read", ""),
 	},
 	/*
 	 * The align test with writes, inside $region bytes from $offset.
@@ -69,24 +94,8 @@ const struct program_def programs[] = {
 			   "(destructive)",
 		.writes = true,
 		.text =
-"format tabs\n"
-"for align in aligns 2 * $erasesize 2 * $blocksize $threes none {\n"
-"	let pre = for b in boundaries align 8 $offset + $blocksize $offset + $region - $blocksize avg {\n"
-"		repeat $count min { write b - $blocksize $blocksize random }\n"
-"	}\n"
-"	let on = for b in boundaries align 8 $offset + $blocksize $offset + $region - $blocksize avg {\n"
-"		repeat $count min { write b - $blocksize / 2 $blocksize random }\n"
-"	}\n"
-"	let post = for b in boundaries align 8 $offset + $blocksize $offset + $region - $blocksize avg {\n"
-"		repeat $count min { write b $blocksize random }\n"
-"	}\n"
-"	report bytes \"align\" align\n"
-"	report time \"pre\" pre\n"
-"	report time \"on\" on\n"
-"	report time \"post\" post\n"
-"	report time \"diff\" on - (pre + post) / 2\n"
-"	newline\n"
-"}\n",
+ALIGN_PROGRAM("2 * $erasesize", "$offset + $blocksize",
+	      "$offset + $region - $blocksize", "write", " random"),
 	},
 	/*
 	 * For each block size from the erase size down to $blocksize:
@@ -102,17 +111,7 @@ const struct program_def programs[] = {
 		.summary = "writes to N erase blocks in turn (destructive)",
 		.writes = true,
 		.text =
-"format columns\n"
-"for block in pow2 $erasesize $blocksize none {\n"
-"	let time = for pos in linear 0 block $erasesize / block total {\n"
-"		for au in linear $offset $spacing $nr total {\n"
-"			write au + pos block random\n"
-"		}\n"
-"	}\n"
-"	report size block block\n"
-"	report rate rate $erasesize * $nr time\n"
-"	newline\n"
-"}\n",
+OPEN_AU_PROGRAM("linear"),
 	},
 	/*
 	 * open-au with the positions inside each erase block in
@@ -124,17 +123,7 @@ const struct program_def programs[] = {
 		.summary = "open-au in pseudo-random order (destructive)",
 		.writes = true,
 		.text =
-"format columns\n"
-"for block in pow2 $erasesize $blocksize none {\n"
-"	let time = for pos in shuffle 0 block $erasesize / block total {\n"
-"		for au in linear $offset $spacing $nr total {\n"
-"			write au + pos block random\n"
-"		}\n"
-"	}\n"
-"	report size block block\n"
-"	report rate rate $erasesize * $nr time\n"
-"	newline\n"
-"}\n",
+OPEN_AU_PROGRAM("shuffle"),
 	},
 	/*
 	 * Random-order writes filling each of the first $fatnr erase
