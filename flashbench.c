@@ -729,10 +729,24 @@ static void check_alignment(const struct config *cfg, const struct dev *dev)
 			    (unsigned long long)cfg->offset, lbs, dev->path);
 }
 
-static void try_realtime(const struct config *cfg)
+/*
+ * Before timing: stay on the CPU we are on, so no migration lands inside
+ * a timed operation, and with --realtime take real-time priority.  Both
+ * are skipped silently when not permitted (said with -v).
+ */
+static void prepare_timing(const struct config *cfg)
 {
 	struct sched_param sp = { .sched_priority = 1 };
+	int cpu = sched_getcpu();
+	cpu_set_t one;
 
+	CPU_ZERO(&one);
+	if (cpu >= 0)
+		CPU_SET(cpu, &one);
+	if ((cpu < 0 || sched_setaffinity(0, sizeof(one), &one)) &&
+	    cfg->verbose)
+		fprintf(stderr, "%s: cannot pin to a CPU (%s)\n",
+			program_name, strerror(errno));
 	if (!cfg->realtime)
 		return;
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) && cfg->verbose)
@@ -938,7 +952,7 @@ static int run_test(struct config *cfg)
 	points.report = report_open(out, cfg->format, &meta);
 	if (!points.report)
 		runtime_error("out of memory");
-	try_realtime(cfg);
+	prepare_timing(cfg);
 	exec = (struct vm_exec){ .dev = &dev, .emit = report_record,
 				 .ctx = points.report, .stop = &stop_signal,
 				 .skip_read_errors = cfg->test &&
@@ -1158,7 +1172,7 @@ static int run_speed(struct config *cfg)
 			claimed = card;
 	}
 	out = open_output(cfg);
-	try_realtime(cfg);
+	prepare_timing(cfg);
 	switch (cfg->speed) {
 	case SPEED_READ:
 		/* large blocks by default, as hdparm -t and dd bs=1M */
