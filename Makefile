@@ -73,3 +73,40 @@ clean:
 -include $(wildcard *.d tests/*.d)
 
 .PHONY: all check unit-tests sanitized bench install clean
+
+# make fuzz: libFuzzer targets (fuzz/fuzz-*.c, built with clang into
+# fuzz/bin/, apart from the normal build), each run FUZZ_SECONDS on its
+# corpus in tests/fuzz-corpus/NAME/; inputs found go to fuzz/bin/new/NAME/
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_BIN = fuzz/bin
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -O1 -g -fno-omit-frame-pointer \
+	$(FUZZ_SAN)
+FUZZ_OBJS = $(addprefix $(FUZZ_BIN)/obj/,$(MODULE_OBJS))
+FUZZ_TARGETS = $(patsubst fuzz/%.c,$(FUZZ_BIN)/%,$(wildcard fuzz/fuzz-*.c))
+
+$(FUZZ_BIN)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link \
+		-MMD -MP -c -o $@ $<
+
+$(FUZZ_BIN)/fuzz-%: fuzz/fuzz-%.c fuzz/fuzz.h $(FUZZ_OBJS)
+	$(FUZZ_CC) $(CPPFLAGS) -I. $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ \
+		$< $(FUZZ_OBJS) $(LDLIBS)
+
+fuzz-build: $(FUZZ_TARGETS)
+
+.SECONDARY: $(FUZZ_OBJS)
+
+fuzz: fuzz-build
+	sh fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN) $(FUZZ_BIN)/new
+
+# make check-valgrind: the unit and shell tests with every flashbench,
+# erase and unit-test process under valgrind's memcheck
+check-valgrind: all $(UNIT_TESTS)
+	sh tests/valgrind-run.sh
+
+-include $(wildcard $(FUZZ_BIN)/obj/*.d)
+
+.PHONY: fuzz fuzz-build check-valgrind

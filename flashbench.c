@@ -1105,6 +1105,7 @@ static int run_detect(const struct config *cfg)
 	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
 	options.announce = announce_detect;
 	out = open_output(cfg);
+	prepare_timing(cfg);
 	err = detect_run(&dev, &options, &stop_signal, out, &findings);
 	if (cfg->stats)
 		print_stats(&dev);
