@@ -696,17 +696,24 @@ static void open_device(const struct config *cfg, struct dev *dev,
 			enum dev_mode mode)
 {
 	char why[320];
+	const char *what = why;
 
-	if (dev_open(dev, cfg->device, mode) == 0)
+	if (dev_open(dev, cfg->device, mode) == 0) {
+		/* a detached loop device or an ejected card reads as empty */
+		if (dev->size_bytes == 0)
+			runtime_error("%s: the device is empty (0 bytes)",
+				      cfg->device);
 		return;
+	}
 	dev_strerror(dev, why, sizeof(why));
 	if (dev->error.usage)
 		usage_error("%s", why);
 	/* backends name the device themselves when they can */
-	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0 ||
-	    strncmp(why, "sim:", 4) == 0)
+	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0)
 		runtime_error("%s", why);
-	runtime_error("%s: %s", cfg->device, why);
+	if (strncmp(why, "sim: ", 5) == 0)
+		what = why + 5;		/* the spec names it better */
+	runtime_error("%s: %s", cfg->device, what);
 }
 
 static void check_alignment(const struct config *cfg, const struct dev *dev)
@@ -818,6 +825,7 @@ static int interval_summary(struct interval_points *points)
 /* Where each record goes besides the report. */
 struct sinks {
 	struct progress progress;
+	uint64_t records;		/* handed to the report */
 	struct plot *plot;
 	int (*emit)(void *ctx, const struct vm_record *record);
 	void *ctx;
@@ -828,6 +836,7 @@ static int emit_to_sinks(void *ctx, const struct vm_record *record)
 	struct sinks *sinks = ctx;
 
 	progress_clear(&sinks->progress);
+	sinks->records++;
 	if (sinks->plot && plot_record(sinks->plot, record))
 		return -ENOMEM;
 	return sinks->emit(sinks->ctx, record);
@@ -980,13 +989,19 @@ static int run_test(struct config *cfg)
 	if (report_close(points.report, &dev.stats, err == -EINTR) && !err)
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");
-	if (exec.failed_reads)
+	if (exec.failed_reads) {
+		struct dev failed = { .error = exec.first_failure };
+
+		dev_strerror(&failed, why, sizeof(why));
 		fprintf(stderr, "%s: %s: skipped %llu unreadable block%s "
 			"(%llu failed reads; first: %s)\n", program_name,
 			meta.test, (unsigned long long)exec.dropped_records,
 			exec.dropped_records == 1 ? "" : "s",
-			(unsigned long long)exec.failed_reads,
-			dev_strerror(&dev, why, sizeof(why)));
+			(unsigned long long)exec.failed_reads, why);
+		if (!err && sinks.records == 0)
+			runtime_error("%s: %s: no block could be read",
+				      cfg->device, meta.test);
+	}
 	if (cfg->stats)
 		print_stats(&dev);
 	if (sinks.plot)
@@ -1104,6 +1119,16 @@ static int run_detect(const struct config *cfg)
 
 	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
 	options.announce = announce_detect;
+	{
+		uint64_t start, end;
+
+		/* with the erase size given, a device too small is known
+		   before the first read */
+		if (cfg->write && cfg->erasesize_set &&
+		    detect_write_range(&dev, cfg->erasesize, &start, &end))
+			usage_error("--detect --write: %s is too small for the "
+				    "probes", cfg->device);
+	}
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, &stop_signal, out, &findings);

@@ -507,6 +507,9 @@ static uint64_t jitter(struct sim_state *s, uint64_t ns)
 	if (s->p.spikes > 0 && next_uniform(s) < s->p.spikes)
 		t *= SIM_SPIKE_MIN +
 		     (SIM_SPIKE_MAX - SIM_SPIKE_MIN) * next_uniform(s);
+	/* a spec of hours per operation, spiked, passes 2^64 ns */
+	if (t >= 0x1p64)
+		return UINT64_MAX;
 	return (uint64_t)(t + 0.5);
 }
 

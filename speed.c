@@ -24,13 +24,6 @@ static int compare_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static double rate_of(uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)bytes * 1e9 / (double)ns : 0;
@@ -42,14 +35,50 @@ static bool stopped(volatile sig_atomic_t *stop)
 }
 
 /* Nearest-rank percentile of n sorted samples, pct in (0, 100]. */
-static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned pct)
-{
-	size_t rank;
+/*
+ * Latencies go into a histogram, not an array: fixed memory whatever the
+ * duration, nothing allocated or sorted while measuring.  Below 64 ns
+ * every value has its bucket; above, each power of two has 64, so a
+ * percentile is within 1.6% (the maximum is kept exactly).
+ */
+#define HIST_SUB_BITS 6
+#define HIST_SUB (1u << HIST_SUB_BITS)
+#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
 
-	if (!n)
-		return 0;
-	rank = (n * pct + 99) / 100;
-	return sorted[rank ? rank - 1 : 0];
+static unsigned hist_bucket(uint64_t ns)
+{
+	unsigned top;
+
+	if (ns < HIST_SUB)
+		return (unsigned)ns;
+	top = 63u - (unsigned)__builtin_clzll(ns);
+	return (top - HIST_SUB_BITS + 1) * HIST_SUB +
+	       (unsigned)((ns >> (top - HIST_SUB_BITS)) & (HIST_SUB - 1));
+}
+
+/* The smallest value a bucket holds. */
+static uint64_t hist_value(unsigned bucket)
+{
+	unsigned top;
+
+	if (bucket < HIST_SUB)
+		return bucket;
+	top = bucket / HIST_SUB + HIST_SUB_BITS - 1;
+	return (uint64_t)(HIST_SUB + bucket % HIST_SUB) <<
+	       (top - HIST_SUB_BITS);
+}
+
+static uint64_t hist_percentile(const uint64_t *counts, uint64_t n,
+				unsigned pct)
+{
+	uint64_t rank = (n * pct + 99) / 100, seen = 0;
+
+	for (unsigned i = 0; n && i < HIST_BUCKETS; i++) {
+		seen += counts[i];
+		if (seen >= (rank ? rank : 1))
+			return hist_value(i);
+	}
+	return 0;
 }
 
 /* --- sequential rates ------------------------------------------------- */
@@ -180,7 +209,10 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		return -EINVAL;
 	if (slots > LFSR_MAX_SLOTS)
 		slots = LFSR_MAX_SLOTS;
-	lat = malloc(SPEED_MAX_SAMPLES * sizeof(*lat));
+	/* zeroed now, so no page is first touched while timing */
+	lat = calloc(HIST_BUCKETS, sizeof(*lat));
+	if (lat)
+		memset(lat, 0, HIST_BUCKETS * sizeof(*lat));
 	buf = dev_alloc_buffer(SPEED_IO_BYTES, write ? DEV_PATTERN_RANDOM :
 			       DEV_PATTERN_ZEROS);
 	if (!lat || !buf) {
@@ -196,10 +228,6 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 			err = -EINTR;
 			break;
 		}
-		if (r->operations == SPEED_MAX_SAMPLES) {
-			r->capped = true;
-			break;
-		}
 		if (done == slots) {
 			lfsr_shuffle_init(&shuffle, (uint32_t)slots);
 			done = 0;
@@ -211,14 +239,15 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 			      dev_read(dev, buf, pos, SPEED_IO_BYTES, &ns);
 		if (err)
 			break;
-		lat[r->operations++] = ns;
+		lat[hist_bucket(ns)]++;
+		if (ns > r->max_ns)
+			r->max_ns = ns;
+		r->operations++;
 		r->device_time_ns += ns;
 	}
 	free(buf);
-	qsort(lat, r->operations, sizeof(*lat), compare_u64);
-	r->p50_ns = percentile(lat, r->operations, 50);
-	r->p99_ns = percentile(lat, r->operations, 99);
-	r->max_ns = r->operations ? lat[r->operations - 1] : 0;
+	r->p50_ns = hist_percentile(lat, r->operations, 50);
+	r->p99_ns = hist_percentile(lat, r->operations, 99);
 	r->iops = r->device_time_ns ?
 		  (double)r->operations * 1e9 / (double)r->device_time_ns : 0;
 	free(lat);
@@ -337,13 +366,12 @@ static void print_iops_text(FILE *out, const struct speed_iops_result *r)
 	char p50[UNITS_BUF], p99[UNITS_BUF], max[UNITS_BUF];
 
 	fprintf(out, "random %u-byte %s for %.2f s: %.0f IOPS; latency "
-		"p50 %s, p99 %s, max %s%s\n", SPEED_IO_BYTES,
+		"p50 %s, p99 %s, max %s\n", SPEED_IO_BYTES,
 		r->write ? "writes" : "reads",
 		(double)r->device_time_ns / 1e9, r->iops,
 		units_format_time(p50, (double)r->p50_ns),
 		units_format_time(p99, (double)r->p99_ns),
-		units_format_time(max, (double)r->max_ns),
-		r->capped ? " (sample limit reached)" : "");
+		units_format_time(max, (double)r->max_ns));
 }
 
 static void print_iops_members(FILE *out, const struct speed_iops_result *r)

@@ -22,7 +22,6 @@
 /* -t goes past this many unreadable blocks in a row, then fails */
 #define SPEED_MAX_SKIPPED_IN_A_ROW 64
 #define SPEED_WINDOW_NS		1000000000ULL	/* rate windows */
-#define SPEED_MAX_SAMPLES	(1u << 20)	/* latencies kept per run */
 
 /* A sequential run: whole-run and per-window rates in bytes per second. */
 struct speed_rate {
@@ -47,7 +46,6 @@ struct speed_iops_result {
 	uint64_t operations;
 	double iops;
 	uint64_t p50_ns, p99_ns, max_ns;
-	bool capped;			/* stopped at SPEED_MAX_SAMPLES */
 };
 
 /*
@@ -67,7 +65,7 @@ void speed_rate_free(struct speed_rate *r);
 /*
  * Measure random SPEED_IO_BYTES reads or writes in [offset, offset +
  * span_bytes), at 4 KiB-aligned positions in an LFSR shuffle order, for
- * duration_ns of device time or SPEED_MAX_SAMPLES operations.
+ * duration_ns of device time.
  */
 int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       bool write, uint64_t duration_ns,

@@ -159,7 +159,8 @@ int units_parse_rate(const char *text, uint64_t *bytes_per_s)
 	err = parse_scaled(number, rate_suffixes, false, &value);
 	if (err)
 		return err;
-	*bytes_per_s = (uint64_t)llround(value);
+	/* llround would overflow from 2^63: value is below 2^64 here */
+	*bytes_per_s = (uint64_t)(value + 0.5);
 	return 0;
 }
 

@@ -794,9 +794,7 @@ static bool parse_key(struct parser *p, struct node *n)
 				s++;
 			for (len = 0; is_ident_char(s[len], false); len++)
 				;
-			n->key = strndup(s, len ? len : 5);
-			if (!len)
-				strcpy(n->key, "value");
+			n->key = len ? strndup(s, len) : strdup("value");
 		}
 		next_token(p);
 	}
@@ -1142,7 +1140,6 @@ struct run {
 	unsigned error_line;
 	double loop_values[VM_MAX_REDUCERS];	/* of the last loop to end */
 	bool record_failed;		/* a skipped read belongs to it */
-	struct dev_error first_error;	/* of the skipped reads */
 };
 
 static int plan_error(struct run *r, int err, const char *op,
@@ -1290,7 +1287,7 @@ static int run_io(struct run *r, const struct node *n, double *value)
 	if (err == -EIO && n->op == VM_READ && r->exec->skip_read_errors) {
 		/* no time: the record this read feeds is dropped */
 		if (r->exec->failed_reads++ == 0)
-			r->first_error = r->exec->dev->error;
+			r->exec->first_failure = r->exec->dev->error;
 		r->record_failed = true;
 		*value = NAN;
 		return 0;
@@ -1720,7 +1717,5 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	if (!err)
 		err = run_program(&r);
 	free_buffers(&r);
-	if (exec->failed_reads)		/* the first failure, for the summary */
-		exec->dev->error = r.first_error;
 	return err;
 }

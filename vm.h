@@ -146,12 +146,13 @@ struct vm_exec {
 	/*
 	 * Tests that map the device (scatter) may go past unreadable
 	 * blocks: a read failing with EIO then drops the record it belongs
-	 * to instead of ending the run.  The first failure stays in
-	 * dev->error; the counts are here.
+	 * to instead of ending the run; the counts and the first skipped
+	 * failure are kept here.
 	 */
 	bool skip_read_errors;
 	uint64_t failed_reads;
 	uint64_t dropped_records;
+	struct dev_error first_failure;
 };
 
 /*

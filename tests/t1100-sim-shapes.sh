@@ -1,0 +1,429 @@
+#!/bin/sh
+# t1100: the simulated card shows, in the tool's own output, the patterns
+# of the cards its presets model.  Every original test (-a, -A, -O,
+# -O -r, -f, -s, -i) runs on every preset and prints lines in its format;
+# the align test shows each preset's 4 MiB erase blocks (and the 8 KiB
+# pages of the SU08G), the open-AU test its number of open erase blocks
+# (6, 7, 20), the Toshiba its 32 KiB program unit; a 12 MiB card shows
+# its boundaries with --threes; bad= ranges fail the I/O that touches
+# them with one line naming the offset; ro refuses writes only; output
+# is deterministic per seed; and -a takes well under a second.
+
+. "$(dirname "$0")/lib.sh"
+
+MIB=1048576
+tab=$(printf '\t')
+T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
+N='[0-9]+(\.[0-9]+)?'
+SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
+RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
+ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
+AU_RE="^${SIZE_RE} +${RATE_RE}\$"
+FAT_RE="^${SIZE_RE} +${RATE_RE}( +${RATE_RE}){5}\$"
+SCATTER_RE="^${N}${tab}${N}\$"
+INTERVAL_RE="^[0-9]+ bytes: min $T avg $T max $T: $N MB/s\$"
+REGRESSION_RE="^$N MB/s, $T access time\$"
+OVERHEAD_RE="^[0-9]+ bytes: $T overhead\$"
+PRESETS="sandisk-su08g toshiba-7au sandisk-20au"
+
+# first_align PRESET: the largest power of two at most half the card,
+# where -a starts.
+first_align() {
+	case $1 in
+	sandisk-su08g) echo 2147483648 ;;	# 7948206080 bytes
+	toshiba-7au) echo 1073741824 ;;		# 3904897024 bytes
+	sandisk-20au) echo 4294967296 ;;	# 15931539456 bytes
+	esac
+}
+
+# diffs FILE: "align diff_ns" for each line of -a output, the diff parsed
+# with its unit.
+diffs() {
+	while IFS="$tab" read -r align _ _ _ diff; do
+		ns=$(time_ns "${diff#diff }") || {
+			echo "cannot parse '$diff'" >&2
+			return 1
+		}
+		echo "${align#align } $ns"
+	done <"$1"
+}
+
+# rates FILE: "size_bytes rate_bps" for each line of -O output.
+rates() {
+	while read -r size rate; do
+		bps=$(rate_bps "$rate") || {
+			echo "cannot parse rate '$rate'" >&2
+			return 1
+		}
+		echo "$(size_bytes "$size") $bps"
+	done <"$1"
+}
+
+# size_bytes SIZE: 4MiB, 512KiB... in bytes.
+size_bytes() {
+	printf '%s\n' "$1" | awk '
+		/KiB$/ { print $0 * 1024; exit }
+		/MiB$/ { print $0 * 1048576; exit }
+		/GiB$/ { print $0 * 1073741824; exit }
+		/B$/ { print $0 + 0; exit }'
+}
+
+# au PRESET NR [ARGS...]: -O with 4 MiB erase blocks and 64 KiB blocks on
+# PRESET writing NR erase blocks in turn; "size rate" in bytes, B/s.
+au() {
+	au_p=$1 au_n=$2
+	shift 2
+	"$FLASHBENCH" -O --erasesize=4M --blocksize=64K -0 "$au_n" "$@" \
+		"sim:$au_p" >au.out 2>au.err
+	au_code=$?
+	if [ $au_code != 0 ] || [ "$(wc -l <au.out)" != 7 ]; then
+		echo "-O -0 $au_n $* sim:$au_p: exit $au_code, want 0 and" \
+			"7 lines:" >&2
+		cat au.out au.err >&2
+		return 1
+	fi
+	test_lines_match au.out "$AU_RE" &&
+	rates au.out
+}
+
+# holds FILE: every rate in FILE ("size rate" lines) is at least 85% of
+# the rate at the largest size: the card keeps up down to small blocks.
+holds() {
+	awk 'NR == 1 { top = $2 }
+	     $2 < 0.85 * top { print "falls off at " $1 ": " $2 " B/s, " \
+		"top " top; bad = 1 }
+	     END { exit bad || NR == 0 }' "$1" >&2
+}
+
+# falls_off SLOW FAST BELOW: at every size under BELOW bytes, the rate in
+# SLOW is under 70% of the rate in FAST; at least one such size exists.
+falls_off() {
+	awk -v below="$3" 'NR == FNR { fast[$1] = $2; next }
+	     $1 < below { n++
+		if (!($1 in fast) || $2 >= 0.7 * fast[$1]) {
+			print "size " $1 ": " $2 " B/s against " fast[$1]; bad = 1
+		} }
+	     END { exit bad || !n }' "$2" "$1" >&2
+}
+
+# ---- every original test on every preset ----
+
+for p in $PRESETS; do
+	test_expect_success "$p: -a prints one align line per power of two" "
+		\"\$FLASHBENCH\" -a -c 2 sim:$p >out 2>err &&
+		test ! -s err &&
+		test_lines_match out \"\$ALIGN_RE\" &&
+		cut -f1 out | sed 's/^align //' >aligns &&
+		a=\$(first_align $p) && : >expect &&
+		while [ \$a -ge 32768 ]; do echo \$a >>expect; a=\$((a / 2)); done &&
+		test_cmp expect aligns
+	"
+
+	test_expect_success "$p: -a diff jumps at the 4 MiB erase block" "
+		\"\$FLASHBENCH\" -a -c 2 sim:$p >out &&
+		diffs out >d && cat d &&
+		awk '\$1 >= 4194304 && \$2 < 40000 { print \"small at \" \$1; bad = 1 }
+		     \$1 < 4194304 && (\$2 > 15000 || \$2 < -15000) {
+			print \"large at \" \$1; bad = 1 }
+		     END { exit bad }' d
+	"
+
+	test_expect_success "$p: -A prints 8 MiB to 32 KiB and announces" "
+		\"\$FLASHBENCH\" -A -c 2 sim:$p >out 2>err &&
+		test_lines_match out \"\$ALIGN_RE\" &&
+		printf '%s\n' 8388608 4194304 2097152 1048576 524288 262144 \
+			131072 65536 32768 >expect &&
+		cut -f1 out | sed 's/^align //' >aligns &&
+		test_cmp expect aligns &&
+		test \"\$(wc -l <err)\" = 1 &&
+		grep '^flashbench: write-align overwrites bytes [0-9]* to [0-9]* ' err
+	"
+
+	for r in "" "-r"; do
+		test_expect_success "$p: -O${r:+ $r} prints 4MiB to 256KiB with rates" "
+			\"\$FLASHBENCH\" -O $r --erasesize=4M --blocksize=256K \
+				-c 2 sim:$p >out 2>err &&
+			test_lines_match out \"\$AU_RE\" &&
+			printf '%s\n' 4MiB 2MiB 1MiB 512KiB 256KiB >expect &&
+			cut -d' ' -f1 out >sizes &&
+			test_cmp expect sizes &&
+			test \"\$(announced_range err)\" = '16777216 71303168'
+		"
+	done
+
+	test_expect_success "$p: -f prints 6 rates per size in the first 24 MiB" "
+		\"\$FLASHBENCH\" -f --erasesize=4M --blocksize=256K -c 2 \
+			sim:$p >out 2>err &&
+		test_lines_match out \"\$FAT_RE\" &&
+		printf '%s\n' 4MiB 2MiB 1MiB 512KiB 256KiB >expect &&
+		cut -d' ' -f1 out >sizes &&
+		test_cmp expect sizes &&
+		test \"\$(announced_range err)\" = '0 25165824'
+	"
+
+	test_expect_success "$p: -s prints 512 offset/time pairs, reads only" "
+		\"\$FLASHBENCH\" -s -c 2 sim:$p >out 2>err &&
+		test ! -s err &&
+		test_lines_match out \"\$SCATTER_RE\" &&
+		test \"\$(wc -l <out)\" = 512 &&
+		test \"\$(head -n 1 out | cut -f1)\" = 0 &&
+		awk -F'$tab' 'NR > 1 && \$1 <= prev { bad = 1 } { prev = \$1 }
+			END { exit bad }' out
+	"
+
+	test_expect_success "$p: -i prints 8 sizes, regression, overheads" "
+		\"\$FLASHBENCH\" -i -c 2 sim:$p >out 2>err &&
+		test ! -s err &&
+		test \"\$(wc -l <out)\" = 17 &&
+		head -n 8 out >sizes.part &&
+		test_lines_match sizes.part \"\$INTERVAL_RE\" &&
+		sed -n 9p out | grep -Ex \"\$REGRESSION_RE\" &&
+		tail -n 8 out >overhead.part &&
+		test_lines_match overhead.part \"\$OVERHEAD_RE\" &&
+		cut -d' ' -f1 sizes.part >lens &&
+		printf '%s\n' 16384 32768 65536 131072 262144 524288 1048576 \
+			2097152 >expect &&
+		test_cmp expect lens
+	"
+done
+
+# ---- SanDisk SU08G ----
+
+test_expect_success 'su08g: -a -b 1024: ~100us diff from 4 MiB, a few us below' '
+	"$FLASHBENCH" -a --blocksize=1024 sim:sandisk-su08g >out &&
+	test_lines_match out "$ALIGN_RE" &&
+	diffs out >d && cat d &&
+	test "$(tail -n 1 d | cut -d" " -f1)" = 2048 &&
+	awk "\$1 >= 4194304 && (\$2 < 80000 || \$2 > 130000) {
+		print \"not ~100us at \" \$1; bad = 1 }
+	     \$1 <= 2097152 && \$1 >= 8192 && (\$2 < 1000 || \$2 > 10000) {
+		print \"not a few us at \" \$1; bad = 1 }
+	     \$1 < 8192 && (\$2 > 2000 || \$2 < -2000) {
+		print \"page-internal boundary costs at \" \$1; bad = 1 }
+	     END { exit bad }" d
+'
+
+test_expect_success 'su08g: -O -0 1..6 write about 10.7 MB/s at large sizes' '
+	for n in 1 2 3 4 5 6; do
+		au sandisk-su08g $n >r$n || return 1
+		echo "-0 $n:" $(cat r$n)
+		awk "\$1 >= 1048576 && (\$2 < 10.3e6 || \$2 > 11.1e6) {
+			print \"-0 $n at \" \$1 \": \" \$2; bad = 1 }
+			END { exit bad }" r$n || return 1
+		holds r$n || return 1
+	done
+'
+
+test_expect_success 'su08g: -O -0 7 and -0 8 fall off at 1 MiB and below' '
+	au sandisk-su08g 6 >r6 &&
+	au sandisk-su08g 7 >r7 &&
+	au sandisk-su08g 8 >r8 &&
+	cat r6 r7 r8 &&
+	falls_off r7 r6 $((MIB + 1)) &&
+	falls_off r8 r6 $((MIB + 1))
+'
+
+test_expect_success 'su08g: -O --random falls off at -0 2, not at -0 1' '
+	au sandisk-su08g 2 >lin2 &&
+	au sandisk-su08g 2 --random >rnd2 &&
+	au sandisk-su08g 1 --random >rnd1 &&
+	cat lin2 rnd2 rnd1 &&
+	falls_off rnd2 lin2 $((MIB + 1)) &&
+	holds rnd1
+'
+
+test_expect_success 'su08g: 16 KiB writes do not halve (8 KiB program unit)' '
+	"$FLASHBENCH" -O -e 4M -b 16K -0 1 sim:sandisk-su08g >out 2>/dev/null &&
+	rates out >r && cat r &&
+	a=$(awk "\$1 == 32768 { print \$2 }" r) &&
+	b=$(awk "\$1 == 16384 { print \$2 }" r) &&
+	awk -v a="$a" -v b="$b" "BEGIN { exit !(b > 0.75 * a) }"
+'
+
+# ---- Toshiba, 7 open, 32 KiB program unit ----
+
+test_expect_success 'toshiba: -O -0 7 holds, -0 8 falls off below 1 MiB' '
+	au toshiba-7au 7 >r7 &&
+	au toshiba-7au 8 >r8 &&
+	cat r7 r8 &&
+	holds r7 &&
+	falls_off r8 r7 $MIB &&
+	a=$(awk "\$1 == 4194304 { print \$2 }" r7) &&
+	b=$(awk "\$1 == 4194304 { print \$2 }" r8) &&
+	awk -v a="$a" -v b="$b" "BEGIN { exit !(b >= 0.9 * a) }"
+'
+
+test_expect_success 'toshiba: rate more than halves from 32 KiB to 16 KiB' '
+	"$FLASHBENCH" -O -e 4M -b 16K -0 1 sim:toshiba-7au >out 2>/dev/null &&
+	test_lines_match out "$AU_RE" &&
+	rates out >r && cat r &&
+	a=$(awk "\$1 == 32768 { print \$2 }" r) &&
+	b=$(awk "\$1 == 16384 { print \$2 }" r) &&
+	test -n "$a" && test -n "$b" &&
+	awk -v a="$a" -v b="$b" "BEGIN { exit !(b <= 0.52 * a) }"
+'
+
+# ---- SanDisk 20 AU ----
+
+test_expect_success 'sandisk-20au: -O -0 20 holds, -0 21 falls off below 2 MiB' '
+	au sandisk-20au 20 >r20 &&
+	au sandisk-20au 21 >r21 &&
+	cat r20 r21 &&
+	holds r20 &&
+	falls_off r21 r20 $((2 * MIB))
+'
+
+# ---- a 12 MiB erase block, with --threes ----
+
+test_expect_success 'erase=12M: -a --threes: large diff at 12 MiB multiples only' '
+	"$FLASHBENCH" -a --threes sim:erase=12M,page=16K >out &&
+	test_lines_match out "$ALIGN_RE" &&
+	diffs out >d && cat d &&
+	for a in 12582912 25165824 50331648 100663296 8388608 16777216; do
+		grep -q "^$a " d || { echo "no line for $a"; return 1; }
+	done &&
+	awk "\$1 % 12582912 == 0 && \$2 < 50000 { print \"small at \" \$1; bad = 1 }
+	     \$1 % 12582912 != 0 && \$2 > 20000 { print \"large at \" \$1; bad = 1 }
+	     END { exit bad }" d
+'
+
+test_expect_success 'erase=12M: without --threes no line shows a boundary' '
+	"$FLASHBENCH" -a sim:erase=12M,page=16K >out &&
+	diffs out >d &&
+	! grep -q "^12582912 " d &&
+	awk "\$2 > 20000 { print \"large at \" \$1; bad = 1 } END { exit bad }" d
+'
+
+# ---- bad ranges ----
+
+# fails_at FILE LO HI: FILE has exactly one line "... at OFF (+LEN): ..."
+# (besides an announcement), and [OFF, OFF + LEN) overlaps [LO, HI).
+fails_at() {
+	grep -v " overwrites bytes " "$1" >errline
+	cat errline
+	test "$(wc -l <errline)" = 1 &&
+	set -- $(sed -n 's/.* at \([0-9]*\) (+\([0-9]*\)): .*/\1 \2/p' errline) \
+		"$2" "$3" &&
+	test $# = 4 &&
+	test "$1" -lt "$4" && test $(($1 + $2)) -gt "$3"
+}
+
+test_expect_success 'bad=4M+1M: -a exits 1 with one line naming the offset' '
+	timeout 20 "$FLASHBENCH" -a sim:bad=4M+1M >out 2>err
+	code=$?
+	echo "exit $code" &&
+	test $code = 1 &&
+	fails_at err $((4 * MIB)) $((5 * MIB)) &&
+	grep -i "input/output error" err &&
+	test_lines_match out "$ALIGN_RE"
+'
+
+test_expect_success 'bad=4M+1M: -a beyond the bad range is not affected' '
+	"$FLASHBENCH" -a sim:bad=4000M+1M >out 2>err &&
+	test ! -s err &&
+	"$FLASHBENCH" -a sim: >clean &&
+	test_cmp clean out
+'
+
+test_expect_success 'bad=17M+1M: -O exits 1 with one line naming the offset' '
+	timeout 20 "$FLASHBENCH" -O -e 4M -b 256K sim:bad=17M+1M >out 2>err
+	code=$?
+	echo "exit $code" &&
+	test $code = 1 &&
+	fails_at err $((17 * MIB)) $((18 * MIB)) &&
+	test ! -s out
+'
+
+test_expect_success 'bad=17M+1M: erase of 16M+4M exits 1 naming the offset' '
+	timeout 20 "$ERASE" sim:bad=17M+1M 16M 4M >out 2>err
+	code=$?
+	echo "exit $code" &&
+	test $code = 1 &&
+	grep "^erase: " err &&
+	fails_at err $((17 * MIB)) $((18 * MIB))
+'
+
+test_expect_success 'bad=17M+1M: erase elsewhere succeeds' '
+	"$ERASE" sim:bad=17M+1M 32M 4M >out 2>err &&
+	test ! -s err
+'
+
+# ---- write-protected ----
+
+# refused_ro PROG ARGS...: exit 1, nothing on stdout, one line on stderr
+# saying the card is write-protected.
+refused_ro() {
+	rr_prog=$1
+	shift
+	timeout 20 "$rr_prog" "$@" >out 2>err </dev/null
+	rr_code=$?
+	cat err
+	test "$rr_code" = 1 || { echo "exit $rr_code, want 1"; return 1; }
+	test ! -s out &&
+	test "$(wc -l <err)" = 1 &&
+	grep -i "write-protected" err
+}
+
+test_expect_success 'ro: -O is refused cleanly' '
+	refused_ro "$FLASHBENCH" -O -e 4M -b 256K sim:ro
+'
+
+test_expect_success 'ro: -A is refused cleanly' '
+	refused_ro "$FLASHBENCH" -A -c 2 sim:toshiba-7au,ro
+'
+
+test_expect_success 'ro: -f is refused cleanly' '
+	refused_ro "$FLASHBENCH" -f -e 4M -b 256K sim:sandisk-20au,ro
+'
+
+test_expect_success 'ro: erase is refused cleanly' '
+	refused_ro "$ERASE" sim:ro 16M 4M
+'
+
+test_expect_success 'ro: -a still works and matches the writable card' '
+	"$FLASHBENCH" -a -c 2 sim:ro >out 2>err &&
+	test ! -s err &&
+	"$FLASHBENCH" -a -c 2 sim: >rw &&
+	test_cmp rw out
+'
+
+# ---- determinism ----
+
+for t in "-a -c 2" "-O -e 4M -b 256K -0 7" "-O -r -e 4M -b 256K" \
+	 "-f -e 4M -b 256K -c 2" "-A -c 2" "-i -c 2"; do
+	test_expect_success "same command twice, same bytes: $t" "
+		\"\$FLASHBENCH\" $t sim:toshiba-7au >one 2>one.err &&
+		\"\$FLASHBENCH\" $t sim:toshiba-7au >two 2>two.err &&
+		test -s one &&
+		cmp one two && cmp one.err two.err
+	"
+done
+
+test_expect_success 'another seed with noise gives other output' '
+	"$FLASHBENCH" -O -e 4M -b 256K sim:noise=0.05,seed=3 >one 2>/dev/null &&
+	"$FLASHBENCH" -O -e 4M -b 256K sim:noise=0.05,seed=4 >two 2>/dev/null &&
+	! cmp -s one two &&
+	"$FLASHBENCH" -a -c 2 sim:noise=0.05,seed=3 >one &&
+	"$FLASHBENCH" -a -c 2 sim:noise=0.05,seed=4 >two &&
+	! cmp -s one two
+'
+
+test_expect_success 'without noise the seed changes nothing' '
+	"$FLASHBENCH" -a -c 2 sim:noise=0,seed=3 >one &&
+	"$FLASHBENCH" -a -c 2 sim:noise=0,seed=4 >two &&
+	test_cmp one two
+'
+
+# ---- speed ----
+
+test_expect_success '-a sim: takes well under a second of wall time' '
+	start=$(date +%s%N) &&
+	"$FLASHBENCH" -a sim: >out &&
+	end=$(date +%s%N) &&
+	ms=$(((end - start) / 1000000)) &&
+	echo "$ms ms" &&
+	test_lines_match out "$ALIGN_RE" &&
+	test "$ms" -lt 2000
+'
+
+test_done
