@@ -939,11 +939,14 @@ void vm_free(struct vm_program *program)
 /* ---- listing ---- */
 
 /* Rebuild an expression's text from postfix, with only needed parens. */
+/* Longest expression text a listing shows (programs are far shorter). */
+#define EXPR_TEXT 1024
+
 static void expr_text(const struct vm_program *prog, const struct expr *x,
 		      char *out, size_t size)
 {
 	enum { ATOM, PRODUCT, SUM };
-	char stack[VM_MAX_DEPTH + 1][96];
+	char stack[VM_MAX_DEPTH + 1][EXPR_TEXT];
 	int level[VM_MAX_DEPTH + 1];
 	unsigned top = 0;
 
@@ -952,12 +955,15 @@ static void expr_text(const struct vm_program *prog, const struct expr *x,
 		static const char ops[] = { [INSN_ADD] = '+', [INSN_SUB] = '-',
 					    [INSN_MUL] = '*', [INSN_DIV] = '/',
 					    [INSN_MOD] = '%' };
-		char a[96], b[96];
+		char a[EXPR_TEXT], b[EXPR_TEXT];
 		int mine;
 
 		switch (in->code) {
 		case INSN_NUMBER:
-			snprintf(stack[top], sizeof(stack[0]), "%.17g",
+			/* the lexer reads whole numbers only: no exponent */
+			snprintf(stack[top], sizeof(stack[0]),
+				 in->number == floor(in->number) &&
+				 in->number < 1.8e19 ? "%.0f" : "%.17g",
 				 in->number);
 			level[top++] = ATOM;
 			continue;
@@ -989,8 +995,9 @@ static void expr_text(const struct vm_program *prog, const struct expr *x,
 		snprintf(b, sizeof(b), level[top] > mine ||
 			 (level[top] == mine && in->code != INSN_ADD &&
 			  in->code != INSN_MUL) ? "(%s)" : "%s", stack[top]);
-		snprintf(stack[top - 1], sizeof(stack[0]), "%.45s %c %.45s",
-			 a, ops[in->code], b);
+		snprintf(stack[top - 1], sizeof(stack[0]), "%.*s %c %.*s",
+			 EXPR_TEXT / 2 - 2, a, ops[in->code], EXPR_TEXT / 2 - 2,
+			 b);
 		level[top - 1] = mine;
 	}
 	snprintf(out, size, "%s", top ? stack[0] : "?");
@@ -1000,7 +1007,7 @@ static void list_operands(const struct vm_program *prog,
 			  const struct node *n, char *line, size_t size)
 {
 	for (unsigned i = 0; i < n->operand_count; i++) {
-		char text[128];
+		char text[EXPR_TEXT];
 
 		expr_text(prog, &n->operands[i], text, sizeof(text));
 		snprintf(line + strlen(line), size - strlen(line),
@@ -1027,7 +1034,7 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 			  void *ctx, bool inline_let)
 {
 	const struct node *n = &prog->nodes[index];
-	char line[512];
+	char line[4 * EXPR_TEXT];
 	size_t indent = inline_let ? 0 : depth;
 
 	memset(line, '\t', indent);

@@ -97,6 +97,25 @@ test_loop() {
 	fi
 }
 
+# test_timing NAME BODY / test_timing_loop NAME BODY: tests whose outcome
+# depends on wall-clock timing (a signal or a shrink a fraction of a
+# second into a run); valgrind slows the tool too much for them.
+test_timing() {
+	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$1" "timing-dependent, under valgrind"
+	else
+		test_expect_success "$1" "$2"
+	fi
+}
+
+test_timing_loop() {
+	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$1" "timing-dependent, under valgrind"
+	else
+		test_loop "$1" "$2"
+	fi
+}
+
 # make_loop SIZE [losetup options]: create a backing file of SIZE, attach
 # it, print the device; it is detached when the script ends.
 make_loop() {

@@ -416,7 +416,7 @@ test_expect_success 'without noise the seed changes nothing' '
 
 # ---- speed ----
 
-test_expect_success '-a sim: takes well under a second of wall time' '
+test_timing '-a sim: takes well under a second of wall time' '
 	start=$(date +%s%N) &&
 	"$FLASHBENCH" -a sim: >out &&
 	end=$(date +%s%N) &&

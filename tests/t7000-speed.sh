@@ -336,7 +336,7 @@ dd_rate() {
 # must agree within 10%.  Other load on the machine can disturb a round,
 # so up to three rounds are run; a real disagreement (a wrong time base or
 # byte count) fails them all.
-test_loop 'loop: -t -b 1M agrees with dd iflag=direct within 10%' '
+test_timing_loop 'loop: -t -b 1M agrees with dd iflag=direct within 10%' '
 	for round in 1 2 3; do
 		: >fb && : >dd &&
 		for i in 1 2 3; do

@@ -267,7 +267,7 @@ shrink_mid_run() {
 	fb_wait
 }
 
-test_loop 'loop shrunk: -t stops at the short transfer (exit 1), no rate' '
+test_timing_loop 'loop shrunk: -t stops at the short transfer (exit 1), no rate' '
 	dev=$(make_loop 256M) &&
 	shrink_mid_run $dev 0.3 -t --time=20 -b 4K &&
 	fault_reported $dev read &&
@@ -275,7 +275,7 @@ test_loop 'loop shrunk: -t stops at the short transfer (exit 1), no rate' '
 	test ! -s out
 '
 
-test_loop 'loop shrunk: -a stops at the short transfer, no align line after it' '
+test_timing_loop 'loop shrunk: -a stops at the short transfer, no align line after it' '
 	dev=$(make_loop 256M) &&
 	shrink_mid_run $dev 0.3 -a -b 1024 -c 4096 &&
 	fault_reported $dev read &&
@@ -285,7 +285,7 @@ test_loop 'loop shrunk: -a stops at the short transfer, no align line after it' 
 	{ test ! -s out || test_lines_match out "^align [0-9]+	pre "; }
 '
 
-test_loop 'loop shrunk: -s and -i stop at the short transfer (exit 1)' '
+test_timing_loop 'loop shrunk: -s and -i stop at the short transfer (exit 1)' '
 	dev=$(make_loop 256M) &&
 	shrink_mid_run $dev 0.3 -s -b 4K --scatter-order=16 -c 64 &&
 	fault_reported $dev read &&
@@ -302,7 +302,7 @@ for t in "-O -e 16M -b 512 -0 4" "-O -r -e 16M -b 512 -0 4" \
 	"--class-check --time=20" "-A -b 1024 -c 4096 -e 1M" \
 	"-f -b 512 -e 2M --fat-nr=8"
 do
-	test_loop "loop shrunk: $t stops at the failed write (exit 1)" "
+	test_timing_loop "loop shrunk: $t stops at the failed write (exit 1)" "
 		dev=\$(make_loop 256M) &&
 		shrink_mid_run \$dev 0.3 $t &&
 		fault_reported \$dev &&
@@ -339,7 +339,7 @@ test_loop 'loop with a backing file shorter than the device: -s skips past its e
 		END { exit bad }" out
 '
 
-test_loop 'loop: -s stopped by a short transfer after skipping blocks names the short transfer' '
+test_timing_loop 'loop: -s stopped by a short transfer after skipping blocks names the short transfer' '
 	dev=$(make_loop 256M) &&
 	img=$(losetup -nO BACK-FILE $dev) &&
 	truncate -s 128M "$img" &&
@@ -358,7 +358,7 @@ test_loop 'loop with a backing file shorter than the device: -t gives up (exit 1
 	test ! -s out
 '
 
-test_loop 'loop detached mid-run: the run ends normally or reports the fault' '
+test_timing_loop 'loop detached mid-run: the run ends normally or reports the fault' '
 	dev=$(make_loop 64M) &&
 	fb_start -t --time=2 -b 64K $dev &&
 	sleep 0.3 &&
