@@ -35,6 +35,11 @@ test_expect_success 'detect --write finds the 32KiB program unit of the Toshiba 
 test_expect_success 'detect --write on a matrix of 22 cards: erase and open exact, page on 90%' '
 	total=0 page_ok=0
 	grep -v "^#" "$TESTS_DIR/detect/matrix.tsv" >rows
+	# under the sanitizers every fourth card: the code paths, not the
+	# statistics, are what that pass is for
+	if [ -n "$FLASHBENCH_UNDER_SANITIZER" ]; then
+		awk "NR % 4 == 1" rows >some && mv some rows
+	fi
 	while IFS="	" read spec erase page open orand; do
 		total=$((total + 1))
 		"$FLASHBENCH" --detect --write --format=json "sim:$spec,size=8G" \
@@ -46,7 +51,8 @@ test_expect_success 'detect --write on a matrix of 22 cards: erase and open exac
 			page_ok=$((page_ok + 1))
 	done <rows
 	echo "page exact on $page_ok of $total"
-	test $total -ge 20 && test $((page_ok * 10)) -ge $((total * 9))
+	{ test -n "$FLASHBENCH_UNDER_SANITIZER" || test $total -ge 20; } &&
+	test $((page_ok * 10)) -ge $((total * 9))
 '
 
 test_expect_success 'detect says so when a card shows no boundary' '
