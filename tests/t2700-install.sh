@@ -1,0 +1,43 @@
+#!/bin/sh
+# t2700: make install honours PREFIX and DESTDIR and installs both programs
+# and both man pages.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'make install puts binaries and man pages under DESTDIR/PREFIX' '
+	make -C "$TOP" -s install DESTDIR="$TRASH/root" PREFIX=/opt/fb \
+		>/dev/null &&
+	test -x root/opt/fb/bin/flashbench &&
+	test -x root/opt/fb/bin/erase &&
+	test -f root/opt/fb/share/man/man1/flashbench.1 &&
+	test -f root/opt/fb/share/man/man1/erase.1 &&
+	root/opt/fb/bin/flashbench --version | grep -q "^flashbench "
+'
+
+test_expect_success 'BINDIR and MANDIR override the PREFIX layout' '
+	make -C "$TOP" -s install DESTDIR="$TRASH/other" BINDIR=/b \
+		MANDIR=/m >/dev/null &&
+	test -x other/b/flashbench &&
+	test -f other/m/man1/erase.1
+'
+
+test_expect_success 'the man pages render without warnings' '
+	if command -v groff >/dev/null 2>&1; then
+		for page in flashbench erase; do
+			groff -man -Tutf8 -ww "$TOP/$page.1" >/dev/null 2>warn &&
+			test ! -s warn || { cat warn; return 1; }
+		done
+	fi
+'
+
+test_expect_success 'every long option of --help is in the man page' '
+	"$FLASHBENCH" --help | grep -oE -- "--[a-z][a-z0-9-]+" | sort -u >opts &&
+	missing=0 &&
+	while read -r opt; do
+		name=${opt#--}
+		grep -q -- "$(echo "$name" | sed "s/-/\\\\\\\\-/g")" \
+			"$TOP/flashbench.1" || { echo "missing: $opt"; missing=1; }
+	done <opts &&
+	test $missing = 0
+'
+
+test_done

@@ -1,0 +1,63 @@
+#!/bin/sh
+# t2800: --program runs the example programs in tests/programs/, refuses
+# bad ones with file:line:column, and lists the built-ins so they compile
+# back to the same listing.
+. "$(dirname "$0")/lib.sh"
+
+P=$TESTS_DIR/programs
+
+test_expect_success 'sequential-read: the rate climbs with the block size, then levels' '
+	"$FLASHBENCH" --program="$P/sequential-read.prog" sim: >out &&
+	test "$(wc -l <out)" = 9 &&
+	test_lines_match out "^[0-9]+(KiB|MiB) +[0-9.]+M/s$" &&
+	first=$(head -n 1 out | awk "{ print \$2 }" | tr -d M/s) &&
+	last=$(tail -n 1 out | awk "{ print \$2 }" | tr -d M/s) &&
+	awk -v a="$first" -v b="$last" "BEGIN { exit !(b > 2 * a) }"
+'
+
+test_expect_success 'page-scan: one line per 16KiB page of an erase block, with min and max' '
+	"$FLASHBENCH" --program="$P/page-scan.prog" -c 2 --offset=16M sim: >out &&
+	test "$(wc -l <out)" = 256 &&
+	test_lines_match out "^[0-9]+	min [0-9.]+(µs|ms)	max [0-9.]+(µs|ms)$"
+'
+
+test_expect_success 'a program that writes announces its range and is destructive' '
+	"$FLASHBENCH" --program="$P/erase-then-write.prog" --offset=16M \
+		sim: >out 2>err &&
+	grep -q "overwrites bytes 16777216 to 20971519" err &&
+	grep -qE "^in order [0-9.]+M/s shuffled [0-9.]+M/s$" out
+'
+
+test_expect_success 'a program that writes is refused on a write-protected card' '
+	test_expect_code 1 "$FLASHBENCH" --program="$P/erase-then-write.prog" \
+		--offset=16M sim:ro 2>err &&
+	test "$(wc -l <err)" = 1
+'
+
+test_expect_success 'a syntax error names file, line and column, exit 2' '
+	test_expect_code 2 "$FLASHBENCH" \
+		--program="$P/bad-unknown-variable.prog" sim: 2>err &&
+	grep -q "bad-unknown-variable.prog:4:16: unknown variable .y." err
+'
+
+test_expect_success 'a program file that does not exist is a runtime error' '
+	test_expect_code 1 "$FLASHBENCH" --program=nonexistent.prog sim: \
+		2>err &&
+	grep -q "^flashbench: nonexistent.prog: No such file" err
+'
+
+test_expect_success 'a program past the device end is refused before any I/O' '
+	printf "read \$size 512\n" >past.prog &&
+	test_expect_code 2 "$FLASHBENCH" --program=past.prog --stats sim: \
+		>out 2>err &&
+	grep -q "past the end" err &&
+	test ! -s out
+'
+
+test_expect_success 'every built-in program lists and compiles back the same' '
+	"$FLASHBENCH" --list-programs >listing &&
+	test "$(grep -c "^# " listing)" -ge 7 &&
+	grep -q "^for align in aligns" listing
+'
+
+test_done
