@@ -521,6 +521,10 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		usage_error("--read-only goes with --iops or --class-check");
 	if (!cfg->test_option)
 		usage_error("no test chosen (e.g. -a for the align test)");
+	if (cfg->plot_path &&
+	    (cfg->speed == SPEED_IOPS || cfg->speed == SPEED_CLASS))
+		usage_error("--plot is not available for %s",
+			    cfg->test_option);
 	if (cfg->random && cfg->test && strcmp(cfg->test->name, "open-au"))
 		usage_error("--random goes with --open-au");
 	if (cfg->random)
@@ -822,13 +826,20 @@ static int interval_summary(struct interval_points *points)
 	return err;
 }
 
-/* Where each record goes besides the report. */
+/*
+ * A run's output, the same for every test: the report on standard output
+ * or --out, a --plot chart and the progress line beside it.  Records
+ * reach all of them through emit_to_sinks.
+ */
 struct sinks {
+	FILE *out;
+	struct report *report;
 	struct progress progress;
 	uint64_t records;		/* handed to the report */
 	struct plot *plot;
 	int (*emit)(void *ctx, const struct vm_record *record);
 	void *ctx;
+	int emit_error;			/* why a record could not be taken */
 };
 
 static int emit_to_sinks(void *ctx, const struct vm_record *record)
@@ -838,11 +849,11 @@ static int emit_to_sinks(void *ctx, const struct vm_record *record)
 	progress_clear(&sinks->progress);
 	sinks->records++;
 	if (sinks->plot && plot_record(sinks->plot, record))
-		return -ENOMEM;
-	return sinks->emit(sinks->ctx, record);
+		return sinks->emit_error = -ENOMEM;
+	return sinks->emit_error = sinks->emit(sinks->ctx, record);
 }
 
-/* vm_exec.progress gets exec.ctx, which is the sinks */
+/* vm_exec.progress and speed_exec.progress get the sinks as ctx */
 static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct sinks *sinks = ctx;
@@ -925,6 +936,65 @@ static FILE *open_output(const struct config *cfg)
 	return out;
 }
 
+/* Start a test's output; meta gets the command line and the device. */
+static void output_open(const struct config *cfg, const struct dev *dev,
+			struct report_meta *meta, struct sinks *sinks)
+{
+	*sinks = (struct sinks){ .out = open_output(cfg) };
+	meta->command = cfg->command;
+	meta->device = cfg->device;
+	meta->device_size = dev->size_bytes;
+	meta->logical_block_size = dev->logical_block_bytes;
+	sinks->report = report_open(sinks->out, cfg->format, meta);
+	if (!sinks->report)
+		runtime_error("out of memory");
+	sinks->emit = report_record;
+	sinks->ctx = sinks->report;
+	if (cfg->plot_path) {
+		sinks->plot = plot_new(NULL);
+		if (!sinks->plot || plot_begin_run(sinks->plot, meta, NULL))
+			runtime_error("out of memory");
+	}
+	progress_start(&sinks->progress, stderr, meta->test,
+		       cfg->format == REPORT_TEXT && !cfg->quiet);
+}
+
+/*
+ * Finish the report (marked incomplete when err is -EINTR), the output
+ * file and the chart.  A record the report or the chart could not take
+ * ends the program here.
+ */
+static void output_close(const struct config *cfg, struct sinks *sinks,
+			 const struct dev *dev, int err)
+{
+	const char *name = cfg->out_path ? cfg->out_path : "standard output";
+
+	progress_end(&sinks->progress);
+	if (sinks->emit_error == -ENOMEM)
+		runtime_error("out of memory");
+	if ((report_close(sinks->report, &dev->stats, err == -EINTR) &&
+	     !err) || sinks->emit_error)
+		runtime_error("%s: write error", name);
+	if (sinks->out != stdout && fclose(sinks->out))
+		runtime_error("%s: write error", name);
+	if (sinks->plot)
+		write_plot(cfg, sinks->plot);
+}
+
+/* Unreadable blocks a test went past: said, not fatal. */
+static void report_skipped(const char *test, uint64_t blocks,
+			   uint64_t failed_reads, const struct dev_error *first)
+{
+	struct dev failed = { .error = *first };
+	char why[320];
+
+	dev_strerror(&failed, why, sizeof(why));
+	fprintf(stderr, "%s: %s: skipped %llu unreadable block%s (%llu "
+		"failed reads; first: %s)\n", program_name, test,
+		(unsigned long long)blocks, blocks == 1 ? "" : "s",
+		(unsigned long long)failed_reads, why);
+}
+
 static int run_test(struct config *cfg)
 {
 	struct dev dev;
@@ -933,10 +1003,9 @@ static int run_test(struct config *cfg)
 	struct interval_points points = { 0 };
 	struct report_meta meta = { 0 };
 	struct vm_exec exec = { 0 };
-	struct sinks sinks = { 0 };
+	struct sinks sinks;
 	char *text, why[320];
 	bool writes;
-	FILE *out;
 	int err;
 
 	/* plan on a read-only open: nothing can be written by mistake */
@@ -952,64 +1021,37 @@ static int run_test(struct config *cfg)
 		announce_writes(cfg, &dev, &plan);
 		dev_allow_writes(&dev, plan.write_start, plan.write_end);
 	}
-	out = open_output(cfg);
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
-		.command = cfg->command, .device = cfg->device, .device_size = dev.size_bytes,
-		.logical_block_size = dev.logical_block_bytes,
 		.params = program_params, .param_count = PARAM_COUNT_OF };
-	points.report = report_open(out, cfg->format, &meta);
-	if (!points.report)
-		runtime_error("out of memory");
+	output_open(cfg, &dev, &meta, &sinks);
+	points.report = sinks.report;
 	prepare_timing(cfg);
-	exec = (struct vm_exec){ .dev = &dev, .emit = report_record,
-				 .ctx = points.report, .stop = &stop_signal,
+	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
+		sinks.emit = collect_interval;
+		sinks.ctx = &points;
+	}
+	exec = (struct vm_exec){ .dev = &dev, .emit = emit_to_sinks,
+				 .progress = show_progress, .ctx = &sinks,
+				 .stop = &stop_signal,
 				 .skip_read_errors = cfg->test &&
 						     cfg->test->skips_bad };
-	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
-		exec.emit = collect_interval;
-		exec.ctx = &points;
-	}
-	if (cfg->plot_path) {
-		sinks.plot = plot_new(NULL);
-		if (!sinks.plot || plot_begin_run(sinks.plot, &meta, NULL))
-			runtime_error("out of memory");
-	}
-	progress_start(&sinks.progress, stderr, meta.test,
-		       cfg->format == REPORT_TEXT && !cfg->quiet);
-	sinks.emit = exec.emit;
-	sinks.ctx = exec.ctx;
-	exec.emit = emit_to_sinks;
-	exec.ctx = &sinks;
-	exec.progress = show_progress;
 	err = vm_run(program, &plan, &exec);
 	progress_end(&sinks.progress);
 	if (!err && sinks.emit == collect_interval)
 		err = interval_summary(&points);
-	if (report_close(points.report, &dev.stats, err == -EINTR) && !err)
-		runtime_error("%s: write error", cfg->out_path ?
-			      cfg->out_path : "standard output");
+	output_close(cfg, &sinks, &dev, err);
 	if (exec.failed_reads) {
-		struct dev failed = { .error = exec.first_failure };
-
-		dev_strerror(&failed, why, sizeof(why));
-		fprintf(stderr, "%s: %s: skipped %llu unreadable block%s "
-			"(%llu failed reads; first: %s)\n", program_name,
-			meta.test, (unsigned long long)exec.dropped_records,
-			exec.dropped_records == 1 ? "" : "s",
-			(unsigned long long)exec.failed_reads, why);
+		report_skipped(meta.test, exec.dropped_records,
+			       exec.failed_reads, &exec.first_failure);
 		if (!err && sinks.records == 0)
 			runtime_error("%s: %s: no block could be read",
 				      cfg->device, meta.test);
 	}
 	if (cfg->stats)
 		print_stats(&dev);
-	if (sinks.plot)
-		write_plot(cfg, sinks.plot);
 	vm_free(program);
 	free(text);
-	if (out != stdout)
-		fclose(out);
 	if (err == -ENOMEM)
 		runtime_error("out of memory for buffers of %llu bytes",
 			      (unsigned long long)plan.max_length);
@@ -1156,18 +1198,53 @@ static int run_detect(const struct config *cfg)
 	return 0;
 }
 
+/* The speed tests' names in reports, by enum value. */
+static const char *const speed_tests[] = {
+	[SPEED_READ] = "read-speed", [SPEED_WRITE] = "write-speed",
+	[SPEED_IOPS] = "iops", [SPEED_CLASS] = "class-check",
+};
+
+/* Parameters of a speed test, for the machine formats' headers. */
+enum {
+	SPEED_PARAM_BLOCK, SPEED_PARAM_OFFSET, SPEED_PARAM_SPAN,
+	SPEED_PARAM_TIME, SPEED_PARAM_QUEUE, SPEED_PARAM_READ_ONLY,
+	SPEED_PARAM_COUNT
+};
+
+static void speed_params(const struct config *cfg, uint64_t block,
+			 uint64_t offset, uint64_t span,
+			 struct vm_param *p, struct report_meta *meta)
+{
+	p[SPEED_PARAM_BLOCK] = (struct vm_param){ "block_bytes",
+						  (double)block };
+	p[SPEED_PARAM_OFFSET] = (struct vm_param){ "offset", (double)offset };
+	p[SPEED_PARAM_SPAN] = (struct vm_param){ "span_bytes", (double)span };
+	p[SPEED_PARAM_TIME] = (struct vm_param){ "duration_ns",
+						 (double)cfg->time_ns };
+	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "queue_depth", 1 };
+	p[SPEED_PARAM_READ_ONLY] = (struct vm_param){ "read_only",
+						      cfg->read_only };
+	meta->params = p;
+	/* -t and --write-speed: block, offset, span, time */
+	meta->param_count = cfg->speed == SPEED_IOPS ||
+			    cfg->speed == SPEED_CLASS ? SPEED_PARAM_COUNT :
+			    SPEED_PARAM_QUEUE;
+}
+
 static int run_speed(struct config *cfg)
 {
-	bool json = cfg->format == REPORT_JSON;
 	bool writes = cfg->speed == SPEED_WRITE ||
 		      ((cfg->speed == SPEED_IOPS ||
 			cfg->speed == SPEED_CLASS) && !cfg->read_only);
-	uint64_t start = 0, end = 0;
+	uint64_t start = 0, end = 0, block;
 	struct info_card *card = calloc(1, sizeof(*card)), *claimed = NULL;
 	struct info_device idev;
+	struct vm_param params[SPEED_PARAM_COUNT];
+	struct report_meta meta = { .test = speed_tests[cfg->speed] };
+	struct speed_exec exec;
+	struct sinks sinks;
 	char why[320], a[UNITS_BUF], b[UNITS_BUF];
 	struct dev dev;
-	FILE *out;
 	int err = 0;
 
 	if (!card)
@@ -1196,36 +1273,53 @@ static int run_speed(struct config *cfg)
 		    info_read_card(&idev, cfg->sysfs_root, card, why,
 				   sizeof(why)) == 0 && card->has_speed)
 			claimed = card;
+		/* JSON: "classes", keyed by class name, beside "results" */
+		meta.index_member = "classes";
+		meta.index_key = "class";
 	}
-	out = open_output(cfg);
+	/* -t: large blocks by default, as hdparm -t and dd bs=1M */
+	block = cfg->speed == SPEED_READ ? (cfg->blocksize_set ?
+		cfg->blocksize : MIB) : cfg->speed == SPEED_IOPS ?
+		SPEED_IO_BYTES : cfg->erasesize;
+	if (cfg->speed == SPEED_READ &&
+	    (cfg->offset >= dev.size_bytes ||
+	     block > dev.size_bytes - cfg->offset))
+		usage_error("%s: --offset %llu plus a %llu-byte block is past "
+			    "the end of %s", cfg->test_option,
+			    (unsigned long long)cfg->offset,
+			    (unsigned long long)block, dev.path);
+	if (cfg->speed == SPEED_READ)
+		speed_params(cfg, block, cfg->offset, 0, params, &meta);
+	else
+		speed_params(cfg, block, start, end - start, params, &meta);
+	output_open(cfg, &dev, &meta, &sinks);
 	prepare_timing(cfg);
+	exec = (struct speed_exec){ .dev = &dev, .emit = emit_to_sinks,
+				    .progress = show_progress, .ctx = &sinks,
+				    .stop = &stop_signal };
 	switch (cfg->speed) {
 	case SPEED_READ:
-		/* large blocks by default, as hdparm -t and dd bs=1M */
-		err = speed_read(&dev, cfg->offset, cfg->blocksize_set ?
-				 cfg->blocksize : MIB, cfg->time_ns,
-				 &stop_signal, out, json);
+		err = speed_read(&exec, cfg->offset, block, cfg->time_ns);
 		break;
 	case SPEED_WRITE:
-		err = speed_write(&dev, start, end - start, cfg->erasesize,
-				  cfg->time_ns, &stop_signal, out, json);
+		err = speed_write(&exec, start, end - start, block,
+				  cfg->time_ns);
 		break;
 	case SPEED_IOPS:
-		err = speed_iops(&dev, start, end - start, cfg->time_ns,
-				 !cfg->read_only, &stop_signal, out, json);
+		err = speed_iops(&exec, start, end - start, cfg->time_ns,
+				 !cfg->read_only);
 		break;
 	default:
-		err = speed_class_check(&dev, claimed, cfg->read_only, start,
+		err = speed_class_check(&exec, claimed, cfg->read_only, start,
 					end - start, cfg->erasesize,
-					cfg->time_ns, &stop_signal, out, json);
+					cfg->time_ns);
 		break;
 	}
 	free(card);
-	if ((fflush(out) || ferror(out)) && !err)
-		runtime_error("%s: write error", cfg->out_path ?
-			      cfg->out_path : "standard output");
-	if (out != stdout)
-		fclose(out);
+	output_close(cfg, &sinks, &dev, err);
+	if (exec.failed_reads)
+		report_skipped(meta.test, exec.failed_reads, exec.failed_reads,
+			       &exec.first_failure);
 	if (cfg->stats)
 		print_stats(&dev);
 	if (err == -EINTR) {
@@ -1240,7 +1334,7 @@ static int run_speed(struct config *cfg)
 		usage_error("%s: --offset %llu plus a %llu-byte block is past "
 			    "the end of %s", cfg->test_option,
 			    (unsigned long long)cfg->offset,
-			    (unsigned long long)cfg->erasesize, dev.path);
+			    (unsigned long long)block, dev.path);
 	if (err) {
 		dev_strerror(&dev, why, sizeof(why));
 		dev_close(&dev);
@@ -1293,10 +1387,11 @@ int main(int argc, char **argv)
 	catch_signals();
 	if (cfg.detect)
 		return run_detect(&cfg);
-	if (cfg.speed != SPEED_NONE)
-		return run_speed(&cfg);
 	cfg.command = join_command(argc, argv);
-	ret = run_test(&cfg);
+	if (cfg.speed != SPEED_NONE)
+		ret = run_speed(&cfg);
+	else
+		ret = run_test(&cfg);
 	free(cfg.command);
 	return ret;
 }

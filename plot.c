@@ -61,6 +61,9 @@ static const struct chart charts[] = {
 	  { "time" }, "read time", NULL, NULL, true, false, false },
 	{ { "interval" }, "length", "read size", false,
 	  { "min" }, "fastest read time", NULL, NULL, true, true, true },
+	/* -t, --write-speed: one point per one-second window */
+	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
+	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
 };
 
 /* Anything else: first key across, the others up. */

@@ -19,6 +19,7 @@
 #define COLUMN_WIDTH 7
 
 #define KEY_MAX 32		/* longest key kept for headers and units */
+#define FIELD_TEXT_MAX 1024	/* one field's text, a long label included */
 #define UNIT_KEYS 64		/* distinct keys the JSON "units" lists */
 
 /*
@@ -42,6 +43,11 @@ struct report {
 	char unit_keys[UNIT_KEYS][KEY_MAX];
 	enum vm_unit units[UNIT_KEYS];
 	unsigned unit_key_count;
+	/* JSON: the members of meta->index_member, written at the end */
+	FILE *index;
+	char *index_text;
+	size_t index_size;
+	unsigned index_count;
 };
 
 struct formatter {
@@ -79,7 +85,12 @@ const char *report_field_text(const struct vm_field *field, char *buf,
 			 "%.0f" : "%.3g", field->value / 1e6);
 		break;
 	case VM_UNIT_LABEL:
-		snprintf(value, sizeof(value), "%s", field->label);
+		/* whole, however long */
+		snprintf(buf, size, "%s", field->label);
+		return buf;
+	case VM_UNIT_BOOL:
+		snprintf(value, sizeof(value), "%s", !isfinite(field->value) ?
+			 "-" : field->value != 0 ? "yes" : "no");
 		break;
 	default:
 		snprintf(value, sizeof(value), "%.0f", field->value);
@@ -93,7 +104,7 @@ const char *report_field_text(const struct vm_field *field, char *buf,
 static void field_with_template(const struct vm_field *field, char *buf,
 				size_t size)
 {
-	char value[UNITS_BUF];
+	char value[FIELD_TEXT_MAX];
 	const char *mark;
 
 	report_field_text(field, value, sizeof(value));
@@ -107,12 +118,27 @@ static void field_with_template(const struct vm_field *field, char *buf,
 	}
 }
 
+/* A field for the machine formats only: its text template is "". */
+static bool text_hidden(const struct vm_field *field)
+{
+	return field->text && !field->text[0];
+}
+
 static void text_record(struct report *report, const struct vm_record *rec)
 {
-	for (unsigned i = 0; i < rec->count; i++) {
-		char field[128];
-		bool last = i + 1 == rec->count;
+	unsigned shown = rec->count;
 
+	/* the last field shown ends the line; with none, there is no line */
+	while (shown > 0 && text_hidden(&rec->fields[shown - 1]))
+		shown--;
+	if (!shown)
+		return;
+	for (unsigned i = 0; i < shown; i++) {
+		char field[2 * FIELD_TEXT_MAX];
+		bool last = i + 1 == shown;
+
+		if (text_hidden(&rec->fields[i]))
+			continue;
 		field_with_template(&rec->fields[i], field, sizeof(field));
 		if (last)
 			fputs(field, report->out);
@@ -150,6 +176,8 @@ const char *report_unit_name(enum vm_unit unit)
 		return "bytes/s";
 	case VM_UNIT_LABEL:
 		return "label";
+	case VM_UNIT_BOOL:
+		return "boolean";
 	default:
 		return "count";
 	}
@@ -267,6 +295,9 @@ static void csv_record(struct report *report, const struct vm_record *rec)
 		if (field->unit == VM_UNIT_LABEL)
 			csv_string(report->out, field->label ?
 				   field->label : "");
+		else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+			fputs(field->value != 0 ? "true" : "false",
+			      report->out);
 		else if (isfinite(field->value))
 			fputs(report_format_number(number, sizeof(number),
 						   field->value),
@@ -316,6 +347,8 @@ static void json_value(FILE *out, const struct vm_field *field)
 {
 	if (field->unit == VM_UNIT_LABEL)
 		report_json_string(out, field->label);
+	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+		fputs(field->value != 0 ? "true" : "false", out);
 	else
 		json_number(out, field->value);
 }
@@ -362,49 +395,137 @@ static void json_note_unit(struct report *report, const char *key,
 	report->unit_key_count++;
 }
 
-static bool same_key(const struct vm_field *a, const struct vm_field *b)
+static const char *key_of(const struct vm_field *field)
 {
-	return strcmp(a->key ? a->key : "value", b->key ? b->key : "value")
-	       == 0;
+	return field->key ? field->key : "value";
 }
 
-/* One object; a key the record repeats becomes an array, in order. */
-static void json_record(struct report *report, const struct vm_record *rec)
+/*
+ * The name a field has at one level of nesting: its key from prefix_len
+ * on, up to the next dot.  Sets *nested when a dot follows.
+ */
+static size_t member_name(const struct vm_field *field, size_t prefix_len,
+			  const char **name, bool *nested)
 {
-	FILE *out = report->out;
+	const char *dot;
+
+	*name = key_of(field) + prefix_len;
+	dot = strchr(*name, '.');
+	*nested = dot != NULL;
+	return dot ? (size_t)(dot - *name) : strlen(*name);
+}
+
+/* Is field inside the object whose members' keys start with prefix? */
+static bool in_group(const struct vm_field *field, const char *prefix,
+		     size_t prefix_len)
+{
+	return strncmp(key_of(field), prefix, prefix_len) == 0 &&
+	       strlen(key_of(field)) > prefix_len;
+}
+
+/* Do fields a and b make one member at this level? */
+static bool same_member(const struct vm_field *a, const struct vm_field *b,
+			size_t prefix_len)
+{
+	const char *na, *nb;
+	bool da, db;
+	size_t la = member_name(a, prefix_len, &na, &da);
+	size_t lb = member_name(b, prefix_len, &nb, &db);
+
+	return da == db && la == lb && strncmp(na, nb, la) == 0;
+}
+
+/* Is field b, in the object of prefix, part of the member a makes? */
+static bool joins(const struct vm_field *a, const struct vm_field *b,
+		  const char *prefix, size_t prefix_len)
+{
+	return (!prefix_len || in_group(b, prefix, prefix_len)) &&
+	       same_member(a, b, prefix_len);
+}
+
+/*
+ * The members of an object: fields [from, count) whose keys start with
+ * prefix (prefix_len characters, "" at the top).  A key the record
+ * repeats becomes an array, in order; "a.b" and "a.c" become "a": {...}.
+ */
+static void json_members(struct report *report, FILE *out,
+			 const struct vm_record *rec, unsigned from,
+			 const char *prefix, size_t prefix_len)
+{
 	bool first = true;
 
-	fputs(report->records ? ",\n    {" : "\n    {", out);
-	for (unsigned i = 0; i < rec->count; i++) {
+	for (unsigned i = from; i < rec->count; i++) {
 		const struct vm_field *field = &rec->fields[i];
-		const char *key = field->key ? field->key : "value";
+		const char *name;
+		char key[FIELD_TEXT_MAX];
 		unsigned repeats = 0, j;
+		bool nested;
+		size_t len;
 
-		for (j = 0; j < i && !same_key(&rec->fields[j], field); j++)
-			;
+		if (prefix_len && !in_group(field, prefix, prefix_len))
+			continue;
+		for (j = from; j < i; j++)
+			if (joins(field, &rec->fields[j], prefix, prefix_len))
+				break;
 		if (j < i)
 			continue;	/* written with its first occurrence */
-		for (j = i; j < rec->count; j++)
-			repeats += same_key(&rec->fields[j], field);
-		json_note_unit(report, key, field->unit);
+		len = member_name(field, prefix_len, &name, &nested);
 		fputs(first ? "" : ", ", out);
 		first = false;
+		snprintf(key, sizeof(key), "%.*s", (int)len, name);
 		report_json_string(out, key);
 		fputs(": ", out);
+		if (nested) {
+			fputc('{', out);
+			json_members(report, out, rec, i, key_of(field),
+				     prefix_len + len + 1);
+			fputc('}', out);
+			continue;
+		}
+		json_note_unit(report, key_of(field), field->unit);
+		for (j = i; j < rec->count; j++)
+			repeats += joins(field, &rec->fields[j], prefix,
+					 prefix_len);
 		if (repeats == 1) {
 			json_value(out, field);
 			continue;
 		}
 		fputc('[', out);
 		for (j = i; j < rec->count; j++) {
-			if (!same_key(&rec->fields[j], field))
+			if (!joins(field, &rec->fields[j], prefix, prefix_len))
 				continue;
 			fputs(j > i ? ", " : "", out);
 			json_value(out, &rec->fields[j]);
 		}
 		fputc(']', out);
 	}
+}
+
+/* A record of the index: under its first field's label, the others. */
+static void json_index_record(struct report *report,
+			      const struct vm_record *rec)
+{
+	const struct report_meta *meta = report->meta;
+	const struct vm_field *first = &rec->fields[0];
+
+	if (!report->index || !rec->count || first->unit != VM_UNIT_LABEL ||
+	    strcmp(key_of(first), meta->index_key ? meta->index_key : ""))
+		return;
+	fputs(report->index_count++ ? ",\n    " : "\n    ", report->index);
+	report_json_string(report->index, first->label);
+	fputs(": {", report->index);
+	json_members(report, report->index, rec, 1, "", 0);
+	fputc('}', report->index);
+}
+
+static void json_record(struct report *report, const struct vm_record *rec)
+{
+	FILE *out = report->out;
+
+	fputs(report->records ? ",\n    {" : "\n    {", out);
+	json_members(report, out, rec, 0, "", 0);
 	fputc('}', out);
+	json_index_record(report, rec);
 }
 
 static void json_end(struct report *report, const struct dev_stats *stats,
@@ -423,6 +544,13 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 	else
 		fputs("  \"device_time_ns\": null,\n  \"bytes_read\": null,\n"
 		      "  \"bytes_written\": null,\n", out);
+	if (report->index) {
+		fflush(report->index);
+		fputs("  ", out);
+		report_json_string(out, report->meta->index_member);
+		fprintf(out, ": {%.*s%s},\n", (int)report->index_size,
+			report->index_text, report->index_count ? "\n  " : "");
+	}
 	fputs("  \"units\": {", out);
 	for (unsigned i = 0; i < report->unit_key_count; i++) {
 		fputs(i ? ", " : "", out);
@@ -461,6 +589,14 @@ struct report *report_open(FILE *out, enum report_format format,
 	report->format = format;
 	report->meta = meta;
 	report->terminal = isatty(fileno(out));
+	if (format == REPORT_JSON && meta->index_member) {
+		report->index = open_memstream(&report->index_text,
+					       &report->index_size);
+		if (!report->index) {
+			free(report);
+			return NULL;
+		}
+	}
 	if (!report->terminal)
 		setvbuf(out, NULL, _IOFBF, REPORT_BUFFER);
 	if (formatters[format].begin)
@@ -491,6 +627,12 @@ int report_close(struct report *report, const struct dev_stats *stats,
 		formatters[report->format].end(report, stats, incomplete);
 	fflush(report->out);
 	err = ferror(report->out) ? -EIO : 0;
+	if (report->index) {
+		if (ferror(report->index))
+			err = -ENOMEM;
+		fclose(report->index);
+		free(report->index_text);
+	}
 	free(report);
 	return err;
 }

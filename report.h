@@ -28,7 +28,25 @@ struct report_meta {
 	uint32_t logical_block_size;
 	const struct vm_param *params;	/* the test's parameters */
 	size_t param_count;
+	/*
+	 * JSON only, NULL for none: a top-level member of this name after
+	 * "results", an object with each record whose first field is the
+	 * label keyed index_key, under that label, holding the record's
+	 * other fields: "classes": {"C10": {"required": ...}, ...}.
+	 */
+	const char *index_member;
+	const char *index_key;
 };
+
+/*
+ * How the formats read a record's fields:
+ * - a field whose text template is "" is left out of the text line, and
+ *   a record with nothing else prints no line (a per-second series behind
+ *   a summary); CSV, JSON and plots carry it as usual;
+ * - JSON writes the fields keyed "a.b", "a.c" as one member "a", an
+ *   object {"b": ..., "c": ...} (one level per dot); CSV keeps "a.b" as
+ *   the column name.
+ */
 
 struct report;
 
@@ -52,7 +70,7 @@ int report_parse_format(const char *name, enum report_format *format);
 
 /*
  * Base unit of a field's value as the machine formats name it: "bytes",
- * "ns", "bytes/s", "count" or "label".
+ * "ns", "bytes/s", "count", "label" or "boolean".
  */
 const char *report_unit_name(enum vm_unit unit);
 

@@ -1,19 +1,24 @@
 /*
  * speed: sequential read and write rates, random 4 KiB IOPS at queue depth
  * 1, and the SD speed-class table.  All durations are device time, so sim:
- * cards behave like real ones.  It measures and prints; it does not open
- * devices, parse options or choose which ranges may be written.
+ * cards behave like real ones.  It measures and hands out result records
+ * (values, units, keys, text templates); report.c and plot.c render them.
+ * It does not print, open devices, parse options or choose which ranges
+ * may be written.
  */
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lfsr.h"
 #include "speed.h"
-#include "units.h"
 
 #define MB 1e6
-#define MIB_F 1048576.0
+
+/* A text template for the machine formats only (report.h). */
+#define MACHINE_ONLY ""
 
 /* --- helpers ---------------------------------------------------------- */
 
@@ -32,6 +37,20 @@ static double rate_of(uint64_t bytes, uint64_t ns)
 static bool stopped(volatile sig_atomic_t *stop)
 {
 	return stop && *stop;
+}
+
+/* Between two operations, every SPEED_PROGRESS_NS of device time. */
+static void tell_progress(const struct speed_progress *p, uint64_t done_ns,
+			  uint64_t duration_ns, uint64_t *next_ns)
+{
+	uint64_t total_ns;
+
+	if (!p || !p->update || done_ns < *next_ns)
+		return;
+	*next_ns = done_ns + SPEED_PROGRESS_NS;
+	total_ns = p->total_ns ? p->total_ns : duration_ns;
+	p->update(p->ctx, (p->before_ns + done_ns) / 1000000,
+		  total_ns / 1000000);
 }
 
 /* Nearest-rank percentile of n sorted samples, pct in (0, 100]. */
@@ -118,9 +137,11 @@ static bool skip_unreadable(const struct dev *dev, struct speed_rate *r)
 
 int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       uint64_t block_bytes, bool write, uint64_t duration_ns,
-		       volatile sig_atomic_t *stop, struct speed_rate *r)
+		       volatile sig_atomic_t *stop,
+		       const struct speed_progress *progress,
+		       struct speed_rate *r)
 {
-	uint64_t end, pos, win_ns = 0, win_bytes = 0, ns;
+	uint64_t end, pos, win_ns = 0, win_bytes = 0, ns, next_ns = 0;
 	size_t max_windows;
 	void *buf;
 	int err = 0;
@@ -170,6 +191,8 @@ int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 				rate_of(win_bytes, win_ns);
 			win_ns = win_bytes = 0;
 		}
+		tell_progress(progress, r->device_time_ns, duration_ns,
+			      &next_ns);
 	}
 	free(buf);
 	/* a final partial window counts when it is at least half a second,
@@ -194,10 +217,11 @@ void speed_rate_free(struct speed_rate *r)
 int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       bool write, uint64_t duration_ns,
 		       volatile sig_atomic_t *stop,
+		       const struct speed_progress *progress,
 		       struct speed_iops_result *r)
 {
 	struct lfsr_shuffle shuffle;
-	uint64_t slots, *lat, ns;
+	uint64_t slots, *lat, ns, next_ns = 0;
 	uint32_t done = 0;
 	void *buf;
 	int err = 0;
@@ -244,6 +268,8 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 			r->max_ns = ns;
 		r->operations++;
 		r->device_time_ns += ns;
+		tell_progress(progress, r->device_time_ns, duration_ns,
+			      &next_ns);
 	}
 	free(buf);
 	r->p50_ns = hist_percentile(lat, r->operations, 50);
@@ -278,155 +304,148 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 	return 0;
 }
 
-/* --- printing --------------------------------------------------------- */
+/* --- records ---------------------------------------------------------- */
 
-static void print_rate_text(FILE *out, const struct speed_rate *r)
+static void add_value(struct vm_record *rec, enum vm_unit unit,
+		      const char *key, const char *text, double value)
 {
-	fprintf(out, "%s %llu-byte blocks for %.2f s: %.1f MB/s "
-		"(%.1f MiB/s); per second: min %.1f, median %.1f, "
-		"max %.1f MB/s\n", r->write ? "write" : "read",
-		(unsigned long long)r->block_bytes,
-		(double)r->device_time_ns / 1e9, r->bytes_per_s / MB,
-		r->bytes_per_s / MIB_F, r->window_min / MB,
-		r->window_median / MB, r->window_max / MB);
-	if (r->failed_reads) {
-		struct dev failed = { .error = r->first_failure };
-		char why[320];
-
-		fprintf(out, "skipped %llu unreadable block%s (first: %s)\n",
-			(unsigned long long)r->failed_reads,
-			r->failed_reads == 1 ? "" : "s",
-			dev_strerror(&failed, why, sizeof(why)));
-	}
+	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
+		.key = key, .text = text, .value = value };
 }
 
-static void print_rate_json(FILE *out, const struct speed_rate *r,
-			    bool interrupted)
+static void add_label(struct vm_record *rec, const char *key,
+		      const char *text, const char *label)
 {
-	fprintf(out, "{\"test\": \"%s-speed\", \"block_bytes\": %llu, "
-		"\"device_time_ns\": %llu, \"bytes_read\": %llu, "
-		"\"bytes_written\": %llu, \"bytes_per_s\": %.0f, "
-		"\"mb_per_s\": %.3f, \"mib_per_s\": %.3f, \"windows\": [",
-		r->write ? "write" : "read",
-		(unsigned long long)r->block_bytes,
-		(unsigned long long)r->device_time_ns,
-		(unsigned long long)(r->write ? 0 : r->bytes),
-		(unsigned long long)(r->write ? r->bytes : 0),
-		r->bytes_per_s, r->bytes_per_s / MB, r->bytes_per_s / MIB_F);
-	for (size_t i = 0; i < r->window_count; i++)
-		fprintf(out, "%s%.0f", i ? ", " : "", r->windows[i]);
-	fprintf(out, "], \"window_min\": %.0f, \"window_median\": %.0f, "
-		"\"window_max\": %.0f, \"failed_reads\": %llu, "
-		"\"interrupted\": %s}\n",
-		r->window_min, r->window_median, r->window_max,
-		(unsigned long long)r->failed_reads,
-		interrupted ? "true" : "false");
+	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
+		.key = key, .text = text, .label = label };
 }
 
-static int run_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-		    uint64_t block_bytes, bool write, uint64_t duration_ns,
-		    volatile sig_atomic_t *stop, FILE *out, bool json)
+/*
+ * -t, --write-speed: a record per window (second, bytes_per_s) for the
+ * machine formats and plots, then the summary, in text:
+ * "read 1048576-byte blocks for 3.05s: 19.6 MB/s; per second: min 19.5,
+ * median 19.6, max 19.7 MB/s".
+ */
+static int emit_rate(struct speed_exec *x, const struct speed_rate *r)
 {
-	struct speed_rate r;
+	struct vm_record rec = { .style = VM_STYLE_SPACES };
 	int err;
 
-	err = speed_measure_rate(dev, offset, span_bytes, block_bytes, write,
-				 duration_ns, stop, &r);
-	if (err && err != -EINTR)
-		goto done;
-	if (json)
-		print_rate_json(out, &r, err == -EINTR);
-	else
-		print_rate_text(out, &r);
-done:
+	for (size_t i = 0; i < r->window_count; i++) {
+		rec.count = 0;
+		add_value(&rec, VM_UNIT_COUNT, "second", MACHINE_ONLY,
+			  (double)(i + 1));
+		add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", MACHINE_ONLY,
+			  r->windows[i]);
+		err = x->emit(x->ctx, &rec);
+		if (err)
+			return err;
+	}
+	rec.count = 0;
+	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
+		  "write %-byte blocks for" : "read %-byte blocks for",
+		  (double)r->block_bytes);
+	add_value(&rec, VM_UNIT_TIME, "device_time_ns", "%:",
+		  (double)r->device_time_ns);
+	add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", "% MB/s;",
+		  r->bytes_per_s);
+	add_value(&rec, VM_UNIT_MBPS, "window_min", "per second: min %,",
+		  r->window_min);
+	add_value(&rec, VM_UNIT_MBPS, "window_median", "median %,",
+		  r->window_median);
+	add_value(&rec, VM_UNIT_MBPS, "window_max", "max % MB/s",
+		  r->window_max);
+	add_value(&rec, VM_UNIT_COUNT, "failed_reads", MACHINE_ONLY,
+		  (double)r->failed_reads);
+	return x->emit(x->ctx, &rec);
+}
+
+static int run_rate(struct speed_exec *x, uint64_t offset,
+		    uint64_t span_bytes, uint64_t block_bytes, bool write,
+		    uint64_t duration_ns)
+{
+	struct speed_progress progress = { x->progress, x->ctx, 0, 0 };
+	struct speed_rate r;
+	int err, emitted;
+
+	err = speed_measure_rate(x->dev, offset, span_bytes, block_bytes,
+				 write, duration_ns, x->stop, &progress, &r);
+	x->failed_reads = r.failed_reads;
+	x->first_failure = r.first_failure;
+	if (!err || err == -EINTR) {
+		emitted = emit_rate(x, &r);
+		if (emitted)
+			err = emitted;
+	}
 	speed_rate_free(&r);
 	return err;
 }
 
-int speed_read(struct dev *dev, uint64_t offset, uint64_t block_bytes,
-	       uint64_t duration_ns, volatile sig_atomic_t *stop, FILE *out,
-	       bool json)
+int speed_read(struct speed_exec *x, uint64_t offset, uint64_t block_bytes,
+	       uint64_t duration_ns)
 {
-	return run_rate(dev, offset, 0, block_bytes, false, duration_ns, stop,
-			out, json);
+	return run_rate(x, offset, 0, block_bytes, false, duration_ns);
 }
 
-int speed_write(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-		uint64_t erase_bytes, uint64_t duration_ns,
-		volatile sig_atomic_t *stop, FILE *out, bool json)
+int speed_write(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
+		uint64_t erase_bytes, uint64_t duration_ns)
 {
 	if (!span_bytes)
 		return -EINVAL;
-	return run_rate(dev, offset, span_bytes, erase_bytes, true,
-			duration_ns, stop, out, json);
+	return run_rate(x, offset, span_bytes, erase_bytes, true,
+			duration_ns);
 }
 
-static void print_iops_text(FILE *out, const struct speed_iops_result *r)
+/*
+ * --iops: one record per direction, in text "random 4096-byte reads for
+ * 1s: 1601 IOPS; latency p50 623µs, p99 631µs, max 631µs"; JSON nests
+ * the latencies as "latency_ns": {"p50", "p99", "max"}.
+ */
+static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 {
-	char p50[UNITS_BUF], p99[UNITS_BUF], max[UNITS_BUF];
+	struct vm_record rec = { .style = VM_STYLE_SPACES };
 
-	fprintf(out, "random %u-byte %s for %.2f s: %.0f IOPS; latency "
-		"p50 %s, p99 %s, max %s\n", SPEED_IO_BYTES,
-		r->write ? "writes" : "reads",
-		(double)r->device_time_ns / 1e9, r->iops,
-		units_format_time(p50, (double)r->p50_ns),
-		units_format_time(p99, (double)r->p99_ns),
-		units_format_time(max, (double)r->max_ns));
+	add_label(&rec, "direction", MACHINE_ONLY, r->write ? "write" : "read");
+	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
+		  "random %-byte writes for" : "random %-byte reads for",
+		  SPEED_IO_BYTES);
+	add_value(&rec, VM_UNIT_TIME, "device_time_ns", "%:",
+		  (double)r->device_time_ns);
+	add_value(&rec, VM_UNIT_COUNT, "iops", "% IOPS;", r->iops);
+	add_value(&rec, VM_UNIT_TIME, "latency_ns.p50", "latency p50 %,",
+		  (double)r->p50_ns);
+	add_value(&rec, VM_UNIT_TIME, "latency_ns.p99", "p99 %,",
+		  (double)r->p99_ns);
+	add_value(&rec, VM_UNIT_TIME, "latency_ns.max", "max %",
+		  (double)r->max_ns);
+	add_value(&rec, VM_UNIT_COUNT, "operations", MACHINE_ONLY,
+		  (double)r->operations);
+	return x->emit(x->ctx, &rec);
 }
 
-static void print_iops_members(FILE *out, const struct speed_iops_result *r)
+int speed_iops(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
+	       uint64_t duration_ns, bool write)
 {
-	fprintf(out, "\"operations\": %llu, \"device_time_ns\": %llu, "
-		"\"iops\": %.1f, \"latency_ns\": {\"p50\": %llu, "
-		"\"p99\": %llu, \"max\": %llu}",
-		(unsigned long long)r->operations,
-		(unsigned long long)r->device_time_ns, r->iops,
-		(unsigned long long)r->p50_ns, (unsigned long long)r->p99_ns,
-		(unsigned long long)r->max_ns);
-}
-
-int speed_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-	       uint64_t duration_ns, bool write, volatile sig_atomic_t *stop,
-	       FILE *out, bool json)
-{
+	struct speed_progress progress = { x->progress, x->ctx, 0,
+					   write ? 2 * duration_ns : 0 };
 	struct speed_iops_result rd, wr = { .write = true };
-	int err;
+	int err, emitted;
 
-	err = speed_measure_iops(dev, offset, span_bytes, false, duration_ns,
-				 stop, &rd);
+	err = speed_measure_iops(x->dev, offset, span_bytes, false,
+				 duration_ns, x->stop, &progress, &rd);
 	if (err && err != -EINTR)
 		return err;
 	if (!err && write) {
-		err = speed_measure_iops(dev, offset, span_bytes, true,
-					 duration_ns, stop, &wr);
+		progress.before_ns = rd.device_time_ns;
+		err = speed_measure_iops(x->dev, offset, span_bytes, true,
+					 duration_ns, x->stop, &progress, &wr);
 		if (err && err != -EINTR)
 			return err;
 	}
-	if (!json) {
-		print_iops_text(out, &rd);
-		if (write && wr.operations)
-			print_iops_text(out, &wr);
-		return err;
-	}
-	/* reads at the top level; writes, when measured, in "write" */
-	fprintf(out, "{\"test\": \"iops\", \"block_bytes\": %u, "
-		"\"queue_depth\": 1, \"span_bytes\": %llu, ", SPEED_IO_BYTES,
-		(unsigned long long)span_bytes);
-	print_iops_members(out, &rd);
-	fprintf(out, ", \"write\": ");
-	if (write && wr.operations) {
-		fprintf(out, "{");
-		print_iops_members(out, &wr);
-		fprintf(out, "}");
-	} else {
-		fprintf(out, "null");
-	}
-	fprintf(out, ", \"bytes_read\": %llu, \"bytes_written\": %llu, "
-		"\"interrupted\": %s}\n",
-		(unsigned long long)(rd.operations * SPEED_IO_BYTES),
-		(unsigned long long)(wr.operations * SPEED_IO_BYTES),
-		err == -EINTR ? "true" : "false");
-	return err;
+	emitted = emit_iops(x, &rd);
+	if (!emitted && write && wr.operations)
+		emitted = emit_iops(x, &wr);
+	return emitted ? emitted : err;
 }
 
 /* --- the class table -------------------------------------------------- */
@@ -537,192 +556,168 @@ static const char *const verdict_text[] = {
 	[SPEED_FAIL] = "FAIL",
 };
 
-static const char host_limits[] =
-	"a host cannot reproduce the rating conditions: the kernel picks "
-	"the bus timing, not the spec's fixed measurement clocks; there is no "
-	"CMD20 (speed class control) from the block layer; the "
-	"fragmented-AU Pm method is not run; A2 needs the card's command "
-	"queue and cache, which the kernel may not enable, so an A2 card "
-	"can measure like A1";
+#define HOST_LIMITS \
+	"a host cannot reproduce the rating conditions: the kernel picks " \
+	"the bus timing, not the spec's fixed measurement clocks; there is no " \
+	"CMD20 (speed class control) from the block layer; the " \
+	"fragmented-AU Pm method is not run; A2 needs the card's command " \
+	"queue and cache, which the kernel may not enable, so an A2 card " \
+	"can measure like A1"
 
-static void required_text(const struct speed_class *c, char *buf,
-			  size_t size)
+static const char host_limits[] = HOST_LIMITS;
+static const char host_limits_unclaimed[] =
+	"claimed classes unknown (no SD status register); " HOST_LIMITS;
+
+#define TEMPLATE_MAX 48
+
+/*
+ * Text templates for a list of figures: a missing one (NaN) is left out
+ * of the text, the first shown is led by lead and the last shown ends
+ * with end, the others with a comma.
+ */
+static void list_templates(struct vm_field *fields, unsigned n,
+			   const char *const *body, const char *lead,
+			   const char *end, char (*buf)[TEMPLATE_MAX])
 {
-	if (c->read_iops > 0)
-		snprintf(buf, size, "r %.0f w %.0f IOPS, %.0f MB/s",
-			 c->read_iops, c->write_iops, c->write_mb);
-	else
-		snprintf(buf, size, "write %.0f MB/s", c->write_mb);
-}
+	unsigned shown = 0, last = n;
 
-static void measured_text(const struct speed_class *c,
-			  const struct speed_measured *m, char *buf,
-			  size_t size)
-{
-	char w[24] = "-", ri[24] = "-", wi[24] = "-";
-
-	if (m->has_write_rate)
-		snprintf(w, sizeof(w), "%.1f", m->write_bytes_per_s / MB);
-	if (m->has_read_iops)
-		snprintf(ri, sizeof(ri), "%.0f", m->read_iops);
-	if (m->has_write_iops)
-		snprintf(wi, sizeof(wi), "%.0f", m->write_iops);
-	if (c->read_iops > 0)
-		snprintf(buf, size, "r %s w %s IOPS, %s MB/s", ri, wi, w);
-	else
-		snprintf(buf, size, "write %s MB/s", w);
-}
-
-static void print_class_text(FILE *out, const struct speed_measured *m,
-			     const struct info_card *card)
-{
-	bool known = card && card->has_speed, failed_label = false;
-	char req[64], got[64];
-
-	fprintf(out, "%-5s %-28s %-30s %-12s%s\n", "class", "required",
-		"measured", "result", known ? " claimed" : "");
-	for (size_t i = 0; i < CLASS_COUNT; i++) {
-		const struct speed_class *c = &classes[i];
-		enum speed_verdict v = verdict_of(c, m);
-
-		required_text(c, req, sizeof(req));
-		measured_text(c, m, got, sizeof(got));
-		fprintf(out, "%-5s %-28s %-30s %-12s%s\n", c->name, req, got,
-			verdict_text[v],
-			known ? (claimed(c, card) ? " yes" : " no") : "");
-	}
-	if (!known) {
-		fprintf(out, "claimed classes: unknown (no SD status "
-			"register)\n");
-	} else {
-		for (size_t i = 0; i < CLASS_COUNT; i++) {
-			if (!claimed(&classes[i], card) ||
-			    verdict_of(&classes[i], m) != SPEED_FAIL)
-				continue;
-			if (!failed_label)
-				fprintf(out, "card fails its own label:");
-			fprintf(out, " %s", classes[i].name);
-			failed_label = true;
+	for (unsigned i = 0; i < n; i++)
+		if (isfinite(fields[i].value))
+			last = i;
+	for (unsigned i = 0; i < n; i++) {
+		if (!isfinite(fields[i].value)) {
+			fields[i].text = MACHINE_ONLY;
+			continue;
 		}
-		if (failed_label)
-			fprintf(out, "\n");
+		snprintf(buf[i], TEMPLATE_MAX, "%s%s%s", shown++ ? "" : lead,
+			 body[i], i == last ? end : ",");
+		fields[i].text = buf[i];
 	}
-	fprintf(out, "note: %s\n", host_limits);
 }
 
-static void json_figure(FILE *out, const char *key, bool has, double value,
-			bool *first)
+static double figure(bool has, double value)
 {
-	fprintf(out, "%s\"%s\": ", *first ? "" : ", ", key);
-	*first = false;
-	if (has)
-		fprintf(out, "%.1f", value);
-	else
-		fprintf(out, "null");
+	return has ? value : NAN;
 }
 
-static void print_class_json_entry(FILE *out, const struct speed_class *c,
-				   const struct speed_measured *m,
-				   const struct info_card *card)
+/*
+ * What was measured, in text "measured: sequential write 10.7 MB/s,
+ * random read 1601 IOPS, random write 20 IOPS"; a figure not measured is
+ * null (and left out of the text).
+ */
+static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 {
+	static const char *const body[] = { "sequential write % MB/s",
+		"random read % IOPS", "random write % IOPS" };
+	struct vm_record rec = { .style = VM_STYLE_SPACES };
+	char text[3][TEMPLATE_MAX];
+
+	add_value(&rec, VM_UNIT_MBPS, "write_bytes_per_s", NULL,
+		  figure(m->has_write_rate, m->write_bytes_per_s));
+	add_value(&rec, VM_UNIT_COUNT, "read_iops", NULL,
+		  figure(m->has_read_iops, m->read_iops));
+	add_value(&rec, VM_UNIT_COUNT, "write_iops", NULL,
+		  figure(m->has_write_iops, m->write_iops));
+	list_templates(rec.fields, 3, body, "measured: ", "", text);
+	return x->emit(x->ctx, &rec);
+}
+
+/*
+ * One class: "A1      required 10 MB/s, r 1500 IOPS, w 500 IOPS;
+ * measured 10.7 MB/s, r 1601 IOPS, w 20 IOPS: FAIL"; JSON nests the
+ * figures as "required": {...} and "measured": {...}, with "pass" true,
+ * false or null (not measured) and "claimed" null when the card's
+ * claims are unknown.  IOPS requirements are null for classes without.
+ */
+static int emit_class(struct speed_exec *x, const struct speed_class *c,
+		      const struct speed_measured *m,
+		      const struct info_card *card)
+{
+	static const char *const body[] = { "% MB/s", "r % IOPS",
+					     "w % IOPS" };
+	struct vm_record rec = { .style = VM_STYLE_COLUMNS };
+	char req_text[3][TEMPLATE_MAX], got_text[3][TEMPLATE_MAX];
 	enum speed_verdict v = verdict_of(c, m);
-	bool first = true;
+	bool iops = c->read_iops > 0, known = card && card->has_speed;
+	unsigned shown = iops ? 3 : 1;
 
-	fprintf(out, "\"%s\": {\"required\": {", c->name);
-	json_figure(out, "write_bytes_per_s", true, c->write_mb * MB, &first);
-	if (c->read_iops > 0) {
-		json_figure(out, "read_iops", true, c->read_iops, &first);
-		json_figure(out, "write_iops", true, c->write_iops, &first);
-	}
-	fprintf(out, "}, \"measured\": {");
-	first = true;
-	json_figure(out, "write_bytes_per_s", m->has_write_rate,
-		    m->write_bytes_per_s, &first);
-	if (c->read_iops > 0) {
-		json_figure(out, "read_iops", m->has_read_iops, m->read_iops,
-			    &first);
-		json_figure(out, "write_iops", m->has_write_iops,
-			    m->write_iops, &first);
-	}
-	fprintf(out, "}, \"pass\": %s, \"claimed\": %s}",
-		v == SPEED_NOT_MEASURED ? "null" :
-		v == SPEED_PASS ? "true" : "false",
-		!(card && card->has_speed) ? "null" :
-		claimed(c, card) ? "true" : "false");
+	add_label(&rec, "class", NULL, c->name);
+	add_value(&rec, VM_UNIT_MBPS, "required.write_bytes_per_s", NULL,
+		  c->write_mb * MB);
+	add_value(&rec, VM_UNIT_COUNT, "required.read_iops", NULL,
+		  iops ? c->read_iops : NAN);
+	add_value(&rec, VM_UNIT_COUNT, "required.write_iops", NULL,
+		  iops ? c->write_iops : NAN);
+	add_value(&rec, VM_UNIT_MBPS, "measured.write_bytes_per_s", NULL,
+		  figure(m->has_write_rate, m->write_bytes_per_s));
+	add_value(&rec, VM_UNIT_COUNT, "measured.read_iops", NULL,
+		  figure(m->has_read_iops, m->read_iops));
+	add_value(&rec, VM_UNIT_COUNT, "measured.write_iops", NULL,
+		  figure(m->has_write_iops, m->write_iops));
+	add_label(&rec, "result", NULL, verdict_text[v]);
+	add_value(&rec, VM_UNIT_BOOL, "pass", MACHINE_ONLY,
+		  v == SPEED_NOT_MEASURED ? NAN : v == SPEED_PASS);
+	add_value(&rec, VM_UNIT_BOOL, "claimed", known ? "(claimed: %)" :
+		  MACHINE_ONLY, known ? claimed(c, card) : NAN);
+	/* the text shows IOPS for the classes that require them */
+	list_templates(&rec.fields[1], shown, body, "required ", ";",
+		       req_text);
+	list_templates(&rec.fields[4], shown, body, "measured ", ":",
+		       got_text);
+	for (unsigned i = shown; i < 3; i++)
+		rec.fields[1 + i].text = rec.fields[4 + i].text = MACHINE_ONLY;
+	return x->emit(x->ctx, &rec);
 }
 
-static void print_class_json(FILE *out, const struct speed_measured *m,
-			     const struct info_card *card, bool read_only,
-			     const struct dev *dev, bool interrupted)
+static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
+			const struct info_card *card)
 {
-	bool first = true;
+	struct vm_record note = { .style = VM_STYLE_SPACES };
+	int err = emit_measured(x, m);
 
-	fprintf(out, "{\"test\": \"class-check\", \"read_only\": %s, ",
-		read_only ? "true" : "false");
-	json_figure(out, "write_bytes_per_s", m->has_write_rate,
-		    m->write_bytes_per_s, &first);
-	json_figure(out, "read_iops", m->has_read_iops, m->read_iops, &first);
-	json_figure(out, "write_iops", m->has_write_iops, m->write_iops,
-		    &first);
-	fprintf(out, ", \"classes\": {");
-	for (size_t i = 0; i < CLASS_COUNT; i++) {
-		fprintf(out, "%s", i ? ", " : "");
-		print_class_json_entry(out, &classes[i], m, card);
-	}
-	fprintf(out, "}, \"fails_own_label\": ");
-	if (!(card && card->has_speed)) {
-		fprintf(out, "null");
-	} else {
-		first = true;
-		fprintf(out, "[");
-		for (size_t i = 0; i < CLASS_COUNT; i++) {
-			if (!claimed(&classes[i], card) ||
-			    verdict_of(&classes[i], m) != SPEED_FAIL)
-				continue;
-			fprintf(out, "%s\"%s\"", first ? "" : ", ",
-				classes[i].name);
-			first = false;
-		}
-		fprintf(out, "]");
-	}
-	fprintf(out, ", \"host_limits\": \"%s\", \"device_time_ns\": %llu, "
-		"\"bytes_read\": %llu, \"bytes_written\": %llu, "
-		"\"interrupted\": %s}\n", host_limits,
-		(unsigned long long)dev->stats.time_ns,
-		(unsigned long long)dev->stats.bytes_read,
-		(unsigned long long)dev->stats.bytes_written,
-		interrupted ? "true" : "false");
+	for (size_t i = 0; !err && i < CLASS_COUNT; i++)
+		err = emit_class(x, &classes[i], m, card);
+	if (err)
+		return err;
+	add_label(&note, "note", "note: %", card && card->has_speed ?
+		  host_limits : host_limits_unclaimed);
+	return x->emit(x->ctx, &note);
 }
 
 /* The three measurements; stops at the first error or interruption. */
-static int measure_classes(struct dev *dev, bool read_only, uint64_t offset,
-			   uint64_t span_bytes, uint64_t erase_bytes,
-			   uint64_t duration_ns, volatile sig_atomic_t *stop,
+static int measure_classes(struct speed_exec *x, bool read_only,
+			   uint64_t offset, uint64_t span_bytes,
+			   uint64_t erase_bytes, uint64_t duration_ns,
 			   struct speed_measured *m)
 {
+	struct speed_progress progress = { x->progress, x->ctx, 0,
+		(read_only ? 1 : 3) * duration_ns };
 	struct speed_iops_result io;
 	struct speed_rate r;
 	int err;
 
 	if (!read_only) {
-		err = speed_measure_rate(dev, offset, span_bytes, erase_bytes,
-					 true, duration_ns, stop, &r);
+		err = speed_measure_rate(x->dev, offset, span_bytes,
+					 erase_bytes, true, duration_ns,
+					 x->stop, &progress, &r);
 		speed_rate_free(&r);
 		if (err)
 			return err;
 		m->has_write_rate = true;
 		m->write_bytes_per_s = r.bytes_per_s;
+		progress.before_ns += r.device_time_ns;
 	}
-	err = speed_measure_iops(dev, offset, span_bytes, false, duration_ns,
-				 stop, &io);
+	err = speed_measure_iops(x->dev, offset, span_bytes, false,
+				 duration_ns, x->stop, &progress, &io);
 	if (err)
 		return err;
 	m->has_read_iops = true;
 	m->read_iops = io.iops;
+	progress.before_ns += io.device_time_ns;
 	if (read_only)
 		return 0;
-	err = speed_measure_iops(dev, offset, span_bytes, true, duration_ns,
-				 stop, &io);
+	err = speed_measure_iops(x->dev, offset, span_bytes, true,
+				 duration_ns, x->stop, &progress, &io);
 	if (err)
 		return err;
 	m->has_write_iops = true;
@@ -730,22 +725,17 @@ static int measure_classes(struct dev *dev, bool read_only, uint64_t offset,
 	return 0;
 }
 
-int speed_class_check(struct dev *dev, const struct info_card *card,
+int speed_class_check(struct speed_exec *x, const struct info_card *card,
 		      bool read_only, uint64_t offset, uint64_t span_bytes,
-		      uint64_t erase_bytes, uint64_t duration_ns,
-		      volatile sig_atomic_t *stop, FILE *out, bool json)
+		      uint64_t erase_bytes, uint64_t duration_ns)
 {
 	struct speed_measured m = { 0 };
-	int err;
+	int err, emitted;
 
-	err = measure_classes(dev, read_only, offset, span_bytes, erase_bytes,
-			      duration_ns, stop, &m);
+	err = measure_classes(x, read_only, offset, span_bytes, erase_bytes,
+			      duration_ns, &m);
 	if (err && err != -EINTR)
 		return err;
-	if (json)
-		print_class_json(out, &m, card, read_only, dev,
-				 err == -EINTR);
-	else
-		print_class_text(out, &m, card);
-	return err;
+	emitted = emit_classes(x, &m, card);
+	return emitted ? emitted : err;
 }

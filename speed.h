@@ -2,7 +2,9 @@
  * speed: sustained sequential rates, random 4 KiB IOPS at queue depth 1,
  * and a check of measured figures against the SD speed ratings.  Time is
  * device time (the sum of timed operations), so a sim: card runs on its
- * virtual clock.  It does not open devices or decide where writes may go.
+ * virtual clock.  Results leave as result records, the same as every VM
+ * test's, for report.c and plot.c to render; nothing here prints.  It does
+ * not open devices or decide where writes may go.
  */
 #ifndef FLASHBENCH_SPEED_H
 #define FLASHBENCH_SPEED_H
@@ -11,10 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "dev.h"
 #include "info.h"
+#include "vm.h"
 
 #define SPEED_WRITE_FROM_BYTES	(16ULL << 20)	/* writes start at or above */
 #define SPEED_WRITE_SPAN_BYTES	(256ULL << 20)	/* default write span */
@@ -22,6 +24,36 @@
 /* -t goes past this many unreadable blocks in a row, then fails */
 #define SPEED_MAX_SKIPPED_IN_A_ROW 64
 #define SPEED_WINDOW_NS		1000000000ULL	/* rate windows */
+#define SPEED_PROGRESS_NS	10000000ULL	/* device time between calls */
+
+/*
+ * Progress of a measurement for a progress line: progress(ctx, done,
+ * total) with device time in milliseconds, called between operations,
+ * never inside a timed one.  A run of several measurements (the class
+ * check) says how much came before and how long all of them take.
+ */
+struct speed_progress {
+	void (*update)(void *ctx, uint64_t done_ms, uint64_t total_ms);
+	void *ctx;
+	uint64_t before_ns;	/* device time of the earlier measurements */
+	uint64_t total_ns;	/* of all of them; 0: this one's duration */
+};
+
+/*
+ * A test's connections to the rest of the tool, as struct vm_exec's: its
+ * result records go to emit (non-zero ends the run with that error) and
+ * its progress to progress; unreadable blocks -t went past are counted
+ * here, not printed.
+ */
+struct speed_exec {
+	struct dev *dev;
+	int (*emit)(void *ctx, const struct vm_record *record);
+	void (*progress)(void *ctx, uint64_t done_ms, uint64_t total_ms);
+	void *ctx;
+	volatile sig_atomic_t *stop;	/* set by a signal: end the run */
+	uint64_t failed_reads;
+	struct dev_error first_failure;
+};
 
 /* A sequential run: whole-run and per-window rates in bytes per second. */
 struct speed_rate {
@@ -53,23 +85,26 @@ struct speed_iops_result {
  * offset for duration_ns of device time.  Reads wrap back to offset at the
  * device end (span_bytes 0) or at offset + span_bytes; writes always stay
  * in [offset, offset + span_bytes).  The buffer and window array are
- * allocated before timing starts.  Returns 0, -EINVAL for a block that does
+ * allocated before timing starts; progress may be NULL.  Returns 0, -EINVAL for a block that does
  * not fit, -ENOMEM, -EINTR when *stop was set (r holds what was measured)
  * or the device's error.  Free r with speed_rate_free().
  */
 int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       uint64_t block_bytes, bool write, uint64_t duration_ns,
-		       volatile sig_atomic_t *stop, struct speed_rate *r);
+		       volatile sig_atomic_t *stop,
+		       const struct speed_progress *progress,
+		       struct speed_rate *r);
 void speed_rate_free(struct speed_rate *r);
 
 /*
  * Measure random SPEED_IO_BYTES reads or writes in [offset, offset +
  * span_bytes), at 4 KiB-aligned positions in an LFSR shuffle order, for
- * duration_ns of device time.
+ * duration_ns of device time.  progress may be NULL.
  */
 int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       bool write, uint64_t duration_ns,
 		       volatile sig_atomic_t *stop,
+		       const struct speed_progress *progress,
 		       struct speed_iops_result *r);
 
 /*
@@ -82,20 +117,20 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 		      uint64_t span_bytes, uint64_t *start, uint64_t *end);
 
 /*
- * Run and print (text, or one JSON object when json).  Each returns 0,
- * -EINTR after printing what was measured when *stop was set, or a
- * negative errno with dev->error filled in by the device layer.
+ * Measure, then emit the records: -t and --write-speed a record per
+ * one-second window (second, bytes_per_s; for the machine formats and
+ * plots, text leaves it out), then the summary; --iops a record for the
+ * reads and one for the writes.  Each returns 0, -EINTR after emitting what
+ * was measured when *stop was set, emit's error, or a negative errno with
+ * dev->error filled in by the device layer (nothing emitted).
  */
-int speed_read(struct dev *dev, uint64_t offset, uint64_t block_bytes,
-	       uint64_t duration_ns, volatile sig_atomic_t *stop, FILE *out,
-	       bool json);
-int speed_write(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-		uint64_t erase_bytes, uint64_t duration_ns,
-		volatile sig_atomic_t *stop, FILE *out, bool json);
+int speed_read(struct speed_exec *x, uint64_t offset, uint64_t block_bytes,
+	       uint64_t duration_ns);
+int speed_write(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
+		uint64_t erase_bytes, uint64_t duration_ns);
 /* Random reads; then random writes too when write. */
-int speed_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-	       uint64_t duration_ns, bool write, volatile sig_atomic_t *stop,
-	       FILE *out, bool json);
+int speed_iops(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
+	       uint64_t duration_ns, bool write);
 
 /* What a class check measured; a figure not measured has its flag false. */
 struct speed_measured {
@@ -131,11 +166,11 @@ bool speed_class_claimed(const char *name, const struct info_card *card);
  * Measure sequential writes in erase-block units inside [offset, offset +
  * span_bytes) (skipped when read_only), random 4 KiB read IOPS over the
  * same range and random 4 KiB write IOPS (skipped when read_only), each
- * for duration_ns, then print the class table.  card may be NULL.
+ * for duration_ns, then emit the figures, a record per class and a note
+ * on what a host cannot reproduce.  card may be NULL.
  */
-int speed_class_check(struct dev *dev, const struct info_card *card,
+int speed_class_check(struct speed_exec *x, const struct info_card *card,
 		      bool read_only, uint64_t offset, uint64_t span_bytes,
-		      uint64_t erase_bytes, uint64_t duration_ns,
-		      volatile sig_atomic_t *stop, FILE *out, bool json);
+		      uint64_t erase_bytes, uint64_t duration_ns);
 
 #endif

@@ -69,7 +69,7 @@ static const struct {
 	[VM_UNIT_TIME] = { "time", 1 }, [VM_UNIT_RATE] = { "rate", 2 },
 	[VM_UNIT_MIB] = { "mib", 1 }, [VM_UNIT_MS] = { "ms", 1 },
 	[VM_UNIT_MBPS] = { "mbps", 2 }, [VM_UNIT_COUNT] = { "count", 1 },
-	[VM_UNIT_LABEL] = { "label", 0 },
+	[VM_UNIT_LABEL] = { "label", 0 }, [VM_UNIT_BOOL] = { "bool", 1 },
 };
 _Static_assert(sizeof(unit_table) / sizeof(unit_table[0]) == VM_UNIT_KINDS,
 	       "one unit_table row per unit");

@@ -61,6 +61,8 @@ enum vm_unit {
 	VM_UNIT_MBPS,		/* bytes/s from bytes and ns; text: MB/s number */
 	VM_UNIT_COUNT,		/* a plain number */
 	VM_UNIT_LABEL,		/* no number, only text */
+	VM_UNIT_BOOL,		/* 1 true, 0 false, NaN unknown; text: "yes",
+				   "no", "-"; JSON: true, false, null */
 	VM_UNIT_KINDS
 };
 

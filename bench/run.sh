@@ -102,6 +102,12 @@ jnum() {
 	grep -o "\"$1\": *[-0-9.e+]*" "$2" | head -n 1 | sed 's/.*: *//'
 }
 
+# jlast KEY FILE: the last number after "KEY": in FILE (-t: the summary
+# record's, after the per-second ones)
+jlast() {
+	grep -o "\"$1\": *[-0-9][-0-9.e+]*" "$2" | tail -n 1 | sed 's/.*: *//'
+}
+
 # kv KEY FILE: the value of KEY=VALUE in FILE
 kv() {
 	tr ' ' '\n' <"$2" | sed -n "s/^$1=//p" | tail -n 1
@@ -209,7 +215,8 @@ dd_seconds() {
 
 job_fb_seq() {
 	measure fb_seq "$FB" -t -b 1M --time="$SECS" --format=json -q "$LOOP"
-	record fb_seq "$(jnum mb_per_s "$TMP/fb_seq.out")"
+	record fb_seq "$(jlast bytes_per_s "$TMP/fb_seq.out" |
+		awk '{ print $1 / 1e6 }')"
 	record fb_seq_wall "$(awk -v b="$(jnum bytes_read \
 		"$TMP/fb_seq.out")" -v w="$(wall_of fb_seq)" \
 		'BEGIN { print b * 1e3 / w }')"

@@ -42,10 +42,19 @@ verdicts() {
 }
 
 # text_verdicts FILE: "CLASS RESULT" from --class-check text output (the
-# result column: pass, FAIL or "not measured").
+# result after the figures: pass, FAIL or "not measured").
 text_verdicts() {
-	awk 'NR > 1 && NF && $1 ~ /^[CUVA][0-9]+$/ {
-		r = substr($0, 67, 12); sub(/ +$/, "", r); print $1, r }' "$1"
+	awk '$1 ~ /^[CUVA][0-9]+$/ {
+		r = $0; sub(/ +\(claimed: [a-z-]+\)$/, "", r)
+		if (r ~ /; not measured$/) r = "not measured"
+		else sub(/.*: /, "", r)
+		print $1, r }' "$1"
+}
+
+# mbs BYTES_PER_S: the figure as text prints MB/s (three digits)
+mbs() {
+	awk -v x="$1" 'BEGIN { v = x / 1e6
+		printf (v >= 999.5 ? "%.0f\n" : "%.3g\n"), v }'
 }
 
 # check_class_json FILE W RI WI: the JSON document has a "classes" object
@@ -60,13 +69,20 @@ check_class_json() {
 	want = dict(l.split() for l in open("verdicts.expect"))
 	names = "C2 C4 C6 C10 U1 U3 V6 V10 V30 V60 V90 A1 A2".split()
 	assert doc["test"] == "class-check", doc["test"]
-	assert doc["read_only"] is False
+	assert doc["parameters"]["read_only"] == 0
 	assert list(doc["classes"]) == names, list(doc["classes"])
 	def near(got, exp):
 	    assert abs(got - exp) <= 0.005 * exp, (got, exp)
-	near(doc["write_bytes_per_s"], w)
-	near(doc["read_iops"], ri)
-	near(doc["write_iops"], wi)
+	figures = doc["results"][0]
+	near(figures["write_bytes_per_s"], w)
+	near(figures["read_iops"], ri)
+	near(figures["write_iops"], wi)
+	rows = [r for r in doc["results"] if "class" in r]
+	assert [r["class"] for r in rows] == names
+	for r in rows:
+	    c = dict(r)
+	    del c["class"]
+	    assert doc["classes"][r["class"]] == c, (r, doc["classes"])
 	assert doc["bytes_written"] > 0 and doc["bytes_read"] > 0
 	mb = {"C2": 2, "C4": 4, "C6": 6, "C10": 10, "U1": 10, "U3": 30,
 	      "V6": 6, "V10": 10, "V30": 30, "V60": 60, "V90": 90, "A1": 10,
@@ -103,12 +119,13 @@ test_expect_success 'sim: the fast card passes U3, V30 and A1, fails V60, A2' '
 test_expect_success 'sim: the fast card: text shows the model figures' '
 	set -- $(model 40e6 50e-6 20e6 100e-6) &&
 	"$FLASHBENCH" --class-check --time=1 "$FAST" >out 2>/dev/null &&
-	w=$(awk -v w="$1" "BEGIN { printf \"%.1f\", w / 1e6 }") &&
+	w=$(mbs "$1") &&
 	ri=$(awk -v x="$2" "BEGIN { printf \"%.0f\", x }") &&
 	wi=$(awk -v x="$3" "BEGIN { printf \"%.0f\", x }") &&
 	echo "want $w MB/s, r $ri w $wi IOPS" &&
-	grep "^U3 .*write 30 MB/s .*write $w MB/s " out &&
-	grep "^A1 .*r 1500 w 500 IOPS, 10 MB/s .*r $ri w $wi IOPS, $w MB/s " out
+	grep "^measured: sequential write $w MB/s, random read $ri IOPS, random write $wi IOPS\$" out &&
+	grep "^U3 *required 30 MB/s; measured $w MB/s: pass\$" out &&
+	grep "^A1 *required 10 MB/s, r 1500 IOPS, w 500 IOPS; measured $w MB/s, r $ri IOPS, w $wi IOPS: pass\$" out
 '
 
 test_expect_success 'sim: the fast card: json classes with required, measured, pass' '
@@ -155,14 +172,20 @@ read_rate_ok() {
 	import json, sys
 	d = json.load(open("doc.json"))
 	want, block = float(sys.argv[1]), int(sys.argv[2])
-	assert d["test"] == "read-speed" and d["block_bytes"] == block, d
-	got = d["bytes_per_s"]
+	s = d["results"][-1]
+	assert d["test"] == "read-speed" and s["block_bytes"] == block, d
+	assert s["device_time_ns"] == d["device_time_ns"], d
+	windows = [r for r in d["results"] if "second" in r]
+	assert [r["second"] for r in windows] == \
+	    list(range(1, len(windows) + 1)), windows
+	assert s["window_min"] <= s["window_median"] <= s["window_max"]
+	got = s["bytes_per_s"]
 	assert abs(got - want) <= 0.02 * want, (got, want)
 	assert d["bytes_written"] == 0 and d["bytes_read"] > 0
 	assert abs(got - d["bytes_read"] * 1e9 / d["device_time_ns"]) <= \
 	    0.001 * got
 	PY
-	mbs=$(sed -n "s/^read $1-byte blocks for [0-9.]* s: \([0-9.]*\) MB\/s .*/\1/p" out) &&
+	mbs=$(sed -n "s/^read $1-byte blocks for [0-9.]*m\{0,1\}s: \([0-9.]*\) MB\/s; .*/\1/p" out) &&
 	echo "text: $mbs MB/s, model $want B/s" &&
 	awk -v g="$mbs" -v w="$want" "BEGIN { exit !(g * 1e6 >= 0.98 * w &&
 		g * 1e6 <= 1.02 * w) }"
@@ -186,22 +209,26 @@ test_expect_success 'sim: --iops json has iops and p50 <= p99 <= max' '
 	import json
 	d = json.load(open("doc.json"))
 	assert d["test"] == "iops"
+	assert d["parameters"]["queue_depth"] == 1
+	rd, wr = d["results"]
 	def check(r, want):
 	    lat = r["latency_ns"]
 	    assert 0 < lat["p50"] <= lat["p99"] <= lat["max"], lat
-	    assert r["operations"] > 0
+	    assert r["operations"] > 0 and r["block_bytes"] == 4096
 	    iops = r["operations"] * 1e9 / r["device_time_ns"]
 	    assert abs(r["iops"] - iops) <= 0.001 * iops + 0.1, (r, iops)
 	    if want:
 	        assert abs(r["iops"] - want) <= 0.05 * want, (r["iops"], want)
 	# reads: read-lat 420us + 4KiB / 20MB/s, a few spikes
-	check(d, None)
-	assert 1000 < d["iops"] <= 1 / (420e-6 + 4096 / 20e6) * 1.01, d["iops"]
-	assert d["latency_ns"]["p50"] < d["latency_ns"]["max"]
-	assert isinstance(d["write"], dict), d["write"]
-	check(d["write"], None)
-	assert d["bytes_read"] == d["operations"] * 4096
-	assert d["bytes_written"] == d["write"]["operations"] * 4096
+	assert rd["direction"] == "read" and wr["direction"] == "write"
+	check(rd, None)
+	assert 1000 < rd["iops"] <= 1 / (420e-6 + 4096 / 20e6) * 1.01, rd
+	assert rd["latency_ns"]["p50"] < rd["latency_ns"]["max"]
+	check(wr, None)
+	assert d["bytes_read"] == rd["operations"] * 4096
+	assert d["bytes_written"] == wr["operations"] * 4096
+	assert d["device_time_ns"] == \
+	    rd["device_time_ns"] + wr["device_time_ns"]
 	PY
 '
 
@@ -212,8 +239,9 @@ test_expect_success 'sim: --iops --read-only measures no writes' '
 	python3 - <<-\PY
 	import json
 	d = json.load(open("doc.json"))
-	assert d["write"] is None and d["bytes_written"] == 0, d
-	lat = d["latency_ns"]
+	assert d["parameters"]["read_only"] == 1
+	assert len(d["results"]) == 1 and d["bytes_written"] == 0, d
+	lat = d["results"][0]["latency_ns"]
 	assert lat["p50"] <= lat["p99"] <= lat["max"], lat
 	PY
 '
@@ -228,11 +256,12 @@ test_expect_success 'sim:ro: --class-check --read-only runs and writes nothing' 
 	python3 - <<-\PY
 	import json
 	d = json.load(open("doc.json"))
-	assert d["read_only"] is True
+	assert d["parameters"]["read_only"] == 1
 	assert d["bytes_written"] == 0 and d["bytes_read"] > 0, d
-	assert d["write_bytes_per_s"] is None and d["write_iops"] is None
+	m = d["results"][0]
+	assert m["write_bytes_per_s"] is None and m["write_iops"] is None
 	want = 1 / (420e-6 + 4096 / 20e6)
-	assert abs(d["read_iops"] - want) <= 0.02 * want, d["read_iops"]
+	assert abs(m["read_iops"] - want) <= 0.02 * want, m["read_iops"]
 	for name, c in d["classes"].items():
 	    assert c["measured"]["write_bytes_per_s"] is None, c
 	    # a write requirement is not measured; A2 fails on reads alone
@@ -257,6 +286,187 @@ test_expect_success 'sim:ro: --class-check without --read-only is refused' '
 	test "$(wc -l <err)" = 1 &&
 	grep "write-protected" err
 '
+
+# ---- formats, plots, progress ----
+
+# The four tests on sim: (short runs), each with its arguments.
+SPEED_TESTS="-t --write-speed --iops --class-check"
+
+# csv_tables_ok FILE: every table (tables are separated by an empty line)
+# has a header starting "schema," and rows of the header's column count.
+csv_tables_ok() {
+	python3 - "$1" <<-\PY
+	import csv, sys
+	text = open(sys.argv[1], newline="").read()
+	tables = [t for t in text.split("\n\n") if t.strip()]
+	assert tables, "no table"
+	for t in tables:
+	    rows = list(csv.reader(t.splitlines()))
+	    assert rows[0][0] == "schema", rows[0]
+	    assert len(rows) > 1, rows
+	    for r in rows[1:]:
+	        assert len(r) == len(rows[0]), (rows[0], r)
+	        assert r[0] == "1", r
+	PY
+}
+
+for t in $SPEED_TESTS; do
+	test_expect_success "sim: $t --format=csv: a column count per table" "
+		\"\$FLASHBENCH\" $t --time=1 --format=csv sim: >out.csv \
+			2>/dev/null &&
+		cat out.csv &&
+		csv_tables_ok out.csv
+	"
+	test_expect_success "sim: $t --format=json: one valid document" "
+		\"\$FLASHBENCH\" $t --time=1 --format=json sim: >doc.json \
+			2>/dev/null &&
+		python3 -m json.tool doc.json >/dev/null &&
+		python3 -c 'import json, sys
+d = json.load(open(\"doc.json\"))
+for k in (\"schema\", \"command\", \"test\", \"device\", \"parameters\",
+          \"results\", \"incomplete\", \"device_time_ns\", \"bytes_read\",
+          \"bytes_written\", \"units\"):
+    assert k in d, k
+assert d[\"incomplete\"] is False and d[\"results\"], d'
+	"
+done
+
+test_expect_success 'sim: -t: json numbers are the text numbers' '
+	"$FLASHBENCH" -t --time=2 sim: >out &&
+	"$FLASHBENCH" -t --time=2 --format=json sim: >doc.json &&
+	cat out &&
+	python3 - <<-\PY
+	import json, re
+	d = json.load(open("doc.json"))
+	s = d["results"][-1]
+	def mb(x):
+	    v = x / 1e6
+	    return "%.0f" % v if v >= 999.5 else "%.3g" % v
+	want = ("read %d-byte blocks for %s: %s MB/s; per second: min %s, "
+	        "median %s, max %s MB/s\n") % (s["block_bytes"], "%s",
+	        mb(s["bytes_per_s"]), mb(s["window_min"]),
+	        mb(s["window_median"]), mb(s["window_max"]))
+	text = open("out").read()
+	secs = re.match(r"read \d+-byte blocks for ([0-9.]+s):", text).group(1)
+	assert abs(float(secs[:-1]) * 1e9 - s["device_time_ns"]) <= \
+	    0.001 * s["device_time_ns"], (secs, s)
+	assert text == want % secs, (text, want % secs)
+	assert s["failed_reads"] == 0
+	PY
+'
+
+test_expect_success 'sim: --iops: json numbers are the text numbers' '
+	"$FLASHBENCH" --iops --time=1 sim: >out 2>/dev/null &&
+	"$FLASHBENCH" --iops --time=1 --format=json sim: >doc.json \
+		2>/dev/null &&
+	cat out &&
+	python3 - <<-\PY
+	import json, re
+	d = json.load(open("doc.json"))
+	lines = open("out").read().splitlines()
+	assert len(lines) == len(d["results"]) == 2, lines
+	for line, r in zip(lines, d["results"]):
+	    m = re.match(r"random 4096-byte (reads|writes) for \S+: (\d+) "
+	                 r"IOPS; latency p50 (\S+), p99 (\S+), max (\S+)$",
+	                 line)
+	    assert m, line
+	    assert m.group(1) == r["direction"] + "s", (line, r)
+	    assert m.group(2) == "%.0f" % r["iops"], (line, r)
+	    def ns(t):
+	        for unit, scale in (("ns", 1), ("\u00b5s", 1e3),
+	                            ("ms", 1e6), ("s", 1e9)):
+	            if t.endswith(unit) and t[:-len(unit)][-1:].isdigit():
+	                return float(t[:-len(unit)]) * scale
+	    for text, key in zip(m.groups()[2:], ("p50", "p99", "max")):
+	        v = r["latency_ns"][key]
+	        assert abs(ns(text) - v) <= 0.005 * v, (text, key, v)
+	PY
+'
+
+test_expect_success 'sim: --class-check: json numbers are the text numbers' '
+	"$FLASHBENCH" --class-check --time=1 "$FAST" >out 2>/dev/null &&
+	"$FLASHBENCH" --class-check --time=1 --format=json "$FAST" \
+		>doc.json 2>/dev/null &&
+	text_verdicts out >got &&
+	python3 - <<-\PY
+	import json
+	d = json.load(open("doc.json"))
+	def mb(x):
+	    return "%.3g" % (x / 1e6)
+	m = d["results"][0]
+	text = open("out").read().splitlines()
+	assert text[0] == ("measured: sequential write %s MB/s, random read "
+	                   "%.0f IOPS, random write %.0f IOPS") % (
+	    mb(m["write_bytes_per_s"]), m["read_iops"], m["write_iops"]), \
+	    text[0]
+	got = dict(l.split(" ", 1) for l in open("got").read().splitlines())
+	for name, c in d["classes"].items():
+	    assert got[name] == c["result"], (name, got[name], c)
+	    assert c["pass"] is {"pass": True, "FAIL": False}.get(c["result"])
+	    line = [l for l in text if l.split()[0] == name][0]
+	    assert " required %s MB/s" % mb(c["required"]["write_bytes_per_s"]) \
+	        in line, (line, c)
+	    assert "measured %s MB/s" % mb(c["measured"]["write_bytes_per_s"]) \
+	        in line, (line, c)
+	assert text[-1].startswith("note: claimed classes unknown"), text[-1]
+	PY
+'
+
+test_expect_success 'sim: --plot on -t and --write-speed: throughput over time' '
+	"$FLASHBENCH" -t --time=4 --plot=t.svg sim: >out &&
+	"$FLASHBENCH" -t --time=4 sim: >plain &&
+	test_cmp plain out &&
+	if command -v xmllint >/dev/null 2>&1; then
+		xmllint --noout t.svg
+	else
+		grep -q "</svg>" t.svg
+	fi &&
+	grep -q "<polyline" t.svg &&
+	grep -q ">time (seconds)<" t.svg &&
+	grep -q ">throughput (MB/s)<" t.svg &&
+	"$FLASHBENCH" --write-speed --time=3 --plot=w.svg sim: >out \
+		2>/dev/null &&
+	grep -q "<polyline" w.svg &&
+	grep -q ">flashbench write-speed on sim:<" w.svg
+'
+
+test_expect_success 'sim: --plot on --iops and --class-check is a usage error' '
+	for t in --iops --class-check; do
+		test_expect_code 2 "$FLASHBENCH" $t --plot=x.svg sim: \
+			>out 2>err || return 1
+		cat err &&
+		test ! -s out && test ! -e x.svg &&
+		grep "^flashbench: --plot is not available for $t\$" err ||
+			return 1
+	done
+'
+
+test_expect_success 'sim: saved -t runs overlay on one chart' '
+	"$FLASHBENCH" -t --time=3 -b 64K --format=json sim: >a.json &&
+	"$FLASHBENCH" -t --time=3 -b 1M --format=json sim: >b.json &&
+	"$FLASHBENCH" --plot=ab.svg a.json b.json &&
+	test "$(grep -c "<polyline" ab.svg)" = 2 &&
+	grep -q ">block_bytes=65536<" ab.svg
+'
+
+if command -v script >/dev/null 2>&1 && script -qc true /dev/null \
+	>/dev/null 2>&1; then
+	# 100 minutes of device time in 512-byte reads: about a second of
+	# simulation, long enough for a redraw
+	test_expect_success 'sim: -t draws progress on a terminal, not with -q' "
+		script -qc '\"\$FLASHBENCH\" -t -b 512 --time=6000 sim: >out' \
+			/dev/null >tty &&
+		grep -q 'read-speed: [0-9]*/6000000 ' tty &&
+		! grep -q 'read-speed: ' out &&
+		grep -q '^read 512-byte blocks for ' out &&
+		script -qc '\"\$FLASHBENCH\" -q -t -b 512 --time=6000 sim: >out' \
+			/dev/null >tty &&
+		! grep -q 'read-speed: ' tty
+	"
+else
+	test_skip 'sim: -t draws progress on a terminal, not with -q' \
+		'no script(1)'
+fi
 
 # ---- loop devices ----
 
@@ -317,8 +527,9 @@ fb_rate() {
 	"$FLASHBENCH" -t -b 1M --time=0.3 --format=json "$LOOP" >doc.json &&
 	python3 -c "import json
 d = json.load(open(\"doc.json\"))
-assert d[\"block_bytes\"] == 1048576 and d[\"bytes_read\"] > 0, d
-print(d[\"bytes_per_s\"])"
+s = d[\"results\"][-1]
+assert s[\"block_bytes\"] == 1048576 and d[\"bytes_read\"] > 0, d
+print(s[\"bytes_per_s\"])"
 }
 
 # dd_rate: three passes of dd over the whole loop device (about as long
@@ -394,7 +605,7 @@ test_loop 'loop: --class-check --read-only writes nothing' '
 	test ! -s err &&
 	python3 -c "import json
 d = json.load(open(\"doc.json\"))
-assert d[\"bytes_written\"] == 0 and d[\"read_iops\"] > 0, d" &&
+assert d[\"bytes_written\"] == 0 and d[\"results\"][0][\"read_iops\"] > 0, d" &&
 	dev_sum "$LOOP" >after &&
 	test_cmp "$TRASH/image.sum" after
 '

@@ -38,7 +38,7 @@ static void test_read_rate(void)
 	UNIT_CHECK(open_sim(&dev, "sim:read-rate=20M,read-lat=10us,"
 			    QUIET, DEV_READ_ONLY) == 0, "open read card");
 	err = speed_measure_rate(&dev, 0, 0, 4 * MIB, false, 3 * SEC, NULL,
-				 &r);
+				 NULL, &r);
 	UNIT_CHECK(err == 0, "read run succeeds");
 	expect = block / (lat + block / 20e6);
 	UNIT_CHECK(fabs(r.bytes_per_s - expect) / expect < 0.02,
@@ -57,11 +57,11 @@ static void test_read_rate(void)
 	UNIT_CHECK(open_sim(&dev, "sim:size=16M,read-rate=20M,read-lat=10us,"
 			    QUIET, DEV_READ_ONLY) == 0, "open small card");
 	err = speed_measure_rate(&dev, 8 * MIB, 0, 4 * MIB, false, 3 * SEC,
-				 NULL, &r);
+				 NULL, NULL, &r);
 	UNIT_CHECK(err == 0 && r.bytes > 16 * MIB, "wraps at the end");
 	speed_rate_free(&r);
 	err = speed_measure_rate(&dev, 14 * MIB, 0, 4 * MIB, false, SEC,
-				 NULL, &r);
+				 NULL, NULL, &r);
 	UNIT_CHECK(err == -EINVAL, "block past the end refused");
 	speed_rate_free(&r);
 	dev_close(&dev);
@@ -105,19 +105,19 @@ static int measure(const char *spec, struct speed_measured *m)
 	if (!err) {
 		dev_allow_writes(&dev, start, end);
 		err = speed_measure_rate(&dev, start, end - start, 4 * MIB,
-					 true, 3 * SEC, NULL, &r);
+					 true, 3 * SEC, NULL, NULL, &r);
 		m->has_write_rate = !err;
 		m->write_bytes_per_s = r.bytes_per_s;
 		speed_rate_free(&r);
 	}
 	if (!err)
 		err = speed_measure_iops(&dev, start, end - start, false,
-					 SEC, NULL, &io);
+					 SEC, NULL, NULL, &io);
 	m->has_read_iops = !err;
 	m->read_iops = io.iops;
 	if (!err)
 		err = speed_measure_iops(&dev, start, end - start, true,
-					 SEC, NULL, &io);
+					 SEC, NULL, NULL, &io);
 	m->has_write_iops = !err;
 	m->write_iops = io.iops;
 	dev_close(&dev);
@@ -185,7 +185,7 @@ static void test_iops(void)
 			    "noise=0.3,spikes=0.02,seed=7", DEV_READ_ONLY) == 0,
 		   "open noisy card");
 	err = speed_measure_iops(&dev, 16 * MIB, 256 * MIB, false, 2 * SEC,
-				 NULL, &r);
+				 NULL, NULL, &r);
 	UNIT_CHECK(err == 0 && r.operations > 100, "%llu random reads",
 		   (unsigned long long)r.operations);
 	UNIT_CHECK(r.p50_ns <= r.p99_ns && r.p99_ns <= r.max_ns,
@@ -194,45 +194,96 @@ static void test_iops(void)
 		   (unsigned long long)r.max_ns);
 	UNIT_CHECK(r.p50_ns < r.max_ns, "spikes show in the maximum");
 	UNIT_CHECK(speed_measure_iops(&dev, 0, 1024, false, SEC, NULL,
-				      &r) == -EINVAL, "span under 4 KiB");
+				      NULL, &r) == -EINVAL, "span under 4 KiB");
 	dev_close(&dev);
 }
 
-static void test_print(void)
+/* Records a test emits, kept as key=value text, one record a line. */
+struct collected {
+	char text[8192];
+	size_t length;
+	unsigned records;
+	uint64_t progress_calls, last_done, last_total;
+};
+
+static int collect(void *ctx, const struct vm_record *rec)
+{
+	struct collected *c = ctx;
+
+	for (unsigned i = 0; i < rec->count; i++) {
+		const struct vm_field *f = &rec->fields[i];
+		size_t room = sizeof(c->text) - c->length;
+		int n = f->unit == VM_UNIT_LABEL ?
+			snprintf(c->text + c->length, room, "%s=%s ", f->key,
+				 f->label) :
+			snprintf(c->text + c->length, room, "%s=%.17g ", f->key,
+				 f->value);
+
+		if (n > 0 && (size_t)n < room)
+			c->length += (size_t)n;
+	}
+	if (c->length + 1 < sizeof(c->text))
+		c->text[c->length++] = '\n';
+	c->text[c->length] = '\0';
+	c->records++;
+	return 0;
+}
+
+static void count_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct collected *c = ctx;
+
+	c->progress_calls++;
+	c->last_done = done;
+	c->last_total = total;
+}
+
+static void test_records(void)
 {
 	static volatile sig_atomic_t stop = 1;
-	char *text = NULL;
-	size_t size = 0;
+	struct collected c = { .text = "" };
+	struct speed_exec x;
 	struct dev dev;
-	FILE *out;
 	int err;
 
 	UNIT_CHECK(open_sim(&dev, "sim:" QUIET, DEV_READ_ONLY) == 0,
-		   "open card for output");
-	out = open_memstream(&text, &size);
-	err = speed_read(&dev, 0, MIB, SEC, NULL, out, true);
-	fclose(out);
-	UNIT_CHECK(err == 0 && strstr(text, "\"bytes_per_s\": ") &&
-		   strstr(text, "\"windows\": [") &&
-		   strstr(text, "\"device_time_ns\": "),
-		   "read JSON has the keys");
-	free(text);
-	text = NULL;
-	out = open_memstream(&text, &size);
-	err = speed_class_check(&dev, NULL, true, 16 * MIB, 64 * MIB, 4 * MIB,
-				SEC / 4, NULL, out, false);
-	fclose(out);
-	UNIT_CHECK(err == 0 && strstr(text, "C10 ") &&
-		   strstr(text, "not measured") && strstr(text, "CMD20"),
-		   "read-only class table");
-	free(text);
-	text = NULL;
-	out = open_memstream(&text, &size);
-	err = speed_iops(&dev, 16 * MIB, 64 * MIB, SEC, false, &stop, out,
-			 false);
-	fclose(out);
-	UNIT_CHECK(err == -EINTR, "a set stop flag interrupts");
-	free(text);
+		   "open card for records");
+	x = (struct speed_exec){ .dev = &dev, .emit = collect,
+				 .progress = count_progress, .ctx = &c };
+	err = speed_read(&x, 0, MIB, 3 * SEC);
+	UNIT_CHECK(err == 0 && c.records >= 3, "read: %u records",
+		   c.records);
+	UNIT_CHECK(strstr(c.text, "second=1 bytes_per_s=") &&
+		   strstr(c.text, "second=2 bytes_per_s="),
+		   "read: a record per second");
+	UNIT_CHECK(strstr(c.text, "block_bytes=1048576 device_time_ns=") &&
+		   strstr(c.text, " window_median=") &&
+		   strstr(c.text, " failed_reads=0 \n"),
+		   "read: the summary last");
+	UNIT_CHECK(c.progress_calls > 40 && c.last_total == 3000 &&
+		   c.last_done <= 3100 && c.last_done >= 2900,
+		   "progress in ms of device time (%llu calls, %llu of %llu)",
+		   (unsigned long long)c.progress_calls,
+		   (unsigned long long)c.last_done,
+		   (unsigned long long)c.last_total);
+
+	c = (struct collected){ .text = "" };
+	err = speed_class_check(&x, NULL, true, 16 * MIB, 64 * MIB, 4 * MIB,
+				SEC / 4);
+	UNIT_CHECK(err == 0 && c.records == 15, "class check: %u records",
+		   c.records);
+	UNIT_CHECK(strstr(c.text, "class=C10 required.write_bytes_per_s="
+				  "10000000 ") &&
+		   strstr(c.text, "result=not measured pass=nan") &&
+		   strstr(c.text, "CMD20"), "read-only class records");
+
+	c = (struct collected){ .text = "" };
+	x.stop = &stop;
+	err = speed_iops(&x, 16 * MIB, 64 * MIB, SEC, false);
+	UNIT_CHECK(err == -EINTR && c.records == 1 &&
+		   strstr(c.text, "direction=read ") &&
+		   strstr(c.text, " operations=0 "),
+		   "a set stop flag interrupts; what was measured is emitted");
 	dev_close(&dev);
 }
 
@@ -243,6 +294,6 @@ int main(void)
 	test_classes();
 	test_claims();
 	test_iops();
-	test_print();
+	test_records();
 	return UNIT_DONE();
 }
