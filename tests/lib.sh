@@ -300,6 +300,37 @@ PY
 	done | awk '{ print $1, $2 }'
 }
 
+MIB=1048576
+
+# restore: put $LOOP back to the image in $IMAGE - only the MiB chunks
+# listed in $TRASH/dirty (those the last run changed) when it exists.
+restore() {
+	if [ ! -f "$TRASH/dirty" ]; then
+		copy_to_dev "$IMAGE" "$LOOP"
+		return
+	fi
+	while read -r i; do
+		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
+			oflag=direct conv=notrunc status=none || return 1
+	done <"$TRASH/dirty"
+}
+
+# fb_start ARGS...: start flashbench ARGS in the background (at most 30 s)
+# with its output in out and err; its pid in fb_pid, once it runs.
+fb_start() {
+	rm -f pid
+	timeout 30 sh -c 'echo $$ >pid; exec "$@"' sh "$FLASHBENCH" "$@" \
+		>out 2>err </dev/null &
+	fb_timeout=$!
+	fs_n=0
+	until [ -s pid ]; do
+		fs_n=$((fs_n + 1))
+		[ $fs_n -gt 500 ] && return 1
+		sleep 0.01
+	done
+	fb_pid=$(cat pid)
+}
+
 # copy_to_dev FILE DEV: write FILE over the start of DEV, bypassing the
 # page cache, e.g. to put a device back into a known state.
 copy_to_dev() {

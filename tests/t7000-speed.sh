@@ -480,19 +480,6 @@ if have_loop; then
 fi
 IMAGE=$TRASH/image
 
-# restore: put the loop device back to the random image, only the MiB
-# chunks the last run changed when that is known.
-restore() {
-	if [ ! -f "$TRASH/dirty" ]; then
-		copy_to_dev "$IMAGE" "$LOOP"
-		return
-	fi
-	while read -r i; do
-		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
-			oflag=direct conv=notrunc status=none || return 1
-	done <"$TRASH/dirty"
-	rm -f "$TRASH/dirty"
-}
 
 # run_checked ARGS...: restore the device, run flashbench ARGS... on it,
 # leave out, err and changed (MiB chunks that differ from the image).

@@ -22,21 +22,6 @@ if have_loop; then
 	loop_setup LOOP 256M
 fi
 
-# fb_start ARGS...: flashbench ARGS in the background (at most 30 s),
-# stdout in out, stderr in err; its own process id in fb_pid.
-fb_start() {
-	rm -f pid
-	timeout 30 sh -c 'echo $$ >pid; exec "$@"' sh "$FLASHBENCH" "$@" \
-		>out 2>err </dev/null &
-	fb_timeout=$!
-	fs_n=0
-	until [ -s pid ]; do
-		fs_n=$((fs_n + 1))
-		[ $fs_n -gt 500 ] && return 1
-		sleep 0.01
-	done
-	fb_pid=$(cat pid)
-}
 
 # fb_wait: wait for the run; its exit code in code, its stderr shown.
 fb_wait() {
@@ -178,18 +163,6 @@ test_expect_success 'sim: a second SIGINT exits 130 at once' '
 
 # ---- loop device ----
 
-# restore: put the loop device back to the random image: only the MiB
-# pieces the last run changed, when that is known.
-restore() {
-	if [ ! -f "$TRASH/dirty" ]; then
-		copy_to_dev "$IMAGE" "$LOOP"
-		return
-	fi
-	while read -r i; do
-		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
-			oflag=direct conv=notrunc status=none || return 1
-	done <"$TRASH/dirty"
-}
 
 # loop_interrupt SIG DELAY ARGS...: restore the device, interrupt
 # flashbench ARGS DEVICE, and leave in changed the MiB pieces that differ

@@ -196,21 +196,6 @@ test_expect_success 'sim ro: the read-only tests still run' '
 
 # ---- loop devices ----
 
-# fb_start ARGS...: flashbench ARGS in the background (at most 30 s),
-# stdout in out, stderr in err; its own process id in fb_pid.
-fb_start() {
-	rm -f pid
-	timeout 30 sh -c 'echo $$ >pid; exec "$@"' sh "$FLASHBENCH" "$@" \
-		>out 2>err </dev/null &
-	fb_timeout=$!
-	fs_n=0
-	until [ -s pid ]; do
-		fs_n=$((fs_n + 1))
-		[ $fs_n -gt 500 ] && return 1
-		sleep 0.01
-	done
-	fb_pid=$(cat pid)
-}
 
 # fb_wait: wait for the run fb_start began; its exit code in code.
 fb_wait() {

@@ -19,18 +19,6 @@ if have_loop; then
 	test_at_exit "umount '$MNT'"
 fi
 
-# restore: put the loop device back to the random image: only the MiB
-# pieces the last run changed, when that is known.
-restore() {
-	if [ ! -f "$TRASH/dirty" ]; then
-		copy_to_dev "$IMAGE" "$LOOP"
-		return
-	fi
-	while read -r i; do
-		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
-			oflag=direct conv=notrunc status=none || return 1
-	done <"$TRASH/dirty"
-}
 
 # run_on_loop PROG ARGS...: restore the device, run PROG ARGS... DEVICE
 # (at most 30 s; it must succeed), then leave out, err and changed (the
