@@ -1,0 +1,51 @@
+#!/bin/sh
+# t4040: on a real (loop) device the machine formats hold the same records
+# as the text: valid JSON and CSV, one record per text line, the same
+# alignments and block sizes.  Times differ between runs, so only their
+# presence and sign are compared.
+. "$(dirname "$0")/lib.sh"
+
+if have_loop; then
+	loop_setup LOOP 64M
+fi
+
+test_loop '-a: JSON parses, one result per text line, same alignments' '
+	"$FLASHBENCH" -a -c 2 "$LOOP" >text &&
+	"$FLASHBENCH" -a -c 2 --format=json "$LOOP" >doc.json &&
+	python3 -m json.tool doc.json >/dev/null &&
+	awk "{ print \$2 }" text >text.aligns &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"doc.json\"))
+assert d[\"device\"][\"size\"] == 64 * 1048576
+for r in d[\"results\"]:
+	assert r[\"pre\"] > 0 and r[\"on\"] > 0 and r[\"post\"] > 0
+	print(r[\"align\"])
+" >json.aligns &&
+	test_cmp text.aligns json.aligns
+'
+
+test_loop '-O: CSV has a header and a constant column count, same sizes as text' '
+	"$FLASHBENCH" -O -e 1M -b 128K -0 2 "$LOOP" >text 2>/dev/null &&
+	"$FLASHBENCH" -O -e 1M -b 128K -0 2 --format=csv "$LOOP" \
+		>out.csv 2>/dev/null &&
+	head -n 1 out.csv | grep -q "^schema,block,rate$" &&
+	test "$(awk -F, "{ print NF }" out.csv | sort -u)" = 3 &&
+	test "$(($(wc -l <out.csv) - 1))" = "$(wc -l <text)" &&
+	tail -n +2 out.csv | cut -d, -f2 >csv.sizes &&
+	printf "1048576\n524288\n262144\n131072\n" >want.sizes &&
+	test_cmp want.sizes csv.sizes
+'
+
+test_loop '-t: JSON parses and has the whole-run rate' '
+	"$FLASHBENCH" -t --time=0.5 --format=json "$LOOP" >doc.json &&
+	python3 -m json.tool doc.json >/dev/null &&
+	python3 -c "
+import json
+d = json.load(open(\"doc.json\"))
+s = [r for r in d[\"results\"] if \"block_bytes\" in r][-1]
+assert s[\"bytes_per_s\"] > 0 and d[\"bytes_read\"] > 0
+"
+'
+
+test_done
