@@ -281,6 +281,18 @@ static void csv_header(struct report *report, const struct vm_record *rec)
 	fputc('\n', report->out);
 }
 
+/*
+ * An interrupted run ends with a line that says so: rows before it are
+ * whole, and a reader that skips "#" lines keeps a well-formed table.
+ */
+static void csv_end(struct report *report, const struct dev_stats *stats,
+		    bool incomplete)
+{
+	(void)stats;
+	if (incomplete)
+		fputs("# incomplete: interrupted\n", report->out);
+}
+
 static void csv_record(struct report *report, const struct vm_record *rec)
 {
 	char number[32];
@@ -563,7 +575,7 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 
 static const struct formatter formatters[REPORT_FORMAT_COUNT] = {
 	[REPORT_TEXT] = { "text", NULL, text_record, text_end },
-	[REPORT_CSV] = { "csv", NULL, csv_record, NULL },
+	[REPORT_CSV] = { "csv", NULL, csv_record, csv_end },
 	[REPORT_JSON] = { "json", json_begin, json_record, json_end },
 };
 

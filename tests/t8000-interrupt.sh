@@ -97,14 +97,16 @@ print(len(d["results"]), "records before the interrupt")
 ' "$1"
 }
 
-# csv_whole_rows FILE: nothing (interrupted before the first row), or a
-# header, then rows with as many fields.
+# csv_whole_rows FILE: a header, then rows with as many fields, then the
+# line that marks the run incomplete (only that line when interrupted
+# before the first row).
 csv_whole_rows() {
-	test ! -s "$1" && return 0
 	whole_lines "$1" &&
-	head -n 1 "$1" | grep -q "^schema," &&
+	test "$(tail -n 1 "$1")" = "# incomplete: interrupted" &&
+	grep -v "^#" "$1" >rows.csv &&
+	{ test ! -s rows.csv || head -n 1 rows.csv | grep -q "^schema,"; } &&
 	awk -F, 'NR == 1 { n = NF } NF != n { print "bad row: " $0; bad = 1 }
-		END { exit bad }' "$1" >&2
+		END { exit bad }' rows.csv >&2
 }
 
 stats_printed() {
