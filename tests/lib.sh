@@ -10,6 +10,7 @@ ERASE=${ERASE:-$TOP/erase}
 export FLASHBENCH ERASE
 test_count=0
 test_failed=0
+MIB=1048576
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/flashbench-test.XXXXXX")
 trap 'test_cleanup_all' EXIT
 test_cleanups=""
@@ -300,7 +301,14 @@ PY
 	done | awk '{ print $1, $2 }'
 }
 
-MIB=1048576
+# The output formats, as extended regular expressions: a time, a number,
+# a binary size, a decimal rate, and a whole align line.
+tab=$(printf '\t')
+T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
+N='[0-9]+(\.[0-9]+)?'
+SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
+RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
+ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
 
 # restore: put $LOOP back to the image in $IMAGE - only the MiB chunks
 # listed in $TRASH/dirty (those the last run changed) when it exists.
@@ -313,6 +321,20 @@ restore() {
 		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
 			oflag=direct conv=notrunc status=none || return 1
 	done <"$TRASH/dirty"
+}
+
+# run_checked ARGS...: restore $LOOP to $IMAGE, run flashbench ARGS on
+# it (it must succeed), then leave out, err and changed (the indexes of
+# the MiB chunks that differ from the image's sums in $TRASH/image.sums).
+run_checked() {
+	restore &&
+	rm -f "$TRASH/dirty" &&
+	"$FLASHBENCH" "$@" "$LOOP" >out 2>err &&
+	cat err &&
+	chunk_sums_quick "$LOOP" $MIB >after &&
+	changed_chunks "$TRASH/image.sums" after >changed &&
+	cp changed "$TRASH/dirty" &&
+	echo "changed MiB: $(tr "\n" " " <changed)"
 }
 
 # fb_start ARGS...: start flashbench ARGS in the background (at most 30 s)
@@ -329,6 +351,42 @@ fb_start() {
 		sleep 0.01
 	done
 	fb_pid=$(cat pid)
+}
+
+# fb_wait: wait for the run fb_start began; its exit code in code, its
+# stderr shown.
+fb_wait() {
+	wait $fb_timeout
+	echo $? >code
+	echo "exit $(cat code)"
+	cat err
+}
+
+# wait_announced: wait (at most 20 s) for the write announcement in err.
+wait_announced() {
+	wa_n=0
+	until grep -q "overwrites bytes" err; do
+		wa_n=$((wa_n + 1))
+		[ $wa_n -gt 1000 ] && { echo "no announcement" >&2; return 1; }
+		sleep 0.02
+	done
+}
+
+# refused_busy PROG ARGS...: PROG ARGS exits 1 with nothing on stdout and
+# one line on stderr saying the device is busy.
+refused_busy() {
+	rb_prog=$1
+	shift
+	"$rb_prog" "$@" >out 2>err </dev/null
+	rb_code=$?
+	cat err
+	if [ "$rb_code" != 1 ]; then
+		echo "exit code $rb_code, want 1" >&2
+		return 1
+	fi
+	test ! -s out &&
+	test "$(wc -l <err)" = 1 &&
+	grep -Ei "busy|in use" err
 }
 
 # copy_to_dev FILE DEV: write FILE over the start of DEV, bypassing the

@@ -11,13 +11,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
-tab=$(printf '\t')
-T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
-N='[0-9]+(\.[0-9]+)?'
-SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
-RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
-ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
 AU_RE="^${SIZE_RE} +${RATE_RE}\$"
 FAT_RE="^${SIZE_RE} +${RATE_RE}( +${RATE_RE}){5}\$"
 SCATTER_RE="^${N}${tab}${N}\$"

@@ -13,7 +13,6 @@ truncate -s 64M "$FILE"
 : >"$EMPTY"
 printf 'format tabs\nlet x = 1\nfrobnicate 1 2\n' >"$SYNTAX"
 
-tab=$(printf '\t')
 while IFS=$tab read -r prog re args; do
 	case $prog in
 	'#'* | '') continue ;;

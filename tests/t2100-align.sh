@@ -8,9 +8,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
-tab=$(printf '\t')
-ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
 
 # expected_aligns SIZE BLOCKSIZE [threes]: the alignments -a should print,
 # one a line: powers of two (and with threes, 3 x powers of two) from

@@ -8,9 +8,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
-SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
-RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
 LINE_RE="^${SIZE_RE} +${RATE_RE}\$"
 
 # columns_ok FILE: every line is a size left-aligned in 7 characters, a
@@ -84,19 +81,6 @@ fi
 IMAGE=$TRASH/image
 
 
-# run_checked ARGS...: restore the loop device, run flashbench ARGS... on
-# it, then leave out, err and changed (the indexes of the MiB chunks that
-# differ from the image).
-run_checked() {
-	restore &&
-	rm -f "$TRASH/dirty" &&
-	"$FLASHBENCH" "$@" "$LOOP" >out 2>err &&
-	cat err &&
-	chunk_sums_quick "$LOOP" $MIB >after &&
-	changed_chunks "$TRASH/image.sums" after >changed &&
-	cp changed "$TRASH/dirty" &&
-	echo "changed MiB: $(tr "\n" " " <changed)"
-}
 
 test_loop 'loop: setup: fill the 256 MiB device with random data' '
 	test -b "$LOOP" &&

@@ -5,8 +5,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
-T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
 
 test_expect_success 'sim: erase prints the range and a time' '
 	"$ERASE" sim:size=64M 16M 8M >out 2>err &&

@@ -15,22 +15,6 @@ if have_loop; then
 	test_at_exit "umount '$MNT'"
 fi
 
-# refused_busy PROG ARGS...: PROG exits 1 with nothing on stdout and one
-# line on stderr that says the device is busy or in use.
-refused_busy() {
-	rb_prog=$1
-	shift
-	"$rb_prog" "$@" >out 2>err </dev/null
-	rb_code=$?
-	cat err
-	if [ "$rb_code" != 1 ]; then
-		echo "exit code $rb_code, want 1" >&2
-		return 1
-	fi
-	test ! -s out &&
-	test "$(wc -l <err)" = 1 &&
-	grep -Ei "busy|in use" err
-}
 
 test_loop 'loop: setup: make an ext4 file system and mount it' '
 	test -b "$LOOP" &&

@@ -5,13 +5,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
-tab=$(printf '\t')
-T='-?[0-9]+(\.[0-9]+)?(ns|µs|ms|s)'
-N='[0-9]+(\.[0-9]+)?'
-SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
-RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
-ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
 SCATTER_RE="^${N}${tab}${N}\$"
 INTERVAL_RE="^[0-9]+ bytes: min $T avg $T max $T: $N MB/s\$"
 REGRESSION_RE="^$N MB/s, $T access time\$"
@@ -110,17 +103,6 @@ if have_loop; then
 fi
 IMAGE=$TRASH/image
 
-# run_checked ARGS...: put the random image back on the loop device, run
-# flashbench ARGS... on it, then leave out, err and changed (indexes of
-# the MiB chunks that differ from the image).
-run_checked() {
-	copy_to_dev "$IMAGE" "$LOOP" &&
-	"$FLASHBENCH" "$@" "$LOOP" >out 2>err &&
-	cat err &&
-	chunk_sums_quick "$LOOP" $MIB >after &&
-	changed_chunks "$TRASH/image.sums" after >changed &&
-	echo "changed MiB: $(tr "\n" " " <changed)"
-}
 
 # within_announced: the changed chunks are inside the range in err.
 within_announced() {

@@ -9,7 +9,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
 
 # A fast card: 4 MiB in 50us + 4MiB / 40MB/s; 4 KiB random reads in
 # 100us + 4KiB / 20MB/s, writes in 50us + 4KiB / 40MB/s; no gc, no noise.
@@ -481,17 +480,6 @@ fi
 IMAGE=$TRASH/image
 
 
-# run_checked ARGS...: restore the device, run flashbench ARGS... on it,
-# leave out, err and changed (MiB chunks that differ from the image).
-run_checked() {
-	restore &&
-	"$FLASHBENCH" "$@" "$LOOP" >out 2>err &&
-	cat err &&
-	chunk_sums_quick "$LOOP" $MIB >after &&
-	changed_chunks "$TRASH/image.sums" after >changed &&
-	cp changed "$TRASH/dirty" &&
-	echo "changed MiB: $(tr "\n" " " <changed)"
-}
 
 # median FILE: the middle line of FILE's numbers.
 median() {
@@ -619,20 +607,6 @@ test_loop 'loop: read-only device: --write-speed, --class-check refused' '
 
 # ---- mounted ----
 
-# refused_busy ARGS...: flashbench ARGS exits 1 with nothing on stdout
-# and one line on stderr saying the device is busy.
-refused_busy() {
-	"$FLASHBENCH" "$@" >out 2>err </dev/null
-	rb_code=$?
-	cat err
-	if [ "$rb_code" != 1 ]; then
-		echo "exit code $rb_code, want 1" >&2
-		return 1
-	fi
-	test ! -s out &&
-	test "$(wc -l <err)" = 1 &&
-	grep -Ei "busy|in use" err
-}
 
 test_loop 'loop: --iops with the default span ends at the end of the device' '
 	"$FLASHBENCH" --iops --time=0.05 "$LOOP" >out 2>err &&
@@ -653,15 +627,15 @@ test_loop 'loop: setup: an ext4 file system, mounted' '
 '
 
 test_loop 'mounted: --write-speed is refused as busy' '
-	refused_busy --write-speed --time=0.1 "$LOOP"
+	refused_busy "$FLASHBENCH" --write-speed --time=0.1 "$LOOP"
 '
 
 test_loop 'mounted: --class-check is refused as busy' '
-	refused_busy --class-check --time=0.1 "$LOOP"
+	refused_busy "$FLASHBENCH" --class-check --time=0.1 "$LOOP"
 '
 
 test_loop 'mounted: --iops is refused as busy' '
-	refused_busy --iops --time=0.1 "$LOOP"
+	refused_busy "$FLASHBENCH" --iops --time=0.1 "$LOOP"
 '
 
 test_loop 'mounted: -t and --class-check --read-only still run' '

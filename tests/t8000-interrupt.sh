@@ -7,9 +7,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
-SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
-RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
 OPEN_AU_LINE="^${SIZE_RE} +${RATE_RE}\$"
 MARK='# incomplete: interrupted'
 IMAGE=$TRASH/image
@@ -23,23 +20,7 @@ if have_loop; then
 fi
 
 
-# fb_wait: wait for the run; its exit code in code, its stderr shown.
-fb_wait() {
-	wait $fb_timeout
-	echo $? >code
-	echo "exit $(cat code)"
-	cat err
-}
 
-# wait_announced: wait (at most 20 s) for the write announcement.
-wait_announced() {
-	wa_n=0
-	until grep -q "overwrites bytes" err; do
-		wa_n=$((wa_n + 1))
-		[ $wa_n -gt 1000 ] && { echo "no announcement" >&2; return 1; }
-		sleep 0.02
-	done
-}
 
 # signal_run SIG DELAY: after DELAY seconds send SIG to the run (which
 # must still be going), wait for it.

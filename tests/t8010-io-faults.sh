@@ -9,7 +9,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
 SIM=sim:size=256M
 ERR_RE='(read|write|discard) at [0-9]+ \(\+[0-9]+\): [^ ].*'
 ANNOUNCE_RE='overwrites bytes [0-9]+ to [0-9]+ |erase blocks .*apart'
@@ -197,23 +196,7 @@ test_expect_success 'sim ro: the read-only tests still run' '
 # ---- loop devices ----
 
 
-# fb_wait: wait for the run fb_start began; its exit code in code.
-fb_wait() {
-	wait $fb_timeout
-	echo $? >code
-	echo "exit $(cat code)"
-	cat err
-}
 
-# wait_announced: wait (at most 10 s) for the write announcement in err.
-wait_announced() {
-	wa_n=0
-	until grep -q "overwrites bytes" err; do
-		wa_n=$((wa_n + 1))
-		[ $wa_n -gt 500 ] && return 1
-		sleep 0.02
-	done
-}
 
 # fb_stop: stop the running flashbench and wait until it has stopped.
 fb_stop() {

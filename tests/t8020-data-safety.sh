@@ -7,7 +7,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-MIB=1048576
 MNT=$TRASH/mnt
 IMAGE=$TRASH/image
 
