@@ -69,88 +69,150 @@ enum {
 	OPT_PLOT,
 };
 
+/* What a run does: options that choose it say so in the table. */
+enum run_mode {
+	MODE_NONE,		/* an option that is not a test */
+	MODE_PROGRAM,		/* a VM program: built-in, or --program */
+	MODE_DETECT,		/* --detect */
+	MODE_SPEED,		/* -t, --write-speed, --iops, --class-check */
+	MODE_INFO,		/* --info */
+	MODE_DECODE,		/* --decode-REGISTER */
+	MODE_ANALYZE,		/* --analyze */
+};
+
+enum speed_test { SPEED_NONE, SPEED_READ, SPEED_WRITE, SPEED_IOPS,
+		  SPEED_CLASS };
+
 struct option_def {
 	int id;			/* short option character or OPT_* */
 	const char *name;
 	const char *arg;	/* argument name in --help, NULL for none */
 	const char *help;
+	enum run_mode mode;	/* a test option: what it runs */
+	const char *program;	/* MODE_PROGRAM: the built-in's name */
+	enum speed_test speed;	/* MODE_SPEED: which measurement */
 };
 
 /* Every option, in --help order.  getopt's tables are built from this. */
 static const struct option_def option_defs[] = {
-	{ 'a', "align", NULL, "read-alignment test (read-only)" },
+	{ 'a', "align", NULL, "read-alignment test (read-only)",
+	  MODE_PROGRAM, "align", SPEED_NONE },
 	{ 'A', "write-align", NULL,
-	  "write-alignment test (destructive)" },
+	  "write-alignment test (destructive)",
+	  MODE_PROGRAM, "write-align", SPEED_NONE },
 	{ 'O', "open-au", NULL,
-	  "open erase-block (allocation unit) test (destructive)" },
+	  "open erase-block (allocation unit) test (destructive)",
+	  MODE_PROGRAM, "open-au", SPEED_NONE },
 	{ 'f', "find-fat", NULL,
-	  "random writes in the first erase blocks (destructive)" },
-	{ 's', "scatter", NULL, "read time of each block, for plotting" },
-	{ 'i', "interval", NULL, "read time against size, with regression" },
+	  "random writes in the first erase blocks (destructive)",
+	  MODE_PROGRAM, "find-fat", SPEED_NONE },
+	{ 's', "scatter", NULL, "read time of each block, for plotting",
+	  MODE_PROGRAM, "scatter", SPEED_NONE },
+	{ 'i', "interval", NULL, "read time against size, with regression",
+	  MODE_PROGRAM, "interval", SPEED_NONE },
 	{ OPT_PROGRAM, "program", "FILE",
-	  "run the test program in FILE (see flashbench(1))" },
+	  "run the test program in FILE (see flashbench(1))",
+	  MODE_PROGRAM, NULL, SPEED_NONE },
 	{ OPT_LIST_PROGRAMS, "list-programs", NULL,
-	  "print the built-in test programs" },
+	  "print the built-in test programs", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_DETECT, "detect", NULL,
-	  "find erase block and page size, with advice" },
+	  "find erase block and page size, with advice",
+	  MODE_DETECT, NULL, SPEED_NONE },
 	{ OPT_WRITE, "write", NULL,
-	  "--detect also finds open erase blocks (destructive)" },
+	  "--detect also finds open erase blocks (destructive)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_BUDGET, "budget", "SECONDS",
-	  "device time --detect may spend reading (default 20)" },
-	{ 't', "read-speed", NULL, "sequential read rate (-b, default 1MiB)" },
+	  "device time --detect may spend reading (default 20)", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 't', "read-speed", NULL, "sequential read rate (-b, default 1MiB)",
+	  MODE_SPEED, NULL, SPEED_READ },
 	{ OPT_WRITE_SPEED, "write-speed", NULL,
-	  "sequential write rate in erase blocks (destructive)" },
+	  "sequential write rate in erase blocks (destructive)",
+	  MODE_SPEED, NULL, SPEED_WRITE },
 	{ OPT_IOPS, "iops", NULL,
-	  "random 4KiB read and write IOPS (destructive)" },
+	  "random 4KiB read and write IOPS (destructive)",
+	  MODE_SPEED, NULL, SPEED_IOPS },
 	{ OPT_CLASS_CHECK, "class-check", NULL,
-	  "measure against SD speed classes (destructive)" },
+	  "measure against SD speed classes (destructive)",
+	  MODE_SPEED, NULL, SPEED_CLASS },
 	{ OPT_READ_ONLY, "read-only", NULL,
-	  "with --iops, --class-check: never write" },
-	{ OPT_TIME, "time", "SECONDS", "device time per measurement (default 3)" },
+	  "with --iops, --class-check: never write", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ OPT_TIME, "time", "SECONDS", "device time per measurement (default 3)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_SPAN, "span", "SIZE",
-	  "range written or randomly read (default 256MiB)" },
+	  "range written or randomly read (default 256MiB)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_ANALYZE, "analyze", NULL,
-	  "read saved -a, -O output from FILEs (- is stdin)" },
+	  "read saved -a, -O output from FILEs (- is stdin)",
+	  MODE_ANALYZE, NULL, SPEED_NONE },
 	{ OPT_INFO, "info", NULL,
-	  "identity of the device and card, from sysfs" },
-	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys" },
+	  "identity of the device and card, from sysfs",
+	  MODE_INFO, NULL, SPEED_NONE },
+	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_DECODE_CID, "decode-cid", "HEX",
-	  "decode a CID register (prefix mmc: for eMMC)" },
-	{ OPT_DECODE_CSD, "decode-csd", "HEX", "decode a CSD register" },
-	{ OPT_DECODE_SCR, "decode-scr", "HEX", "decode an SD SCR register" },
+	  "decode a CID register (prefix mmc: for eMMC)",
+	  MODE_DECODE, NULL, SPEED_NONE },
+	{ OPT_DECODE_CSD, "decode-csd", "HEX", "decode a CSD register",
+	  MODE_DECODE, NULL, SPEED_NONE },
+	{ OPT_DECODE_SCR, "decode-scr", "HEX", "decode an SD SCR register",
+	  MODE_DECODE, NULL, SPEED_NONE },
 	{ OPT_DECODE_SSR, "decode-ssr", "HEX",
-	  "decode an SD status register" },
-	{ 'b', "blocksize", "SIZE", "block size (default 16KiB)" },
-	{ 'e', "erasesize", "SIZE", "erase block size (default 4MiB)" },
-	{ 'c', "count", "N", "repetitions of each read (default 8)" },
+	  "decode an SD status register",
+	  MODE_DECODE, NULL, SPEED_NONE },
+	{ 'b', "blocksize", "SIZE", "block size (default 16KiB)", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'e', "erasesize", "SIZE", "erase block size (default 4MiB)", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'c', "count", "N", "repetitions of each read (default 8)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ '0', "open-au-nr", "N",
-	  "erase blocks written in turn by -O (default 2)" },
-	{ 'r', "random", NULL, "-O writes in pseudo-random order" },
+	  "erase blocks written in turn by -O (default 2)", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'r', "random", NULL, "-O writes in pseudo-random order", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_OFFSET, "offset", "SIZE",
-	  "start of -O, -A, -s, -i (default 16MiB for -O, -A)" },
+	  "start of -O, -A, -s, -i (default 16MiB for -O, -A)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_FAT_NR, "fat-nr", "N",
-	  "erase blocks written by -f (default 6)" },
+	  "erase blocks written by -f (default 6)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_SCATTER_ORDER, "scatter-order", "N",
-	  "-s reads 2^N blocks (default 9)" },
+	  "-s reads 2^N blocks (default 9)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_SCATTER_SPAN, "scatter-span", "N",
-	  "-s reads N blocks at a time (default 1)" },
+	  "-s reads N blocks at a time (default 1)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_INTERVAL_ORDER, "interval-order", "N",
-	  "-i reads N sizes (default 8)" },
+	  "-i reads N sizes (default 8)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_THREES, "threes", NULL,
-	  "-a, -A also probe 3 x 2^n boundaries (3, 6, 12MiB...)" },
+	  "-a, -A also probe 3 x 2^n boundaries (3, 6, 12MiB...)", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_FORMAT, "format", "FORMAT",
-	  "output format: text (default), csv or json" },
+	  "output format: text (default), csv or json", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_PLOT, "plot", "FILE",
-	  "draw the results (or saved json runs) as SVG in FILE" },
-	{ 'o', "out", "FILE", "write results to FILE" },
+	  "draw the results (or saved json runs) as SVG in FILE", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'o', "out", "FILE", "write results to FILE", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_STATS, "stats", NULL,
-	  "print device time and bytes moved on stderr" },
+	  "print device time and bytes moved on stderr", MODE_NONE, NULL,
+	  SPEED_NONE },
 	{ OPT_REALTIME, "realtime", NULL,
-	  "run at real-time priority when permitted" },
-	{ 'q', "quiet", NULL, "no progress line on the terminal" },
-	{ 'v', "verbose", NULL, "say more" },
-	{ 'h', "help", NULL, "display this help" },
-	{ 'V', "version", NULL, "display version" },
+	  "run at real-time priority when permitted", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'q', "quiet", NULL, "no progress line on the terminal", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'v', "verbose", NULL, "say more", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'h', "help", NULL, "display this help", MODE_NONE, NULL,
+	  SPEED_NONE },
+	{ 'V', "version", NULL, "display version", MODE_NONE, NULL,
+	  SPEED_NONE },
 };
 
 #define OPTION_COUNT (sizeof(option_defs) / sizeof(option_defs[0]))
@@ -158,20 +220,20 @@ static const struct option_def option_defs[] = {
 struct config {
 	const struct program_def *test;
 	const char *test_option;	/* as given, for messages */
+	char option_text[40];		/* what test_option points to */
 	const char *device;
 	const char *program_path;
 	const char *out_path;
 	uint64_t blocksize, erasesize, count, offset, open_au_nr, fat_nr;
 	uint64_t scatter_order, scatter_span, interval_order;
 	bool offset_set, random, threes, stats, verbose, realtime;
-	bool list_programs, info, detect, write;
-	enum { SPEED_NONE, SPEED_READ, SPEED_WRITE, SPEED_IOPS,
-	       SPEED_CLASS } speed;
+	enum run_mode mode;
+	bool list_programs, write;
+	enum speed_test speed;
 	bool read_only;
 	uint64_t time_ns, span;
 	const char *const *files;	/* --analyze */
 	size_t file_count;
-	bool analyze;
 	const char *plot_path;
 	char **plot_inputs;		/* saved json runs to plot, no test */
 	int plot_input_count;
@@ -315,14 +377,28 @@ static uint64_t count_arg(int id, const char *text, uint64_t min,
 	return value;
 }
 
-static void choose_test(struct config *cfg, const char *name,
-			const char *option)
+/* A test option: one test at a time; the table says what it runs. */
+static void choose_test(struct config *cfg, const struct option_def *o,
+			const char *arg)
 {
+	char option[sizeof(cfg->option_text)];
+
+	snprintf(option, sizeof(option), "--%s",
+		 o->mode == MODE_DECODE ? "decode" : o->name);
 	if (cfg->test_option && strcmp(cfg->test_option, option) != 0)
 		usage_error("%s and %s: one test at a time", cfg->test_option,
 			    option);
-	cfg->test = name ? programs_find(name) : NULL;
-	cfg->test_option = option;
+	memcpy(cfg->option_text, option, sizeof(option));
+	cfg->test_option = cfg->option_text;
+	cfg->mode = o->mode;
+	cfg->test = o->program ? programs_find(o->program) : NULL;
+	cfg->speed = o->speed;
+	if (o->id == OPT_PROGRAM)
+		cfg->program_path = arg;
+	if (o->mode == MODE_DECODE) {
+		cfg->decode_kind = o->name + strlen("decode-");
+		cfg->decode_hex = arg;
+	}
 }
 
 static void build_getopt(struct option *longs, char *shorts)
@@ -347,33 +423,15 @@ static void build_getopt(struct option *longs, char *shorts)
 
 static void parse_option(struct config *cfg, int id, const char *arg)
 {
+	const struct option_def *o = find_option(id);
+
+	if (o && o->mode != MODE_NONE) {
+		choose_test(cfg, o, arg);
+		return;
+	}
 	switch (id) {
-	case 'a': choose_test(cfg, "align", "--align"); break;
-	case 'A': choose_test(cfg, "write-align", "--write-align"); break;
-	case 'O': choose_test(cfg, "open-au", "--open-au"); break;
-	case 'f': choose_test(cfg, "find-fat", "--find-fat"); break;
-	case 's': choose_test(cfg, "scatter", "--scatter"); break;
-	case 'i': choose_test(cfg, "interval", "--interval"); break;
-	case OPT_PROGRAM:
-		choose_test(cfg, NULL, "--program");
-		cfg->program_path = arg;
-		break;
 	case OPT_LIST_PROGRAMS: cfg->list_programs = true; break;
-	case OPT_INFO:
-		choose_test(cfg, NULL, "--info");
-		cfg->info = true;
-		break;
 	case OPT_SYSFS_ROOT: cfg->sysfs_root = arg; break;
-	case OPT_DECODE_CID:
-	case OPT_DECODE_CSD:
-	case OPT_DECODE_SCR:
-	case OPT_DECODE_SSR:
-		choose_test(cfg, NULL, "--decode");
-		cfg->decode_kind = id == OPT_DECODE_CID ? "cid" :
-				   id == OPT_DECODE_CSD ? "csd" :
-				   id == OPT_DECODE_SCR ? "scr" : "ssr";
-		cfg->decode_hex = arg;
-		break;
 	case 'b':
 		cfg->blocksize = size_arg(id, arg, false);
 		cfg->blocksize_set = true;
@@ -382,32 +440,8 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 		cfg->erasesize = size_arg(id, arg, false);
 		cfg->erasesize_set = true;
 		break;
-	case OPT_DETECT:
-		choose_test(cfg, NULL, "--detect");
-		cfg->detect = true;
-		break;
 	case OPT_WRITE: cfg->write = true; break;
-	case 't':
-		choose_test(cfg, NULL, "--read-speed");
-		cfg->speed = SPEED_READ;
-		break;
-	case OPT_WRITE_SPEED:
-		choose_test(cfg, NULL, "--write-speed");
-		cfg->speed = SPEED_WRITE;
-		break;
-	case OPT_IOPS:
-		choose_test(cfg, NULL, "--iops");
-		cfg->speed = SPEED_IOPS;
-		break;
-	case OPT_CLASS_CHECK:
-		choose_test(cfg, NULL, "--class-check");
-		cfg->speed = SPEED_CLASS;
-		break;
 	case OPT_READ_ONLY: cfg->read_only = true; break;
-	case OPT_ANALYZE:
-		choose_test(cfg, NULL, "--analyze");
-		cfg->analyze = true;
-		break;
 	case OPT_TIME:
 		if (units_parse_duration(arg, &cfg->time_ns) || !cfg->time_ns)
 			usage_error("--time: '%s' is not a duration (try 3 or "
@@ -490,13 +524,13 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 		cfg->plot_input_count = argc - optind;
 		return;
 	}
-	if (cfg->decode_kind) {
+	if (cfg->mode == MODE_DECODE) {
 		if (optind < argc)
 			usage_error("--decode-%s takes no device",
 				    cfg->decode_kind);
 		return;
 	}
-	if (cfg->analyze) {
+	if (cfg->mode == MODE_ANALYZE) {
 		if (optind >= argc)
 			usage_error("--analyze: no file given (- for standard "
 				    "input)");
@@ -512,7 +546,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s' after the device",
 			    argv[optind]);
-	if (cfg->write && !cfg->detect)
+	if (cfg->write && cfg->mode != MODE_DETECT)
 		usage_error("--write goes with --detect");
 	if (cfg->threes && !(cfg->test && strstr(cfg->test->name, "align")))
 		usage_error("--threes goes with --align or --write-align");
@@ -1378,20 +1412,21 @@ int main(int argc, char **argv)
 		return list_programs();
 	if (cfg.plot_inputs)
 		return plot_saved_runs(&cfg);
-	if (cfg.decode_kind)
+	switch (cfg.mode) {
+	case MODE_DECODE:
 		return decode_register(&cfg);
-	if (cfg.info)
+	case MODE_INFO:
 		return show_info(&cfg);
-	if (cfg.analyze)
+	case MODE_ANALYZE:
 		return analyze_saved(&cfg);
+	default:
+		break;
+	}
 	catch_signals();
-	if (cfg.detect)
+	if (cfg.mode == MODE_DETECT)
 		return run_detect(&cfg);
 	cfg.command = join_command(argc, argv);
-	if (cfg.speed != SPEED_NONE)
-		ret = run_speed(&cfg);
-	else
-		ret = run_test(&cfg);
+	ret = cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
 	free(cfg.command);
 	return ret;
 }
