@@ -1,8 +1,10 @@
 /*
  * sim: a simulated flash card behind the dev ops table.  Each operation
  * returns the time a small model of a card's controller says it took, on a
- * virtual clock.  It stores no data (reads leave the buffer alone), keeps
- * state only for the erase blocks the card holds open, and never sleeps.
+ * virtual clock.  It stores no data (reads leave the buffer alone) and
+ * keeps state only for the erase blocks the card holds open.  It sleeps
+ * only when the spec asks for pace=, so that tests which interrupt a run
+ * can rely on it still being inside its timed work.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dev.h"
 #include "sim.h"
@@ -21,6 +24,7 @@
 #define SIM_SPIKE_MIN	5.0	/* a spike multiplies an operation's time */
 #define SIM_SPIKE_MAX	20.0
 #define SIM_SECTOR	512ULL	/* logical block; sizes are multiples of it */
+#define SIM_MAX_CROSS	8	/* cross= levels per card */
 
 #define KIB	1024ULL
 #define MIB	(1024ULL * KIB)
@@ -30,6 +34,12 @@
 struct sim_range {
 	uint64_t offset;
 	uint64_t length;
+};
+
+/* One level of the read staircase: crossing a multiple of size costs. */
+struct sim_cross {
+	uint64_t size_bytes;
+	uint64_t cost_ns;
 };
 
 /* Everything a spec sets; a preset is one filled-in instance. */
@@ -42,6 +52,8 @@ struct sim_params {
 	uint64_t read_rate;		/* bytes per second */
 	uint64_t page_cross_ns;
 	uint64_t au_cross_ns;
+	unsigned int ncross;		/* 0: page-cross and au-cross apply */
+	struct sim_cross cross[SIM_MAX_CROSS];
 	uint64_t write_lat_ns;
 	uint64_t write_rate;		/* bytes per second */
 	uint64_t gc_ns;
@@ -51,6 +63,7 @@ struct sim_params {
 	double noise;
 	double spikes;
 	uint64_t seed;
+	uint64_t pace_ns;		/* wall-clock sleep per operation */
 	bool ro;
 	unsigned int nbad;
 	struct sim_range bad[SIM_MAX_BAD];
@@ -167,6 +180,7 @@ enum sim_kind {
 	SIM_COUNT,	/* units_parse_count in [min, max] */
 	SIM_FRACTION,	/* units_parse_fraction, at most max_fraction */
 	SIM_RANGE,	/* OFFSET+LEN, appended to the bad list */
+	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
 };
 
@@ -205,6 +219,8 @@ static const struct sim_key keys[] = {
 	FRACTION("noise", noise, 0.5),
 	FRACTION("spikes", spikes, 1.0),
 	COUNT("seed", seed, 0, UINT64_MAX),
+	KEY("pace", SIM_TIME, pace_ns),
+	{ .name = "cross", .kind = SIM_CROSS },
 	{ .name = "bad", .kind = SIM_RANGE },
 	{ .name = "ro", .kind = SIM_FLAG },
 };
@@ -286,6 +302,43 @@ static int parse_range(const char *text, struct sim_params *p)
 	return 0;
 }
 
+/* SIZE:COST[/SIZE:COST]...: replaces the levels the preset had. */
+static int parse_cross(const char *text, struct sim_params *p)
+{
+	char level[96];
+	unsigned int n = 0;
+
+	while (*text) {
+		const char *slash = strchr(text, '/');
+		size_t len = slash ? (size_t)(slash - text) : strlen(text);
+		char *colon;
+		struct sim_cross c;
+
+		if (len == 0 || len >= sizeof(level))
+			return -EINVAL;
+		if (n == SIM_MAX_CROSS)
+			return -ENOSPC;
+		memcpy(level, text, len);
+		level[len] = '\0';
+		colon = strchr(level, ':');
+		if (!colon)
+			return -EINVAL;
+		*colon = '\0';
+		if (units_parse_size(level, &c.size_bytes) ||
+		    c.size_bytes == 0 || c.size_bytes % SIM_SECTOR ||
+		    units_parse_duration(colon + 1, &c.cost_ns))
+			return -EINVAL;
+		p->cross[n++] = c;
+		text += len;
+		if (slash && !*++text)
+			return -EINVAL;	/* a trailing '/' */
+	}
+	if (n == 0)
+		return -EINVAL;
+	p->ncross = n;
+	return 0;
+}
+
 static int parse_number(const struct sim_key *key, const char *text,
 			void *field)
 {
@@ -325,8 +378,13 @@ static int set_value(const struct sim_key *key, const char *text,
 			     key->name);
 	if (key->kind == SIM_RANGE)
 		err = parse_range(text, p);
+	else if (key->kind == SIM_CROSS)
+		err = parse_cross(text, p);
 	else
 		err = parse_number(key, text, (char *)p + key->field);
+	if (err == -ENOSPC && key->kind == SIM_CROSS)
+		return usage(msg, size, "sim: too many cross levels (at most "
+			     "%d)", SIM_MAX_CROSS);
 	if (err == -ENOSPC)
 		return usage(msg, size, "sim: too many bad ranges (at most %d)",
 			     SIM_MAX_BAD);
@@ -369,8 +427,14 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 	return unknown_key(word, msg, size);
 }
 
+/* Which ways of setting the read staircase a spec used. */
+struct staircase_keys {
+	bool cross;		/* cross= */
+	bool shorthand;		/* page-cross= or au-cross= */
+};
+
 static int parse_item(char *item, bool first, struct sim_params *p,
-		      char *msg, size_t size)
+		      struct staircase_keys *seen, char *msg, size_t size)
 {
 	char *eq = strchr(item, '=');
 	const struct sim_key *key;
@@ -381,6 +445,14 @@ static int parse_item(char *item, bool first, struct sim_params *p,
 	key = find_key(item);
 	if (!key)
 		return unknown_key(item, msg, size);
+	if (key->kind == SIM_CROSS)
+		seen->cross = true;
+	else if (key->field == FIELD(page_cross_ns) ||
+		 key->field == FIELD(au_cross_ns))
+		seen->shorthand = true;
+	if (seen->cross && seen->shorthand)
+		return usage(msg, size, "sim: cross= and page-cross=/au-cross= "
+			     "both set the read staircase; give one");
 	return set_value(key, eq + 1, p, msg, size);
 }
 
@@ -444,6 +516,7 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 		      size_t size)
 {
 	char *copy, *rest, *item;
+	struct staircase_keys seen = { false, false };
 	bool first = true;
 	int err = 0;
 
@@ -455,18 +528,23 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 		return -ENOMEM;
 	rest = copy;
 	while (!err && (item = strsep(&rest, ","))) {
-		err = parse_item(item, first, p, msg, size);
+		err = parse_item(item, first, p, &seen, msg, size);
 		first = false;
 	}
 	free(copy);
+	/* the shorthand on a preset with levels replaces those levels */
+	if (!err && seen.shorthand)
+		p->ncross = 0;
 	return err ? err : check_params(p, msg, size);
 }
 
 /*
  * --- the model -------------------------------------------------------
  *
- * Reads cost read-lat + length / read-rate, plus page-cross for each page
- * and au-cross for each erase block past the first that the read touches.
+ * Reads cost read-lat + length / read-rate, plus, for each level of the
+ * staircase, its cost for each multiple of its size the read crosses: with
+ * cross=8K:50us/4M:150us a read across a 4 MiB boundary pays both levels.
+ * Without cross=, the levels are page-cross at page and au-cross at erase.
  *
  * Writes cost write-lat + (whole prog units touched) / write-rate, plus
  * gc for each garbage collection they cause.  Outside the first fat
@@ -513,11 +591,23 @@ static uint64_t jitter(struct sim_state *s, uint64_t ns)
 	return (uint64_t)(t + 0.5);
 }
 
+/*
+ * bytes * 1e9 / rate, rounded, without a 128-bit type (32-bit targets
+ * have none): split bytes into whole seconds' worth and a remainder below
+ * rate, whose product with 1e9 fits 64 bits while rate < 2^34 (16 GiB/s).
+ * Faster rates, which no card has, lose precision but not magnitude.
+ */
 static uint64_t transfer_ns(uint64_t bytes, uint64_t rate)
 {
-	unsigned __int128 n = (unsigned __int128)bytes * 1000000000U;
+	const uint64_t ns_per_s = 1000000000U;
+	uint64_t seconds = bytes / rate, rest = bytes % rate;
 
-	return (uint64_t)((n + rate / 2) / rate);
+	if (seconds > UINT64_MAX / ns_per_s)
+		return UINT64_MAX;
+	if (rate >= (1ULL << 34))
+		return seconds * ns_per_s +
+		       (uint64_t)((double)rest * 1e9 / (double)rate + 0.5);
+	return seconds * ns_per_s + (rest * ns_per_s + rate / 2) / rate;
 }
 
 /* How many units of the given size [offset, offset + length) touches. */
@@ -658,6 +748,36 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 	return gc_ns;
 }
 
+/* What the staircase adds to a read of [offset, offset + length). */
+static uint64_t crossing_ns(const struct sim_params *p, uint64_t offset,
+			    uint64_t length)
+{
+	uint64_t t = 0;
+
+	if (p->ncross == 0)
+		return (touched(offset, length, p->page_bytes) - 1) *
+		       p->page_cross_ns +
+		       (touched(offset, length, p->erase_bytes) - 1) *
+		       p->au_cross_ns;
+	for (unsigned int i = 0; i < p->ncross; i++)
+		t += (touched(offset, length, p->cross[i].size_bytes) - 1) *
+		     p->cross[i].cost_ns;
+	return t;
+}
+
+/* pace=: the operation also takes this long on the wall clock. */
+static void pace(const struct sim_params *p)
+{
+	struct timespec left = {
+		.tv_sec = (time_t)(p->pace_ns / 1000000000U),
+		.tv_nsec = (long)(p->pace_ns % 1000000000U),
+	};
+
+	/* a signal cuts the sleep short: the run stops sooner, not later */
+	if (p->pace_ns)
+		nanosleep(&left, NULL);
+}
+
 /* --- the ops table -------------------------------------------------- */
 
 /* read-lat + L / read-rate + page and erase block crossings */
@@ -672,12 +792,10 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 	(void)buf;
 	if (err)
 		return err;
-	t = p->read_lat_ns + transfer_ns(length, p->read_rate);
-	t += (touched(offset, length, p->page_bytes) - 1) *
-	     p->page_cross_ns;
-	t += (touched(offset, length, p->erase_bytes) - 1) *
-	     p->au_cross_ns;
+	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
+	    crossing_ns(p, offset, length);
 	*ns = jitter(s, t);
+	pace(p);
 	return 0;
 }
 
@@ -706,6 +824,7 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 		pos = base + stop;
 	}
 	*ns = jitter(s, t);
+	pace(p);
 	return 0;
 }
 
@@ -733,6 +852,7 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 			i++;
 	}
 	*ns = jitter(s, p->write_lat_ns);
+	pace(p);
 	return 0;
 }
 

@@ -151,6 +151,48 @@ static void test_read_cost(void)
 	dev_close(&dev);
 }
 
+/* cross=: every level whose size divides a crossed boundary adds up. */
+static void test_cross_levels(void)
+{
+	struct dev dev;
+	const uint64_t base = 100 * US + 409600;	/* a 4KiB read */
+
+	open_rw(&dev, "sim:noise=0,size=1G,erase=3M,read-lat=100us,"
+		"read-rate=10M,cross=8K:50us/16K:100us/4M:150us/1536K:20us");
+	UNIT_CHECK(rd(&dev, 0, 4 * KIB) == base, "cross: no boundary");
+	UNIT_CHECK(rd(&dev, 6 * KIB, 4 * KIB) == base + 50 * US,
+		   "cross: an 8KiB boundary costs its level");
+	UNIT_CHECK(rd(&dev, 14 * KIB, 4 * KIB) == base + 150 * US,
+		   "cross: a 16KiB boundary costs 8K + 16K levels");
+	UNIT_CHECK(rd(&dev, 4 * MIB - 2 * KIB, 4 * KIB) == base + 300 * US,
+		   "cross: a 4MiB boundary costs all power-of-two levels");
+	UNIT_CHECK(rd(&dev, 1536 * KIB - 2 * KIB, 4 * KIB) ==
+		   base + 170 * US,
+		   "cross: 1536KiB is a multiple of 8K, 16K and 1536K");
+	UNIT_CHECK(rd(&dev, 12 * MIB - 2 * KIB, 4 * KIB) ==
+		   base + 320 * US, "cross: 12MiB pays every level");
+	dev_close(&dev);
+	open_rw(&dev, "sim:noise=0,size=1G,read-lat=100us,read-rate=10M,"
+		"page=16K,page-cross=7us,au-cross=50us");
+	UNIT_CHECK(rd(&dev, 4 * MIB - 2 * KIB, 4 * KIB) ==
+		   base + 57 * US, "cross: the shorthand is two levels");
+	dev_close(&dev);
+}
+
+/* Transfer times past 2^64 / 1e9 bytes (18 GB) still come out exact. */
+static void test_big_transfer(void)
+{
+	struct dev dev;
+
+	open_rw(&dev, "sim:noise=0,size=64G,read-lat=0,read-rate=1M,"
+		"page-cross=0,au-cross=0");
+	UNIT_CHECK(rd(&dev, 0, 32 * 1024 * MIB) == 32 * 1024 * MIB * 1000,
+		   "transfer: 32GiB at 1MB/s without 128-bit arithmetic");
+	UNIT_CHECK(rd(&dev, 0, 3 * KIB) == 3072000,
+		   "transfer: rounding of a partial second");
+	dev_close(&dev);
+}
+
 static void test_prog(void)
 {
 	struct dev dev;
@@ -348,6 +390,16 @@ static const struct {
 	{ "sim:erase=4M,bogus", "unknown key 'bogus'" },
 	{ "sim:,", "empty item" },
 	{ "sim:erase=", "bad value for erase: ''" },
+	{ "sim:cross=8K", "bad value for cross: '8K'" },
+	{ "sim:cross=8K:50us/", "bad value for cross" },
+	{ "sim:cross=1000:5us", "bad value for cross" },
+	{ "sim:cross=8K:fast", "bad value for cross" },
+	{ "sim:cross=", "bad value for cross" },
+	{ "sim:cross=1K:1us/2K:1us/3K:1us/4K:1us/5K:1us/6K:1us/7K:1us/"
+	  "8K:1us/9K:1us", "too many cross levels" },
+	{ "sim:cross=8K:50us,page-cross=1us", "give one" },
+	{ "sim:au-cross=9us,cross=8K:50us", "give one" },
+	{ "sim:pace=slow", "bad value for pace" },
 };
 
 static void test_bad_specs(void)
@@ -371,6 +423,8 @@ static void test_good_specs(void)
 		"sim:size=1G,erase=3M",
 		"sim:toshiba-7au,noise=0,seed=5", "sim:read-rate=20M/s",
 		"sim:open=1,open-random=0,fat=0", "sim:bad=0+512,ro",
+		"sim:cross=12M:5us", "sim:pace=0",
+		"sim:toshiba-7au,cross=8K:50us/16K:100us/4M:150us",
 	};
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
@@ -597,6 +651,8 @@ int main(void)
 	test_open();
 	test_presets();
 	test_read_cost();
+	test_cross_levels();
+	test_big_transfer();
 	test_prog();
 	test_open_lru();
 	test_out_of_order();
