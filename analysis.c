@@ -250,6 +250,96 @@ void analysis_align(const struct analysis_align_point *points, size_t count,
 	g->page_ns = level;
 }
 
+/* ---- open-AU runs ---- */
+
+static bool same_group(const struct analysis_run *a,
+		       const struct analysis_run *b)
+{
+	return a->nr && a->nr == b->nr && a->random == b->random;
+}
+
+/* Where size sits in run, or run->count. */
+static size_t size_index(const struct analysis_run *run, uint64_t size)
+{
+	size_t j = 0;
+
+	while (j < run->count && run->size[j] != size)
+		j++;
+	return j;
+}
+
+/* Sizes largest first, each rate with its size. */
+static void sort_sizes(struct analysis_run *run)
+{
+	for (size_t i = 1; i < run->count; i++)
+		for (size_t j = i; j > 0 && run->size[j] > run->size[j - 1];
+		     j--) {
+			uint64_t size = run->size[j];
+			double rate = run->rate[j];
+
+			run->size[j] = run->size[j - 1];
+			run->rate[j] = run->rate[j - 1];
+			run->size[j - 1] = size;
+			run->rate[j - 1] = rate;
+		}
+}
+
+/* The median rate at each size over the runs of one group. */
+static void combine_group(const struct analysis_run *runs, size_t count,
+			  const unsigned *group_of, unsigned group,
+			  struct analysis_run *out)
+{
+	double rates[ANALYSIS_MAX_RUNS];
+
+	for (size_t i = 0; i < count; i++)
+		for (size_t j = 0; group_of[i] == group && j < runs[i].count;
+		     j++)
+			if (size_index(out, runs[i].size[j]) == out->count &&
+			    out->count < ANALYSIS_MAX_SIZES)
+				out->size[out->count++] = runs[i].size[j];
+	for (size_t k = 0; k < out->count; k++) {
+		size_t n = 0, j;
+
+		for (size_t i = 0; i < count; i++) {
+			if (group_of[i] != group)
+				continue;
+			j = size_index(&runs[i], out->size[k]);
+			if (j < runs[i].count)
+				rates[n++] = runs[i].rate[j];
+		}
+		out->rate[k] = analysis_median(rates, n);
+	}
+	sort_sizes(out);
+}
+
+size_t analysis_open_au_combine(const struct analysis_run *runs, size_t count,
+				struct analysis_run *combined,
+				unsigned *group_of)
+{
+	size_t groups = 0;
+
+	if (count > ANALYSIS_MAX_RUNS)
+		count = ANALYSIS_MAX_RUNS;
+	for (size_t i = 0; i < count; i++) {
+		size_t g = 0;
+
+		while (g < groups && !same_group(&combined[g], &runs[i]))
+			g++;
+		if (g == groups) {
+			memset(&combined[g], 0, sizeof(combined[g]));
+			combined[g].nr = runs[i].nr;
+			combined[g].random = runs[i].random;
+			groups++;
+		}
+		combined[g].combined++;
+		group_of[i] = (unsigned)g;
+	}
+	for (size_t g = 0; g < groups; g++)
+		combine_group(runs, count, group_of, (unsigned)g,
+			      &combined[g]);
+	return groups;
+}
+
 /* Random runs with fewer N than run, which it is then held against. */
 static bool random_below(const struct analysis_run *runs, size_t count,
 			 const struct analysis_run *run)
@@ -295,102 +385,201 @@ static double reference_rate(const struct analysis_run *runs, size_t count,
 	return best;
 }
 
+/*
+ * The largest block size of all runs, the erase size: writing a whole
+ * erase block needs none open, so that row says nothing of the count.
+ */
+static uint64_t whole_block_size(const struct analysis_run *runs,
+				 size_t count)
+{
+	uint64_t largest = 0;
+
+	for (size_t i = 0; i < count; i++)
+		for (size_t j = 0; j < runs[i].count; j++)
+			if (runs[i].size[j] > largest)
+				largest = runs[i].size[j];
+	return largest;
+}
+
 void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
 			      size_t index, struct analysis_verdict *v)
 {
 	const struct analysis_run *run = &runs[index];
+	uint64_t whole = whole_block_size(runs, count);
+	double ratios[ANALYSIS_MAX_SIZES];
+	size_t compared = 0;
 
 	memset(v, 0, sizeof(*v));
-	v->worst_ratio = 1;
+	v->worst_ratio = v->median_ratio = 1;
 	if (run->nr == 0)
 		return;
 	v->against_linear = run->random && !random_below(runs, count, run);
+	for (size_t i = 0; i < count; i++)
+		if (&runs[i] != run &&
+		    is_reference(run, &runs[i], v->against_linear))
+			v->has_reference = true;
 	for (size_t j = 0; j < run->count && j < ANALYSIS_MAX_SIZES; j++) {
-		double ref = reference_rate(runs, count, run,
-					    v->against_linear, run->size[j]);
+		double ref;
 
+		if (run->size[j] >= whole)
+			continue;
+		ref = reference_rate(runs, count, run, v->against_linear,
+				     run->size[j]);
 		if (ref <= 0)
 			continue;
-		v->compared = true;
-		if (run->rate[j] / ref < v->worst_ratio) {
-			v->worst_ratio = run->rate[j] / ref;
+		ratios[compared] = run->rate[j] / ref;
+		if (!compared || ratios[compared] < v->worst_ratio) {
+			v->worst_ratio = ratios[compared];
 			v->worst_size = run->size[j];
 		}
+		compared++;
 	}
-	v->fell = v->compared && v->worst_ratio < ANALYSIS_FALL_RATIO;
+	if (!compared)
+		return;
+	/*
+	 * The median, not the worst: a card past its limit is slow across
+	 * the sizes, while one stray row (the first rows of real runs often
+	 * are) or the smallest writes alone, slower for other reasons (a
+	 * small-write cache that serves one erase block), do not decide.
+	 */
+	v->compared = true;
+	v->median_ratio = analysis_median(ratios, compared);
+	v->fell = v->median_ratio < ANALYSIS_FALL_RATIO;
+}
+
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* How far a held run's median stays above the threshold, 0..1. */
+static double hold_clarity(double hold_ratio)
+{
+	return clamp01((hold_ratio - ANALYSIS_FALL_RATIO) /
+		       (0.95 - ANALYSIS_FALL_RATIO));
 }
 
 /*
  * How sure a count is: clear when N fell well below the threshold and
- * N - 1 was measured holding against runs with fewer still.
+ * N - 1 was measured holding well above it against runs with fewer still;
+ * less when N - 1 is the lowest run, with nothing to hold it against;
+ * little when N - 1 was not run (the count is anywhere in the gap).
  */
 static double count_confidence(double fall_ratio, bool adjacent_hold,
 			       bool hold_compared, double hold_ratio)
 {
-	double clarity = 1 - fall_ratio / ANALYSIS_FALL_RATIO;
+	double fall = clamp01(1 - fall_ratio / ANALYSIS_FALL_RATIO);
 
-	if (clarity < 0)
-		clarity = 0;
 	if (adjacent_hold && hold_compared)
-		return 0.55 + 0.4 * clarity + 0.05 * (hold_ratio > 0.8);
+		return 0.5 + 0.25 * fall + 0.2 * hold_clarity(hold_ratio);
 	if (adjacent_hold)
-		return 0.45 + 0.35 * clarity;
+		return 0.45 + 0.3 * fall;
 	return 0.3;
+}
+
+/* How sure "at least N" is: N held against runs with fewer, and how well. */
+static double bound_confidence(double hold_ratio)
+{
+	return 0.5 + 0.45 * hold_clarity(hold_ratio);
+}
+
+static bool in_order(const struct analysis_run *run, bool random)
+{
+	return run->random == random && run->nr && run->count;
+}
+
+/* The lowest N in one order: the run the others are measured against. */
+static unsigned lowest_nr(const struct analysis_run *runs, size_t count,
+			  bool random)
+{
+	unsigned lowest = 0;
+
+	for (size_t i = 0; i < count; i++)
+		if (in_order(&runs[i], random) &&
+		    (!lowest || runs[i].nr < lowest))
+			lowest = runs[i].nr;
+	return lowest;
+}
+
+/* What the runs of one order say: the first N to fall, the last to hold. */
+struct order_summary {
+	unsigned smallest_fall, largest_hold;
+	double fall_ratio, hold_ratio;
+	bool fall_against_linear, hold_compared;
+};
+
+static void summarize(const struct analysis_run *runs, size_t count,
+		      bool random, struct order_summary *s)
+{
+	unsigned lowest = lowest_nr(runs, count, random);
+	struct analysis_verdict v;
+
+	memset(s, 0, sizeof(*s));
+	s->fall_ratio = 1;
+	for (size_t i = 0; i < count; i++) {
+		if (!in_order(&runs[i], random))
+			continue;
+		analysis_open_au_verdict(runs, count, i, &v);
+		if (v.fell && (!s->smallest_fall ||
+			       runs[i].nr < s->smallest_fall ||
+			       (runs[i].nr == s->smallest_fall &&
+				v.median_ratio < s->fall_ratio))) {
+			s->smallest_fall = runs[i].nr;
+			s->fall_ratio = v.median_ratio;
+			s->fall_against_linear = v.against_linear;
+		}
+	}
+	for (size_t i = 0; i < count; i++) {
+		if (!in_order(&runs[i], random) ||
+		    (s->smallest_fall && runs[i].nr >= s->smallest_fall))
+			continue;
+		analysis_open_au_verdict(runs, count, i, &v);
+		/* a run with nothing to compare shows no hold, except the
+		 * lowest, which the others are measured against */
+		if ((!v.compared && runs[i].nr != lowest) ||
+		    runs[i].nr < s->largest_hold ||
+		    (runs[i].nr == s->largest_hold &&
+		     v.median_ratio >= s->hold_ratio))
+			continue;
+		s->largest_hold = runs[i].nr;
+		s->hold_ratio = v.median_ratio;
+		s->hold_compared = v.compared;
+	}
 }
 
 static void open_count(const struct analysis_run *runs, size_t count,
 		       bool random, struct analysis_open *open)
 {
 	struct analysis_finding *found = random ? &open->random : &open->linear;
-	unsigned smallest_fall = 0, largest_hold = 0;
-	double fall_ratio = 1, hold_ratio = 0;
-	bool fall_against_linear = false, hold_compared = false;
-	struct analysis_verdict v;
+	struct order_summary s;
 
-	for (size_t i = 0; i < count; i++) {
-		if (runs[i].random != random || runs[i].nr == 0 ||
-		    runs[i].count == 0)
-			continue;
-		analysis_open_au_verdict(runs, count, i, &v);
-		if (v.fell && (!smallest_fall || runs[i].nr < smallest_fall ||
-			       (runs[i].nr == smallest_fall &&
-				v.worst_ratio < fall_ratio))) {
-			smallest_fall = runs[i].nr;
-			fall_ratio = v.worst_ratio;
-			fall_against_linear = v.against_linear;
-		}
-	}
-	for (size_t i = 0; i < count; i++) {
-		if (runs[i].random != random || runs[i].nr == 0 ||
-		    runs[i].count == 0 ||
-		    (smallest_fall && runs[i].nr >= smallest_fall))
-			continue;
-		analysis_open_au_verdict(runs, count, i, &v);
-		if (runs[i].nr > largest_hold ||
-		    (runs[i].nr == largest_hold && v.compared &&
-		     v.worst_ratio < hold_ratio)) {
-			largest_hold = runs[i].nr;
-			hold_ratio = v.worst_ratio;
-			hold_compared = v.compared;
-		}
-	}
+	summarize(runs, count, random, &s);
 	memset(found, 0, sizeof(*found));
-	if (!smallest_fall) {
+	if (!s.smallest_fall) {
 		*(random ? &open->random_at_least : &open->linear_at_least) =
-			largest_hold;
+			s.largest_hold;
+		if (!s.hold_compared)
+			return;
+		/* nothing fell up to the largest N tried: a lower bound */
+		*(random ? &open->random_lower_bound :
+			   &open->linear_lower_bound) = true;
+		found->known = true;
+		found->value = s.largest_hold;
+		found->confidence = bound_confidence(s.hold_ratio);
 		return;
 	}
-	if (fall_against_linear && smallest_fall > 1) {
+	if (s.fall_against_linear && s.smallest_fall > 1) {
 		/* slow already in random order: the count is not the cause */
-		open->random_slow_nr = smallest_fall;
-		open->random_slow_ratio = fall_ratio;
+		open->random_slow_nr = s.smallest_fall;
+		open->random_slow_ratio = s.fall_ratio;
 		return;
 	}
 	found->known = true;
-	found->value = smallest_fall - 1;
-	found->confidence = count_confidence(fall_ratio,
-					     largest_hold == smallest_fall - 1,
-					     hold_compared, hold_ratio);
+	found->value = s.smallest_fall - 1;
+	found->confidence = count_confidence(s.fall_ratio,
+					     s.largest_hold ==
+					     s.smallest_fall - 1,
+					     s.hold_compared, s.hold_ratio);
 }
 
 void analysis_open_au(const struct analysis_run *runs, size_t count,

@@ -47,9 +47,11 @@ void analysis_align(const struct analysis_align_point *points, size_t count,
 
 /* One open-AU run: rates by block size, as the test prints them. */
 #define ANALYSIS_MAX_SIZES 40
+#define ANALYSIS_MAX_RUNS 256
 struct analysis_run {
 	unsigned nr;		/* --open-au-nr; 0 if unknown */
 	bool random;
+	unsigned combined;	/* runs combined into this one; 0: not combined */
 	size_t count;
 	uint64_t size[ANALYSIS_MAX_SIZES];
 	double rate[ANALYSIS_MAX_SIZES];	/* bytes per second */
@@ -61,6 +63,11 @@ struct analysis_open {
 	/* no run fell off: the largest N seen holding (0: none) */
 	unsigned linear_at_least, random_at_least;
 	/*
+	 * That N held against runs with fewer: linear (random) is known and
+	 * is a lower bound, "at least N".
+	 */
+	bool linear_lower_bound, random_lower_bound;
+	/*
 	 * The first random run already fell against the linear runs: random
 	 * order, not the count, is what is slow, so the random count stays
 	 * unknown unless that run had N = 1.  Its N and worst ratio.
@@ -70,25 +77,44 @@ struct analysis_open {
 };
 
 /*
- * Open erase blocks from several open-AU runs with different N: a run
- * falls off when it is much slower at some block size than the runs with
- * fewer erase blocks; the count is one less than the smallest N that does.
- * Random runs are held against random runs with fewer N; the first random
- * run, having none, against the linear runs with N no larger than its own.
+ * Repeated runs (the same N and order) as one: the median rate at each
+ * size.  Runs with N unknown stay apart.  Fills combined[] (one entry per
+ * distinct run, at most min(count, ANALYSIS_MAX_RUNS)) and group_of[i],
+ * the entry runs[i] went into; returns the number of entries.
+ */
+size_t analysis_open_au_combine(const struct analysis_run *runs, size_t count,
+				struct analysis_run *combined,
+				unsigned *group_of);
+
+/*
+ * Open erase blocks from several open-AU runs with different N (combined
+ * first, so each N and order comes once): a run falls off when it is much
+ * slower at two block sizes below the erase size than the runs with fewer
+ * erase blocks; the count is one less than the smallest N that does, and
+ * when none does, at least the largest N that held.  Random runs are held
+ * against random runs with fewer N; the first random run, having none,
+ * against the linear runs with N no larger than its own - when that is
+ * N = 1 and it falls, no erase block stays open in random order: 0.
  */
 void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open);
 
-/* A run slower than this fraction of its reference has fallen off. */
-#define ANALYSIS_FALL_RATIO 0.6
+/*
+ * A run whose median rate over its sizes (below the erase size) is under
+ * this fraction of its reference has fallen off.
+ */
+#define ANALYSIS_FALL_RATIO 0.7
 
 /* How one run compares with the runs it is held against. */
 struct analysis_verdict {
 	bool compared;		/* some block size had a reference rate */
-	bool fell;		/* worst_ratio below the fall-off threshold */
+	bool has_reference;	/* some run to hold it against exists */
+	bool fell;		/* median_ratio below the fall-off threshold */
 	bool against_linear;	/* a random run held against linear runs */
 	double worst_ratio;	/* lowest rate / reference rate; 1 if none */
 	uint64_t worst_size;	/* the block size of that ratio */
+	double median_ratio;	/* median of rate / reference over the sizes
+				 * below the erase size; 1 if none */
 };
 
 /* The verdict on runs[index], as analysis_open_au reaches it. */

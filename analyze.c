@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "analyze.h"
 #include "detect.h"
@@ -67,17 +68,62 @@ struct token {
 struct command {
 	unsigned nr;
 	bool nr_set;
+	bool nr_variable;		/* -0 $i: a shell loop or script sets it */
 	bool open_au;
 	bool random;
 	bool find_fat;
 };
 
+#define LOOP_MAX_VALUES 64
+#define LOOP_MAX_COMMANDS 4
+#define COLUMNS_MAX 16
+
+/*
+ * A shell loop, "for i in 1 2 3; do flashbench -0 $i ...; done", on one
+ * line or several: each run printed under it is the next command of the
+ * loop body, the body's k-th pass taking the k-th value.
+ */
+struct loop {
+	unsigned values[LOOP_MAX_VALUES];
+	size_t value_count;
+	struct command cmds[LOOP_MAX_COMMANDS];
+	size_t cmd_count;
+	bool collecting;		/* the body's commands are still coming */
+	size_t runs;			/* runs started under it */
+};
+
+/*
+ * What a line that is no command says about the run after it: a sweep
+ * script's "======= AU=3, random access =======", or "# N=3".
+ */
+struct hint {
+	unsigned nr;
+	bool nr_set;
+	bool mode_set;
+	bool random;
+};
+
+/*
+ * The early layout with one column per count ("1 AU  2 AU  ...") and
+ * one row per block size: the count of each column, its run.
+ */
+struct columns {
+	unsigned nr[COLUMNS_MAX];
+	size_t count;
+	struct analysis_run *run[COLUMNS_MAX];
+	bool started;			/* rows have begun filling runs */
+};
+
 struct parser {
 	struct analyze_result *r;
 	struct command cmd;
+	struct loop loop;
+	struct hint hint;
+	struct columns columns;
 	bool new_run;			/* a command since the last pair */
 	bool new_table;			/* a command since the last align line */
 	bool table_open;
+	bool continued;			/* a command line ended in "\" */
 	unsigned table;
 	struct analysis_run *run;	/* being filled, or NULL */
 };
@@ -230,11 +276,20 @@ static bool parse_with_unit(const struct token *t, const struct unit *units,
 	return false;
 }
 
-/* A time in ns; the diff may be bare (the original's truncated negatives). */
+/*
+ * A time in ns.  The diff may be negative, and bare or with a lone "n":
+ * the original prints it into 8 bytes, so "-412331ns" loses its unit or
+ * part of it ("-412331", "-49389n"), and what is left counts in ns.
+ */
 static bool parse_time(const struct token *t, bool diff, double *ns)
 {
-	if (!parse_with_unit(t, time_units, COUNT_OF(time_units), diff, diff,
-			     ns))
+	struct token cut = *t;
+
+	if (diff && cut.len > 1 && cut.s[cut.len - 1] == 'n' &&
+	    cut.s[cut.len - 2] >= '0' && cut.s[cut.len - 2] <= '9')
+		cut.len--;
+	if (!parse_with_unit(&cut, time_units, COUNT_OF(time_units), diff,
+			     diff, ns))
 		return false;
 	return fabs(*ns) <= MAX_TIME_NS;
 }
@@ -275,10 +330,21 @@ static bool parse_integer(const struct token *t, uint64_t min, uint64_t max,
 	return true;
 }
 
+/* "$i", "${i}", "$i;": a shell variable, set by a loop around it. */
+static bool is_variable(const struct token *t)
+{
+	return t->len > 1 && t->s[0] == '$' && t->s[1] != '[' &&
+	       t->s[1] != '(';
+}
+
 static bool parse_nr(const struct token *t, struct command *cmd)
 {
 	uint64_t v;
 
+	if (is_variable(t)) {
+		cmd->nr_variable = true;
+		return true;
+	}
 	if (!parse_integer(t, 1, MAX_NR, &v))
 		return false;
 	cmd->nr = (unsigned)v;
@@ -364,12 +430,209 @@ static void option(struct parser *ps, const struct token *t, const char **p,
 		short_options(ps, t, p, end);
 }
 
+/*
+ * A command begins: inside a loop's body it is the body's next command,
+ * elsewhere it ends any loop.
+ */
 static void start_command(struct parser *ps)
 {
+	struct loop *loop = &ps->loop;
+
+	if (loop->collecting) {
+		if (loop->cmd_count)
+			loop->cmds[loop->cmd_count - 1] = ps->cmd;
+		if (loop->cmd_count < LOOP_MAX_COMMANDS)
+			loop->cmd_count++;
+	} else {
+		memset(loop, 0, sizeof(*loop));
+	}
 	ps->cmd = (struct command){ 0 };
 	ps->new_run = true;
 	ps->new_table = true;
 	ps->r->commands++;
+}
+
+/* Output began: the loop's body is complete (or it had no commands). */
+static void end_loop_body(struct parser *ps)
+{
+	struct loop *loop = &ps->loop;
+
+	if (!loop->collecting)
+		return;
+	loop->collecting = false;
+	if (loop->cmd_count)
+		loop->cmds[loop->cmd_count - 1] = ps->cmd;
+	else
+		memset(loop, 0, sizeof(*loop));
+}
+
+/* ---- shell loops ---- */
+
+/* A token without the shell punctuation around a value: "7);" -> "7". */
+static struct token strip_punct(const struct token *t)
+{
+	struct token s = *t;
+
+	while (s.len && strchr(";)`", s.s[s.len - 1]))
+		s.len--;
+	while (s.len && strchr("(`", s.s[0])) {
+		s.s++;
+		s.len--;
+	}
+	return s;
+}
+
+static void loop_add(struct loop *loop, uint64_t value)
+{
+	if (loop->value_count < LOOP_MAX_VALUES)
+		loop->values[loop->value_count++] = (unsigned)value;
+}
+
+/* "{1..8}": each value of the range. */
+static bool loop_range(struct loop *loop, const struct token *t)
+{
+	const char *dots = t->len > 2 ? memchr(t->s, '.', t->len) : NULL;
+	struct token first, last;
+	uint64_t from, to;
+
+	if (!dots || t->s[0] != '{' || t->s[t->len - 1] != '}' ||
+	    dots + 1 >= t->s + t->len || dots[1] != '.')
+		return false;
+	first = (struct token){ t->s + 1, (size_t)(dots - t->s - 1) };
+	last = (struct token){ dots + 2, (size_t)(t->s + t->len - dots - 3) };
+	if (!parse_integer(&first, 1, MAX_NR, &from) ||
+	    !parse_integer(&last, from, MAX_NR, &to))
+		return false;
+	for (uint64_t v = from; v <= to && v < from + LOOP_MAX_VALUES; v++)
+		loop_add(loop, v);
+	return true;
+}
+
+/* "seq LAST", "seq FIRST LAST", "seq FIRST STEP LAST". */
+static void loop_seq(struct loop *loop, const uint64_t *arg, size_t n)
+{
+	uint64_t first = n > 1 ? arg[0] : 1, last = arg[n - 1];
+	uint64_t step = n > 2 ? arg[1] : 1;
+
+	for (uint64_t v = first; v <= last && step; v += step)
+		loop_add(loop, v);
+}
+
+/*
+ * The list of "for VAR in LIST; do" with p after "for": plain numbers,
+ * {A..B} or $(seq ...).  Consumes it up to "do" and returns true when it
+ * held numbers.
+ */
+static bool try_loop(struct parser *ps, const char **p, const char *end)
+{
+	struct loop loop = { .collecting = true };
+	uint64_t seq_arg[3], v;
+	size_t seq_args = 0;
+	bool seq = false, last = false;
+	const char *q = *p;
+	struct token t, word;
+
+	if (!next_token(&q, end, &t) || !next_token(&q, end, &t) ||
+	    !token_is(&t, "in"))
+		return false;
+	while (!last && next_token(&q, end, &t) && !token_is(&t, "do")) {
+		last = t.s[t.len - 1] == ';';
+		word = strip_punct(&t);
+		if (token_is(&t, "$(seq") || token_is(&t, "`seq"))
+			seq = true;
+		else if (seq && parse_integer(&word, 1, MAX_NR, &v) &&
+			 seq_args < 3)
+			seq_arg[seq_args++] = v;
+		else if (!seq && parse_integer(&word, 1, MAX_NR, &v))
+			loop_add(&loop, v);
+		else if (!seq && !loop_range(&loop, &word) && word.len)
+			return false;
+	}
+	if (seq && seq_args)
+		loop_seq(&loop, seq_arg, seq_args);
+	if (!loop.value_count)
+		return false;
+	ps->loop = loop;
+	*p = q;
+	return true;
+}
+
+/* ---- hints: sweep separators and comments ---- */
+
+static bool prefix_is(const struct token *t, const char *prefix, size_t *len)
+{
+	size_t n = strlen(prefix);
+
+	if (t->len < n || strncasecmp(t->s, prefix, n))
+		return false;
+	*len = n;
+	return true;
+}
+
+/* "AU=3,", "N=3", "nr=3", "--open-au-nr=3": the count it names. */
+static bool hint_count(const struct token *t, unsigned *nr)
+{
+	static const char *const names[] = { "au=", "n=", "nr=",
+					     "open-au-nr=" };
+	struct token rest = *t, digits;
+	uint64_t v;
+	size_t n;
+
+	while (rest.len && rest.s[0] == '-') {
+		rest.s++;
+		rest.len--;
+	}
+	for (size_t i = 0; i < COUNT_OF(names); i++) {
+		if (!prefix_is(&rest, names[i], &n))
+			continue;
+		digits = (struct token){ rest.s + n, rest.len - n };
+		while (digits.len && strchr(",:;)", digits.s[digits.len - 1]))
+			digits.len--;
+		if (!parse_integer(&digits, 1, MAX_NR, &v))
+			return false;
+		*nr = (unsigned)v;
+		return true;
+	}
+	return false;
+}
+
+/* "linear" or "random" (any case, with punctuation): 1, 2; else 0. */
+static int order_word(const struct token *t)
+{
+	struct token w = strip_punct(t);
+
+	while (w.len && strchr(",:", w.s[w.len - 1]))
+		w.len--;
+	if (w.len == 6 && strncasecmp(w.s, "linear", 6) == 0)
+		return 1;
+	if (w.len == 6 && strncasecmp(w.s, "random", 6) == 0)
+		return 2;
+	return 0;
+}
+
+/* ---- the early layout: one column per count ---- */
+
+/* "1 AU  2 AU  3 AU ...": at least two columns. */
+static bool try_columns_header(struct parser *ps, const char *p,
+			       const char *end)
+{
+	struct columns cols = { 0 };
+	struct token t, unit;
+	uint64_t v;
+
+	while (next_token(&p, end, &t)) {
+		if (!parse_integer(&t, 1, MAX_NR, &v) ||
+		    !next_token(&p, end, &unit) ||
+		    !(token_is(&unit, "AU") || token_is(&unit, "AUs")) ||
+		    cols.count == COLUMNS_MAX)
+			return false;
+		cols.nr[cols.count++] = (unsigned)v;
+	}
+	if (cols.count < 2)
+		return false;
+	ps->columns = cols;
+	ps->new_run = true;
+	return true;
 }
 
 /* ---- records ---- */
@@ -389,6 +652,7 @@ static void add_point(struct parser *ps, const struct analysis_align_point *pt)
 {
 	struct analyze_result *r = ps->r;
 
+	end_loop_body(ps);
 	if (r->point_count == ANALYZE_MAX_POINTS) {
 		r->dropped++;
 		return;
@@ -424,34 +688,121 @@ static bool try_align(struct parser *ps, const char **p, const char *end)
 	return true;
 }
 
-static void add_pair(struct parser *ps, uint64_t size, double rate)
+/*
+ * The command a new run was printed by: the loop body's next one, with
+ * the loop's value for -0 $i, or the last command line.
+ */
+static struct command run_command(struct parser *ps)
+{
+	struct loop *loop = &ps->loop;
+	struct command cmd = ps->cmd;
+	size_t pass;
+
+	if (!loop->cmd_count)
+		return cmd;
+	pass = loop->runs / loop->cmd_count;
+	cmd = loop->cmds[loop->runs % loop->cmd_count];
+	loop->runs++;
+	if (cmd.nr_variable && !cmd.nr_set && pass < loop->value_count) {
+		cmd.nr = loop->values[pass];
+		cmd.nr_set = true;
+	}
+	return cmd;
+}
+
+/*
+ * A new run's N and order: its command's, unless a separator or comment
+ * just before it named them.  -O without -0 is the default; -0 $i with
+ * no loop or separator naming i is unknown (0).
+ */
+static struct analysis_run *new_run(struct parser *ps)
 {
 	struct analyze_result *r = ps->r;
-	struct analysis_run *run = ps->run;
+	struct command cmd = run_command(ps);
+	struct analysis_run *run;
 
-	if (ps->cmd.find_fat) {
+	if (r->run_count == ANALYZE_MAX_RUNS) {
 		r->dropped++;
-		return;
+		return NULL;
 	}
-	if (!run || ps->new_run || size >= run->size[run->count - 1]) {
-		ps->new_run = false;
-		ps->run = NULL;
-		if (r->run_count == ANALYZE_MAX_RUNS) {
-			r->dropped++;
-			return;
-		}
-		run = ps->run = &r->runs[r->run_count++];
-		memset(run, 0, sizeof(*run));
-		run->nr = ps->cmd.nr_set ? ps->cmd.nr :
-			  ps->cmd.open_au ? DEFAULT_OPEN_AU_NR : 0;
-		run->random = ps->cmd.random;
-	}
+	run = &r->runs[r->run_count++];
+	memset(run, 0, sizeof(*run));
+	run->nr = cmd.nr_set ? cmd.nr :
+		  cmd.open_au && !cmd.nr_variable ? DEFAULT_OPEN_AU_NR : 0;
+	run->random = cmd.random;
+	if (ps->hint.nr_set)
+		run->nr = ps->hint.nr;
+	if (ps->hint.mode_set)
+		run->random = ps->hint.random;
+	ps->hint = (struct hint){ 0 };
+	return run;
+}
+
+static void add_size(struct analyze_result *r, struct analysis_run *run,
+		     uint64_t size, double rate)
+{
 	if (run->count == ANALYSIS_MAX_SIZES) {
 		r->dropped++;
 		return;
 	}
 	run->size[run->count] = size;
 	run->rate[run->count++] = rate;
+}
+
+static void add_pair(struct parser *ps, uint64_t size, double rate)
+{
+	struct analyze_result *r = ps->r;
+	struct analysis_run *run = ps->run;
+
+	end_loop_body(ps);
+	if (ps->cmd.find_fat && !ps->hint.nr_set) {
+		r->dropped++;
+		return;
+	}
+	if (!run || ps->new_run || size >= run->size[run->count - 1]) {
+		ps->new_run = false;
+		run = ps->run = new_run(ps);
+		if (!run)
+			return;
+	}
+	add_size(r, run, size, rate);
+}
+
+/*
+ * A row of the one-column-per-count layout: a size, then one rate per
+ * column (a cell that is no rate, like a truncated "1.02e+0", is left
+ * out).  Returns false, ending the layout, for any other line.
+ */
+static bool try_column_row(struct parser *ps, const char *p, const char *end)
+{
+	struct columns *cols = &ps->columns;
+	struct token t, cells[COLUMNS_MAX];
+	size_t n = 0;
+	uint64_t size;
+	double rate;
+
+	if (!next_token(&p, end, &t) || !parse_size(&t, &size))
+		return false;
+	while (next_token(&p, end, &t))
+		if (n++ < COLUMNS_MAX)
+			cells[n - 1] = t;
+	if (n != cols->count)
+		return false;
+	end_loop_body(ps);
+	for (size_t i = 0; i < n; i++) {
+		struct analysis_run *run = cols->run[i];
+
+		if (!cols->started) {
+			ps->hint = (struct hint){ .nr = cols->nr[i],
+						  .nr_set = true };
+			run = cols->run[i] = new_run(ps);
+		}
+		if (run && parse_rate(&cells[i], &rate))
+			add_size(ps->r, run, size, rate);
+	}
+	cols->started = true;
+	ps->run = NULL;
+	return true;
 }
 
 /*
@@ -482,12 +833,45 @@ static bool try_pair(struct parser *ps, const struct token *t, const char **p,
 	return true;
 }
 
+/* A word outside a command: a loop, a count for the next run, ^C. */
+static bool prose_word(struct parser *ps, const struct token *t,
+		       const char **p, const char *end, bool *hinted)
+{
+	unsigned nr;
+	int order;
+
+	if (token_is(t, "^C")) {
+		ps->new_run = true;	/* an interrupted run ends here */
+		return false;
+	}
+	if (token_is(t, "for"))
+		return try_loop(ps, p, end);
+	if (hint_count(t, &nr)) {
+		ps->hint = (struct hint){ .nr = nr, .nr_set = true };
+		ps->new_run = true;
+		*hinted = true;
+		return true;
+	}
+	order = *hinted ? order_word(t) : 0;
+	if (order && !ps->hint.mode_set) {
+		ps->hint.mode_set = true;
+		ps->hint.random = order == 2;
+	}
+	return order != 0;
+}
+
 /* One line: returns whether it held a record or a command. */
 static bool parse_line(struct parser *ps, const char *p, const char *end)
 {
-	bool used = false, options = false;
-	struct token t;
+	bool used = false, options = ps->continued, hinted = false;
+	struct token t = { 0 };
 
+	ps->continued = false;
+	if (ps->columns.count && try_column_row(ps, p, end))
+		return true;
+	ps->columns.count = 0;
+	if (try_columns_header(ps, p, end))
+		return true;
 	while (next_token(&p, end, &t)) {
 		if (is_flashbench(&t)) {
 			start_command(ps);
@@ -496,12 +880,16 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 			options = false;
 			used = true;
 		} else if (try_pair(ps, &t, &p, end)) {
-			options = false;
+			options = hinted = false;
 			used = true;
 		} else if (options) {
 			option(ps, &t, &p, end);
+		} else if (prose_word(ps, &t, &p, end, &hinted)) {
+			used = true;
 		}
 	}
+	/* "flashbench -O \" goes on with its options on the next line */
+	ps->continued = options && token_is(&t, "\\");
 	return used;
 }
 
@@ -538,10 +926,22 @@ static int parse_text(struct analyze_result *r, const char *text, size_t len)
 	return 0;
 }
 
+/* Repeated runs of one N and order as one, for the findings. */
+static void combine_runs(struct analyze_result *r)
+{
+	r->combined_count = analysis_open_au_combine(r->runs, r->run_count,
+						     r->combined,
+						     r->run_combined);
+}
+
 int analyze_text(const char *text, struct analyze_result *out)
 {
+	int err;
+
 	memset(out, 0, sizeof(*out));
-	return parse_text(out, text, strlen(text));
+	err = parse_text(out, text, strlen(text));
+	combine_runs(out);
+	return err;
 }
 
 /* ---- files ---- */
@@ -631,6 +1031,7 @@ int analyze_files(const char *const *paths, size_t count,
 		if (err)
 			return err;
 	}
+	combine_runs(out);
 	return 0;
 }
 
@@ -690,16 +1091,18 @@ static void open_reason(const struct analyze_result *r,
 	unsigned runs = 0, known = 0, first_nr = 0, at_least;
 	bool several = false;
 
-	for (size_t i = 0; i < r->run_count; i++) {
-		if (r->runs[i].random != random || r->runs[i].count == 0)
+	for (size_t i = 0; i < r->combined_count; i++) {
+		const struct analysis_run *run = &r->combined[i];
+
+		if (run->random != random || run->count == 0)
 			continue;
 		runs++;
-		if (!r->runs[i].nr)
+		if (!run->nr)
 			continue;
 		known++;
-		if (first_nr && r->runs[i].nr != first_nr)
+		if (first_nr && run->nr != first_nr)
 			several = true;
-		first_nr = first_nr ? first_nr : r->runs[i].nr;
+		first_nr = first_nr ? first_nr : run->nr;
 	}
 	at_least = random ? o->random_at_least : o->linear_at_least;
 	if (r->run_count == 0)
@@ -717,9 +1120,13 @@ static void open_reason(const struct analyze_result *r,
 	else if (!several)
 		snprintf(why, size, "only N=%u was run; runs with other "
 			 "--open-au-nr values are needed", first_nr);
+	else if (at_least)
+		snprintf(why, size, "no run fell off, but N=%u had no size "
+			 "below the erase size to compare; try a larger "
+			 "--open-au-nr and let it run", at_least);
 	else
-		snprintf(why, size, "no run fell off: at least %u; try a "
-			 "larger --open-au-nr", at_least);
+		snprintf(why, size, "no run had a size below the erase size "
+			 "to compare");
 }
 
 void analyze_findings(const struct analyze_result *r,
@@ -735,7 +1142,7 @@ void analyze_findings(const struct analyze_result *r,
 			points[n++] = r->points[i];
 	analysis_align(points, n, &f->geometry);
 	geometry_reasons(r, f);
-	analysis_open_au(r->runs, r->run_count, &f->open);
+	analysis_open_au(r->combined, r->combined_count, &f->open);
 	if (!f->open.linear.known)
 		open_reason(r, &f->open, false, f->linear_why,
 			    sizeof(f->linear_why));
@@ -762,6 +1169,20 @@ static void text_finding(FILE *out, const char *label,
 	else
 		fprintf(out, "%llu (confidence %.2f)\n",
 			(unsigned long long)found->value, found->confidence);
+}
+
+/* An open erase-block count: exact, or "at least N" when none fell. */
+static void text_count(FILE *out, const char *label,
+		       const struct analysis_finding *found, bool lower_bound,
+		       const char *why)
+{
+	if (!found->known || !lower_bound) {
+		text_finding(out, label, found, false, why);
+		return;
+	}
+	fprintf(out, "%-22sat least %llu (confidence %.2f): no run fell off; "
+		"try a larger --open-au-nr\n", label,
+		(unsigned long long)found->value, found->confidence);
 }
 
 /* s right-aligned in width columns; UTF-8 continuation bytes take none. */
@@ -807,38 +1228,55 @@ static void text_align(FILE *out, const struct analyze_result *r,
 	}
 }
 
+static const char *verdict_text(const struct analysis_run *run,
+				const struct analysis_verdict *v)
+{
+	if (!run->nr)
+		return "N unknown: not used";
+	if (!v->has_reference)
+		return "reference: no run with fewer N";
+	if (!v->compared)
+		return "no size below the erase size to compare";
+	if (v->fell)
+		return v->against_linear ? "falls off (against linear runs)" :
+		       "falls off";
+	return v->against_linear ? "holds (against linear runs)" : "holds";
+}
+
+/* One line per N and order, repeated runs combined. */
 static void text_runs(FILE *out, const struct analyze_result *r)
 {
 	char size[UNITS_BUF];
 
-	if (!r->run_count)
+	if (!r->combined_count)
 		return;
 	fprintf(out, "\nOpen-AU runs, each against the runs with fewer erase "
-		"blocks (falls off below %.2g):\n", ANALYSIS_FALL_RATIO);
-	fprintf(out, "  %5s  %-6s %5s  %5s %-8s %s\n", "N", "order", "sizes",
-		"worst", "at", "verdict");
-	for (size_t i = 0; i < r->run_count; i++) {
-		const struct analysis_run *run = &r->runs[i];
+		"blocks (rate / their rate; falls off with a median below "
+		"%.2g;\nrepeated runs combined, median per size):\n",
+		ANALYSIS_FALL_RATIO);
+	fprintf(out, "  %5s  %-6s %4s %5s  %6s %5s %-8s %s\n", "N", "order",
+		"runs", "sizes", "median", "worst", "at", "verdict");
+	for (size_t i = 0; i < r->combined_count; i++) {
+		const struct analysis_run *run = &r->combined[i];
 		struct analysis_verdict v;
 		char nr[16];
 
-		analysis_open_au_verdict(r->runs, r->run_count, i, &v);
+		analysis_open_au_verdict(r->combined, r->combined_count, i,
+					 &v);
 		if (run->nr)
 			snprintf(nr, sizeof(nr), "%u", run->nr);
 		else
 			snprintf(nr, sizeof(nr), "?");
-		fprintf(out, "  %5s  %-6s %5zu  ", nr,
-			run->random ? "random" : "linear", run->count);
-		if (!v.compared)
-			fprintf(out, "%5s %-8s %s\n", "-", "",
-				run->nr ? "reference: no run with fewer N" :
-				"N unknown: not used");
+		fprintf(out, "  %5s  %-6s %4u %5zu  ", nr,
+			run->random ? "random" : "linear", run->combined,
+			run->count);
+		if (v.compared)
+			fprintf(out, "%6.2f %5.2f %-8s ", v.median_ratio,
+				v.worst_ratio,
+				units_format_exact_size(size, v.worst_size));
 		else
-			fprintf(out, "%5.2f %-8s %s%s\n", v.worst_ratio,
-				units_format_exact_size(size, v.worst_size),
-				v.fell ? "falls off" : "holds",
-				v.against_linear ? " (against linear runs)" :
-				"");
+			fprintf(out, "%6s %5s %-8s ", "-", "-", "");
+		fprintf(out, "%s\n", verdict_text(run, &v));
 	}
 }
 
@@ -855,10 +1293,10 @@ static void text_report(FILE *out, const struct analyze_result *r,
 	text_finding(out, "Erase block size:", &f->geometry.erase, true,
 		     f->erase_why);
 	text_finding(out, "Page size:", &f->geometry.page, true, f->page_why);
-	text_finding(out, "Open erase blocks:", &o->linear, false,
-		     f->linear_why);
-	text_finding(out, "  with --random:", &o->random, false,
-		     f->random_why);
+	text_count(out, "Open erase blocks:", &o->linear,
+		   o->linear_lower_bound, f->linear_why);
+	text_count(out, "  with --random:", &o->random, o->random_lower_bound,
+		   f->random_why);
 	if (advice_count)
 		fprintf(out, "\nAdvice:\n");
 	for (size_t i = 0; i < advice_count; i++)
@@ -873,6 +1311,9 @@ static void text_report(FILE *out, const struct analyze_result *r,
 			"found\n");
 	if (!r->run_count)
 		fprintf(out, "  open erase blocks: no open-AU runs found\n");
+	else if (f->open.linear_lower_bound || f->open.random_lower_bound)
+		fprintf(out, "  open erase blocks beyond the largest N tried: "
+			"no run fell off\n");
 	if (r->dropped)
 		fprintf(out, "  %zu records past the limits (%d align lines, "
 			"%d runs of %d sizes) or find-fat rows were not "
@@ -881,6 +1322,11 @@ static void text_report(FILE *out, const struct analyze_result *r,
 }
 
 /* ---- JSON report ---- */
+
+static const char *json_bool(bool b)
+{
+	return b ? "true" : "false";
+}
 
 /* Our strings are ASCII or UTF-8 we wrote; quotes, backslashes, controls. */
 static void json_string(FILE *out, const char *s)
@@ -972,24 +1418,30 @@ static void json_runs(FILE *out, const struct analyze_result *r)
 	fprintf(out, "  \"open_au_runs\": [");
 	for (size_t i = 0; i < r->run_count; i++) {
 		const struct analysis_run *run = &r->runs[i];
+		unsigned group = r->run_combined[i];
 		struct analysis_verdict v;
 
-		analysis_open_au_verdict(r->runs, r->run_count, i, &v);
+		/* the verdict is on the run combined with its repeats */
+		analysis_open_au_verdict(r->combined, r->combined_count, group,
+					 &v);
 		fprintf(out, "%s\n    { \"nr\": ", i ? "," : "");
 		if (run->nr)
 			fprintf(out, "%u", run->nr);
 		else
 			fprintf(out, "null");
-		fprintf(out, ", \"random\": %s, \"compared\": %s, "
-			"\"falls_off\": %s, \"worst_ratio\": ",
-			run->random ? "true" : "false",
-			v.compared ? "true" : "false",
-			v.fell ? "true" : "false");
+		fprintf(out, ", \"random\": %s, \"combined_runs\": %u, "
+			"\"compared\": %s, \"falls_off\": %s, "
+			"\"median_ratio\": ",
+			json_bool(run->random), r->combined[group].combined,
+			json_bool(v.compared), json_bool(v.fell));
 		if (v.compared)
-			fprintf(out, "%.4g, \"worst_size\": %llu", v.worst_ratio,
+			fprintf(out, "%.4g, \"worst_ratio\": %.4g, "
+				"\"worst_size\": %llu", v.median_ratio,
+				v.worst_ratio,
 				(unsigned long long)v.worst_size);
 		else
-			fprintf(out, "null, \"worst_size\": null");
+			fprintf(out, "null, \"worst_ratio\": null, "
+				"\"worst_size\": null");
 		fprintf(out, ",\n      \"sizes\": [");
 		for (size_t j = 0; j < run->count; j++)
 			fprintf(out, "%s%llu", j ? ", " : "",
@@ -1011,6 +1463,10 @@ static void json_report(FILE *out, const struct analyze_result *r,
 	json_finding(out, "page_size", &f->geometry.page);
 	json_finding(out, "open_au_linear", &f->open.linear);
 	json_finding(out, "open_au_random", &f->open.random);
+	fprintf(out, "  \"open_au_linear_is_lower_bound\": %s,\n"
+		"  \"open_au_random_is_lower_bound\": %s,\n",
+		json_bool(f->open.linear_lower_bound),
+		json_bool(f->open.random_lower_bound));
 	fprintf(out, "  \"min_write_size\": null,\n  \"fat_area\": null,\n");
 	json_confidence(out, f);
 	fprintf(out, "  \"device_time_ns\": 0,\n  \"bytes_read\": 0,\n"

@@ -15,11 +15,11 @@
 #include "analysis.h"
 
 #define ANALYZE_MAX_POINTS 256		/* align lines kept */
-#define ANALYZE_MAX_RUNS 256		/* open-AU runs kept */
+#define ANALYZE_MAX_RUNS ANALYSIS_MAX_RUNS /* open-AU runs kept */
 #define ANALYZE_MAX_INPUT (16u << 20)	/* bytes read over all files */
 
 /*
- * What the text held.  About 180 KiB: allocate it statically or on the
+ * What the text held.  About 350 KiB: allocate it statically or on the
  * heap, not on the stack.
  */
 struct analyze_result {
@@ -30,6 +30,10 @@ struct analyze_result {
 					 * alignment starts the next */
 	struct analysis_run runs[ANALYZE_MAX_RUNS];
 	size_t run_count;
+	/* the runs with repeats combined (analysis_open_au_combine) */
+	struct analysis_run combined[ANALYZE_MAX_RUNS];
+	size_t combined_count;
+	unsigned run_combined[ANALYZE_MAX_RUNS];  /* combined entry of each */
 	size_t lines;			/* lines read */
 	size_t lines_ignored;		/* non-blank lines that held nothing */
 	size_t commands;		/* flashbench command lines seen */

@@ -259,11 +259,18 @@ static void test_open_reasons(void)
 	analyze_findings(&r, &f);
 	UNIT_CHECK(!f.open.linear.known && strstr(f.linear_why, "only N=4"),
 		   "a single N: not determined");
+	analyze_text("flashbench -0 1\n4MiB 10M/s\n1MiB 10M/s\n"
+		     "flashbench -0 5\n4MiB 9M/s\n1MiB 9M/s\n", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 5 &&
+		   f.open.linear_lower_bound && f.open.linear_at_least == 5,
+		   "nothing fell: at least 5, a lower bound");
 	analyze_text("flashbench -0 1\n4MiB 10M/s\nflashbench -0 5\n"
 		     "4MiB 9M/s\n", &r);
 	analyze_findings(&r, &f);
 	UNIT_CHECK(!f.open.linear.known && f.open.linear_at_least == 5 &&
-		   strstr(f.linear_why, "at least 5"), "nothing fell: at least");
+		   strstr(f.linear_why, "no size below the erase size"),
+		   "whole erase blocks only: no bound, said why");
 	analyze_text("4MiB 10M/s\n", &r);
 	analyze_findings(&r, &f);
 	UNIT_CHECK(!f.open.linear.known && strstr(f.linear_why, "known"),
