@@ -833,9 +833,26 @@ static bool try_pair(struct parser *ps, const struct token *t, const char **p,
 	return true;
 }
 
-/* A word outside a command: a loop, a count for the next run, ^C. */
+/* What the words of one line so far said about the next run. */
+struct line_hint {
+	bool named;			/* it named a count */
+	int order;			/* first order word: 1 linear, 2 random */
+};
+
+static void hint_order(struct hint *hint, int order)
+{
+	if (order && !hint->mode_set) {
+		hint->mode_set = true;
+		hint->random = order == 2;
+	}
+}
+
+/*
+ * A word outside a command: a loop, a count for the next run, ^C.  An
+ * order word counts only on a line that names a count.
+ */
 static bool prose_word(struct parser *ps, const struct token *t,
-		       const char **p, const char *end, bool *hinted)
+		       const char **p, const char *end, struct line_hint *line)
 {
 	unsigned nr;
 	int order;
@@ -848,22 +865,24 @@ static bool prose_word(struct parser *ps, const struct token *t,
 		return try_loop(ps, p, end);
 	if (hint_count(t, &nr)) {
 		ps->hint = (struct hint){ .nr = nr, .nr_set = true };
+		hint_order(&ps->hint, line->order);
 		ps->new_run = true;
-		*hinted = true;
+		line->named = true;
 		return true;
 	}
-	order = *hinted ? order_word(t) : 0;
-	if (order && !ps->hint.mode_set) {
-		ps->hint.mode_set = true;
-		ps->hint.random = order == 2;
-	}
-	return order != 0;
+	order = order_word(t);
+	if (!line->order)
+		line->order = order;
+	if (line->named)
+		hint_order(&ps->hint, order);
+	return line->named && order;
 }
 
 /* One line: returns whether it held a record or a command. */
 static bool parse_line(struct parser *ps, const char *p, const char *end)
 {
-	bool used = false, options = ps->continued, hinted = false;
+	bool used = false, options = ps->continued;
+	struct line_hint line = { 0 };
 	struct token t = { 0 };
 
 	ps->continued = false;
@@ -880,11 +899,12 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 			options = false;
 			used = true;
 		} else if (try_pair(ps, &t, &p, end)) {
-			options = hinted = false;
+			options = false;
+			line = (struct line_hint){ 0 };
 			used = true;
 		} else if (options) {
 			option(ps, &t, &p, end);
-		} else if (prose_word(ps, &t, &p, end, &hinted)) {
+		} else if (prose_word(ps, &t, &p, end, &line)) {
 			used = true;
 		}
 	}
@@ -1120,13 +1140,10 @@ static void open_reason(const struct analyze_result *r,
 	else if (!several)
 		snprintf(why, size, "only N=%u was run; runs with other "
 			 "--open-au-nr values are needed", first_nr);
-	else if (at_least)
-		snprintf(why, size, "no run fell off, but N=%u had no size "
-			 "below the erase size to compare; try a larger "
-			 "--open-au-nr and let it run", at_least);
 	else
-		snprintf(why, size, "no run had a size below the erase size "
-			 "to compare");
+		snprintf(why, size, "no run fell off, but no run above N=%u "
+			 "had a size below the erase size to compare (let "
+			 "the runs go on to smaller sizes)", at_least);
 }
 
 void analyze_findings(const struct analyze_result *r,

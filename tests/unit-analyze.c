@@ -195,6 +195,176 @@ static void test_bounds(void)
 	free(text);
 }
 
+/* ---- open-AU pastes: what sets each run's N and order ---- */
+
+static void test_sweep_separators(void)
+{
+	static const char text[] =
+		"# command: flashbench --open-au --open-au-nr=$i /dev/x and "
+		"flashbench --random --open-au --open-au-nr=$i /dev/x\n"
+		"======= AU=1, linear access =======\n4MiB 9M/s\n2MiB 9M/s\n"
+		"======= AU=2, linear access =======\n4MiB 9M/s\n"
+		"======= AU=1, random access =======\n4MiB 9M/s\n"
+		"======= AU=12, Random access =======\n4MiB 9M/s\n";
+
+	analyze_text(text, &r);
+	UNIT_CHECK(r.run_count == 4 && r.runs[0].nr == 1 &&
+		   !r.runs[0].random && r.runs[0].count == 2 &&
+		   r.runs[1].nr == 2 && !r.runs[1].random,
+		   "separators: linear runs with their N over the header's");
+	UNIT_CHECK(r.runs[2].nr == 1 && r.runs[2].random &&
+		   r.runs[3].nr == 12 && r.runs[3].random,
+		   "separators: random runs, any case");
+	analyze_text("flashbench -O --open-au-nr=$i /dev/x\n4MiB 9M/s\n"
+		     "flashbench -O -0 ${i} /dev/x\n4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 2 && r.runs[0].nr == 0 &&
+		   r.runs[1].nr == 0, "-0 $i with nothing naming i: unknown");
+	analyze_text("# N=3\nflashbench -O /dev/x\n4MiB 9M/s\n"
+		     "flashbench -O /dev/x\n4MiB 9M/s\n"
+		     "# random, nr=5:\n4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 3 && r.runs[0].nr == 3 &&
+		   r.runs[1].nr == 2 && r.runs[2].nr == 5 && r.runs[2].random,
+		   "a comment names the next run only; its order word counts");
+	analyze_text("The Sandisk one has 20 AUs, random is fine.\n"
+		     "flashbench -O -0 4 /dev/x\n4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 1 && r.runs[0].nr == 4 && !r.runs[0].random,
+		   "prose with order words but no N= names nothing");
+}
+
+static void test_shell_loops(void)
+{
+	analyze_text("$ for i in 1 2 3; do sudo ./flashbench -O -0 $i /dev/x;"
+		     " done\n4MiB 9M/s\n2MiB 9M/s\n4MiB 8M/s\n4MiB 7M/s\n", &r);
+	UNIT_CHECK(r.run_count == 3 && r.runs[0].nr == 1 &&
+		   r.runs[0].count == 2 && r.runs[1].nr == 2 &&
+		   r.runs[2].nr == 3, "for i in 1 2 3: one run per value");
+	analyze_text("for n in {4..5} ; do flashbench -O --open-au-nr=$n x; "
+		     "done\n4MiB 9M/s\n4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 2 && r.runs[0].nr == 4 &&
+		   r.runs[1].nr == 5, "for n in {4..5}");
+	analyze_text("for i in $(seq 2 2 6); do flashbench -O -0 $i x; "
+		     "flashbench -O -r -0 $i x; done\n"
+		     "4MiB 9M/s\n4MiB 9M/s\n4MiB 9M/s\n4MiB 9M/s\n4MiB 9M/s\n",
+		     &r);
+	UNIT_CHECK(r.run_count == 5 && r.runs[0].nr == 2 &&
+		   !r.runs[0].random && r.runs[1].nr == 2 && r.runs[1].random &&
+		   r.runs[2].nr == 4 && !r.runs[2].random &&
+		   r.runs[3].nr == 4 && r.runs[3].random && r.runs[4].nr == 6,
+		   "$(seq 2 2 6), two commands a pass: they alternate");
+	analyze_text("$ for i in `seq 3`\n> do\n"
+		     "> flashbench -O --random --open-au-nr $i /dev/x\n"
+		     "> done\n4MiB 9M/s\n4MiB 9M/s\n4MiB 9M/s\n4MiB 9M/s\n",
+		     &r);
+	UNIT_CHECK(r.run_count == 4 && r.runs[0].nr == 1 && r.runs[0].random &&
+		   r.runs[2].nr == 3 && r.runs[3].nr == 0,
+		   "a loop over lines; past its values N is unknown");
+	analyze_text("for i in 1 2; do flashbench -O -0 $i x; done\n"
+		     "4MiB 9M/s\nflashbench -O -0 7 x\n4MiB 9M/s\n4MiB 9M/s\n",
+		     &r);
+	UNIT_CHECK(r.run_count == 3 && r.runs[0].nr == 1 &&
+		   r.runs[1].nr == 7 && r.runs[2].nr == 7,
+		   "a command after the loop ends it");
+	analyze_text("for f in *.txt; do cat $f; done\n"
+		     "flashbench -O -0 3 x\n4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 1 && r.runs[0].nr == 3,
+		   "a loop over no numbers is not a sweep");
+}
+
+static void test_paste_shapes(void)
+{
+	analyze_text("$ sudo ./flashbench -O --erasesize=$[4 * 1024 * 1024] \\\n"
+		     "\t--blocksize=$[256 * 1024] /dev/mmcblk0  "
+		     "--open-au-nr=3\n4MiB 7.75M/s\n", &r);
+	UNIT_CHECK(r.run_count == 1 && r.runs[0].nr == 3,
+		   "a command continued with a backslash keeps its options");
+	analyze_text("flashbench -O -0 2 x\n4MiB 9M/s\n2MiB 9M/s\n^C\n"
+		     "1MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 2 && r.runs[0].count == 2,
+		   "^C ends the run it cut short");
+	analyze_text("\t1 AU\t 2 AU\t  8 AU\n"
+		     "4MiB    8.98M/s  8.99M/s  9M/s\n"
+		     "2MiB    9.09M/s  1.02e+0  4.84M/s\n"
+		     "after the table\n4MiB 1M/s 2M/s\n", &r);
+	UNIT_CHECK(r.run_count == 3 && r.runs[0].nr == 1 &&
+		   r.runs[1].nr == 2 && r.runs[2].nr == 8 &&
+		   r.runs[0].count == 2 && r.runs[1].count == 1 &&
+		   near(r.runs[2].rate[1], 4.84e6) && r.dropped == 1,
+		   "one column per count; a truncated cell is left out; the "
+		   "layout ends with the table");
+	analyze_text("align 4096 pre 1us on 1us post 1us diff -49389n\n"
+		     "align 2048 pre 1us on 1us post 1us diff -412331\n"
+		     "align 1024 pre 1us on 1us post 1n diff 1us\n", &r);
+	UNIT_CHECK(r.point_count == 2 && near(r.points[0].diff, -49389) &&
+		   near(r.points[1].diff, -412331),
+		   "diffs cut to 8 bytes are ns; only the diff may be cut");
+}
+
+static void test_open_combined(void)
+{
+	struct analyze_findings f;
+
+	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n1MiB 10M/s\n256KiB 10M/s\n"
+		     "flashbench -O -0 1\n4MiB 9M/s\n1MiB 12M/s\n256KiB 2M/s\n"
+		     "flashbench -O -0 1\n4MiB 9M/s\n1MiB 11M/s\n"
+		     "flashbench -O -0 2\n4MiB 9M/s\n1MiB 10M/s\n256KiB 9M/s\n",
+		     &r);
+	UNIT_CHECK(r.run_count == 4 && r.combined_count == 2 &&
+		   r.combined[0].combined == 3 && r.combined[0].count == 3 &&
+		   near(r.combined[0].rate[1], 11e6) &&
+		   near(r.combined[0].rate[2], 6e6) && r.run_combined[3] == 1,
+		   "repeated runs: one, the median per size");
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 2 &&
+		   f.open.linear_lower_bound && f.open.linear.confidence > 0.9,
+		   "N=2 held against the combined N=1: at least 2");
+	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n2MiB 9M/s\n1MiB 9M/s\n"
+		     "512KiB 9M/s\nflashbench -O -0 2\n4MiB 2M/s\n2MiB 3M/s\n"
+		     "1MiB 9M/s\n512KiB 9M/s\n", &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear_lower_bound &&
+		   f.open.linear.value == 2,
+		   "the whole-block row and one stray row do not decide");
+	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n2MiB 9M/s\n1MiB 9M/s\n"
+		     "flashbench -O -0 2\n4MiB 9M/s\n2MiB 2M/s\n1MiB 1M/s\n"
+		     "flashbench -O -0 1 -r\n4MiB 9M/s\n2MiB 9M/s\n1MiB 8M/s\n"
+		     "flashbench -O -0 3 -r\n4MiB 9M/s\n2MiB 9M/s\n1MiB 9M/s\n",
+		     &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 1 &&
+		   !f.open.linear_lower_bound && f.open.random.known &&
+		   f.open.random.value == 3 && f.open.random_lower_bound,
+		   "linear falls at 2: 1; random holds to 3: at least 3");
+}
+
+static void test_lower_bound_reports(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n1MiB 9M/s\n"
+		     "flashbench -O -0 4\n4MiB 9M/s\n1MiB 9M/s\n", &r);
+	out = open_memstream(&buf, &len);
+	UNIT_CHECK(out && analyze_report(&r, false, out) == 0,
+		   "text report written");
+	fclose(out);
+	UNIT_CHECK(buf && strstr(buf, "Open erase blocks:    at least 4 ("),
+		   "text: at least 4");
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	UNIT_CHECK(out && analyze_report(&r, true, out) == 0,
+		   "JSON report written");
+	fclose(out);
+	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": 4,") &&
+		   strstr(buf, "\"open_au_linear_is_lower_bound\": true,") &&
+		   strstr(buf, "\"open_au_random\": null,") &&
+		   strstr(buf, "\"open_au_random_is_lower_bound\": false,") &&
+		   strstr(buf, "\"combined_runs\": 1"),
+		   "JSON: the count and its lower-bound flag");
+	free(buf);
+}
+
 /* Test data sits in tests/analyze/, whether run from the top or tests/. */
 static int load(const char *name)
 {
@@ -268,8 +438,9 @@ static void test_open_reasons(void)
 	analyze_text("flashbench -0 1\n4MiB 10M/s\nflashbench -0 5\n"
 		     "4MiB 9M/s\n", &r);
 	analyze_findings(&r, &f);
-	UNIT_CHECK(!f.open.linear.known && f.open.linear_at_least == 5 &&
-		   strstr(f.linear_why, "no size below the erase size"),
+	UNIT_CHECK(!f.open.linear.known && f.open.linear_at_least == 1 &&
+		   strstr(f.linear_why, "no run above N=1 had a size below "
+			  "the erase size"),
 		   "whole erase blocks only: no bound, said why");
 	analyze_text("4MiB 10M/s\n", &r);
 	analyze_findings(&r, &f);
@@ -369,5 +540,10 @@ int main(void)
 	test_open_reasons();
 	test_reports();
 	test_files();
+	test_sweep_separators();
+	test_shell_loops();
+	test_paste_shapes();
+	test_open_combined();
+	test_lower_bound_reports();
 	return UNIT_DONE();
 }
