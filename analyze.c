@@ -1522,7 +1522,9 @@ int analyze_report(const struct analyze_result *r, bool json, FILE *out)
 	linear = &f.open.linear;
 	advice_count = detect_recommend(erase->known ? erase->value : 0,
 					page->known ? page->value : 0,
-					linear->known ?
+					/* "at least N" is no limit to plan by */
+					linear->known &&
+					!f.open.linear_lower_bound ?
 					(unsigned)linear->value : 0,
 					advice, ADVICE_MAX);
 	if (json)
