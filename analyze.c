@@ -596,11 +596,15 @@ static bool hint_count(const struct token *t, unsigned *nr)
 	return false;
 }
 
-/* "linear" or "random" (any case, with punctuation): 1, 2; else 0. */
+/* "linear", "random", "--random" (any case, punctuated): 1, 2; else 0. */
 static int order_word(const struct token *t)
 {
 	struct token w = strip_punct(t);
 
+	while (w.len && w.s[0] == '-') {
+		w.s++;
+		w.len--;
+	}
 	while (w.len && strchr(",:", w.s[w.len - 1]))
 		w.len--;
 	if (w.len == 6 && strncasecmp(w.s, "linear", 6) == 0)
@@ -835,9 +839,45 @@ static bool try_pair(struct parser *ps, const struct token *t, const char **p,
 
 /* What the words of one line so far said about the next run. */
 struct line_hint {
+	bool prompt;			/* a comment or a shell prompt line */
 	bool named;			/* it named a count */
 	int order;			/* first order word: 1 linear, 2 random */
 };
+
+/* "#", "$", ">", "user@host:~$": a comment or a prompt starts the line. */
+static bool is_prompt(const struct token *first)
+{
+	char last = first->s[first->len - 1];
+
+	return strchr("#$>", first->s[0]) || last == '$' || last == '#';
+}
+
+/*
+ * "-0 6", "-06", "--open-au-nr 6" on a comment or prompt line that runs
+ * no flashbench ("# now -0 6:"): the count, consuming its argument.
+ */
+static bool prompt_count(const struct token *t, const char **p,
+			 const char *end, unsigned *nr)
+{
+	bool attached = t->len > 2 && t->s[0] == '-' && t->s[1] == '0';
+	struct command cmd = { 0 };
+	struct token arg;
+	const char *q = *p;
+
+	if (attached)
+		arg = (struct token){ t->s + 2, t->len - 2 };
+	else if (!(token_is(t, "-0") || token_is(t, "--open-au-nr")) ||
+		 !next_token(&q, end, &arg))
+		return false;
+	while (arg.len && strchr(",:;)", arg.s[arg.len - 1]))
+		arg.len--;
+	if (!parse_nr(&arg, &cmd) || !cmd.nr_set)
+		return false;
+	if (!attached)
+		*p = q;
+	*nr = cmd.nr;
+	return true;
+}
 
 static void hint_order(struct hint *hint, int order)
 {
@@ -863,7 +903,8 @@ static bool prose_word(struct parser *ps, const struct token *t,
 	}
 	if (token_is(t, "for"))
 		return try_loop(ps, p, end);
-	if (hint_count(t, &nr)) {
+	if (hint_count(t, &nr) ||
+	    (line->prompt && prompt_count(t, p, end, &nr))) {
 		ps->hint = (struct hint){ .nr = nr, .nr_set = true };
 		hint_order(&ps->hint, line->order);
 		ps->new_run = true;
@@ -883,6 +924,7 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 {
 	bool used = false, options = ps->continued;
 	struct line_hint line = { 0 };
+	const char *first;
 	struct token t = { 0 };
 
 	ps->continued = false;
@@ -891,6 +933,9 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 	ps->columns.count = 0;
 	if (try_columns_header(ps, p, end))
 		return true;
+	first = p;
+	if (next_token(&first, end, &t))
+		line.prompt = is_prompt(&t);
 	while (next_token(&p, end, &t)) {
 		if (is_flashbench(&t)) {
 			start_command(ps);

@@ -225,6 +225,12 @@ static void test_sweep_separators(void)
 	UNIT_CHECK(r.run_count == 3 && r.runs[0].nr == 3 &&
 		   r.runs[1].nr == 2 && r.runs[2].nr == 5 && r.runs[2].random,
 		   "a comment names the next run only; its order word counts");
+	analyze_text("# now -0 6:\n4MiB 9M/s\n$ fb -O -07 x\n4MiB 9M/s\n"
+		     "> ./fb --open-au-nr 8 --random x\n4MiB 9M/s\n"
+		     "try -0 9 next\n4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 4 && r.runs[0].nr == 6 && r.runs[1].nr == 7 &&
+		   r.runs[2].nr == 8 && r.runs[2].random && r.runs[3].nr == 0,
+		   "-0 N on a comment or prompt line; not in prose");
 	analyze_text("The Sandisk one has 20 AUs, random is fine.\n"
 		     "flashbench -O -0 4 /dev/x\n4MiB 9M/s\n", &r);
 	UNIT_CHECK(r.run_count == 1 && r.runs[0].nr == 4 && !r.runs[0].random,
