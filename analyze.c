@@ -69,6 +69,7 @@ struct command {
 	unsigned nr;
 	bool nr_set;
 	bool nr_variable;		/* -0 $i: a shell loop or script sets it */
+	bool nr_unknown;		/* -0 $[...], $(...): none can tell */
 	bool open_au;
 	bool random;
 	bool find_fat;
@@ -343,6 +344,10 @@ static bool parse_nr(const struct token *t, struct command *cmd)
 
 	if (is_variable(t)) {
 		cmd->nr_variable = true;
+		return true;
+	}
+	if (t->len > 1 && t->s[0] == '$') {
+		cmd->nr_unknown = true;
 		return true;
 	}
 	if (!parse_integer(t, 1, MAX_NR, &v))
@@ -732,7 +737,8 @@ static struct analysis_run *new_run(struct parser *ps)
 	run = &r->runs[r->run_count++];
 	memset(run, 0, sizeof(*run));
 	run->nr = cmd.nr_set ? cmd.nr :
-		  cmd.open_au && !cmd.nr_variable ? DEFAULT_OPEN_AU_NR : 0;
+		  cmd.open_au && !cmd.nr_variable && !cmd.nr_unknown ?
+		  DEFAULT_OPEN_AU_NR : 0;
 	run->random = cmd.random;
 	if (ps->hint.nr_set)
 		run->nr = ps->hint.nr;

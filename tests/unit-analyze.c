@@ -216,9 +216,12 @@ static void test_sweep_separators(void)
 		   r.runs[3].nr == 12 && r.runs[3].random,
 		   "separators: random runs, any case");
 	analyze_text("flashbench -O --open-au-nr=$i /dev/x\n4MiB 9M/s\n"
-		     "flashbench -O -0 ${i} /dev/x\n4MiB 9M/s\n", &r);
-	UNIT_CHECK(r.run_count == 2 && r.runs[0].nr == 0 &&
-		   r.runs[1].nr == 0, "-0 $i with nothing naming i: unknown");
+		     "flashbench -O -0 ${i} /dev/x\n4MiB 9M/s\n"
+		     "for i in 1 2; do flashbench -O -0 $[i*2] x; done\n"
+		     "4MiB 9M/s\n", &r);
+	UNIT_CHECK(r.run_count == 3 && r.runs[0].nr == 0 &&
+		   r.runs[1].nr == 0 && r.runs[2].nr == 0,
+		   "-0 $i with nothing naming i, or -0 $[...]: unknown");
 	analyze_text("# N=3\nflashbench -O /dev/x\n4MiB 9M/s\n"
 		     "flashbench -O /dev/x\n4MiB 9M/s\n"
 		     "# random, nr=5:\n4MiB 9M/s\n", &r);
