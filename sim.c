@@ -60,7 +60,8 @@ struct sim_params {
 	uint64_t open;
 	uint64_t open_random;
 	uint64_t fat;
-	uint64_t spill_rate;		/* 0: no spill path */
+	uint64_t spill;			/* blocks beyond open that spill */
+	uint64_t spill_rate;		/* 0: spilled bytes cost nothing */
 	uint64_t spill_buffer_bytes;	/* of each spilled write, free */
 	uint64_t copy_rate;		/* 0: gc copies nothing extra */
 	uint64_t cache_bytes;		/* 0: no small-write cache */
@@ -68,6 +69,8 @@ struct sim_params {
 	uint64_t cache_blocks;		/* 0: the cache never flushes */
 	uint64_t buffer_bytes;		/* 0: no write buffer limit */
 	uint64_t granule_bytes;		/* 0: out of order is below the mark */
+	uint64_t switch_ns;		/* a write to another block than the
+					   last one's */
 	double noise;
 	double spikes;
 	uint64_t seed;
@@ -82,6 +85,7 @@ struct sim_block {
 	uint64_t index;		/* erase block number */
 	uint64_t pos_bytes;	/* high-water mark: writes below are
 				   out of order */
+	uint64_t base_bytes;	/* where its first write began */
 	uint64_t used;		/* tick of the last write, for LRU */
 	bool gaps;		/* holds old data: skipped or consolidated */
 	bool random;		/* in the out-of-order set */
@@ -91,12 +95,13 @@ struct sim_state {
 	struct sim_params p;
 	uint64_t rng;		/* splitmix64 state, from seed */
 	uint64_t tick;
+	uint64_t last_index;	/* erase block of the last write */
 	unsigned int nopen;
 	unsigned int nrandom;
 	unsigned int ncached;
 	unsigned int nspilled;
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
-	struct sim_block *spilled;	/* p.open with spill-rate, after those */
+	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -131,6 +136,7 @@ static const struct sim_preset presets[] = {
 			.copy_rate = 55000000,
 			.open = 6,
 			.open_random = 1,
+			.spill = 2,
 			.spill_rate = 2000000,
 			.spill_buffer_bytes = 8 * KIB,
 			.cache_bytes = 8 * KIB,
@@ -186,6 +192,120 @@ static const struct sim_preset presets[] = {
 			.granule_bytes = 2 * MIB,
 			.open = 20,
 			.open_random = 20,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/* Arnd Bergmann's README example card (capacity not given) */
+		.name = "readme-example",
+		.description = "the README example SD card: 4MiB erase "
+			       "blocks, 8KiB pages, 2 open",
+		.params = {
+			.size_bytes = 500 * MIB,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 8 * KIB,
+			.read_lat_ns = 710 * US,
+			.read_rate = 20000000,
+			.ncross = 3,
+			.cross = { { 8 * KIB, 53 * US }, { 16 * KIB, 110 * US },
+				   { 4 * MIB, 135 * US } },
+			.write_lat_ns = 12 * MS,
+			.write_rate = 8000000,
+			.gc_ns = 60 * MS,
+			.copy_rate = 20000000,
+			.open = 2,
+			.open_random = 1,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "wirenboard-su04g",
+		.description = "SanDisk SU04G 4GB microSDHC (Wiren Board "
+			       "result 12): 4MiB, 4 open, spills to 7",
+		.params = {
+			.size_bytes = 3965190144ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 16 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 530 * US,
+			.read_rate = 20000000,
+			.ncross = 7,
+			.cross = { { 4 * KIB, 6 * US }, { 8 * KIB, 7 * US },
+				   { 16 * KIB, 10 * US }, { 512 * KIB, 5 * US },
+				   { 1 * MIB, 8 * US }, { 4 * MIB, 40 * US },
+				   { 8 * MIB, 110 * US } },
+			.write_lat_ns = 600 * US,
+			.write_rate = 17900000,
+			.gc_ns = 50 * MS,
+			.copy_rate = 15000000,
+			.open = 4,
+			.open_random = 0,
+			.spill = 3,
+			.spill_rate = 1500000,
+			.spill_buffer_bytes = 8 * KIB,
+			.cache_bytes = 8 * KIB,
+			.cache_lat_ns = 3500 * US,
+			.granule_bytes = 512 * KIB,
+			.switch_ns = 200 * US,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "wirenboard-sa04g",
+		.description = "SA04G 4GB card in a USB reader (Wiren Board "
+			       "result 6_2): 4MiB, 3 open",
+		.params = {
+			.size_bytes = 3980394496ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 16 * KIB,
+			.prog_bytes = 8 * KIB,
+			.read_lat_ns = 940 * US,
+			.read_rate = 20000000,
+			.ncross = 3,
+			.cross = { { 4 * KIB, 65 * US }, { 16 * KIB, 210 * US },
+				   { 4 * MIB, 190 * US } },
+			.write_lat_ns = 300 * US,
+			.write_rate = 8000000,
+			.gc_ns = 20 * MS,
+			.copy_rate = 8500000,
+			.open = 3,
+			.open_random = 0,
+			.switch_ns = 1400 * US,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "wirenboard-ncard",
+		.description = "NCard 8GB microSDHC (Wiren Board result 14): "
+			       "4MiB, 2 open, spills to 8",
+		.params = {
+			.size_bytes = 8035237888ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 580 * US,
+			.read_rate = 20000000,
+			.ncross = 5,
+			.cross = { { 2 * KIB, 24 * US }, { 8 * KIB, 186 * US },
+				   { 16 * KIB, 65 * US }, { 4 * MIB, 30 * US },
+				   { 1024 * MIB, 60 * US } },
+			.write_lat_ns = 600 * US,
+			.write_rate = 8600000,
+			.gc_ns = 50 * MS,
+			.open = 2,
+			.open_random = 2,
+			.spill = 6,
+			.spill_rate = 8000000,
+			.switch_ns = 2700 * US,
 			.fat = 2,
 			.noise = 0.01,
 			.seed = 1,
@@ -268,6 +388,7 @@ static const struct sim_key keys[] = {
 	COUNT("open", open, 1, SIM_MAX_OPEN),
 	COUNT("open-random", open_random, 0, SIM_MAX_OPEN),
 	COUNT("fat", fat, 0, UINT32_MAX),
+	COUNT("spill", spill, 0, SIM_MAX_OPEN),
 	KEY("spill-rate", SIM_RATE, spill_rate),
 	KEY("spill-buffer", SIM_SIZE, spill_buffer_bytes),
 	KEY("copy-rate", SIM_RATE, copy_rate),
@@ -276,6 +397,7 @@ static const struct sim_key keys[] = {
 	COUNT("cache-blocks", cache_blocks, 0, SIM_MAX_OPEN),
 	KEY("buffer", SIM_SIZE, buffer_bytes),
 	KEY("granule", SIM_SIZE, granule_bytes),
+	KEY("switch-lat", SIM_TIME, switch_ns),
 	FRACTION("noise", noise, 0.5),
 	FRACTION("spikes", spikes, 1.0),
 	COUNT("seed", seed, 0, UINT64_MAX),
@@ -783,29 +905,50 @@ static uint64_t copy_ns(const struct sim_params *p, uint64_t bytes)
 	return p->copy_rate ? transfer_ns(bytes, p->copy_rate) : 0;
 }
 
+/* Does offset start a granule (or the block)?  Without granule=, 0 only. */
+static bool granule_start(const struct sim_params *p, uint64_t offset)
+{
+	return offset == 0 || (p->granule_bytes && offset % p->granule_bytes == 0);
+}
+
 /* Does mark end a granule (or the block)?  Without granule=, the block. */
 static bool granule_end(const struct sim_params *p, uint64_t index,
 			uint64_t mark)
 {
-	if (mark == block_bytes(p, index))
-		return true;
-	return p->granule_bytes && mark % p->granule_bytes == 0;
+	return mark == block_bytes(p, index) || granule_start(p, mark);
 }
 
 /*
- * Written in order from its start up to the end of the block, or of a
- * granule: it holds nothing old that a close would have to copy.
+ * Written in order from the start of a granule (or of the block) to the
+ * end of one: it holds nothing old that a close would have to copy.
  */
 static bool complete(const struct sim_params *p, const struct sim_block *b)
 {
-	return !b->gaps && !b->random && granule_end(p, b->index, b->pos_bytes);
+	return !b->gaps && !b->random && granule_start(p, b->base_bytes) &&
+	       granule_end(p, b->index, b->pos_bytes);
+}
+
+/*
+ * Move b's mark past a write of [start, end).  The first write sets where
+ * b's run begins; a later one above the mark leaves old data in between
+ * unless it starts a granule.
+ */
+static void advance(const struct sim_params *p, struct sim_block *b,
+		    uint64_t start, uint64_t end)
+{
+	if (b->pos_bytes == 0)
+		b->base_bytes = start;
+	else if (!b->random && start > b->pos_bytes && !granule_start(p, start))
+		b->gaps = true;
+	if (end > b->pos_bytes)
+		b->pos_bytes = end;
 }
 
 /*
  * Close b to free its slot.  A complete block closes for free.  Any other
- * costs gc plus a copy from the old block at copy-rate: of what lies
- * above the mark when b was written from its start, or of the whole block
- * when it has gaps or took writes out of order.
+ * costs gc plus a copy from the old block at copy-rate: of what its one
+ * in-order run did not write, or of the whole block when it has gaps or
+ * took writes out of order.
  */
 static uint64_t evict(struct sim_state *s, struct sim_block *b)
 {
@@ -813,10 +956,10 @@ static uint64_t evict(struct sim_state *s, struct sim_block *b)
 
 	if (!complete(&s->p, b)) {
 		ns = s->p.gc_ns +
-		     copy_ns(&s->p, b->gaps || b->random ?
-				    size_bytes : size_bytes - b->pos_bytes);
-		if (s->p.spill_rate)
-			*slot(s->spilled, &s->nspilled, s->p.open,
+		     copy_ns(&s->p, b->gaps || b->random ? size_bytes :
+				    size_bytes - (b->pos_bytes - b->base_bytes));
+		if (s->p.spill)
+			*slot(s->spilled, &s->nspilled, s->p.spill,
 			      b->index) = *b;
 	}
 	close_block(s, b);
@@ -824,18 +967,18 @@ static uint64_t evict(struct sim_state *s, struct sim_block *b)
 }
 
 /*
- * With spill-rate, a card whose open slots are all in use keeps them while
+ * With spill=, a card whose open slots are all in use keeps them while
  * they are in use: the least recently written one was written within the
- * last 2 x open writes.  A write to another block then spills.
+ * last open + spill writes.  A write to another block then spills.
  */
 static bool spills(const struct sim_state *s)
 {
 	const struct sim_block *lru;
 
-	if (!s->p.spill_rate || s->nopen < s->p.open)
+	if (!s->p.spill || s->nopen < s->p.open)
 		return false;
 	lru = lru_block((struct sim_state *)s, false);
-	return lru->used + 2 * s->p.open >= s->tick;
+	return lru->used + s->p.open + s->p.spill > s->tick;
 }
 
 /* Open an erased block for writing, closing the LRU one if need be. */
@@ -920,30 +1063,30 @@ static bool out_of_order(const struct sim_params *p, uint64_t mark,
 /*
  * A write to a block that is not open, while the open ones are in use,
  * spills when it is in order for that block (spilled blocks keep a mark
- * too) or small: its bytes past the first spill-buffer cost again at
- * spill-rate, or a small one goes to the cache for cache-lat.  Returns
- * false when it cannot spill.
+ * too), small, or on a card whose open blocks all take any order: its
+ * bytes past the first spill-buffer cost again at spill-rate, or a small
+ * one goes to the cache for cache-lat.  Returns false when it cannot
+ * spill.
  */
 static bool spill(struct sim_state *s, uint64_t index, uint64_t start,
 		  uint64_t end, bool small, uint64_t *ns)
 {
+	bool any_order = s->p.open_random == s->p.open;
 	struct sim_block *b;
 
 	if (!spills(s))
 		return false;
-	b = slot(s->spilled, &s->nspilled, s->p.open, index);
+	b = slot(s->spilled, &s->nspilled, s->p.spill, index);
 	if (start < b->pos_bytes && complete(&s->p, b))
 		b->pos_bytes = 0;
-	else if (!small && out_of_order(&s->p, b->pos_bytes, start))
+	else if (!small && !any_order &&
+		 out_of_order(&s->p, b->pos_bytes, start))
 		return false;
-	if (start > b->pos_bytes && !granule_end(&s->p, index, start))
-		b->gaps = true;
+	advance(&s->p, b, start, end);
 	b->used = s->tick;
-	if (end > b->pos_bytes)
-		b->pos_bytes = end;
 	if (small)
 		*ns += s->p.cache_lat_ns + cache_write(s, index, end);
-	else if (end - start > s->p.spill_buffer_bytes)
+	else if (s->p.spill_rate && end - start > s->p.spill_buffer_bytes)
 		*ns += transfer_ns(end - start - s->p.spill_buffer_bytes,
 				   s->p.spill_rate);
 	return true;
@@ -984,7 +1127,7 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 	if (!b && spill(s, index, start, end, small, &gc_ns))
 		return gc_ns;
 	if (!b) {
-		if (p->spill_rate)
+		if (p->spill)
 			unspill(s, index);
 		b = open_block(s, index, &gc_ns);
 	}
@@ -993,11 +1136,7 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 		b->pos_bytes = 0;
 	else if (!b->random && out_of_order(p, b->pos_bytes, start))
 		gc_ns += small ? p->cache_lat_ns : go_random(s, b);
-	if (!b->random && start > b->pos_bytes &&
-	    !granule_end(p, index, start))
-		b->gaps = true;
-	if (end > b->pos_bytes)
-		b->pos_bytes = end;
+	advance(p, b, start, end);
 	return gc_ns;
 }
 
@@ -1076,6 +1215,9 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 				end - base : p->erase_bytes;
 
 		t += write_block(s, index, pos - base, stop);
+		if (index != s->last_index)
+			t += p->switch_ns;
+		s->last_index = index;
 		pos = base + stop;
 	}
 	*ns = jitter(s, t);
@@ -1129,12 +1271,12 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		snprintf(msg, size, "sim: card is write-protected");
 		return -EROFS;
 	}
-	s = calloc(1, sizeof(*s) + (p.open + p.cache_blocks +
-				    (p.spill_rate ? p.open : 0)) *
+	s = calloc(1, sizeof(*s) + (p.open + p.cache_blocks + p.spill) *
 		      sizeof(s->blocks[0]));
 	if (!s)
 		return -ENOMEM;
 	s->p = p;
+	s->last_index = UINT64_MAX;
 	s->cached = s->blocks + p.open;
 	s->spilled = s->cached + p.cache_blocks;
 	s->rng = p.seed;
