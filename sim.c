@@ -80,7 +80,10 @@ struct sim_params {
 	struct sim_range bad[SIM_MAX_BAD];
 };
 
-/* An erase block the card holds open for writing. */
+/*
+ * An erase block the card holds open for writing; the spilled blocks and
+ * the small-write cache keep the same record for theirs.
+ */
 struct sim_block {
 	uint64_t index;		/* erase block number */
 	uint64_t pos_bytes;	/* high-water mark: writes below are
@@ -733,16 +736,24 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
  * Without cross=, the levels are page-cross at page and au-cross at erase.
  *
  * Writes cost write-lat + (whole prog units touched) / write-rate, plus
- * gc for each garbage collection they cause.  Outside the first fat
- * erase blocks, the card holds up to open erase blocks open, each with a
- * high-water mark.  Writing a block that is not open opens it; if open
- * are open already, the least recently written one is closed: gc.  A
- * write below a block's mark is out of order: the block joins the set of
- * open-random blocks that take any order; if that set is full, its least
- * recently written member is consolidated (gc) and stays open for writes
- * above its mark.  A block written in order from its start to its end
- * holds nothing old, so writing it again from lower down starts it over
- * for free.  Discarding whole erase blocks closes them for free.
+ * the bytes past buffer once more, plus switch-lat when they go to another
+ * erase block than the write before, plus what the card must do to take
+ * them.  Outside the first fat erase blocks, the card holds up to open
+ * erase blocks open, each with a high-water mark and the start of its
+ * in-order run.  Writing a block that is not open opens it; if open are
+ * open already, the least recently written one is closed: gc plus the
+ * copy of what its run left out at copy-rate, or nothing when it was
+ * written through.  With spill=, while the open blocks are all in use a
+ * write to another block spills instead (its bytes again at spill-rate):
+ * graceful degradation up to open + spill blocks.  A write below a block's
+ * mark is out of order: the block joins the set of open-random blocks
+ * that take any order; if that set is full, its least recently written
+ * member is consolidated (gc) and stays open for writes above its mark.
+ * granule= lets a write that starts a granule go anywhere.  Small writes
+ * (cache=) out of order or spilled cost cache-lat instead.  A block
+ * written in order from its start to its end holds nothing old, so
+ * writing it again from lower down starts it over for free.  Discarding
+ * whole erase blocks closes them for free.
  */
 
 /* splitmix64: the noise source, seeded so runs repeat */
@@ -908,7 +919,8 @@ static uint64_t copy_ns(const struct sim_params *p, uint64_t bytes)
 /* Does offset start a granule (or the block)?  Without granule=, 0 only. */
 static bool granule_start(const struct sim_params *p, uint64_t offset)
 {
-	return offset == 0 || (p->granule_bytes && offset % p->granule_bytes == 0);
+	return offset == 0 ||
+	       (p->granule_bytes && offset % p->granule_bytes == 0);
 }
 
 /* Does mark end a granule (or the block)?  Without granule=, the block. */
@@ -952,12 +964,12 @@ static void advance(const struct sim_params *p, struct sim_block *b,
  */
 static uint64_t evict(struct sim_state *s, struct sim_block *b)
 {
-	uint64_t ns = 0, size_bytes = block_bytes(&s->p, b->index);
+	uint64_t ns = 0, copy_bytes = block_bytes(&s->p, b->index);
 
 	if (!complete(&s->p, b)) {
-		ns = s->p.gc_ns +
-		     copy_ns(&s->p, b->gaps || b->random ? size_bytes :
-				    size_bytes - (b->pos_bytes - b->base_bytes));
+		if (!b->gaps && !b->random)
+			copy_bytes -= b->pos_bytes - b->base_bytes;
+		ns = s->p.gc_ns + copy_ns(&s->p, copy_bytes);
 		if (s->p.spill)
 			*slot(s->spilled, &s->nspilled, s->p.spill,
 			      b->index) = *b;
@@ -971,14 +983,11 @@ static uint64_t evict(struct sim_state *s, struct sim_block *b)
  * they are in use: the least recently written one was written within the
  * last open + spill writes.  A write to another block then spills.
  */
-static bool spills(const struct sim_state *s)
+static bool spills(struct sim_state *s)
 {
-	const struct sim_block *lru;
-
 	if (!s->p.spill || s->nopen < s->p.open)
 		return false;
-	lru = lru_block((struct sim_state *)s, false);
-	return lru->used + s->p.open + s->p.spill > s->tick;
+	return lru_block(s, false)->used + s->p.open + s->p.spill > s->tick;
 }
 
 /* Open an erased block for writing, closing the LRU one if need be. */
@@ -995,9 +1004,8 @@ static struct sim_block *open_block(struct sim_state *s, uint64_t index,
 }
 
 /*
- * Consolidate b: its data is copied into a fresh block (gc plus the whole
- * block at copy-rate), which the card keeps open for appends above b's
- * high-water mark.
+ * Consolidate b: its data is copied into a fresh block (gc), which the
+ * card keeps open for appends above b's high-water mark.
  */
 static uint64_t consolidate(struct sim_state *s, struct sim_block *b)
 {
@@ -1092,17 +1100,14 @@ static bool spill(struct sim_state *s, uint64_t index, uint64_t start,
 	return true;
 }
 
-/* Take index off the spilled list; its mark, or 0. */
-static uint64_t unspill(struct sim_state *s, uint64_t index)
+/* Take index off the spilled list: it is about to be opened. */
+static void unspill(struct sim_state *s, uint64_t index)
 {
 	for (unsigned int i = 0; i < s->nspilled; i++)
 		if (s->spilled[i].index == index) {
-			uint64_t mark = s->spilled[i].pos_bytes;
-
 			s->spilled[i] = s->spilled[--s->nspilled];
-			return mark;
+			return;
 		}
-	return 0;
 }
 
 /*
