@@ -2,9 +2,8 @@
 # t1100: the simulated card shows, in the tool's own output, the patterns
 # of the cards its presets model.  Every original test (-a, -A, -O,
 # -O -r, -f, -s, -i) runs on every seed preset and prints lines in its
-# format;
-# the align test shows each preset's 4 MiB erase blocks (and the 8 KiB
-# pages of the SU08G), the open-AU test its number of open erase blocks
+# format; the align test shows each preset's 4 MiB erase blocks (and the
+# 8 KiB pages of the SU08G), the open-AU test its number of open erase blocks
 # (6, 7, 20) and what lies beyond it (the SU08G degrades to half its rate
 # with 7 and collapses at 8 KiB with 8; its 8 KiB random writes beat
 # 16 KiB ones), the Toshiba its 32 KiB program unit; the presets fitted
