@@ -60,6 +60,17 @@ struct sim_params {
 	uint64_t open;
 	uint64_t open_random;
 	uint64_t fat;
+	uint64_t spill;			/* blocks beyond open that spill */
+	uint64_t spill_rate;		/* 0: spilled bytes cost nothing */
+	uint64_t spill_buffer_bytes;	/* of each spilled write, free */
+	uint64_t copy_rate;		/* 0: gc copies nothing extra */
+	uint64_t cache_bytes;		/* 0: no small-write cache */
+	uint64_t cache_lat_ns;
+	uint64_t cache_blocks;		/* 0: the cache never flushes */
+	uint64_t buffer_bytes;		/* 0: no write buffer limit */
+	uint64_t granule_bytes;		/* 0: out of order is below the mark */
+	uint64_t switch_ns;		/* a write to another block than the
+					   last one's */
 	double noise;
 	double spikes;
 	uint64_t seed;
@@ -69,11 +80,15 @@ struct sim_params {
 	struct sim_range bad[SIM_MAX_BAD];
 };
 
-/* An erase block the card holds open for writing. */
+/*
+ * An erase block the card holds open for writing; the spilled blocks and
+ * the small-write cache keep the same record for theirs.
+ */
 struct sim_block {
 	uint64_t index;		/* erase block number */
 	uint64_t pos_bytes;	/* high-water mark: writes below are
 				   out of order */
+	uint64_t base_bytes;	/* where its first write began */
 	uint64_t used;		/* tick of the last write, for LRU */
 	bool gaps;		/* holds old data: skipped or consolidated */
 	bool random;		/* in the out-of-order set */
@@ -83,8 +98,13 @@ struct sim_state {
 	struct sim_params p;
 	uint64_t rng;		/* splitmix64 state, from seed */
 	uint64_t tick;
+	uint64_t last_index;	/* erase block of the last write */
 	unsigned int nopen;
 	unsigned int nrandom;
+	unsigned int ncached;
+	unsigned int nspilled;
+	struct sim_block *cached;	/* p.cache_blocks, after blocks */
+	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -115,9 +135,17 @@ static const struct sim_preset presets[] = {
 			.au_cross_ns = 100 * US,
 			.write_lat_ns = 550 * US,
 			.write_rate = 10750000,
-			.gc_ns = 100 * MS,
+			.gc_ns = 25 * MS,
+			.copy_rate = 55000000,
 			.open = 6,
 			.open_random = 1,
+			.spill = 2,
+			.spill_rate = 2000000,
+			.spill_buffer_bytes = 8 * KIB,
+			.cache_bytes = 8 * KIB,
+			.cache_lat_ns = 3 * MS,
+			.cache_blocks = 1,
+			.granule_bytes = 512 * KIB,
 			.fat = 2,
 			.noise = 0.01,
 			.seed = 1,
@@ -136,9 +164,11 @@ static const struct sim_preset presets[] = {
 			.read_rate = 18000000,
 			.page_cross_ns = 3 * US,
 			.au_cross_ns = 60 * US,
-			.write_lat_ns = 500 * US,
-			.write_rate = 11000000,
+			.write_lat_ns = 1300 * US,
+			.write_rate = 12500000,
+			.buffer_bytes = 896 * KIB,
 			.gc_ns = 50 * MS,
+			.copy_rate = 60000000,
 			.open = 7,
 			.open_random = 4,
 			.fat = 4,
@@ -159,11 +189,156 @@ static const struct sim_preset presets[] = {
 			.read_rate = 20000000,
 			.page_cross_ns = 4 * US,
 			.au_cross_ns = 80 * US,
-			.write_lat_ns = 400 * US,
-			.write_rate = 12500000,
-			.gc_ns = 60 * MS,
+			.write_lat_ns = 4 * MS,
+			.write_rate = 11000000,
+			.gc_ns = 147 * MS,
+			.granule_bytes = 2 * MIB,
 			.open = 20,
 			.open_random = 20,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/* Arnd Bergmann's README example card (capacity not given) */
+		.name = "readme-example",
+		.description = "the README example SD card: 4MiB erase "
+			       "blocks, 8KiB pages, 2 open",
+		.params = {
+			.size_bytes = 500 * MIB,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 8 * KIB,
+			.read_lat_ns = 710 * US,
+			.read_rate = 20000000,
+			.ncross = 3,
+			.cross = { { 8 * KIB, 53 * US }, { 16 * KIB, 110 * US },
+				   { 4 * MIB, 135 * US } },
+			.write_lat_ns = 12 * MS,
+			.write_rate = 8000000,
+			.gc_ns = 60 * MS,
+			.copy_rate = 20000000,
+			.open = 2,
+			.open_random = 1,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "wirenboard-su04g",
+		.description = "SanDisk SU04G 4GB microSDHC (Wiren Board "
+			       "result 12): 4MiB, 4 open, spills to 7",
+		.params = {
+			.size_bytes = 3965190144ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 16 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 530 * US,
+			.read_rate = 20000000,
+			.ncross = 7,
+			.cross = { { 4 * KIB, 6 * US }, { 8 * KIB, 7 * US },
+				   { 16 * KIB, 10 * US }, { 512 * KIB, 5 * US },
+				   { 1 * MIB, 8 * US }, { 4 * MIB, 40 * US },
+				   { 8 * MIB, 110 * US } },
+			.write_lat_ns = 600 * US,
+			.write_rate = 17900000,
+			.gc_ns = 50 * MS,
+			.copy_rate = 15000000,
+			.open = 4,
+			.open_random = 0,
+			.spill = 3,
+			.spill_rate = 1500000,
+			.spill_buffer_bytes = 8 * KIB,
+			.cache_bytes = 8 * KIB,
+			.cache_lat_ns = 3500 * US,
+			.granule_bytes = 512 * KIB,
+			.switch_ns = 200 * US,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "wirenboard-sa04g",
+		.description = "SA04G 4GB card in a USB reader (Wiren Board "
+			       "result 6_2): 4MiB, 3 open",
+		.params = {
+			.size_bytes = 3980394496ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 16 * KIB,
+			.prog_bytes = 8 * KIB,
+			.read_lat_ns = 940 * US,
+			.read_rate = 20000000,
+			.ncross = 3,
+			.cross = { { 4 * KIB, 65 * US }, { 16 * KIB, 210 * US },
+				   { 4 * MIB, 190 * US } },
+			.write_lat_ns = 300 * US,
+			.write_rate = 8000000,
+			.gc_ns = 20 * MS,
+			.copy_rate = 8500000,
+			.open = 3,
+			.open_random = 0,
+			.switch_ns = 1400 * US,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		.name = "wirenboard-ncard",
+		.description = "NCard 8GB microSDHC (Wiren Board result 14): "
+			       "4MiB, 2 open, spills to 8",
+		.params = {
+			.size_bytes = 8035237888ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 580 * US,
+			.read_rate = 20000000,
+			.ncross = 5,
+			.cross = { { 2 * KIB, 24 * US }, { 8 * KIB, 186 * US },
+				   { 16 * KIB, 65 * US }, { 4 * MIB, 30 * US },
+				   { 1024 * MIB, 60 * US } },
+			.write_lat_ns = 600 * US,
+			.write_rate = 8600000,
+			.gc_ns = 50 * MS,
+			.open = 2,
+			.open_random = 2,
+			.spill = 6,
+			.spill_rate = 8000000,
+			.switch_ns = 2700 * US,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/*
+		 * The model before it was fitted to real write tables: the
+		 * SU08G's geometry and reads, a fixed gc cost, no spill,
+		 * cache, granules or buffer limit.  A spec that starts with
+		 * a key builds on it, so hand-made cards (the detection
+		 * matrix, the unit tests) show one clean cliff.
+		 */
+		.name = "plain",
+		.description = "a simple card: 4MiB erase blocks, 6 open, "
+			       "fixed gc, the base of a spec of keys",
+		.params = {
+			.size_bytes = 7948206080ULL,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = 8 * KIB,
+			.prog_bytes = 8 * KIB,
+			.read_lat_ns = 420 * US,
+			.read_rate = 20000000,
+			.page_cross_ns = 5 * US,
+			.au_cross_ns = 100 * US,
+			.write_lat_ns = 550 * US,
+			.write_rate = 10750000,
+			.gc_ns = 100 * MS,
+			.open = 6,
+			.open_random = 1,
 			.fat = 2,
 			.noise = 0.01,
 			.seed = 1,
@@ -216,6 +391,16 @@ static const struct sim_key keys[] = {
 	COUNT("open", open, 1, SIM_MAX_OPEN),
 	COUNT("open-random", open_random, 0, SIM_MAX_OPEN),
 	COUNT("fat", fat, 0, UINT32_MAX),
+	COUNT("spill", spill, 0, SIM_MAX_OPEN),
+	KEY("spill-rate", SIM_RATE, spill_rate),
+	KEY("spill-buffer", SIM_SIZE, spill_buffer_bytes),
+	KEY("copy-rate", SIM_RATE, copy_rate),
+	KEY("cache", SIM_SIZE, cache_bytes),
+	KEY("cache-lat", SIM_TIME, cache_lat_ns),
+	COUNT("cache-blocks", cache_blocks, 0, SIM_MAX_OPEN),
+	KEY("buffer", SIM_SIZE, buffer_bytes),
+	KEY("granule", SIM_SIZE, granule_bytes),
+	KEY("switch-lat", SIM_TIME, switch_ns),
 	FRACTION("noise", noise, 0.5),
 	FRACTION("spikes", spikes, 1.0),
 	COUNT("seed", seed, 0, UINT64_MAX),
@@ -275,7 +460,7 @@ static const struct sim_preset *find_preset(const char *name)
 
 static int unknown_key(const char *name, char *msg, size_t size)
 {
-	char list[160];
+	char list[320];
 
 	return usage(msg, size, "sim: unknown key '%s' (keys: %s)", name,
 		     name_list(list, sizeof(list), false));
@@ -418,7 +603,7 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 		return usage(msg, size, "sim: preset '%s' must come first",
 			     word);
 	if (first) {
-		char list[160];
+		char list[320];
 
 		return usage(msg, size, "sim: unknown preset '%s' "
 			     "(presets: %s)", word,
@@ -511,7 +696,10 @@ static int check_params(const struct sim_params *p, char *msg, size_t size)
 	return check_bad_ranges(p, msg, size);
 }
 
-/* [PRESET][,KEY=VALUE | ,ro]...; empty means the first preset. */
+/*
+ * [PRESET][,KEY=VALUE | ,ro]...; empty means the first preset, and a spec
+ * that starts with a key or ro builds on "plain".
+ */
 static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 		      size_t size)
 {
@@ -523,6 +711,7 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 	*p = presets[0].params;
 	if (!*spec)
 		return 0;
+	*p = find_preset("plain")->params;
 	copy = strdup(spec);
 	if (!copy)
 		return -ENOMEM;
@@ -547,16 +736,24 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
  * Without cross=, the levels are page-cross at page and au-cross at erase.
  *
  * Writes cost write-lat + (whole prog units touched) / write-rate, plus
- * gc for each garbage collection they cause.  Outside the first fat
- * erase blocks, the card holds up to open erase blocks open, each with a
- * high-water mark.  Writing a block that is not open opens it; if open
- * are open already, the least recently written one is closed: gc.  A
- * write below a block's mark is out of order: the block joins the set of
- * open-random blocks that take any order; if that set is full, its least
- * recently written member is consolidated (gc) and stays open for writes
- * above its mark.  A block written in order from its start to its end
- * holds nothing old, so writing it again from lower down starts it over
- * for free.  Discarding whole erase blocks closes them for free.
+ * the bytes past buffer once more, plus switch-lat when they go to another
+ * erase block than the write before, plus what the card must do to take
+ * them.  Outside the first fat erase blocks, the card holds up to open
+ * erase blocks open, each with a high-water mark and the start of its
+ * in-order run.  Writing a block that is not open opens it; if open are
+ * open already, the least recently written one is closed: gc plus the
+ * copy of what its run left out at copy-rate, or nothing when it was
+ * written through.  With spill=, while the open blocks are all in use a
+ * write to another block spills instead (its bytes again at spill-rate):
+ * graceful degradation up to open + spill blocks.  A write below a block's
+ * mark is out of order: the block joins the set of open-random blocks
+ * that take any order; if that set is full, its least recently written
+ * member is consolidated (gc) and stays open for writes above its mark.
+ * granule= lets a write that starts a granule go anywhere.  Small writes
+ * (cache=) out of order or spilled cost cache-lat instead.  A block
+ * written in order from its start to its end holds nothing old, so
+ * writing it again from lower down starts it over for free.  Discarding
+ * whole erase blocks closes them for free.
  */
 
 /* splitmix64: the noise source, seeded so runs repeat */
@@ -666,51 +863,6 @@ static void close_block(struct sim_state *s, struct sim_block *b)
 	*b = s->blocks[--s->nopen];
 }
 
-/* Open an erased block for writing, evicting the LRU one if need be. */
-static struct sim_block *open_block(struct sim_state *s, uint64_t index,
-				    uint64_t *gc_ns)
-{
-	struct sim_block *b;
-
-	if (s->nopen == s->p.open) {
-		close_block(s, lru_block(s, false));
-		*gc_ns += s->p.gc_ns;
-	}
-	b = &s->blocks[s->nopen++];
-	*b = (struct sim_block){ .index = index };
-	return b;
-}
-
-/*
- * Consolidate b: its data is copied into a fresh block, which the card
- * keeps open for appends above b's high-water mark.
- */
-static void consolidate(struct sim_state *s, struct sim_block *b)
-{
-	if (b->random)
-		s->nrandom--;
-	b->random = false;
-	b->gaps = true;
-}
-
-/* An out-of-order write into b: it joins the out-of-order set. */
-static uint64_t go_random(struct sim_state *s, struct sim_block *b)
-{
-	uint64_t gc_ns = 0;
-
-	if (s->p.open_random == 0) {
-		consolidate(s, b);
-		return s->p.gc_ns;
-	}
-	if (s->nrandom == s->p.open_random) {
-		consolidate(s, lru_block(s, true));
-		gc_ns = s->p.gc_ns;
-	}
-	b->random = true;
-	s->nrandom++;
-	return gc_ns;
-}
-
 static uint64_t block_bytes(const struct sim_params *p, uint64_t index)
 {
 	uint64_t left = p->size_bytes - index * p->erase_bytes;
@@ -719,32 +871,277 @@ static uint64_t block_bytes(const struct sim_params *p, uint64_t index)
 }
 
 /*
- * The gc cost of writing [start, end) inside erase block index.  A block
- * written in order from its start through to its end holds nothing old:
- * writing it again from lower down starts it over at no cost.
+ * The entry for erase block index in a table of at most max entries,
+ * taking over the least recently used one when it is full: *taken says
+ * whether one was, *old gets what it held.  The caller fills a new entry
+ * in.
+ */
+static struct sim_block *lookup(struct sim_block *table, unsigned int *n,
+				uint64_t max, uint64_t index, bool *taken,
+				struct sim_block *old)
+{
+	struct sim_block *lru = NULL;
+
+	*taken = false;
+	for (unsigned int i = 0; i < *n; i++) {
+		if (table[i].index == index)
+			return &table[i];
+		if (!lru || table[i].used < lru->used)
+			lru = &table[i];
+	}
+	if (*n < max) {
+		lru = &table[(*n)++];
+		*lru = (struct sim_block){ .index = index };
+		return lru;
+	}
+	*taken = true;
+	*old = *lru;
+	*lru = (struct sim_block){ .index = index };
+	return lru;
+}
+
+/* lookup() without caring what it displaced. */
+static struct sim_block *slot(struct sim_block *table, unsigned int *n,
+			      uint64_t max, uint64_t index)
+{
+	struct sim_block old;
+	bool taken;
+
+	return lookup(table, n, max, index, &taken, &old);
+}
+
+/* Time to copy bytes inside the card: copy-rate, or free without it. */
+static uint64_t copy_ns(const struct sim_params *p, uint64_t bytes)
+{
+	return p->copy_rate ? transfer_ns(bytes, p->copy_rate) : 0;
+}
+
+/* Does offset start a granule (or the block)?  Without granule=, 0 only. */
+static bool granule_start(const struct sim_params *p, uint64_t offset)
+{
+	return offset == 0 ||
+	       (p->granule_bytes && offset % p->granule_bytes == 0);
+}
+
+/* Does mark end a granule (or the block)?  Without granule=, the block. */
+static bool granule_end(const struct sim_params *p, uint64_t index,
+			uint64_t mark)
+{
+	return mark == block_bytes(p, index) || granule_start(p, mark);
+}
+
+/*
+ * Written in order from the start of a granule (or of the block) to the
+ * end of one: it holds nothing old that a close would have to copy.
+ */
+static bool complete(const struct sim_params *p, const struct sim_block *b)
+{
+	return !b->gaps && !b->random && granule_start(p, b->base_bytes) &&
+	       granule_end(p, b->index, b->pos_bytes);
+}
+
+/*
+ * Move b's mark past a write of [start, end).  The first write sets where
+ * b's run begins; a later one above the mark leaves old data in between
+ * unless it starts a granule.
+ */
+static void advance(const struct sim_params *p, struct sim_block *b,
+		    uint64_t start, uint64_t end)
+{
+	if (b->pos_bytes == 0)
+		b->base_bytes = start;
+	else if (!b->random && start > b->pos_bytes && !granule_start(p, start))
+		b->gaps = true;
+	if (end > b->pos_bytes)
+		b->pos_bytes = end;
+}
+
+/*
+ * Close b to free its slot.  A complete block closes for free.  Any other
+ * costs gc plus a copy from the old block at copy-rate: of what its one
+ * in-order run did not write, or of the whole block when it has gaps or
+ * took writes out of order.
+ */
+static uint64_t evict(struct sim_state *s, struct sim_block *b)
+{
+	uint64_t ns = 0, copy_bytes = block_bytes(&s->p, b->index);
+
+	if (!complete(&s->p, b)) {
+		if (!b->gaps && !b->random)
+			copy_bytes -= b->pos_bytes - b->base_bytes;
+		ns = s->p.gc_ns + copy_ns(&s->p, copy_bytes);
+		if (s->p.spill)
+			*slot(s->spilled, &s->nspilled, s->p.spill,
+			      b->index) = *b;
+	}
+	close_block(s, b);
+	return ns;
+}
+
+/*
+ * With spill=, a card whose open slots are all in use keeps them while
+ * they are in use: the least recently written one was written within the
+ * last open + spill writes.  A write to another block then spills.
+ */
+static bool spills(struct sim_state *s)
+{
+	if (!s->p.spill || s->nopen < s->p.open)
+		return false;
+	return lru_block(s, false)->used + s->p.open + s->p.spill > s->tick;
+}
+
+/* Open an erased block for writing, closing the LRU one if need be. */
+static struct sim_block *open_block(struct sim_state *s, uint64_t index,
+				    uint64_t *gc_ns)
+{
+	struct sim_block *b;
+
+	if (s->nopen == s->p.open)
+		*gc_ns += evict(s, lru_block(s, false));
+	b = &s->blocks[s->nopen++];
+	*b = (struct sim_block){ .index = index };
+	return b;
+}
+
+/*
+ * Consolidate b: its data is copied into a fresh block (gc), which the
+ * card keeps open for appends above b's high-water mark.
+ */
+static uint64_t consolidate(struct sim_state *s, struct sim_block *b)
+{
+	if (b->random)
+		s->nrandom--;
+	b->random = false;
+	b->gaps = true;
+	return s->p.gc_ns;
+}
+
+/* An out-of-order write into b: it joins the out-of-order set. */
+static uint64_t go_random(struct sim_state *s, struct sim_block *b)
+{
+	uint64_t gc_ns = 0;
+
+	if (s->p.open_random == 0)
+		return consolidate(s, b);
+	if (s->nrandom == s->p.open_random)
+		gc_ns = consolidate(s, lru_block(s, true));
+	b->random = true;
+	s->nrandom++;
+	return gc_ns;
+}
+
+/*
+ * A small spilled write for erase block index, ending at end, goes to the
+ * small-write cache, which combines the spilled writes of cache-blocks
+ * erase blocks.  One for a block it does not hold flushes the least
+ * recently used one, as an eviction would: gc plus the rest of that block
+ * at copy-rate.
+ */
+static uint64_t cache_write(struct sim_state *s, uint64_t index,
+			    uint64_t end)
+{
+	struct sim_block *c, old;
+	bool flushed;
+	uint64_t ns = 0;
+
+	if (!s->p.cache_blocks)
+		return 0;
+	c = lookup(s->cached, &s->ncached, s->p.cache_blocks, index,
+		   &flushed, &old);
+	if (flushed)
+		ns = s->p.gc_ns + copy_ns(&s->p, block_bytes(&s->p, old.index) -
+						 old.pos_bytes);
+	c->used = s->tick;
+	c->pos_bytes = end;
+	return ns;
+}
+
+/*
+ * Is a write at start, below mark, out of order?  With granule=, one that
+ * starts a granule is not: the card maps the block in granules.
+ */
+static bool out_of_order(const struct sim_params *p, uint64_t mark,
+			 uint64_t start)
+{
+	if (start >= mark)
+		return false;
+	return !p->granule_bytes || start % p->granule_bytes;
+}
+
+/*
+ * A write to a block that is not open, while the open ones are in use,
+ * spills when it is in order for that block (spilled blocks keep a mark
+ * too), small, or on a card whose open blocks all take any order: its
+ * bytes past the first spill-buffer cost again at spill-rate, or a small
+ * one goes to the cache for cache-lat.  Returns false when it cannot
+ * spill.
+ */
+static bool spill(struct sim_state *s, uint64_t index, uint64_t start,
+		  uint64_t end, bool small, uint64_t *ns)
+{
+	bool any_order = s->p.open_random == s->p.open;
+	struct sim_block *b;
+
+	if (!spills(s))
+		return false;
+	b = slot(s->spilled, &s->nspilled, s->p.spill, index);
+	if (start < b->pos_bytes && complete(&s->p, b))
+		b->pos_bytes = 0;
+	else if (!small && !any_order &&
+		 out_of_order(&s->p, b->pos_bytes, start))
+		return false;
+	advance(&s->p, b, start, end);
+	b->used = s->tick;
+	if (small)
+		*ns += s->p.cache_lat_ns + cache_write(s, index, end);
+	else if (s->p.spill_rate && end - start > s->p.spill_buffer_bytes)
+		*ns += transfer_ns(end - start - s->p.spill_buffer_bytes,
+				   s->p.spill_rate);
+	return true;
+}
+
+/* Take index off the spilled list: it is about to be opened. */
+static void unspill(struct sim_state *s, uint64_t index)
+{
+	for (unsigned int i = 0; i < s->nspilled; i++)
+		if (s->spilled[i].index == index) {
+			s->spilled[i] = s->spilled[--s->nspilled];
+			return;
+		}
+}
+
+/*
+ * What writing [start, end) inside erase block index costs on top of its
+ * transfer: gc, spills, the cache.  A block written in order from its
+ * start through to its end holds nothing old: writing it again from lower
+ * down starts it over at no cost.  A small write out of order in an open
+ * block is absorbed by the cache for cache-lat instead of consolidating.
  */
 static uint64_t write_block(struct sim_state *s, uint64_t index,
 			    uint64_t start, uint64_t end)
 {
+	const struct sim_params *p = &s->p;
+	bool small = p->cache_bytes && end - start <= p->cache_bytes;
 	struct sim_block *b;
 	uint64_t gc_ns = 0;
 
-	if (index < s->p.fat)
+	if (index < p->fat)
 		return 0;
+	s->tick++;
 	b = find_block(s, index);
-	if (!b)
+	if (!b && spill(s, index, start, end, small, &gc_ns))
+		return gc_ns;
+	if (!b) {
+		if (p->spill)
+			unspill(s, index);
 		b = open_block(s, index, &gc_ns);
-	b->used = ++s->tick;
-	if (!b->random && start < b->pos_bytes) {
-		if (b->pos_bytes == block_bytes(&s->p, index) && !b->gaps)
-			b->pos_bytes = 0;
-		else
-			gc_ns += go_random(s, b);
 	}
-	if (!b->random && start > b->pos_bytes)
-		b->gaps = true;
-	if (end > b->pos_bytes)
-		b->pos_bytes = end;
+	b->used = s->tick;
+	if (!b->random && start < b->pos_bytes && complete(p, b))
+		b->pos_bytes = 0;
+	else if (!b->random && out_of_order(p, b->pos_bytes, start))
+		gc_ns += small ? p->cache_lat_ns : go_random(s, b);
+	advance(p, b, start, end);
 	return gc_ns;
 }
 
@@ -814,6 +1211,8 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 	t = p->write_lat_ns +
 	    transfer_ns(touched(offset, length, p->prog_bytes) *
 			p->prog_bytes, p->write_rate);
+	if (p->buffer_bytes && length > p->buffer_bytes)
+		t += transfer_ns(length - p->buffer_bytes, p->write_rate);
 	for (pos = offset; pos < end; ) {
 		uint64_t index = pos / p->erase_bytes;
 		uint64_t base = index * p->erase_bytes;
@@ -821,6 +1220,9 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 				end - base : p->erase_bytes;
 
 		t += write_block(s, index, pos - base, stop);
+		if (index != s->last_index)
+			t += p->switch_ns;
+		s->last_index = index;
 		pos = base + stop;
 	}
 	*ns = jitter(s, t);
@@ -874,10 +1276,14 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		snprintf(msg, size, "sim: card is write-protected");
 		return -EROFS;
 	}
-	s = calloc(1, sizeof(*s) + p.open * sizeof(s->blocks[0]));
+	s = calloc(1, sizeof(*s) + (p.open + p.cache_blocks + p.spill) *
+		      sizeof(s->blocks[0]));
 	if (!s)
 		return -ENOMEM;
 	s->p = p;
+	s->last_index = UINT64_MAX;
+	s->cached = s->blocks + p.open;
+	s->spilled = s->cached + p.cache_blocks;
 	s->rng = p.seed;
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
