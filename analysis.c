@@ -518,8 +518,7 @@ static void name_levels(struct analysis_geometry *g, size_t *erase,
 	*erase = *alternative = SIZE_MAX;
 	for (size_t j = 0; j < g->level_count; j++)
 		if (g->levels[j].size >= g->erase_min &&
-		    g->levels[j].size <= g->erase_max &&
-		    g->levels[j].cost_ns >= MIN_ERASE_SHARE * g->read_ns)
+		    g->levels[j].size <= g->erase_max)
 			*erase = j;
 	for (size_t j = 0; j < g->level_count; j++) {
 		struct analysis_level *l = &g->levels[j];
@@ -553,20 +552,33 @@ static struct analysis_finding level_finding(const struct analysis_level *l,
 		capped(analysis_confidence(l->z), overwhelming) };
 }
 
+static double strongest_rejected(const struct stair *s, const struct fit *f,
+				 uint64_t low, uint64_t high, size_t support,
+				 size_t *covered);
+static double doubt_free(double rejected_z, size_t tried);
+
 /* How sure the erase reading is, given the alternative and the prior. */
-static void weigh_erase(struct analysis_geometry *g, const struct fit *f,
-			size_t points, size_t e, size_t alt,
+static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
+			const struct fit *f, size_t e, size_t alt,
 			const struct analysis_prior *prior)
 {
 	const struct analysis_level *top = &g->levels[e];
-	size_t below = points - f->above[e];
+	size_t below = s->n - f->above[e], covered;
 	double confidence = analysis_confidence(top->z), weight_alt = 0;
+	/* the top level: unless a weaker step hides above it */
+	double above = strongest_rejected(s, f, top->size + 1, g->erase_max,
+					  2, &covered);
 	bool overwhelming = top->z >= OVERWHELMING_Z && f->above[e] >= 3 &&
 			    below >= 3 && alt == SIZE_MAX;
 
 	/* a top level of two points is hard to tell from a stray pair */
 	if (f->above[e] < 3)
 		confidence *= 0.8;
+	/* a step this small could be the reader's, not the card's */
+	if (top->cost_ns < MIN_ERASE_SHARE * g->read_ns)
+		confidence *= top->cost_ns / (MIN_ERASE_SHARE * g->read_ns);
+	if (above > 0)
+		confidence = fmin(confidence, doubt_free(above, covered));
 	if (alt != SIZE_MAX) {
 		const struct analysis_level *a = &g->levels[alt];
 
@@ -601,43 +613,84 @@ static void weigh_erase(struct analysis_geometry *g, const struct fit *f,
 }
 
 /*
- * No level where an erase block can be: how sure that none hides there -
- * the strongest step the fit turned down in that range, and how many
- * alignments cover it.
+ * The strongest step the fit turned down among sizes in [low, high], in
+ * noise units, and how many alignments of that range it had.
  */
-static double hidden_confidence(const struct stair *s, const struct fit *f,
-				const struct analysis_geometry *g)
+static double strongest_rejected(const struct stair *s, const struct fit *f,
+				 uint64_t low, uint64_t high, size_t support,
+				 size_t *covered)
 {
 	double strongest = 0;
-	size_t covered = 0;
 
+	*covered = 0;
 	for (size_t c = 0; c < s->candidates; c++) {
 		struct fit trial = *f;
 		uint64_t size = s->candidate[c];
 
-		if (size < g->erase_min || size > g->erase_max)
+		if (size < low || size > high)
 			continue;
-		covered++;
+		++*covered;
 		if (has_level(f, size) || f->k == ANALYSIS_MAX_LEVELS)
 			continue;
 		trial.size[trial.k++] = size;
 		evaluate(s, &trial);
 		for (size_t j = 0; trial.valid && j < trial.k; j++)
-			if (trial.size[j] == size && trial.z[j] > strongest)
+			if (trial.size[j] == size && trial.z[j] > strongest &&
+			    trial.above[j] >= support)
 				strongest = trial.z[j];
 	}
-	return fmin(1, (double)covered / 6) *
-	       capped(1 - analysis_confidence(strongest + 2), false);
+	return strongest;
+}
+
+/*
+ * How sure that a step the fit turned down is not real, from its z and
+ * how many sizes were tried: the largest of a dozen noise-only candidates
+ * often reaches 2, of two it rarely does.
+ */
+static double doubt_free(double rejected_z, size_t tried)
+{
+	double usual = 2.2 + 0.5 * log2(1.0 + (double)tried);
+
+	return 1 / (1 + exp((rejected_z - usual) * 1.5));
+}
+
+/*
+ * No level where an erase block can be: how sure that none hides there -
+ * the strongest step turned down in that range, and how many alignments
+ * cover it.
+ */
+static double hidden_confidence(const struct stair *s, const struct fit *f,
+				const struct analysis_geometry *g)
+{
+	size_t covered;
+	double rejected = strongest_rejected(s, f, g->erase_min, g->erase_max,
+					     1, &covered);
+
+	/* the smallest step this noise lets through, against the smallest
+	   erase-block steps cards show (a few percent of a read) */
+	double smallest = 3 * s->sigma_ns / (MIN_ERASE_SHARE * s->read_ns);
+
+	return fmin(1, (double)covered / 6) / (1 + smallest * smallest) *
+	       capped(doubt_free(rejected, covered), false);
 }
 
 /* Page and effective page: the lowest steps, below any erase size. */
-static void page_findings(struct analysis_geometry *g, const struct fit *f)
+static void page_findings(struct analysis_geometry *g, const struct stair *s,
+			  const struct fit *f)
 {
 	for (size_t j = 0; j < g->level_count; j++) {
 		const struct analysis_level *l = &g->levels[j];
 
 		if (l->kind == ANALYSIS_LEVEL_PAGE) {
+			size_t covered;
+			/* the lowest step: unless a weaker one hides below */
+			double below = strongest_rejected(s, f, 1, l->size - 1,
+							  1, &covered);
+
 			g->page = level_finding(l, f->above[j]);
+			if (below > 0)
+				g->page.confidence = fmin(g->page.confidence,
+					doubt_free(below, covered));
 			g->page_z = l->z;
 			g->page_ns = f->baseline_ns + l->cost_ns;
 		} else if (l->kind == ANALYSIS_LEVEL_EFFECTIVE_PAGE) {
@@ -673,9 +726,9 @@ void analysis_align_prior(const struct analysis_align_point *points,
 		g->levels[j] = (struct analysis_level){ f.size[j],
 			f.cost_ns[j], f.z[j], ANALYSIS_LEVEL_STEP };
 	name_levels(g, &erase, &alternative);
-	page_findings(g, &f);
+	page_findings(g, &s, &f);
 	if (erase != SIZE_MAX) {
-		weigh_erase(g, &f, s.n, erase, alternative, prior);
+		weigh_erase(g, &s, &f, erase, alternative, prior);
 		g->boundary_ns = f.baseline_ns;
 		for (size_t j = 0; j <= erase; j++)
 			g->boundary_ns += g->levels[j].cost_ns;

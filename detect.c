@@ -241,9 +241,8 @@ static double erase_sureness(const struct analysis_geometry *g)
 
 static bool settled(const struct analysis_geometry *g)
 {
-	if (g->erase_hidden)
-		return g->hidden_confidence >= 0.9 &&
-		       g->page.confidence >= 0.9;
+	/* "not visible" is never settled at once: a weak step may yet
+	   come out of the noise as the rounds sharpen the times */
 	if (!g->erase.known)
 		return false;
 	/* a weak page signal needs more rounds: only the budget ends them */
