@@ -593,7 +593,7 @@ static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
 		} else if (alt != SIZE_MAX &&
 			   prior->preferred_erase == g->levels[alt].size) {
 			g->prior_verdict = 2;
-			weight_alt = fmax(weight_alt, 0.4);
+			weight_alt = fmin(0.5, weight_alt + 0.2);
 		} else {
 			g->prior_verdict = -1;
 			confidence *= 0.8;
