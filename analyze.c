@@ -944,9 +944,11 @@ static void text_align(FILE *out, const struct analyze_result *r,
 
 	if (!f->table_points)
 		return;
-	fprintf(out, "\nAlign table %u of %u (%zu lines; the reading pools "
-		"all %u); diff = on - (pre + post) / 2:\n", f->table + 1,
-		r->table_count, f->table_points, r->table_count);
+	fprintf(out, "\nAlign table %u of %u (%zu lines", f->table + 1,
+		r->table_count, f->table_points);
+	if (r->table_count > 1)
+		fprintf(out, "; the reading pools all %u", r->table_count);
+	fprintf(out, "); diff = on - (pre + post) / 2:\n");
 	fprintf(out, "  %-8s%10s%10s%10s%10s\n", "align", "pre", "on", "post",
 		"diff");
 	for (size_t i = 0; i < r->point_count; i++) {
@@ -1082,17 +1084,18 @@ static void json_confidence(FILE *out, const struct analyze_findings *f)
 {
 	const struct analysis_finding *c[] = {
 		&f->geometry.erase, &f->geometry.page, &f->open.linear,
-		&f->open.random,
+		&f->open.random, &f->geometry.effective_page,
 	};
 
 	fprintf(out, "  \"confidence\": { \"erase_size\": %.3f, "
 		"\"page_size\": %.3f, \"open_au_linear\": %.3f, "
 		"\"open_au_random\": %.3f, \"min_write_size\": 0, "
-		"\"fat_area\": 0 },\n",
+		"\"fat_area\": 0, \"effective_page_size\": %.3f },\n",
 		c[0]->known ? c[0]->confidence : 0,
 		c[1]->known ? c[1]->confidence : 0,
 		c[2]->known ? c[2]->confidence : 0,
-		c[3]->known ? c[3]->confidence : 0);
+		c[3]->known ? c[3]->confidence : 0,
+		c[4]->known ? c[4]->confidence : 0);
 }
 
 static void json_reasons(FILE *out, const struct analyze_findings *f)

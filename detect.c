@@ -795,6 +795,7 @@ static void print_text(FILE *out, const struct dev *dev,
 		(double)dev->stats.time_ns / 1e9,
 		units_format_size(rd, (double)dev->stats.bytes_read),
 		units_format_size(wr, (double)dev->stats.bytes_written));
+	detect_print_levels(out, g);
 	if (advice)
 		fprintf(out, "\nRecommendations:\n");
 	for (size_t i = 0; i < advice; i++)
@@ -899,7 +900,6 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 		return 0;
 	}
 	print_text(out, dev, f, options->write, lines, advice);
-	detect_print_levels(out, &f->geometry);
 	print_evidence(out, points, count);
 	return 0;
 }

@@ -89,7 +89,7 @@ print("Staircase matrix: %d cards x %s seeds; right = the size the card is "
 for mode, title in (("detect", "--detect"),
                     ("analyze", "-a --blocksize=1024 | --analyze")):
     mine = [r for r in rows if r[0] == mode]
-    print("%s\n" % title)
+    print("**%s**\n" % title)
     print("| confidence | erase: right / findings | page: right / findings "
           "| all: share right |")
     print("|---|---:|---:|---:|")
@@ -123,9 +123,11 @@ for mode, title in (("detect", "--detect"),
           (title, erase_ok, len(mine) // 2, page_ok, len(mine) // 2,
            sum(int(r[5]) for r in hidden), len(hidden), right, len(sure),
            share, "HOLDS" if held else "FAILS"))
-    for r in sure:
-        if not int(r[5]):
-            print("  wrong at %.2f: %s %s, expected %s: %s" %
-                  (float(r[4]), r[1], r[3], r[2], r[6]))
+    wrong = [r for r in sure if not int(r[5])]
+    for r in wrong:
+        print("- wrong at %.2f: %s %s, expected %s: `%s`" %
+              (float(r[4]), r[1], r[3], r[2], r[6]))
+    if wrong:
+        print()
 sys.exit(status)
 EOF
