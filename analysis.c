@@ -96,12 +96,15 @@ double analysis_confidence(double z)
  */
 #define MAX_FIT_POINTS 512
 #define MAX_CANDIDATES 64
-#define MAX_GROUPS (1u << ANALYSIS_MAX_LEVELS)
 #define LEVEL_PENALTY 4.0
 /* a level must also cost this share of a read, and an erase-block level
    more: caches and loop devices show only scatter far below that */
 #define MIN_STEP_SHARE 0.005
 #define MIN_ERASE_SHARE 0.02
+/* and at least this much: crossing into another flash page costs a NAND
+   read of several microseconds at least, while page caches, loop devices
+   and SSD controllers show steps of a few hundred nanoseconds */
+#define MIN_STEP_NS 1000.0
 /* standard error of a median over that of a mean, for normal noise */
 #define MEDIAN_SE 1.2533
 #define KIB 1024ULL
@@ -161,12 +164,22 @@ static int compare_sizes(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Groups come in ascending signature order: a binary search. */
 static const struct group *find_group(const struct group *groups,
 				      size_t count, unsigned signature)
 {
-	for (size_t i = 0; i < count; i++)
-		if (groups[i].signature == signature)
-			return &groups[i];
+	size_t low = 0, high = count;
+
+	while (low < high) {
+		size_t mid = low + (high - low) / 2;
+
+		if (groups[mid].signature == signature)
+			return &groups[mid];
+		if (groups[mid].signature < signature)
+			low = mid + 1;
+		else
+			high = mid;
+	}
 	return NULL;
 }
 
@@ -312,7 +325,8 @@ static void exchange(const struct stair *s, struct fit *f)
 static bool weak_level(const struct stair *s, const struct fit *f,
 		       size_t j)
 {
-	return f->z[j] < MIN_Z || f->cost_ns[j] < MIN_STEP_SHARE * s->read_ns;
+	return f->z[j] < MIN_Z || f->cost_ns[j] < MIN_STEP_NS ||
+	       f->cost_ns[j] < MIN_STEP_SHARE * s->read_ns;
 }
 
 /* Drop the weakest level while any is below the bar. */
@@ -379,6 +393,21 @@ static size_t next_of_family(const struct stair *s, size_t i)
 	return next;
 }
 
+/* Scaled median absolute deviation of all diffs, steps included. */
+static double spread(const struct stair *s)
+{
+	static double values[MAX_FIT_POINTS];
+	double center;
+
+	if (s->n == 0)
+		return 0;
+	memcpy(values, s->diff, s->n * sizeof(*values));
+	center = quantile(values, s->n, 0.5);
+	for (size_t i = 0; i < s->n; i++)
+		values[i] = fabs(s->diff[i] - center);
+	return 1.4826 * quantile(values, s->n, 0.5);
+}
+
 /*
  * Noise of a diff: the measured standard errors where most points have
  * one, else the scatter between neighbouring alignments of one family
@@ -409,6 +438,8 @@ static double stair_noise(const struct analysis_align_point *points,
 		if (count >= 3)
 			noise = 1.4826 * quantile(values, count, 0.5) /
 				sqrt(2.0);
+		else
+			noise = spread(s);	/* no neighbours: assume the worst */
 	}
 	return noise > floor_ns ? noise : floor_ns > 0 ? floor_ns : 1;
 }

@@ -770,14 +770,20 @@ static void erase_reason(const struct analyze_result *r,
 			 flat_high >= g->levels[j].size)
 			flat_high = g->levels[j].size / 2;
 	}
-	snprintf(f->erase_why, sizeof(f->erase_why),
-		 "not visible: the diff is flat from %s to %s, no step where "
-		 "an erase block can be (%s to %s; confidence %.2f)",
-		 units_format_exact_size(low, flat_low),
-		 units_format_exact_size(high, flat_high),
-		 units_format_exact_size(min, g->erase_min),
-		 units_format_exact_size(max, g->erase_max),
-		 g->hidden_confidence);
+	units_format_exact_size(min, g->erase_min);
+	units_format_exact_size(max, g->erase_max);
+	if (flat_low >= flat_high)
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "not visible: no step where an erase block can be "
+			 "(%s to %s; confidence %.2f)", min, max,
+			 g->hidden_confidence);
+	else
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "not visible: the diff is flat from %s to %s, no step "
+			 "where an erase block can be (%s to %s; confidence "
+			 "%.2f)", units_format_exact_size(low, flat_low),
+			 units_format_exact_size(high, flat_high), min, max,
+			 g->hidden_confidence);
 }
 
 static void geometry_reasons(const struct analyze_result *r,
@@ -793,7 +799,7 @@ static void geometry_reasons(const struct analyze_result *r,
 			 g->erase.known ? "the erase block" :
 			 "the erase-block range");
 	else if (!g->page.known)
-		snprintf(f->page_why, sizeof(f->page_why), "%s",
+		snprintf(f->page_why, sizeof(f->page_why), "%.150s",
 			 f->erase_why);
 }
 

@@ -46,7 +46,7 @@ struct analyze_findings {
 	size_t table_points;		/* its lines; 0: no align table */
 	size_t tables_used;		/* align tables the geometry pools */
 	/* why each finding is missing; "" when it is known */
-	char erase_why[160];
+	char erase_why[320];
 	char page_why[160];
 	char linear_why[160];
 	char random_why[160];
