@@ -329,29 +329,21 @@ static bool weak_level(const struct stair *s, const struct fit *f,
 	       f->cost_ns[j] < MIN_STEP_SHARE * s->read_ns;
 }
 
-/* Drop the weakest level while any is below the bar. */
+/* Drop the weakest level below the bar (any, if the set is invalid). */
 static void prune(const struct stair *s, struct fit *f)
 {
 	while (f->k) {
-		size_t worst = 0;
+		size_t drop = SIZE_MAX;
 
-		for (size_t j = 1; j < f->k; j++)
-			if (f->z[j] < f->z[worst])
-				worst = j;
-		if (f->valid && !weak_level(s, f, worst)) {
-			bool any = false;
-
-			for (size_t j = 0; j < f->k; j++)
-				any |= weak_level(s, f, j);
-			if (!any)
-				return;
-			for (worst = 0; !weak_level(s, f, worst); worst++)
-				;
-		}
-		f->size[worst] = f->size[--f->k];
+		for (size_t j = 0; j < f->k; j++)
+			if ((!f->valid || weak_level(s, f, j)) &&
+			    (drop == SIZE_MAX || f->z[j] < f->z[drop]))
+				drop = j;
+		if (drop == SIZE_MAX)
+			return;
+		f->size[drop] = f->size[--f->k];
 		evaluate(s, f);
 	}
-	evaluate(s, f);
 }
 
 static void fit_staircase(const struct stair *s, struct fit *f)
