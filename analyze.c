@@ -127,6 +127,7 @@ struct parser {
 	bool continued;			/* a command line ended in "\" */
 	unsigned table;
 	struct analysis_run *run;	/* being filled, or NULL */
+	unsigned erase_pending;		/* lines a sysfs value may still come */
 };
 
 /* ---- cleaning and tokens ---- */
@@ -925,6 +926,86 @@ static bool prose_word(struct parser *ps, const struct token *t,
 	return line->named && order;
 }
 
+/* ---- what the text says of the device ---- */
+
+static bool ends_with(const struct token *t, const char *name)
+{
+	size_t n = strlen(name);
+
+	return t->len >= n && memcmp(t->s + t->len - n, name, n) == 0;
+}
+
+/* The value after a sysfs path: "<== VALUE", ": VALUE", "VALUE". */
+static bool attribute_value(const char **p, const char *end,
+			    struct token *value)
+{
+	const char *q = *p;
+
+	for (unsigned i = 0; i < 3 && next_token(&q, end, value); i++) {
+		if (token_is(value, "<==") || token_is(value, ":") ||
+		    token_is(value, "="))
+			continue;
+		*p = q;
+		return true;
+	}
+	return false;
+}
+
+static void set_device(struct analyze_result *r, const struct token *type)
+{
+	if (token_is(type, "SD") || token_is(type, "MMC_TYPE=SD"))
+		r->prior.device = ANALYSIS_DEVICE_SD;
+	else if (token_is(type, "MMC") || token_is(type, "MMC_TYPE=MMC"))
+		r->prior.device = ANALYSIS_DEVICE_EMMC;
+}
+
+/*
+ * What a pasted sysfs dump or fdisk -l says: preferred_erase_size (its
+ * value on the same line, as head and grep print it, or on the next, as
+ * cat does), the card type, and the capacity in "N bytes".
+ */
+static bool try_prior(struct parser *ps, const struct token *t,
+		      const char **p, const char *end)
+{
+	struct analyze_result *r = ps->r;
+	struct token value;
+	const char *q;
+	uint64_t v;
+
+	if (ends_with(t, "preferred_erase_size") ||
+	    ends_with(t, "preferred_erase_size:")) {
+		ps->erase_pending = 2;
+		if (attribute_value(p, end, &value) &&
+		    parse_integer(&value, 512, MAX_SIZE_BYTES, &v)) {
+			r->prior.preferred_erase = v;
+			ps->erase_pending = 0;
+		}
+		return true;
+	}
+	if (ends_with(t, "/type") && attribute_value(p, end, &value)) {
+		set_device(r, &value);
+		return true;
+	}
+	if (token_is(t, "MMC_TYPE=SD") || token_is(t, "MMC_TYPE=MMC")) {
+		set_device(r, t);
+		return true;
+	}
+	if (ps->erase_pending && parse_integer(t, 512, MAX_SIZE_BYTES, &v)) {
+		r->prior.preferred_erase = v;
+		ps->erase_pending = 0;
+		return true;
+	}
+	q = *p;
+	if (parse_integer(t, 64ULL << 20, MAX_SIZE_BYTES, &v) &&
+	    next_token(&q, end, &value) && (token_is(&value, "bytes") ||
+					   token_is(&value, "bytes,"))) {
+		r->prior.capacity_bytes = v;
+		*p = q;
+		return true;
+	}
+	return false;
+}
+
 /* One line: returns whether it held a record or a command. */
 static bool parse_line(struct parser *ps, const char *p, const char *end)
 {
@@ -933,6 +1014,8 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 	const char *first;
 	struct token t = { 0 };
 
+	if (ps->erase_pending)
+		ps->erase_pending--;
 	ps->continued = false;
 	if (ps->columns.count && try_column_row(ps, p, end))
 		return true;
@@ -952,6 +1035,8 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 		} else if (try_pair(ps, &t, &p, end)) {
 			options = false;
 			line = (struct line_hint){ 0 };
+			used = true;
+		} else if (try_prior(ps, &t, &p, end)) {
 			used = true;
 		} else if (options) {
 			option(ps, &t, &p, end);
@@ -1123,34 +1208,70 @@ static unsigned largest_table(const struct analyze_result *r, size_t *points)
 	return best;
 }
 
+/* Why there is no erase block: too little, no steps, or none in range. */
+static void erase_reason(const struct analyze_result *r,
+			 struct analyze_findings *f)
+{
+	const struct analysis_geometry *g = &f->geometry;
+	char low[UNITS_BUF], high[UNITS_BUF], min[UNITS_BUF], max[UNITS_BUF];
+	uint64_t flat_low = g->span_low, flat_high = g->span_high;
+
+	if (r->point_count == 0) {
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "no align table found");
+		return;
+	}
+	if (f->table_points < 4) {
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "the longest align table has %zu lines; too few to "
+			 "tell", f->table_points);
+		return;
+	}
+	if (!g->erase_hidden) {
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "no step in the diff column stands clear of the "
+			 "noise (%s per diff)",
+			 units_format_time(low, g->noise_ns));
+		return;
+	}
+	for (size_t j = 0; j < g->level_count; j++) {
+		if (g->levels[j].size < g->erase_min)
+			flat_low = g->levels[j].size;
+		else if (g->levels[j].size > g->erase_max &&
+			 flat_high >= g->levels[j].size)
+			flat_high = g->levels[j].size / 2;
+	}
+	units_format_exact_size(min, g->erase_min);
+	units_format_exact_size(max, g->erase_max);
+	if (flat_low >= flat_high)
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "not visible: no step where an erase block can be "
+			 "(%s to %s; confidence %.2f)", min, max,
+			 g->hidden_confidence);
+	else
+		snprintf(f->erase_why, sizeof(f->erase_why),
+			 "not visible: the diff is flat from %s to %s, no step "
+			 "where an erase block can be (%s to %s; confidence "
+			 "%.2f)", units_format_exact_size(low, flat_low),
+			 units_format_exact_size(high, flat_high), min, max,
+			 g->hidden_confidence);
+}
+
 static void geometry_reasons(const struct analyze_result *r,
 			     struct analyze_findings *f)
 {
 	const struct analysis_geometry *g = &f->geometry;
-	char size[UNITS_BUF];
 
-	if (!g->erase.known) {
-		if (r->point_count == 0)
-			snprintf(f->erase_why, sizeof(f->erase_why),
-				 "no align table found");
-		else if (f->table_points < 4)
-			snprintf(f->erase_why, sizeof(f->erase_why),
-				 "the longest align table has %zu lines; too "
-				 "few to tell", f->table_points);
-		else
-			snprintf(f->erase_why, sizeof(f->erase_why),
-				 "no alignment's multiples stand clear of "
-				 "the rest (%.1f noise units, 3 needed)",
-				 g->erase_z);
+	if (!g->erase.known)
+		erase_reason(r, f);
+	if (!g->page.known && f->table_points >= 4 && r->point_count)
 		snprintf(f->page_why, sizeof(f->page_why),
-			 "needs the erase block size first");
-	} else if (!g->page.known) {
-		snprintf(f->page_why, sizeof(f->page_why),
-			 "no alignment below %s stands clear of the noise "
-			 "(%.1f noise units, 3 needed)",
-			 units_format_exact_size(size, g->erase.value),
-			 g->page_z);
-	}
+			 "no step below %s stands clear of the noise",
+			 g->erase.known ? "the erase block" :
+			 "the erase-block range");
+	else if (!g->page.known)
+		snprintf(f->page_why, sizeof(f->page_why), "%.150s",
+			 f->erase_why);
 }
 
 /* Why the count in one order is unknown, or at least what it is. */
@@ -1201,14 +1322,23 @@ void analyze_findings(const struct analyze_result *r,
 		      struct analyze_findings *f)
 {
 	struct analysis_align_point points[ANALYZE_MAX_POINTS];
+	struct analysis_prior prior = r->prior;
 	size_t n = 0;
 
+	/* the original's top alignment is the first power of two at least
+	   a seventh of the capacity: the capacity is at most 7 times it */
+	for (size_t i = 0; i < r->point_count && !r->prior.capacity_bytes;
+	     i++)
+		if (r->points[i].align <= UINT64_MAX / 7 &&
+		    7 * r->points[i].align > prior.capacity_bytes)
+			prior.capacity_bytes = 7 * r->points[i].align;
 	memset(f, 0, sizeof(*f));
 	f->table = largest_table(r, &f->table_points);
+	/* repeated runs of one card: every table is more evidence */
 	for (size_t i = 0; i < r->point_count; i++)
-		if (r->point_table[i] == f->table)
-			points[n++] = r->points[i];
-	analysis_align(points, n, &f->geometry);
+		points[n++] = r->points[i];
+	f->tables_used = r->table_count;
+	analysis_align_prior(points, n, &prior, &f->geometry);
 	geometry_reasons(r, f);
 	analysis_open_au(r->combined, r->combined_count, &f->open);
 	if (!f->open.linear.known)
@@ -1263,6 +1393,42 @@ static void put_right(FILE *out, const char *s, int width)
 	fprintf(out, "%*s%s", width > columns ? width - columns : 0, "", s);
 }
 
+/* The second reading, where two fit, with the weights of both. */
+static void text_alternative(FILE *out, const struct analysis_geometry *g)
+{
+	char size[UNITS_BUF];
+
+	if (!g->erase.known || !g->erase_alternative.known)
+		return;
+	fprintf(out, "%-22s%s (weight %.2f against %.2f: a lower step "
+		"that could be the erase block)\n", "  or:",
+		units_format_exact_size(size, g->erase_alternative.value),
+		g->erase_alternative.confidence, g->erase.confidence);
+}
+
+/* What the text said of the device, and whether the table agrees. */
+static void text_prior(FILE *out, const struct analyze_result *r,
+		       const struct analysis_geometry *g)
+{
+	static const char *const verdicts[] = {
+		"no reading to compare", "agrees", "matches the alternative",
+		"disagrees with the reading" };
+	char size[UNITS_BUF];
+	int verdict = g->prior_verdict == 1 ? 1 : g->prior_verdict == 2 ? 2 :
+		      g->prior_verdict == -1 ? 3 : 0;
+
+	if (r->prior.preferred_erase)
+		fprintf(out, "%-22s%s (%s)\n", "Preferred erase size:",
+			units_format_exact_size(size,
+						r->prior.preferred_erase),
+			verdicts[verdict]);
+	if (g->erase.known && g->spec_max_au &&
+	    g->erase.value > g->spec_max_au)
+		fprintf(out, "%-22sabove the %s the SD specification allows "
+			"a card of this capacity\n", "",
+			units_format_exact_size(size, g->spec_max_au));
+}
+
 static void text_align(FILE *out, const struct analyze_result *r,
 		       const struct analyze_findings *f)
 {
@@ -1272,9 +1438,11 @@ static void text_align(FILE *out, const struct analyze_result *r,
 
 	if (!f->table_points)
 		return;
-	fprintf(out, "\nAlign table %u of %u (%zu lines), decided from; "
-		"diff = on - (pre + post) / 2:\n", f->table + 1,
+	fprintf(out, "\nAlign table %u of %u (%zu lines", f->table + 1,
 		r->table_count, f->table_points);
+	if (r->table_count > 1)
+		fprintf(out, "; the reading pools all %u", r->table_count);
+	fprintf(out, "); diff = on - (pre + post) / 2:\n");
 	fprintf(out, "  %-8s%10s%10s%10s%10s\n", "align", "pre", "on", "post",
 		"diff");
 	for (size_t i = 0; i < r->point_count; i++) {
@@ -1285,6 +1453,9 @@ static void text_align(FILE *out, const struct analyze_result *r,
 			continue;
 		if (g->erase.known && p->align % g->erase.value == 0)
 			mark = "  erase-block boundary";
+		else if (g->effective_page.known &&
+			 p->align % g->effective_page.value == 0)
+			mark = "  effective-page boundary";
 		else if (g->page.known && p->align % g->page.value == 0)
 			mark = "  page boundary";
 		fprintf(out, "  %-8s", units_format_exact_size(a, p->align));
@@ -1360,7 +1531,12 @@ static void text_report(FILE *out, const struct analyze_result *r,
 		r->run_count == 1 ? "" : "s", r->lines_ignored);
 	text_finding(out, "Erase block size:", &f->geometry.erase, true,
 		     f->erase_why);
+	text_alternative(out, &f->geometry);
 	text_finding(out, "Page size:", &f->geometry.page, true, f->page_why);
+	if (f->geometry.effective_page.known)
+		text_finding(out, "Effective page size:",
+			     &f->geometry.effective_page, true, "");
+	text_prior(out, r, &f->geometry);
 	text_count(out, "Open erase blocks:", &o->linear,
 		   o->linear_lower_bound, f->linear_why);
 	text_count(out, "  with --random:", &o->random, o->random_lower_bound,
@@ -1369,6 +1545,8 @@ static void text_report(FILE *out, const struct analyze_result *r,
 		fprintf(out, "\nAdvice:\n");
 	for (size_t i = 0; i < advice_count; i++)
 		fprintf(out, "  %s\n", advice[i]);
+	if (f->table_points)
+		detect_print_levels(out, &f->geometry);
 	text_align(out, r, f);
 	text_runs(out, r);
 	fprintf(out, "\nCannot tell from this input:\n");
@@ -1425,17 +1603,18 @@ static void json_confidence(FILE *out, const struct analyze_findings *f)
 {
 	const struct analysis_finding *c[] = {
 		&f->geometry.erase, &f->geometry.page, &f->open.linear,
-		&f->open.random,
+		&f->open.random, &f->geometry.effective_page,
 	};
 
 	fprintf(out, "  \"confidence\": { \"erase_size\": %.3f, "
 		"\"page_size\": %.3f, \"open_au_linear\": %.3f, "
 		"\"open_au_random\": %.3f, \"min_write_size\": 0, "
-		"\"fat_area\": 0 },\n",
+		"\"fat_area\": 0, \"effective_page_size\": %.3f },\n",
 		c[0]->known ? c[0]->confidence : 0,
 		c[1]->known ? c[1]->confidence : 0,
 		c[2]->known ? c[2]->confidence : 0,
-		c[3]->known ? c[3]->confidence : 0);
+		c[3]->known ? c[3]->confidence : 0,
+		c[4]->known ? c[4]->confidence : 0);
 }
 
 static void json_reasons(FILE *out, const struct analyze_findings *f)
@@ -1529,6 +1708,7 @@ static void json_report(FILE *out, const struct analyze_result *r,
 	fprintf(out, "{\n");
 	json_finding(out, "erase_size", &f->geometry.erase);
 	json_finding(out, "page_size", &f->geometry.page);
+	json_finding(out, "effective_page_size", &f->geometry.effective_page);
 	json_finding(out, "open_au_linear", &f->open.linear);
 	json_finding(out, "open_au_random", &f->open.random);
 	fprintf(out, "  \"open_au_linear_is_lower_bound\": %s,\n"
@@ -1545,6 +1725,12 @@ static void json_report(FILE *out, const struct analyze_result *r,
 	}
 	fprintf(out, "%s],\n", advice_count ? "\n  " : "");
 	json_reasons(out, f);
+	detect_json_geometry(out, &f->geometry);
+	if (r->prior.preferred_erase)
+		fprintf(out, "  \"preferred_erase_size\": %llu,\n",
+			(unsigned long long)r->prior.preferred_erase);
+	else
+		fprintf(out, "  \"preferred_erase_size\": null,\n");
 	fprintf(out, "  \"input\": { \"lines\": %zu, \"lines_ignored\": %zu, "
 		"\"commands\": %zu, \"align_lines\": %zu, "
 		"\"align_tables\": %u, \"align_table_used\": ", r->lines,

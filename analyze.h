@@ -38,16 +38,19 @@ struct analyze_result {
 	size_t lines_ignored;		/* non-blank lines that held nothing */
 	size_t commands;		/* flashbench command lines seen */
 	size_t dropped;			/* records past a cap, or find-fat rows */
+	/* what the text says of the device: a sysfs dump, fdisk -l */
+	struct analysis_prior prior;
 };
 
 /* Findings from a result, for report_... or our own report. */
 struct analyze_findings {
 	struct analysis_geometry geometry;
 	struct analysis_open open;
-	unsigned table;			/* the align table decided from */
+	unsigned table;			/* the longest align table */
 	size_t table_points;		/* its lines; 0: no align table */
+	size_t tables_used;		/* align tables the geometry pools */
 	/* why each finding is missing; "" when it is known */
-	char erase_why[160];
+	char erase_why[320];
 	char page_why[160];
 	char linear_why[160];
 	char random_why[160];

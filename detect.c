@@ -232,8 +232,17 @@ static int align_round(struct detect *d, struct align_stats *stats,
 	return 0;
 }
 
+/* How sure the erase-block answer is, whether found or not visible. */
+static double erase_sureness(const struct analysis_geometry *g)
+{
+	return g->erase.known ? g->erase.confidence :
+	       g->erase_hidden ? g->hidden_confidence : 0;
+}
+
 static bool settled(const struct analysis_geometry *g)
 {
+	/* "not visible" is never settled at once: a weak step may yet
+	   come out of the noise as the rounds sharpen the times */
 	if (!g->erase.known)
 		return false;
 	/* a weak page signal needs more rounds: only the budget ends them */
@@ -244,13 +253,15 @@ static bool same_answer(const struct analysis_geometry *a,
 			const struct analysis_geometry *b)
 {
 	return a->erase.known == b->erase.known &&
+	       a->erase_hidden == b->erase_hidden &&
 	       a->erase.value == b->erase.value &&
 	       a->page.known == b->page.known &&
 	       a->page.value == b->page.value;
 }
 
 static int read_probes(struct detect *d, struct analysis_align_point *points,
-		       size_t *count, struct analysis_geometry *g)
+		       size_t *count, const struct analysis_prior *prior,
+		       struct analysis_geometry *g)
 {
 	uint64_t aligns[MAX_ALIGNS];
 	struct align_stats *stats;
@@ -274,12 +285,12 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 		for (size_t i = 0; i < n; i++)
 			if (stats[i].boundaries)
 				to_point(&stats[i], &points[(*count)++]);
-		analysis_align(points, *count, g);
+		analysis_align_prior(points, *count, prior, g);
 		/* more rounds only sharpen the fastest times; once the answer
 		   has not moved for a while they stop paying */
 		same = round && same_answer(&before, g) ? same + 1 : 0;
 		if (settled(g) || (same >= STABLE_ROUNDS &&
-				   g->erase.confidence >= 0.95) ||
+				   erase_sureness(g) >= 0.95) ||
 		    d->dev->stats.time_ns - start_ns > d->options->budget_ns)
 			break;
 	}
@@ -605,6 +616,48 @@ size_t detect_recommend(uint64_t erase, uint64_t page, unsigned open_linear,
 
 /* ---- report ---- */
 
+void detect_print_levels(FILE *out, const struct analysis_geometry *g)
+{
+	char size[UNITS_BUF], cost[UNITS_BUF], noise[UNITS_BUF];
+
+	fprintf(out, "\nStaircase (levels of the diff column, noise %s per "
+		"diff):\n", units_format_time(noise, g->noise_ns));
+	if (!g->level_count)
+		fprintf(out, "  no step stands clear of the noise\n");
+	for (size_t j = 0; j < g->level_count; j++)
+		fprintf(out, "  from %-8s +%-9s %-17s (%.1f noise units)\n",
+			units_format_exact_size(size, g->levels[j].size),
+			units_format_time(cost, g->levels[j].cost_ns),
+			analysis_level_name(g->levels[j].kind),
+			g->levels[j].z);
+}
+
+void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
+{
+	fprintf(out, "  \"levels\": [");
+	for (size_t j = 0; j < g->level_count; j++) {
+		fprintf(out, "%s\n    { \"size\": %llu, \"cost_ns\": %.6g, "
+			"\"name\": ", j ? "," : "",
+			(unsigned long long)g->levels[j].size,
+			g->levels[j].cost_ns);
+		report_json_string(out,
+				   analysis_level_name(g->levels[j].kind));
+		fprintf(out, ", \"z\": %.3g }", g->levels[j].z);
+	}
+	fprintf(out, "%s],\n", g->level_count ? "\n  " : "");
+	if (g->erase.known && g->erase_alternative.known)
+		fprintf(out, "  \"erase_alternative\": { \"size\": %llu, "
+			"\"weight\": %.3f },\n",
+			(unsigned long long)g->erase_alternative.value,
+			g->erase_alternative.confidence);
+	else
+		fprintf(out, "  \"erase_alternative\": null,\n");
+	fprintf(out, "  \"erase_visible\": %s,\n  \"erase_not_visible_"
+		"confidence\": %.3f,\n  \"diff_noise_ns\": %.6g,\n",
+		g->erase_hidden ? "false" : "true",
+		g->erase_hidden ? g->hidden_confidence : 0.0, g->noise_ns);
+}
+
 static void print_finding(FILE *out, const char *name,
 			  const struct analysis_finding *f, bool bytes,
 			  const char *unknown)
@@ -641,22 +694,24 @@ static void print_json(FILE *out, const struct dev *dev,
 {
 	const struct analysis_finding *all[] = {
 		&f->geometry.erase, &f->geometry.page, &f->open_linear,
-		&f->open_random, &f->min_write, &f->fat_area };
+		&f->open_random, &f->min_write, &f->fat_area,
+		&f->geometry.effective_page };
 	static const char *const names[] = {
 		"erase_size", "page_size", "open_au_linear", "open_au_random",
-		"min_write_size", "fat_area" };
+		"min_write_size", "fat_area", "effective_page_size" };
 
 	fprintf(out, "{\n  \"schema\": 1,\n  \"test\": \"detect\",\n"
 		"  \"card\": ");
 	report_json_string(out, f->identity);
 	fprintf(out, ",\n");
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < 7; i++)
 		json_finding(out, names[i], all[i], false);
 	fprintf(out, "  \"confidence\": {");
-	for (size_t i = 0; i < 6; i++)
+	for (size_t i = 0; i < 7; i++)
 		fprintf(out, "%s\"%s\": %.3f", i ? ", " : "", names[i],
 			all[i]->known ? all[i]->confidence : 0.0);
 	fprintf(out, "},\n");
+	detect_json_geometry(out, &f->geometry);
 	if (f->sysfs_known)
 		fprintf(out, "  \"preferred_erase_size\": %llu,\n",
 			(unsigned long long)f->sysfs_erase);
@@ -697,18 +752,29 @@ static void print_text(FILE *out, const struct dev *dev,
 		       const struct detect_findings *f, bool wrote,
 		       char lines[][384], size_t advice)
 {
-	char text[UNITS_BUF], rd[UNITS_BUF], wr[UNITS_BUF];
+	char text[UNITS_BUF], rd[UNITS_BUF], wr[UNITS_BUF], hidden[96];
 	const struct analysis_geometry *g = &f->geometry;
+
+	snprintf(hidden, sizeof(hidden), "not visible (no step where an "
+		 "erase block can be; confidence %.2f)", g->hidden_confidence);
 
 	fprintf(out, "%-26s %s (%llu bytes, logical blocks of %u)\n",
 		"device:", dev->path, (unsigned long long)dev->size_bytes,
 		dev->logical_block_bytes);
 	fprintf(out, "%-26s %s\n", "card:", f->identity);
 	print_finding(out, "erase block size:", &g->erase, true,
-		      "no erase-block signal found (no boundary stands out "
-		      "of the noise)");
-	print_finding(out, "page size:", &g->page, true, g->erase.known ?
+		      g->erase_hidden ? hidden : "no erase-block signal found "
+		      "(no boundary stands out of the noise)");
+	if (g->erase.known && g->erase_alternative.known)
+		fprintf(out, "%-26s %s (weight %.2f against %.2f)\n", "  or:",
+			units_format_exact_size(text,
+						g->erase_alternative.value),
+			g->erase_alternative.confidence, g->erase.confidence);
+	print_finding(out, "page size:", &g->page, true, g->level_count ?
 		      "not visible" : "unknown");
+	if (g->effective_page.known)
+		print_finding(out, "effective page size:", &g->effective_page,
+			      true, "");
 	if (f->sysfs_known)
 		fprintf(out, "%-26s %s (%s)\n", "card's preferred erase:",
 			units_format_exact_size(text, f->sysfs_erase),
@@ -729,6 +795,7 @@ static void print_text(FILE *out, const struct dev *dev,
 		(double)dev->stats.time_ns / 1e9,
 		units_format_size(rd, (double)dev->stats.bytes_read),
 		units_format_size(wr, (double)dev->stats.bytes_written));
+	detect_print_levels(out, g);
 	if (advice)
 		fprintf(out, "\nRecommendations:\n");
 	for (size_t i = 0; i < advice; i++)
@@ -778,6 +845,11 @@ static void read_sysfs_claim(const struct dev *dev,
 			f->sysfs_known = true;
 			f->sysfs_erase = card->preferred_erase_size;
 		}
+		f->prior.device = card->transport == INFO_TRANSPORT_SD ?
+				  ANALYSIS_DEVICE_SD :
+				  card->transport == INFO_TRANSPORT_EMMC ?
+				  ANALYSIS_DEVICE_EMMC : ANALYSIS_DEVICE_UNKNOWN;
+		f->prior.preferred_erase = f->sysfs_erase;
 	}
 	free(card);
 }
@@ -799,8 +871,9 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 	d.options = options;
 	d.stop = stop;
 	probe_params[P_BS].value = dev->logical_block_bytes * 2.0;
+	f->prior.capacity_bytes = dev->size_bytes;
 	read_sysfs_claim(dev, options, f);
-	err = read_probes(&d, points, &count, &f->geometry);
+	err = read_probes(&d, points, &count, &f->prior, &f->geometry);
 	if (err)
 		return err;
 	f->erase_used = options->erase_size ? options->erase_size :

@@ -35,6 +35,7 @@ struct detect_findings {
 	uint64_t erase_used;		/* measured, or given */
 	bool sysfs_known;
 	uint64_t sysfs_erase;		/* preferred_erase_size */
+	struct analysis_prior prior;	/* what the reading is told */
 	char identity[192];		/* "SanDisk SU08G, serial ..., 2011-11" */
 };
 
@@ -60,5 +61,14 @@ int detect_run(struct dev *dev, const struct detect_options *options,
  */
 size_t detect_recommend(uint64_t erase_size, uint64_t page_size,
 			unsigned open_linear, char lines[][384], size_t max);
+
+/* The staircase behind a geometry: one line per level, as text. */
+void detect_print_levels(FILE *out, const struct analysis_geometry *g);
+
+/*
+ * The same as JSON members, each line "  \"key\": value,": levels,
+ * erase_alternative, erase_visible, hidden confidence, noise.
+ */
+void detect_json_geometry(FILE *out, const struct analysis_geometry *g);
 
 #endif

@@ -1,0 +1,133 @@
+#!/bin/sh
+# calibration.sh - does the confidence the staircase reading states mean
+# what it says?
+#
+# For each card of tests/detect/staircase.tsv (",size=8G,seed=S" appended,
+# S = 1 .. SEEDS) this runs
+#
+#   detect:   flashbench --detect --format=json SPEC
+#   analyze:  flashbench -a --blocksize=1024 SPEC | flashbench --analyze
+#
+# and scores the erase-block and page findings: right is the size the card
+# was built with, or "not visible" where its reads show no erase-block
+# step.  The -a test probes powers of two only, so for --analyze a 1.5, 3,
+# 6, 12 or 24 MiB erase block is one the table does not show.  A finding
+# is the reported size at its confidence, or "not visible" at the
+# confidence given for that; "not determined" is no finding.
+#
+# Usage: bench/calibration.sh [FLASHBENCH [SEEDS]]  (default ./flashbench,
+# 3 seeds).  Prints per mode the table confidence band -> share right,
+# count, and whether the target holds: at least 95% right among findings
+# at confidence >= 0.9.  Exit 0 when it holds for both modes, 1 if not.
+
+set -eu
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+fb=${1:-./flashbench}
+seeds=${2:-3}
+matrix=tests/detect/staircase.tsv
+[ -x "$fb" ] || make -s >&2
+[ -x "$fb" ] || { echo "calibration: no $fb" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+: >"$tmp/runs"
+
+grep -v '^#' "$matrix" | while IFS="	" read -r spec erase page; do
+	seed=1
+	while [ "$seed" -le "$seeds" ]; do
+		dev="sim:$spec,size=8G,seed=$seed"
+		"$fb" --detect --format=json "$dev" >"$tmp/d.json" ||
+			{ echo "calibration: --detect failed on $dev" >&2; exit 2; }
+		"$fb" -a --blocksize=1024 "$dev" >"$tmp/a.txt" &&
+		"$fb" --analyze --format=json "$tmp/a.txt" >"$tmp/a.json" ||
+			{ echo "calibration: -a/--analyze failed on $dev" >&2; exit 2; }
+		printf '%s\t%s\t%s\t%s\t%s\n' "$spec" "$erase" "$page" \
+			"$tmp/d.json" "$tmp/a.json" >>"$tmp/runs.now"
+		python3 - "$tmp/runs.now" >>"$tmp/runs" <<'EOF'
+import json, sys
+# one line per finding: mode kind expected reported confidence right
+for line in open(sys.argv[1]):
+    spec, erase, page, dpath, apath = line.rstrip("\n").split("\t")
+    for mode, path in (("detect", dpath), ("analyze", apath)):
+        r = json.load(open(path))
+        want = erase
+        if mode == "analyze" and want != "hidden" and \
+                int(want) & (int(want) - 1):
+            want = "hidden"		# -a probes powers of two only
+        if r["erase_size"] is not None:
+            got, conf = str(r["erase_size"]), r["confidence"]["erase_size"]
+        elif not r.get("erase_visible", True):
+            got, conf = "hidden", r["erase_not_visible_confidence"]
+        else:
+            got, conf = "-", 0.0
+        print(mode, "erase", want, got, conf, int(got == want), spec,
+              sep="\t")
+        got = str(r["page_size"]) if r["page_size"] is not None else "-"
+        conf = r["confidence"]["page_size"] if got != "-" else 0.0
+        print(mode, "page", page, got, conf, int(got == page), spec,
+              sep="\t")
+EOF
+		rm -f "$tmp/runs.now"
+		seed=$((seed + 1))
+	done
+done
+
+python3 - "$tmp/runs" "$seeds" <<'EOF'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+seeds = sys.argv[2]
+bands = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 0.995), (0.995, 1.01)]
+label = lambda lo, hi: "1.00" if lo >= 0.995 else \
+    "%.2f-%.2f" % (lo, min(hi, 0.99))
+status = 0
+cards = len(rows) // 4 // int(seeds)
+print("Staircase matrix: %d cards x %s seeds; right = the size the card is "
+      "built with, or \"not visible\" where it shows no erase-block step.\n"
+      % (cards, seeds))
+for mode, title in (("detect", "--detect"),
+                    ("analyze", "-a --blocksize=1024 | --analyze")):
+    mine = [r for r in rows if r[0] == mode]
+    print("**%s**\n" % title)
+    print("| confidence | erase: right / findings | page: right / findings "
+          "| all: share right |")
+    print("|---|---:|---:|---:|")
+    for lo, hi in bands:
+        cell = []
+        total_right = total = 0
+        for kind in ("erase", "page"):
+            f = [r for r in mine if r[1] == kind and r[3] != "-" and
+                 lo <= float(r[4]) < hi]
+            right = sum(int(r[5]) for r in f)
+            total_right += right
+            total += len(f)
+            cell.append("%d / %d" % (right, len(f)))
+        share = "%.0f%%" % (100.0 * total_right / total) if total else "-"
+        print("| %s | %s | %s | %s |" % (label(lo, hi), cell[0], cell[1],
+                                          share))
+    none = {k: sum(1 for r in mine if r[1] == k and r[3] == "-")
+            for k in ("erase", "page")}
+    print("| not determined | %d | %d | |" % (none["erase"], none["page"]))
+    sure = [r for r in mine if r[3] != "-" and float(r[4]) >= 0.9]
+    right = sum(int(r[5]) for r in sure)
+    share = 100.0 * right / len(sure) if sure else 100.0
+    erase_ok = sum(int(r[5]) for r in mine if r[1] == "erase")
+    page_ok = sum(int(r[5]) for r in mine if r[1] == "page")
+    hidden = [r for r in mine if r[1] == "erase" and r[2] == "hidden"]
+    held = share >= 95
+    status |= not held
+    print("\n%s: erase right %d of %d runs, page %d of %d, \"not visible\" "
+          "on %d of %d hidden; at confidence >= 0.9: %d of %d right "
+          "(%.1f%%), target 95%% %s\n" %
+          (title, erase_ok, len(mine) // 2, page_ok, len(mine) // 2,
+           sum(int(r[5]) for r in hidden), len(hidden), right, len(sure),
+           share, "HOLDS" if held else "FAILS"))
+    wrong = [r for r in sure if not int(r[5])]
+    for r in wrong:
+        print("- wrong at %.2f: %s %s, expected %s: `%s`" %
+              (float(r[4]), r[1], r[3], r[2], r[6]))
+    if wrong:
+        print()
+sys.exit(status)
+EOF
