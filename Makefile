@@ -117,12 +117,14 @@ check-valgrind: all $(UNIT_TESTS)
 # make check-32: a copy of the tree built with $(CC) -m32 in .build32/
 # (-Werror, and -Wconversion on the offset paths), its unit tests and the
 # loop set past 4 GiB (tests/check-32bit.sh) run with its binaries.
-# make check-armhf: the unit tests cross-built for armhf, run under qemu.
+# make check-armhf: the unit tests cross-built for armhf, run under
+# qemu-arm.  clang needs only the cross libc, libgcc and binutils, where
+# Debian's gcc cross compiler would displace gcc-multilib.
 B32_DIR = .build32
 B32_CFLAGS = -O2 -g -Werror
 CONVERSION_CLEAN = blockdev.c dev.c erase.c
 ARMHF_DIR = .armhf
-ARMHF_CC ?= arm-linux-gnueabihf-gcc
+ARMHF_CC ?= clang --target=arm-linux-gnueabihf
 QEMU_ARM ?= qemu-arm -L /usr/arm-linux-gnueabihf
 UNIT_NAMES = $(notdir $(UNIT_TESTS))
 
