@@ -117,9 +117,10 @@ check-valgrind: all $(UNIT_TESTS)
 # make check-32: a copy of the tree built with $(CC) -m32 in .build32/
 # (-Werror, and -Wconversion on the offset paths), its unit tests and the
 # loop set past 4 GiB (tests/check-32bit.sh) run with its binaries.
-# make check-armhf: the unit tests cross-built for armhf, run under
-# qemu-arm.  clang needs only the cross libc, libgcc and binutils, where
-# Debian's gcc cross compiler would displace gcc-multilib.
+# make check-armhf: the same cross-built for armhf and run under qemu-arm
+# (through wrappers in .armhf/qemu/).  clang needs only the cross libc,
+# libgcc and binutils, where Debian's gcc cross compiler would displace
+# gcc-multilib.
 B32_DIR = .build32
 B32_CFLAGS = -O2 -g -Werror
 CONVERSION_CLEAN = blockdev.c dev.c erase.c
@@ -137,11 +138,19 @@ check-32: all
 	FLASHBENCH_BIN_DIR=$(CURDIR)/$(B32_DIR) \
 		sh tests/run.sh $(UNIT_NAMES) check-32bit.sh
 
-check-armhf:
+check-armhf: all
 	$(call copy_tree,$(ARMHF_DIR))
 	$(MAKE) -C $(ARMHF_DIR) CC="$(ARMHF_CC)" CFLAGS="$(B32_CFLAGS)" \
-		unit-tests >/dev/null
-	FLASHBENCH_BIN_DIR=$(CURDIR)/$(ARMHF_DIR) UNIT_WRAPPER="$(QEMU_ARM)" \
-		sh tests/run.sh $(UNIT_NAMES)
+		all unit-tests >/dev/null
+	mkdir -p $(ARMHF_DIR)/qemu
+	ln -sfn ../tests $(ARMHF_DIR)/qemu/tests
+	for p in $(PROGRAMS); do \
+		printf '#!/bin/sh\nexec %s "$$(dirname "$$0")/../%s" "$$@"\n' \
+			"$(QEMU_ARM)" $$p >$(ARMHF_DIR)/qemu/$$p && \
+		chmod +x $(ARMHF_DIR)/qemu/$$p || exit 1; \
+	done
+	FLASHBENCH_BIN_DIR=$(CURDIR)/$(ARMHF_DIR)/qemu \
+		UNIT_WRAPPER="$(QEMU_ARM)" \
+		sh tests/run.sh $(UNIT_NAMES) check-32bit.sh
 
 .PHONY: check-32 check-armhf

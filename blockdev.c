@@ -112,8 +112,10 @@ static int syscall_range(uint64_t offset, uint64_t length)
 	return 0;
 }
 
-static int blockdev_read(struct dev *dev, void *buf, uint64_t offset,
-			 uint64_t length, uint64_t *ns)
+/* One pread into read_buf, or a pwrite of write_buf when it is set; the
+   system call alone is timed. */
+static int transfer(struct dev *dev, void *read_buf, const void *write_buf,
+		    uint64_t offset, uint64_t length, uint64_t *ns)
 {
 	int err = syscall_range(offset, length);
 	uint64_t start;
@@ -122,24 +124,23 @@ static int blockdev_read(struct dev *dev, void *buf, uint64_t offset,
 	if (err)
 		return err;
 	start = dev_now_ns();
-	done = pread(dev->fd, buf, (size_t)length, (off_t)offset);
+	done = write_buf ?
+	       pwrite(dev->fd, write_buf, (size_t)length, (off_t)offset) :
+	       pread(dev->fd, read_buf, (size_t)length, (off_t)offset);
 	*ns = dev_now_ns() - start;
 	return transfer_result(dev, done, length);
+}
+
+static int blockdev_read(struct dev *dev, void *buf, uint64_t offset,
+			 uint64_t length, uint64_t *ns)
+{
+	return transfer(dev, buf, NULL, offset, length, ns);
 }
 
 static int blockdev_write(struct dev *dev, const void *buf, uint64_t offset,
 			  uint64_t length, uint64_t *ns)
 {
-	int err = syscall_range(offset, length);
-	uint64_t start;
-	ssize_t done;
-
-	if (err)
-		return err;
-	start = dev_now_ns();
-	done = pwrite(dev->fd, buf, (size_t)length, (off_t)offset);
-	*ns = dev_now_ns() - start;
-	return transfer_result(dev, done, length);
+	return transfer(dev, NULL, buf, offset, length, ns);
 }
 
 static int blockdev_discard(struct dev *dev, uint64_t offset,
