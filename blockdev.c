@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -14,6 +16,11 @@
 #include <unistd.h>
 
 #include "dev.h"
+
+/* A 32-bit off_t would wrap every offset past 2 GiB: a write test would
+   write at the wrong place.  The Makefile asks for 64-bit file offsets. */
+_Static_assert(sizeof(off_t) == 8,
+	       "off_t must be 64 bits: build with -D_FILE_OFFSET_BITS=64");
 
 static int open_failed(struct dev *dev, const char *path, enum dev_mode mode,
 		       int err)
@@ -92,24 +99,48 @@ static int transfer_result(struct dev *dev, ssize_t done, uint64_t length)
 	return 0;
 }
 
+/*
+ * pread and pwrite take a signed off_t and a size_t: refuse what would not
+ * reach them unchanged, rather than let a conversion move the transfer.
+ * dev_check_range has already bounded both by the device's size.
+ */
+static int syscall_range(uint64_t offset, uint64_t length)
+{
+	if (offset > INT64_MAX || length > SSIZE_MAX ||
+	    length > INT64_MAX - offset)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* One pread into read_buf, or a pwrite of write_buf when it is set; the
+   system call alone is timed. */
+static int transfer(struct dev *dev, void *read_buf, const void *write_buf,
+		    uint64_t offset, uint64_t length, uint64_t *ns)
+{
+	int err = syscall_range(offset, length);
+	uint64_t start;
+	ssize_t done;
+
+	if (err)
+		return err;
+	start = dev_now_ns();
+	done = write_buf ?
+	       pwrite(dev->fd, write_buf, (size_t)length, (off_t)offset) :
+	       pread(dev->fd, read_buf, (size_t)length, (off_t)offset);
+	*ns = dev_now_ns() - start;
+	return transfer_result(dev, done, length);
+}
+
 static int blockdev_read(struct dev *dev, void *buf, uint64_t offset,
 			 uint64_t length, uint64_t *ns)
 {
-	uint64_t start = dev_now_ns();
-	ssize_t done = pread(dev->fd, buf, length, (off_t)offset);
-
-	*ns = dev_now_ns() - start;
-	return transfer_result(dev, done, length);
+	return transfer(dev, buf, NULL, offset, length, ns);
 }
 
 static int blockdev_write(struct dev *dev, const void *buf, uint64_t offset,
 			  uint64_t length, uint64_t *ns)
 {
-	uint64_t start = dev_now_ns();
-	ssize_t done = pwrite(dev->fd, buf, length, (off_t)offset);
-
-	*ns = dev_now_ns() - start;
-	return transfer_result(dev, done, length);
+	return transfer(dev, NULL, buf, offset, length, ns);
 }
 
 static int blockdev_discard(struct dev *dev, uint64_t offset,

@@ -221,14 +221,18 @@ void dev_fill_pattern(void *buf, size_t length, enum dev_pattern pattern)
 	}
 }
 
-void *dev_alloc_buffer(size_t length, enum dev_pattern pattern)
+void *dev_alloc_buffer(uint64_t length, enum dev_pattern pattern)
 {
 	void *buf = NULL;
 
-	/* 4096 satisfies every logical block size and DMA alignment */
-	if (posix_memalign(&buf, 4096, length ? length : 4096))
+	/* on 32-bit targets a transfer length may not fit a size_t: a
+	   narrowed one would make a buffer shorter than its transfers */
+	if (length > SIZE_MAX)
 		return NULL;
-	dev_fill_pattern(buf, length, pattern);
+	/* 4096 satisfies every logical block size and DMA alignment */
+	if (posix_memalign(&buf, 4096, length ? (size_t)length : 4096))
+		return NULL;
+	dev_fill_pattern(buf, (size_t)length, pattern);
 	return buf;
 }
 

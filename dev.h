@@ -120,8 +120,11 @@ int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,
 /* Check offset and length: aligned to the logical block, inside the device. */
 int dev_check_range(const struct dev *dev, uint64_t offset, uint64_t length);
 
-/* Aligned buffer for direct I/O, filled with a pattern; free with free(). */
-void *dev_alloc_buffer(size_t length, enum dev_pattern pattern);
+/*
+ * Aligned buffer for direct I/O, filled with a pattern; free with free().
+ * NULL also when length does not fit in memory's address space.
+ */
+void *dev_alloc_buffer(uint64_t length, enum dev_pattern pattern);
 void dev_fill_pattern(void *buf, size_t length, enum dev_pattern pattern);
 
 /* Monotonic nanoseconds, for backends and for wall-clock budgets. */

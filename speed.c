@@ -151,7 +151,10 @@ int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 	if (!block_bytes || offset >= dev->size_bytes ||
 	    end > dev->size_bytes || block_bytes > end - offset)
 		return -EINVAL;
-	max_windows = duration_ns / SPEED_WINDOW_NS + 2;
+	/* a 32-bit size_t must not wrap the count of a very long run */
+	if (duration_ns / SPEED_WINDOW_NS + 2 > SIZE_MAX / sizeof(*r->windows))
+		return -ENOMEM;
+	max_windows = (size_t)(duration_ns / SPEED_WINDOW_NS + 2);
 	r->windows = calloc(max_windows, sizeof(*r->windows));
 	buf = dev_alloc_buffer(block_bytes, write ? DEV_PATTERN_RANDOM :
 			       DEV_PATTERN_ZEROS);

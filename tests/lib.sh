@@ -231,7 +231,7 @@ dev_sum() {
 # FILE (a test's stderr), print "A B+1": the written range, end exclusive.
 announced_range() {
 	sed -n 's/.* overwrites bytes \([0-9]*\) to \([0-9]*\) .*/\1 \2/p' \
-		"$1" | awk 'NR == 1 { print $1, $2 + 1; n++ }
+		"$1" | awk 'NR == 1 { printf "%.0f %.0f\n", $1, $2 + 1; n++ }
 			END { exit n != 1 }'
 }
 

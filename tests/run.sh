@@ -3,7 +3,8 @@
 # and end with "N passed, M failed[, K skipped]".  Exit 1 on any failure.
 # Usage: tests/run.sh [TEST...]   (default: every tests/unit-* and tests/t*.sh)
 # With FLASHBENCH_SANITIZED=DIR (a tree built with the sanitizers), every
-# test runs a second time against DIR's binaries.
+# test runs a second time against DIR's binaries.  FLASHBENCH_BIN_DIR=DIR
+# takes the binaries from DIR instead of the tree (a 32-bit build, say).
 
 cd "$(dirname "$0")" || exit 1
 log=$(mktemp)
@@ -40,7 +41,7 @@ run_suite() {
 	done
 }
 
-bin=$(cd .. && pwd)
+bin=${FLASHBENCH_BIN_DIR:-$(cd .. && pwd)}
 prefix=
 run_suite "$@"
 if [ -n "$FLASHBENCH_SANITIZED" ]; then
