@@ -17,7 +17,8 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 # every module; the two programs add their own main
-MODULES = cli units lfsr dev blockdev sim vm programs report analysis analyze info json \
+MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
+	report analysis analyze info json \
 	plot progress speed detect
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 PROGRAMS = flashbench erase
