@@ -18,7 +18,7 @@ INSTALL ?= install
 
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
-	report analysis analyze info json \
+	report analysis analyze info inforeg infosysfs json \
 	plot progress speed detect
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 PROGRAMS = flashbench erase

@@ -1,6 +1,6 @@
 /*
- * unit-info: register decoding and sysfs reading of info.c, against the
- * recorded trees in tests/sysfs/.  Expected values are worked out by hand
+ * unit-info: register decoding (inforeg.c), sysfs reading (infosysfs.c)
+ * and rendering (info.c), against the recorded trees in tests/sysfs/.  Expected values are worked out by hand
  * from the bit layouts; it does not touch any real device.
  */
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "info.h"
@@ -483,6 +484,135 @@ static void test_file_and_sim(void)
 	free(c);
 }
 
+/* Every attribute the output shows is in the card once it is read. */
+static void test_gathered(void)
+{
+	struct info_card *c = calloc(1, sizeof(*c));
+	const struct info_emmc *e = &c->emmc;
+	const struct info_queue *q = &c->queue;
+	int ret;
+
+	ret = read_card("/dev/mmcblk0", "samsung-emmc8g", c);
+	UNIT_CHECK(ret == 0 && c->has_emmc && e->has_life_time &&
+		   !strcmp(e->life_time, "0x01 0x02") &&
+		   e->has_pre_eol_info && e->pre_eol_info == 1 &&
+		   e->has_rpmb_size_mult && e->rpmb_size_mult == 0x20,
+		   "emmc card: life time, pre-EOL and RPMB read");
+	UNIT_CHECK(e->has_ext_csd_rev && !strcmp(e->ext_csd_rev, "0x7") &&
+		   e->has_fwrev && !strcmp(e->fwrev, "0x0500000000000000") &&
+		   e->has_enhanced_area_size &&
+		   e->enhanced_area_size == 4294967274ULL,
+		   "emmc card: revisions and the unset enhanced area as "
+		   "the kernel prints it");
+	ret = read_card("/dev/mmcblk0", "sandisk-su08g", c);
+	UNIT_CHECK(ret == 0 && !c->has_emmc && q->has_discard_granularity &&
+		   q->discard_granularity == 4194304 && q->has_rotational &&
+		   !q->rotational && q->on_bus && !q->has_backing_file,
+		   "sd card: queue read, no emmc fields");
+	ret = read_card("/dev/sdb", "usb-reader", c);
+	UNIT_CHECK(ret == 0 && q->on_bus && q->has_vendor &&
+		   !strcmp(q->vendor, "Generic-") && q->has_model &&
+		   !strcmp(q->model, "SD/MMC"), "usb: vendor and model read");
+	ret = read_card("/dev/loop0", "loop", c);
+	UNIT_CHECK(ret == 0 && q->has_backing_file &&
+		   !strcmp(q->backing_file, "/var/tmp/card.img") && !q->on_bus,
+		   "loop: backing file read, not on a bus");
+	ret = read_card("sdz", "bare", c);
+	UNIT_CHECK(ret == 0 && !q->has_physical_block_size &&
+		   !q->has_rotational && !q->has_vendor && !c->has_emmc,
+		   "bare: nothing but the size known");
+	free(c);
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	remove(path);
+}
+
+static char *print_card(const struct info_device *dev,
+			const struct info_card *card, bool json, int *ret)
+{
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*ret = info_print(dev, card, json, f, err, sizeof(err));
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Gather, then render: a tree read into a card and then emptied prints as
+ * it was read, so printing reads nothing of sysfs.
+ */
+static void test_read_once(void)
+{
+	static const char *const files[] = {
+		"queue/physical_block_size", "queue/rotational", "ro",
+		"loop/backing_file", "size",
+	};
+	char root[] = "/tmp/unit-info.XXXXXX", disk[128], sub[160];
+	struct info_device dev = { .path = "/dev/loop7" };
+	struct info_card *c = calloc(1, sizeof(*c));
+	char err[256], *before = NULL, *after = NULL;
+	int ret, ret2;
+
+	ret = mkdtemp(root) ? 0 : -errno;
+	snprintf(disk, sizeof(disk), "%s/block", root);
+	mkdir(disk, 0700);
+	snprintf(disk, sizeof(disk), "%s/block/loop7", root);
+	mkdir(disk, 0700);
+	snprintf(sub, sizeof(sub), "%s/queue", disk);
+	mkdir(sub, 0700);
+	snprintf(sub, sizeof(sub), "%s/loop", disk);
+	mkdir(sub, 0700);
+	put_file(disk, "size", "2048\n");
+	put_file(disk, "ro", "1\n");
+	put_file(disk, "queue/physical_block_size", "4096\n");
+	put_file(disk, "queue/rotational", "0\n");
+	put_file(disk, "loop/backing_file", "/srv/disk.img\n");
+	if (ret == 0)
+		ret = info_read_card(&dev, root, c, err, sizeof(err));
+	if (ret == 0)
+		before = print_card(&dev, c, false, &ret);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		remove_file(disk, files[i]);
+	after = print_card(&dev, c, false, &ret2);
+	UNIT_CHECK(ret == 0 && ret2 == 0 && before && after &&
+		   !strcmp(before, after) &&
+		   has(after, "backing file:             /srv/disk.img\n") &&
+		   has(after, "physical block size:      4096\n") &&
+		   has(after, "read-only:                yes\n"),
+		   "a card prints what was read, after the tree is gone");
+	free(before);
+	free(after);
+	snprintf(sub, sizeof(sub), "%s/queue", disk);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/loop", disk);
+	rmdir(sub);
+	rmdir(disk);
+	snprintf(disk, sizeof(disk), "%s/block", root);
+	rmdir(disk);
+	rmdir(root);
+	free(c);
+}
+
 static void test_bad_hex(void)
 {
 	static const struct {
@@ -595,6 +725,8 @@ int main(void)
 	test_emmc();
 	test_unknown();
 	test_other_transports();
+	test_gathered();
+	test_read_once();
 	test_file_and_sim();
 	test_bad_hex();
 	test_decode();
