@@ -557,42 +557,71 @@ static char *print_card(const struct info_device *dev,
 	return buf;
 }
 
+/* Files of the loop-device tree that make_loop_tree writes. */
+static const char *const loop_files[] = {
+	"queue/physical_block_size", "queue/rotational", "ro",
+	"loop/backing_file", "size",
+};
+
+/* A recorded tree in a new directory root: block/loop7 on backing. */
+static int make_loop_tree(char *root, const char *backing)
+{
+	static const char *const dirs[] = {
+		"block", "block/loop7", "block/loop7/queue", "block/loop7/loop",
+	};
+	char path[160];
+
+	if (!mkdtemp(root))
+		return -errno;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof(path), "%s/block/loop7", root);
+	put_file(path, "size", "2048\n");
+	put_file(path, "ro", "1\n");
+	put_file(path, "queue/physical_block_size", "4096\n");
+	put_file(path, "queue/rotational", "0\n");
+	put_file(path, "loop/backing_file", backing);
+	return 0;
+}
+
+static void remove_loop_tree(const char *root)
+{
+	static const char *const dirs[] = {
+		"block/loop7/queue", "block/loop7/loop", "block/loop7", "block",
+	};
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/block/loop7", root);
+	for (size_t i = 0; i < sizeof(loop_files) / sizeof(loop_files[0]); i++)
+		remove_file(path, loop_files[i]);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		rmdir(path);
+	}
+	rmdir(root);
+}
+
 /*
  * Gather, then render: a tree read into a card and then emptied prints as
  * it was read, so printing reads nothing of sysfs.
  */
 static void test_read_once(void)
 {
-	static const char *const files[] = {
-		"queue/physical_block_size", "queue/rotational", "ro",
-		"loop/backing_file", "size",
-	};
-	char root[] = "/tmp/unit-info.XXXXXX", disk[128], sub[160];
+	char root[] = "/tmp/unit-info.XXXXXX", disk[160];
 	struct info_device dev = { .path = "/dev/loop7" };
 	struct info_card *c = calloc(1, sizeof(*c));
 	char err[256], *before = NULL, *after = NULL;
-	int ret, ret2;
+	int ret = make_loop_tree(root, "/srv/disk.img\n"), ret2;
 
-	ret = mkdtemp(root) ? 0 : -errno;
-	snprintf(disk, sizeof(disk), "%s/block", root);
-	mkdir(disk, 0700);
-	snprintf(disk, sizeof(disk), "%s/block/loop7", root);
-	mkdir(disk, 0700);
-	snprintf(sub, sizeof(sub), "%s/queue", disk);
-	mkdir(sub, 0700);
-	snprintf(sub, sizeof(sub), "%s/loop", disk);
-	mkdir(sub, 0700);
-	put_file(disk, "size", "2048\n");
-	put_file(disk, "ro", "1\n");
-	put_file(disk, "queue/physical_block_size", "4096\n");
-	put_file(disk, "queue/rotational", "0\n");
-	put_file(disk, "loop/backing_file", "/srv/disk.img\n");
 	if (ret == 0)
 		ret = info_read_card(&dev, root, c, err, sizeof(err));
 	if (ret == 0)
 		before = print_card(&dev, c, false, &ret);
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		remove_file(disk, files[i]);
+	snprintf(disk, sizeof(disk), "%s/block/loop7", root);
+	for (size_t i = 0; i < sizeof(loop_files) / sizeof(loop_files[0]); i++)
+		remove_file(disk, loop_files[i]);
 	after = print_card(&dev, c, false, &ret2);
 	UNIT_CHECK(ret == 0 && ret2 == 0 && before && after &&
 		   !strcmp(before, after) &&
@@ -602,14 +631,7 @@ static void test_read_once(void)
 		   "a card prints what was read, after the tree is gone");
 	free(before);
 	free(after);
-	snprintf(sub, sizeof(sub), "%s/queue", disk);
-	rmdir(sub);
-	snprintf(sub, sizeof(sub), "%s/loop", disk);
-	rmdir(sub);
-	rmdir(disk);
-	snprintf(disk, sizeof(disk), "%s/block", root);
-	rmdir(disk);
-	rmdir(root);
+	remove_loop_tree(root);
 	free(c);
 }
 
