@@ -160,8 +160,8 @@ struct info_queue {
 	char vendor[INFO_ATTR_BYTES];
 	bool has_model;
 	char model[INFO_ATTR_BYTES];
-	bool has_backing_file;		/* loop devices */
-	char backing_file[INFO_ATTR_BYTES];
+	bool has_backing_file;		/* loop devices: a path, as long */
+	char backing_file[INFO_PATH_BYTES];
 };
 
 /* What the kernel shows of an eMMC's EXT_CSD, in the card's directory. */

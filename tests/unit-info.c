@@ -635,6 +635,28 @@ static void test_read_once(void)
 	free(c);
 }
 
+/* A loop device's backing file may be as long as a path: kept whole. */
+static void test_long_backing_file(void)
+{
+	char root[] = "/tmp/unit-info.XXXXXX", backing[400], err[256];
+	struct info_device dev = { .path = "/dev/loop7" };
+	struct info_card *c = calloc(1, sizeof(*c));
+	int ret;
+
+	memset(backing, 'd', sizeof(backing));
+	memcpy(backing, "/srv/", 5);
+	snprintf(backing + 300, sizeof(backing) - 300, ".img\n");
+	ret = make_loop_tree(root, backing);
+	if (ret == 0)
+		ret = info_read_card(&dev, root, c, err, sizeof(err));
+	UNIT_CHECK(ret == 0 && c->queue.has_backing_file &&
+		   strlen(c->queue.backing_file) == 304 &&
+		   !strcmp(c->queue.backing_file + 300, ".img"),
+		   "loop: a 304-byte backing file path is not cut short");
+	remove_loop_tree(root);
+	free(c);
+}
+
 static void test_bad_hex(void)
 {
 	static const struct {
@@ -749,6 +771,7 @@ int main(void)
 	test_other_transports();
 	test_gathered();
 	test_read_once();
+	test_long_backing_file();
 	test_file_and_sim();
 	test_bad_hex();
 	test_decode();
