@@ -457,11 +457,12 @@ static int run_report(struct run *r, const struct node *n)
 
 	if (r->planning) {
 		if (++r->fields_planned > VM_MAX_FIELDS)
-			return plan_error(r, -E2BIG, "report", 0, 0, n->line);
+			return plan_error(r, -EMSGSIZE, "report", 0, 0,
+					  n->line);
 		return 0;
 	}
 	if (r->record.count == VM_MAX_FIELDS)
-		return -E2BIG;
+		return -EMSGSIZE;
 	f = &r->record.fields[r->record.count++];
 	f->unit = n->unit;
 	f->key = n->key;
