@@ -2,7 +2,9 @@
  * vm: the micro-VM every test runs on.  A program is text (the built-in
  * tests are too) compiled into a table of opcodes; the interpreter runs it
  * against a device and hands out result records - values with their units
- * and keys.  The VM measures; it never formats or prints.
+ * and keys.  The VM measures; it never formats or prints.  vmcompile.c
+ * compiles, vmlist.c lists, vm.c plans and runs; vmprog.h is the compiled
+ * program's shape they share.
  */
 #ifndef FLASHBENCH_VM_H
 #define FLASHBENCH_VM_H
