@@ -771,13 +771,11 @@ static void show_life(struct out *o, const struct info_emmc *e)
 		"not defined", "normal", "warning", "urgent",
 	};
 	char text[128];
-	unsigned a, b;
 
-	if (e->has_life_time &&
-	    sscanf(e->life_time, "%x %x", &a, &b) == 2) {
+	if (e->has_life_codes) {
 		snprintf(text, sizeof(text), "A %s, B %s",
-			 a < 12 ? used[a] : "reserved",
-			 b < 12 ? used[b] : "reserved");
+			 e->life_a < 12 ? used[e->life_a] : "reserved",
+			 e->life_b < 12 ? used[e->life_b] : "reserved");
 		put_text(o, NULL, "life time", NULL, text);
 	} else {
 		put_text(o, NULL, "life time", NULL, NULL);
@@ -790,14 +788,9 @@ static void show_life(struct out *o, const struct info_emmc *e)
 		put_s(o, "pre_eol_info", "pre-EOL info", NULL);
 }
 
-/* The kernel prints unset enhanced-area values as -EINVAL, unsigned. */
 static void show_enhanced(struct out *o, const struct info_emmc *e)
 {
-	bool both = e->has_enhanced_area_offset && e->has_enhanced_area_size;
-	bool set = both && e->enhanced_area_offset < (1ULL << 63) &&
-		   e->enhanced_area_size < 0x80000000ULL;
-
-	if (both && !set) {
+	if (e->enhanced_unset) {
 		put_text(o, "enhanced_area_offset", "enhanced area", NULL,
 			 "not configured");
 		put_text(o, "enhanced_area_size", NULL, NULL, NULL);
@@ -806,7 +799,7 @@ static void show_enhanced(struct out *o, const struct info_emmc *e)
 	put_size(o, "enhanced_area_offset", "enhanced area offset",
 		 e->has_enhanced_area_offset, e->enhanced_area_offset);
 	put_size(o, "enhanced_area_size", "enhanced area size",
-		 e->has_enhanced_area_size, e->enhanced_area_size * KiB);
+		 e->has_enhanced_area_size, e->enhanced_area_bytes);
 }
 
 static void show_emmc(struct out *o, const struct info_emmc *e)
@@ -819,7 +812,7 @@ static void show_emmc(struct out *o, const struct info_emmc *e)
 	show_life(o, e);
 	show_enhanced(o, e);
 	put_size(o, "rpmb_size_bytes", "RPMB size", e->has_rpmb_size_mult,
-		 e->rpmb_size_mult * 128 * KiB);
+		 e->rpmb_bytes);
 	out_end(o, "emmc");
 }
 

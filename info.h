@@ -182,6 +182,13 @@ struct info_emmc {
 	uint64_t enhanced_area_size;	/* KiB */
 	bool has_rpmb_size_mult;
 	uint64_t rpmb_size_mult;	/* units of 128 KiB */
+
+	/* what those mean, worked out by info_decode_ext_csd */
+	bool has_life_codes;		/* life_time held two hex codes */
+	unsigned life_a, life_b;	/* DEVICE_LIFE_TIME_EST_TYP_A, _B */
+	bool enhanced_unset;		/* both read, as the kernel's -EINVAL */
+	uint64_t enhanced_area_bytes;
+	uint64_t rpmb_bytes;
 };
 
 /*
@@ -268,6 +275,13 @@ int info_decode_scr(const char *hex, struct info_scr *scr,
 		    char *err, size_t errlen);
 int info_decode_ssr(const char *hex, struct info_ssr *ssr,
 		    char *err, size_t errlen);
+
+/*
+ * Work out what an eMMC's EXT_CSD attributes mean: the life-time codes of
+ * life_time, whether the enhanced area is configured, sizes in bytes.
+ * Fills the decoded fields of e from the attributes read into it.
+ */
+void info_decode_ext_csd(struct info_emmc *e);
 
 /* One register as --decode-* names it, decoded by info_decode_register. */
 struct info_register {

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "info.h"
@@ -399,6 +400,25 @@ int info_decode_ssr(const char *hex, struct info_ssr *ssr,
 	ssr->discard = flag(&r, 313);
 	ssr->fule = flag(&r, 312);
 	return 0;
+}
+
+/* ---- EXT_CSD, as the kernel shows it in sysfs ---- */
+
+void info_decode_ext_csd(struct info_emmc *e)
+{
+	unsigned a, b;
+
+	e->has_life_codes = e->has_life_time &&
+			    sscanf(e->life_time, "%x %x", &a, &b) == 2;
+	e->life_a = e->has_life_codes ? a : 0;
+	e->life_b = e->has_life_codes ? b : 0;
+	/* the kernel prints unset enhanced-area values as -EINVAL, unsigned */
+	e->enhanced_unset = e->has_enhanced_area_offset &&
+			    e->has_enhanced_area_size &&
+			    !(e->enhanced_area_offset < (1ULL << 63) &&
+			      e->enhanced_area_size < 0x80000000ULL);
+	e->enhanced_area_bytes = e->enhanced_area_size * KiB;
+	e->rpmb_bytes = e->rpmb_size_mult * 128 * KiB;
 }
 
 /* ---- a register named on the command line ---- */

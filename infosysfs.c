@@ -455,6 +455,7 @@ static void read_emmc(struct info_emmc *e, const char *dev)
 					     &e->enhanced_area_size);
 	e->has_rpmb_size_mult = attr_hex(dev, "raw_rpmb_size_mult",
 					 &e->rpmb_size_mult);
+	info_decode_ext_csd(e);
 }
 
 static void read_disk(struct info_card *card, const char *root)

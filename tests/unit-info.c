@@ -504,6 +504,10 @@ static void test_gathered(void)
 		   e->enhanced_area_size == 4294967274ULL,
 		   "emmc card: revisions and the unset enhanced area as "
 		   "the kernel prints it");
+	UNIT_CHECK(e->has_life_codes && e->life_a == 1 && e->life_b == 2 &&
+		   e->enhanced_unset && e->rpmb_bytes == 4194304,
+		   "emmc card: EXT_CSD decoded: life codes 1 and 2, no "
+		   "enhanced area, 4 MiB RPMB");
 	ret = read_card("/dev/mmcblk0", "sandisk-su08g", c);
 	UNIT_CHECK(ret == 0 && !c->has_emmc && q->has_discard_granularity &&
 		   q->discard_granularity == 4194304 && q->has_rotational &&
@@ -522,6 +526,34 @@ static void test_gathered(void)
 		   !q->has_rotational && !q->has_vendor && !c->has_emmc,
 		   "bare: nothing but the size known");
 	free(c);
+}
+
+/* The EXT_CSD decoder on attributes set by hand. */
+static void test_ext_csd(void)
+{
+	struct info_emmc e = {
+		.has_life_time = true, .life_time = "0x0b 0x0c",
+		.has_enhanced_area_offset = true,
+		.enhanced_area_offset = 1 << 20,
+		.has_enhanced_area_size = true, .enhanced_area_size = 2048,
+		.has_rpmb_size_mult = true, .rpmb_size_mult = 1,
+	};
+
+	info_decode_ext_csd(&e);
+	UNIT_CHECK(e.has_life_codes && e.life_a == 11 && e.life_b == 12 &&
+		   !e.enhanced_unset && e.enhanced_area_bytes == 2 << 20 &&
+		   e.rpmb_bytes == 128 << 10,
+		   "ext_csd: codes 11 and 12, a 2 MiB enhanced area, 128 KiB "
+		   "RPMB");
+	snprintf(e.life_time, sizeof(e.life_time), "0x01");
+	e.enhanced_area_size = 0xffffffeaULL;
+	info_decode_ext_csd(&e);
+	UNIT_CHECK(!e.has_life_codes && e.life_a == 0 && e.enhanced_unset,
+		   "ext_csd: one code is no life time; -EINVAL size is unset");
+	e.has_enhanced_area_offset = false;
+	info_decode_ext_csd(&e);
+	UNIT_CHECK(!e.enhanced_unset,
+		   "ext_csd: an area is unset only when both values say so");
 }
 
 static void put_file(const char *dir, const char *name, const char *text)
@@ -770,6 +802,7 @@ int main(void)
 	test_unknown();
 	test_other_transports();
 	test_gathered();
+	test_ext_csd();
 	test_read_once();
 	test_long_backing_file();
 	test_file_and_sim();
