@@ -1,7 +1,8 @@
 /*
  * unit-info: register decoding (inforeg.c), sysfs reading (infosysfs.c)
- * and rendering (info.c), against the recorded trees in tests/sysfs/.  Expected values are worked out by hand
- * from the bit layouts; it does not touch any real device.
+ * and rendering (info.c), against the recorded trees in tests/sysfs/.
+ * Expected values are worked out by hand from the bit layouts; it does
+ * not touch any real device.
  */
 #include <errno.h>
 #include <stdbool.h>
