@@ -21,7 +21,7 @@ MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
 	report analysis analyze info inforeg infosysfs json \
 	plot progress speed detect
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
-# erase stands on the device layer alone
+# erase needs only the devices (dev, blockdev, sim), sizes and option errors
 ERASE_OBJS = $(addsuffix .o,cli units dev blockdev sim)
 PROGRAMS = flashbench erase
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
