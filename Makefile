@@ -19,9 +19,12 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 # every module; the two programs add their own main
-MODULES = cli units lfsr dev blockdev sim vm programs report analysis analyze info json \
+MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
+	report analysis analyze info inforeg infosysfs json \
 	plot progress speed detect
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
+# erase needs only the devices (dev, blockdev, sim), sizes and option errors
+ERASE_OBJS = $(addsuffix .o,cli units dev blockdev sim)
 PROGRAMS = flashbench erase
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
 
@@ -33,7 +36,7 @@ all: $(PROGRAMS)
 flashbench: flashbench.o $(MODULE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-erase: erase.o $(MODULE_OBJS)
+erase: erase.o $(ERASE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 tests/unit-%: tests/unit-%.c $(MODULE_OBJS)

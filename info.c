@@ -1,26 +1,21 @@
 /*
- * info: device identity from sysfs, and the SD/MMC registers decoded.
- * Knows sysfs layouts, register bit positions and manufacturer IDs; it
- * neither opens the device for I/O nor judges whether a card keeps the
- * promises its registers make.
+ * info: a device's identity shown as aligned text or one JSON object,
+ * from the struct info_card that infosysfs.c gathers (as lsblk gathers,
+ * then renders), and single registers decoded by inforeg.c.  It reads
+ * nothing but that struct and judges no promise a card's registers make.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
 
 #include "info.h"
+#include "infoutil.h"
 
 #define KiB 1024ULL
 
-/* ---- tables ---- */
+/* ---- names of transports ---- */
 
 static const struct {
 	const char *name;
@@ -44,44 +39,6 @@ static const struct {
 _Static_assert(sizeof(transports) / sizeof(transports[0]) ==
 	       INFO_TRANSPORT_COUNT, "one row per transport");
 
-struct maker {
-	uint8_t id;
-	const char *name;
-};
-
-/* SD IDs (assigned by SD-3C, unpublished): the well-corroborated ones. */
-static const struct maker sd_makers[] = {
-	{ 0x01, "Panasonic" },
-	{ 0x02, "Toshiba/Kioxia" },
-	{ 0x03, "SanDisk" },
-	{ 0x09, "ATP" },
-	{ 0x1b, "Samsung" },
-	{ 0x1c, "Transcend" },
-	{ 0x1d, "ADATA" },
-	{ 0x27, "Phison" },
-	{ 0x28, "Lexar" },
-	{ 0x31, "Silicon Power" },
-	{ 0x41, "Kingston" },
-	{ 0x5d, "Swissbit" },
-	{ 0x74, "Transcend" },
-	{ 0x76, "Patriot" },
-	{ 0x82, "Sony" },
-	{ 0x9c, "Angelbird/Hoodman" },
-	{ 0x9f, "Kingston" },
-};
-
-/* eMMC IDs are JEDEC's, a separate namespace. */
-static const struct maker mmc_makers[] = {
-	{ 0x02, "SanDisk" },
-	{ 0x11, "Toshiba/Kioxia" },
-	{ 0x13, "Micron" },
-	{ 0x15, "Samsung" },
-	{ 0x45, "SanDisk" },
-	{ 0x70, "Kingston" },
-	{ 0x90, "SK hynix" },
-	{ 0xfe, "Micron (Numonyx)" },
-};
-
 const char *info_transport_name(enum info_transport transport)
 {
 	if ((unsigned)transport >= INFO_TRANSPORT_COUNT)
@@ -96,65 +53,7 @@ const char *info_transport_label(enum info_transport transport)
 	return transports[transport].label;
 }
 
-const char *info_manufacturer(uint32_t manfid, bool mmc)
-{
-	const struct maker *table = mmc ? mmc_makers : sd_makers;
-	size_t n = mmc ? sizeof(mmc_makers) / sizeof(mmc_makers[0])
-		       : sizeof(sd_makers) / sizeof(sd_makers[0]);
-
-	for (size_t i = 0; i < n; i++)
-		if (table[i].id == manfid)
-			return table[i].name;
-	return NULL;
-}
-
-/* AU_SIZE and UHS_AU_SIZE codes, in KiB; 0 = not defined. */
-static const uint32_t au_kib[16] = {
-	0, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192,
-	12288, 16384, 24576, 32768, 65536,
-};
-
-/* TAAC and TRAN_SPEED mantissas, times ten; code 0 is reserved. */
-static const unsigned mantissa10[16] = {
-	0, 10, 12, 13, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 70, 80,
-};
-
-/* ---- errors and small helpers ---- */
-
-__attribute__((format(printf, 3, 4)))
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
-__attribute__((format(printf, 3, 4)))
-static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < len;
-}
-
-/* Copy src into dst of len bytes, cut short if need be. */
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
+/* ---- sizes and times for people ---- */
 
 /* "7.40 GiB", "4 MiB", "512 bytes". */
 static const char *human_size(char *buf, size_t len, uint64_t bytes)
@@ -187,806 +86,6 @@ static const char *human_time_ps(char *buf, size_t len, uint64_t ps)
 	else
 		snprintf(buf, len, "%g ns", (double)ps / 1e3);
 	return buf;
-}
-
-/* ---- registers as hex ---- */
-
-struct reg {
-	unsigned nbits;
-	uint8_t byte[64];	/* byte[0] holds the most significant bits */
-};
-
-static int hex_digit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-static int reg_parse(const char *what, const char *hex, unsigned nbits,
-		     struct reg *reg, char *err, size_t errlen)
-{
-	size_t want = nbits / 4, got = 0;
-	const char *p = hex;
-
-	memset(reg, 0, sizeof(*reg));
-	reg->nbits = nbits;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	for (; *p; p++) {
-		int v = hex_digit((unsigned char)*p);
-
-		if (isspace((unsigned char)*p))
-			continue;
-		if (v < 0) {
-			if (isprint((unsigned char)*p))
-				set_err(err, errlen,
-					"%s: '%c' is not a hex digit",
-					what, *p);
-			else
-				set_err(err, errlen,
-					"%s: byte 0x%02x is not a hex digit",
-					what, (unsigned char)*p);
-			return -EINVAL;
-		}
-		if (got < want)
-			reg->byte[got / 2] |= (uint8_t)(got % 2 ? v : v << 4);
-		got++;
-	}
-	if (got != want) {
-		set_err(err, errlen, "%s: expected %zu hex digits, got %zu",
-			what, want, got);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Bits [hi:lo] of the register, bit nbits-1 being the first one printed. */
-static uint64_t field(const struct reg *reg, unsigned hi, unsigned lo)
-{
-	unsigned first = reg->nbits - 1 - hi;
-	unsigned last = reg->nbits - 1 - lo;
-	uint64_t v = 0;
-
-	for (unsigned pos = first; pos <= last; pos++) {
-		unsigned bit = (reg->byte[pos >> 3] >> (7 - (pos & 7))) & 1u;
-
-		v = (v << 1) | bit;
-	}
-	return v;
-}
-
-static bool flag(const struct reg *reg, unsigned bit)
-{
-	return field(reg, bit, bit) != 0;
-}
-
-/* Characters of a name field, unprintable ones as '?'. */
-static void reg_chars(const struct reg *reg, unsigned hi, unsigned count,
-		      char *out)
-{
-	for (unsigned i = 0; i < count; i++) {
-		unsigned c = (unsigned)field(reg, hi - 8 * i, hi - 8 * i - 7);
-
-		out[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	out[count] = '\0';
-}
-
-/* ---- decoders ---- */
-
-static void cid_sd(const struct reg *r, struct info_cid *cid)
-{
-	cid->manfid = (uint32_t)field(r, 127, 120);
-	cid->oemid = (uint16_t)field(r, 119, 104);
-	reg_chars(r, 103, 5, cid->name);
-	cid->prv = (uint8_t)field(r, 63, 56);
-	cid->serial = (uint32_t)field(r, 55, 24);
-	cid->year = 2000 + (unsigned)field(r, 19, 12);
-	cid->month = (unsigned)field(r, 11, 8);
-}
-
-/*
- * eMMC: the year field counts from 1997 in 4 bits; devices of EXT_CSD
- * revision 5 and later (eMMC 4.41+, nearly all in use) count 2013-2025
- * for codes 0-12.  Without EXT_CSD at hand, that reading is assumed.
- */
-static void cid_mmc(const struct reg *r, struct info_cid *cid)
-{
-	cid->manfid = (uint32_t)field(r, 127, 120);
-	cid->oemid = (uint16_t)field(r, 119, 104);
-	cid->cbx = (uint8_t)field(r, 113, 112);
-	reg_chars(r, 103, 6, cid->name);
-	cid->prv = (uint8_t)field(r, 55, 48);
-	cid->serial = (uint32_t)field(r, 47, 16);
-	cid->month = (unsigned)field(r, 15, 12);
-	cid->year = 1997 + (unsigned)field(r, 11, 8);
-	if (cid->year < 2010)
-		cid->year += 16;
-}
-
-int info_decode_cid(const char *hex, bool mmc, struct info_cid *cid,
-		    char *err, size_t errlen)
-{
-	struct reg r;
-	int ret = reg_parse("cid", hex, 128, &r, err, errlen);
-
-	if (ret)
-		return ret;
-	memset(cid, 0, sizeof(*cid));
-	cid->mmc = mmc;
-	if (mmc)
-		cid_mmc(&r, cid);
-	else
-		cid_sd(&r, cid);
-	return 0;
-}
-
-/* Fields at the same place in SD and eMMC CSDs. */
-static void csd_common(const struct reg *r, struct info_csd *csd)
-{
-	unsigned t_unit, s_unit;
-
-	csd->structure = (unsigned)field(r, 127, 126);
-	csd->taac = (unsigned)field(r, 119, 112);
-	csd->nsac = (unsigned)field(r, 111, 104);
-	csd->tran_speed = (unsigned)field(r, 103, 96);
-	t_unit = csd->taac & 7;
-	csd->taac_ps = mantissa10[(csd->taac >> 3) & 15] * 100ULL;
-	while (t_unit--)
-		csd->taac_ps *= 10;
-	s_unit = csd->tran_speed & 7;
-	csd->tran_kbit = 0;
-	if (s_unit < 4) {
-		uint32_t kbit = 10;	/* 100 kbit/s, over the mantissa's 10 */
-
-		while (s_unit--)
-			kbit *= 10;
-		csd->tran_kbit = mantissa10[(csd->tran_speed >> 3) & 15] *
-				 kbit;
-	}
-	csd->ccc = (unsigned)field(r, 95, 84);
-	csd->read_bl_len = (unsigned)field(r, 83, 80);
-	csd->read_bl_partial = flag(r, 79);
-	csd->write_blk_misalign = flag(r, 78);
-	csd->read_blk_misalign = flag(r, 77);
-	csd->dsr_imp = flag(r, 76);
-	csd->wp_grp_enable = flag(r, 31);
-	csd->r2w_factor = (unsigned)field(r, 28, 26);
-	csd->write_bl_len = (unsigned)field(r, 25, 22);
-	csd->write_bl_partial = flag(r, 21);
-	csd->file_format_grp = flag(r, 15);
-	csd->copy = flag(r, 14);
-	csd->perm_write_protect = flag(r, 13);
-	csd->tmp_write_protect = flag(r, 12);
-	csd->file_format = (unsigned)field(r, 11, 10);
-}
-
-/* Capacity of the byte-addressed layout: (C_SIZE+1) << (MULT+2+BL_LEN). */
-static uint64_t csd_v1_bytes(const struct info_csd *csd)
-{
-	return ((uint64_t)csd->c_size + 1)
-	       << (csd->c_size_mult + 2 + csd->read_bl_len);
-}
-
-static void csd_sd(const struct reg *r, struct info_csd *csd)
-{
-	csd->erase_blk_en = flag(r, 46);
-	csd->sector_size = (unsigned)field(r, 45, 39);
-	csd->wp_grp_size = (unsigned)field(r, 38, 32);
-	csd->capacity_known = true;
-	if (csd->structure == 0) {
-		csd->c_size = (uint32_t)field(r, 73, 62);
-		csd->c_size_mult = (unsigned)field(r, 49, 47);
-		csd->capacity_bytes = csd_v1_bytes(csd);
-	} else if (csd->structure == 1) {
-		csd->c_size = (uint32_t)field(r, 69, 48);
-		csd->capacity_bytes = ((uint64_t)csd->c_size + 1) * 512 * KiB;
-	} else if (csd->structure == 2) {
-		csd->c_size = (uint32_t)field(r, 75, 48);
-		csd->capacity_bytes = ((uint64_t)csd->c_size + 1) * 512 * KiB;
-	} else {
-		csd->capacity_known = false;
-	}
-	csd->erase_bytes = ((uint64_t)csd->sector_size + 1)
-			   << csd->write_bl_len;
-}
-
-static void csd_mmc(const struct reg *r, struct info_csd *csd)
-{
-	csd->spec_vers = (unsigned)field(r, 125, 122);
-	csd->c_size = (uint32_t)field(r, 73, 62);
-	csd->c_size_mult = (unsigned)field(r, 49, 47);
-	csd->erase_grp_size = (unsigned)field(r, 46, 42);
-	csd->erase_grp_mult = (unsigned)field(r, 41, 37);
-	csd->wp_grp_size = (unsigned)field(r, 36, 32);
-	/* C_SIZE all ones: over 2 GB, the size is EXT_CSD SEC_COUNT */
-	csd->capacity_known = csd->c_size != 0xfff;
-	if (csd->capacity_known)
-		csd->capacity_bytes = csd_v1_bytes(csd);
-	csd->erase_bytes = ((uint64_t)csd->erase_grp_size + 1) *
-			   (csd->erase_grp_mult + 1) << csd->write_bl_len;
-}
-
-int info_decode_csd(const char *hex, bool mmc, struct info_csd *csd,
-		    char *err, size_t errlen)
-{
-	struct reg r;
-	int ret = reg_parse("csd", hex, 128, &r, err, errlen);
-
-	if (ret)
-		return ret;
-	memset(csd, 0, sizeof(*csd));
-	csd->mmc = mmc;
-	csd_common(&r, csd);
-	if (mmc)
-		csd_mmc(&r, csd);
-	else
-		csd_sd(&r, csd);
-	return 0;
-}
-
-static void scr_version(struct info_scr *scr)
-{
-	const char *v = "reserved";
-	char buf[8];
-
-	if (scr->sd_spec == 0)
-		v = "1.0x";
-	else if (scr->sd_spec == 1)
-		v = "1.10";
-	else if (scr->sd_spec == 2 && !scr->spec3)
-		v = "2.00";
-	else if (scr->sd_spec == 2 && scr->specx) {
-		snprintf(buf, sizeof(buf), "%u.xx", scr->specx + 4);
-		v = buf;
-	} else if (scr->sd_spec == 2 && scr->spec4)
-		v = "4.xx";
-	else if (scr->sd_spec == 2)
-		v = "3.0x";
-	copy_str(scr->version, sizeof(scr->version), v);
-}
-
-int info_decode_scr(const char *hex, struct info_scr *scr,
-		    char *err, size_t errlen)
-{
-	struct reg r;
-	int ret = reg_parse("scr", hex, 64, &r, err, errlen);
-
-	if (ret)
-		return ret;
-	memset(scr, 0, sizeof(*scr));
-	scr->structure = (unsigned)field(&r, 63, 60);
-	scr->sd_spec = (unsigned)field(&r, 59, 56);
-	scr->erased_ones = flag(&r, 55);
-	scr->security = (unsigned)field(&r, 54, 52);
-	scr->bus_widths = (unsigned)field(&r, 51, 48);
-	scr->spec3 = flag(&r, 47);
-	scr->ex_security = (unsigned)field(&r, 46, 43);
-	scr->spec4 = flag(&r, 42);
-	scr->specx = (unsigned)field(&r, 41, 38);
-	scr->cmd_support = (unsigned)field(&r, 35, 32);
-	scr_version(scr);
-	return 0;
-}
-
-static unsigned speed_class_of(unsigned code)
-{
-	static const unsigned classes[] = { 0, 2, 4, 6, 10 };
-
-	return code < 5 ? classes[code] : 0;
-}
-
-int info_decode_ssr(const char *hex, struct info_ssr *ssr,
-		    char *err, size_t errlen)
-{
-	struct reg r;
-	int ret = reg_parse("ssr", hex, 512, &r, err, errlen);
-
-	if (ret)
-		return ret;
-	memset(ssr, 0, sizeof(*ssr));
-	ssr->bus_width = (unsigned)field(&r, 511, 510);
-	ssr->secured = flag(&r, 509);
-	ssr->card_type = (unsigned)field(&r, 495, 480);
-	ssr->protected_area = (uint32_t)field(&r, 479, 448);
-	ssr->speed_class_code = (unsigned)field(&r, 447, 440);
-	ssr->speed_class = speed_class_of(ssr->speed_class_code);
-	ssr->performance_move = (unsigned)field(&r, 439, 432);
-	ssr->au_code = (unsigned)field(&r, 431, 428);
-	ssr->au_bytes = au_kib[ssr->au_code] * KiB;
-	ssr->erase_size = (unsigned)field(&r, 423, 408);
-	ssr->erase_timeout = (unsigned)field(&r, 407, 402);
-	ssr->erase_offset = (unsigned)field(&r, 401, 400);
-	ssr->uhs_grade = (unsigned)field(&r, 399, 396);
-	ssr->uhs_au_code = (unsigned)field(&r, 395, 392);
-	ssr->uhs_au_bytes = au_kib[ssr->uhs_au_code] * KiB;
-	ssr->video_class = (unsigned)field(&r, 391, 384);
-	ssr->vsc_au_size = (unsigned)field(&r, 377, 368);
-	ssr->app_class = (unsigned)field(&r, 339, 336);
-	ssr->performance_enhance = (unsigned)field(&r, 335, 328);
-	ssr->discard = flag(&r, 313);
-	ssr->fule = flag(&r, 312);
-	return 0;
-}
-
-/* ---- sysfs ---- */
-
-/* Read dir/name, trailing blanks removed.  False if missing or empty. */
-static bool attr(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[INFO_PATH_BYTES];
-	ssize_t n;
-	int fd;
-
-	buf[0] = '\0';
-	if (!path_fmt(path, sizeof(path), "%s/%s", dir, name))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return n > 0;
-}
-
-static bool parse_u64(const char *s, int base, uint64_t *v)
-{
-	char *end;
-
-	if (!isxdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	return errno == 0 && end != s && *end == '\0';
-}
-
-static bool attr_dec(const char *dir, const char *name, uint64_t *v)
-{
-	char buf[64];
-
-	return attr(dir, name, buf, sizeof(buf)) && parse_u64(buf, 10, v);
-}
-
-/* A hex attribute such as "0x000003". */
-static bool attr_hex(const char *dir, const char *name, uint64_t *v)
-{
-	char buf[64];
-	const char *p = buf;
-
-	if (!attr(dir, name, buf, sizeof(buf)))
-		return false;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	return parse_u64(p, 16, v);
-}
-
-static bool exists(const char *dir, const char *name)
-{
-	char path[INFO_PATH_BYTES];
-
-	return path_fmt(path, sizeof(path), "%s/%s", dir, name) &&
-	       access(path, F_OK) == 0;
-}
-
-static bool is_plain_name(const char *name)
-{
-	return *name && strcmp(name, ".") && strcmp(name, "..") &&
-	       !strchr(name, '/');
-}
-
-/* dir/entry/name is a partition called name: the recorded-tree layout. */
-static bool find_partition(const char *root, const char *name, char *out)
-{
-	char blockdir[INFO_PATH_BYTES], cand[INFO_PATH_BYTES];
-	struct dirent *ent;
-	bool found = false;
-	DIR *d;
-
-	if (!path_fmt(blockdir, sizeof(blockdir), "%s/block", root))
-		return false;
-	d = opendir(blockdir);
-	if (!d)
-		return false;
-	while (!found && (ent = readdir(d))) {
-		if (ent->d_name[0] == '.')
-			continue;
-		found = path_fmt(cand, sizeof(cand), "%s/%s/%s", blockdir,
-				 ent->d_name, name) &&
-			exists(cand, "partition") &&
-			realpath(cand, out) != NULL;
-	}
-	closedir(d);
-	return found;
-}
-
-static int find_by_name(const char *root, const char *path, char *out,
-			char *err, size_t errlen)
-{
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
-	char cand[INFO_PATH_BYTES];
-
-	if (!is_plain_name(name)) {
-		set_err(err, errlen, "%s: no device name in the path", path);
-		return -EINVAL;
-	}
-	if (path_fmt(cand, sizeof(cand), "%s/class/block/%s", root, name) &&
-	    realpath(cand, out))
-		return 0;
-	if (path_fmt(cand, sizeof(cand), "%s/block/%s", root, name) &&
-	    realpath(cand, out))
-		return 0;
-	if (find_partition(root, name, out))
-		return 0;
-	set_err(err, errlen, "%s: no such device, and no block device %s in %s",
-		path, name, root);
-	return -ENOENT;
-}
-
-static int find_by_devnum(const char *root, const char *path, dev_t rdev,
-			  char *out, char *err, size_t errlen)
-{
-	char cand[INFO_PATH_BYTES];
-
-	if (path_fmt(cand, sizeof(cand), "%s/dev/block/%u:%u", root,
-		     major(rdev), minor(rdev)) && realpath(cand, out))
-		return 0;
-	return find_by_name(root, path, out, err, errlen);
-}
-
-static void last_component(const char *path, char *out, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	copy_str(out, len, slash ? slash + 1 : path);
-}
-
-/* A partition's directory sits inside its disk's: go one level up. */
-static void resolve_partition(struct info_card *card, const char *dir)
-{
-	uint64_t v;
-	char *slash;
-
-	card->is_partition = true;
-	last_component(dir, card->partition, sizeof(card->partition));
-	if (attr_dec(dir, "partition", &v))
-		card->partition_number = (unsigned)v;
-	if (attr_dec(dir, "start", &card->partition_start_bytes) &&
-	    attr_dec(dir, "size", &card->partition_size_bytes)) {
-		card->has_partition_range = true;
-		card->partition_start_bytes *= 512;
-		card->partition_size_bytes *= 512;
-	}
-	copy_str(card->sysfs_dir, sizeof(card->sysfs_dir), dir);
-	slash = strrchr(card->sysfs_dir, '/');
-	if (slash && slash != card->sysfs_dir)
-		*slash = '\0';
-}
-
-/* ---- transport ---- */
-
-enum {
-	SEEN_USB = 1 << 0,
-	SEEN_NVME = 1 << 1,
-	SEEN_MMC = 1 << 2,
-	SEEN_ATA = 1 << 3,
-	SEEN_SCSI = 1 << 4,
-	SEEN_VIRTIO = 1 << 5,
-};
-
-static unsigned subsystem_bit(const char *dir)
-{
-	char link[INFO_PATH_BYTES], path[INFO_PATH_BYTES];
-	const char *name;
-	ssize_t n;
-
-	if (exists(dir, "ata_port"))
-		return SEEN_ATA;
-	if (!path_fmt(path, sizeof(path), "%s/subsystem", dir))
-		return 0;
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0)
-		return 0;
-	link[n] = '\0';
-	name = strrchr(link, '/');
-	name = name ? name + 1 : link;
-	if (!strcmp(name, "usb"))
-		return SEEN_USB;
-	if (!strcmp(name, "nvme"))
-		return SEEN_NVME;
-	if (!strcmp(name, "mmc"))
-		return SEEN_MMC;
-	if (!strcmp(name, "scsi"))
-		return SEEN_SCSI;
-	if (!strcmp(name, "virtio"))
-		return SEEN_VIRTIO;
-	return 0;
-}
-
-/* The subsystems of every device above the disk, up to the sysfs root. */
-static unsigned ancestors(const char *disk_dir, const char *root)
-{
-	char path[INFO_PATH_BYTES], top[INFO_PATH_BYTES];
-	size_t toplen;
-	unsigned seen = 0;
-	char *slash;
-
-	if (!realpath(root, top))
-		return 0;
-	toplen = strlen(top);
-	copy_str(path, sizeof(path), disk_dir);
-	while (strlen(path) > toplen && !strncmp(path, top, toplen)) {
-		seen |= subsystem_bit(path);
-		slash = strrchr(path, '/');
-		if (!slash || slash == path)
-			break;
-		*slash = '\0';
-	}
-	return seen;
-}
-
-static enum info_transport by_ancestors(unsigned seen)
-{
-	if (seen & SEEN_USB)
-		return INFO_TRANSPORT_USB;
-	if (seen & SEEN_NVME)
-		return INFO_TRANSPORT_NVME;
-	if (seen & SEEN_MMC)
-		return INFO_TRANSPORT_MMC;
-	if (seen & SEEN_ATA)
-		return INFO_TRANSPORT_ATA;
-	if (seen & SEEN_SCSI)
-		return INFO_TRANSPORT_SCSI;
-	if (seen & SEEN_VIRTIO)
-		return INFO_TRANSPORT_VIRTIO;
-	return INFO_TRANSPORT_UNKNOWN;
-}
-
-/* Kernel naming conventions, for trees that lack the device links. */
-static enum info_transport by_disk_name(const char *disk)
-{
-	static const struct {
-		const char *prefix;
-		enum info_transport transport;
-	} names[] = {
-		{ "nvme", INFO_TRANSPORT_NVME },
-		{ "vd", INFO_TRANSPORT_VIRTIO },
-		{ "loop", INFO_TRANSPORT_LOOP },
-		{ "mmcblk", INFO_TRANSPORT_MMC },
-		{ "dm-", INFO_TRANSPORT_DM },
-		{ "md", INFO_TRANSPORT_MD },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strncmp(disk, names[i].prefix, strlen(names[i].prefix)))
-			return names[i].transport;
-	return INFO_TRANSPORT_UNKNOWN;
-}
-
-static enum info_transport find_transport(const struct info_card *card,
-					  const char *root)
-{
-	const char *dir = card->sysfs_dir;
-	enum info_transport t;
-
-	if (!strcmp(card->card_type, "SD") ||
-	    !strcmp(card->card_type, "SDcombo"))
-		return INFO_TRANSPORT_SD;
-	if (!strcmp(card->card_type, "MMC"))
-		return INFO_TRANSPORT_EMMC;
-	if (exists(dir, "loop"))
-		return INFO_TRANSPORT_LOOP;
-	if (exists(dir, "dm"))
-		return INFO_TRANSPORT_DM;
-	if (exists(dir, "md"))
-		return INFO_TRANSPORT_MD;
-	t = by_ancestors(ancestors(dir, root));
-	if (t == INFO_TRANSPORT_UNKNOWN)
-		t = by_disk_name(card->disk);
-	return t;
-}
-
-/* ---- card attributes ---- */
-
-/* The identity from the separate attributes, when there is no cid file. */
-static bool cid_from_attrs(const char *dev, bool mmc, struct info_cid *cid)
-{
-	uint64_t v;
-	char buf[64];
-	bool any = false;
-
-	memset(cid, 0, sizeof(*cid));
-	cid->mmc = mmc;
-	if (attr_hex(dev, "manfid", &v)) {
-		cid->manfid = (uint32_t)v;
-		any = true;
-	}
-	if (attr_hex(dev, "oemid", &v))
-		cid->oemid = (uint16_t)v;
-	if (attr(dev, "name", buf, sizeof(buf)))
-		copy_str(cid->name, sizeof(cid->name), buf);
-	if (attr_hex(dev, "serial", &v))
-		cid->serial = (uint32_t)v;
-	return any;
-}
-
-/* "MM/YYYY" as the kernel prints it; for eMMC it knows the EXT_CSD rule. */
-static bool parse_date(const char *s, unsigned *year, unsigned *month)
-{
-	unsigned m, y;
-	int end = 0;
-
-	if (sscanf(s, "%2u/%4u%n", &m, &y, &end) != 2 || s[end])
-		return false;
-	*year = y;
-	*month = m;
-	return true;
-}
-
-static void read_identity(struct info_card *card, const char *dev)
-{
-	bool mmc = !strcmp(card->card_type, "MMC");
-	char buf[160], err[8];
-
-	if (attr(dev, "cid", buf, sizeof(buf)) &&
-	    info_decode_cid(buf, mmc, &card->cid, err, sizeof(err)) == 0)
-		card->has_cid = true;
-	else if (cid_from_attrs(dev, mmc, &card->cid))
-		card->has_cid = true;
-	if (!card->has_cid)
-		return;
-	if (attr(dev, "date", buf, sizeof(buf)))
-		parse_date(buf, &card->cid.year, &card->cid.month);
-	card->manufacturer = info_manufacturer(card->cid.manfid, mmc);
-	card->has_manfid = card->has_oemid = card->has_serial = true;
-	card->manfid = card->cid.manfid;
-	card->oemid = card->cid.oemid;
-	card->serial = card->cid.serial;
-	card->has_name = card->cid.name[0] != '\0';
-	copy_str(card->name, sizeof(card->name), card->cid.name);
-	card->has_date = card->cid.year != 0;
-	card->year = card->cid.year;
-	card->month = card->cid.month;
-}
-
-static void read_registers(struct info_card *card, const char *dev)
-{
-	bool mmc = !strcmp(card->card_type, "MMC");
-	char buf[160], err[8];
-
-	if (attr(dev, "csd", buf, sizeof(buf)) &&
-	    info_decode_csd(buf, mmc, &card->csd, err, sizeof(err)) == 0) {
-		card->has_csd = true;
-		card->has_capacity = card->csd.capacity_known;
-		card->capacity_bytes = card->csd.capacity_bytes;
-	}
-	if (attr(dev, "scr", buf, sizeof(buf)) &&
-	    info_decode_scr(buf, &card->scr, err, sizeof(err)) == 0)
-		card->has_scr = true;
-	if (attr(dev, "ssr", buf, sizeof(buf)) &&
-	    info_decode_ssr(buf, &card->ssr, err, sizeof(err)) == 0) {
-		card->has_ssr = card->has_speed = true;
-		card->speed_class = card->ssr.speed_class;
-		card->uhs_grade = card->ssr.uhs_grade;
-		card->video_class = card->ssr.video_class;
-		card->app_class = card->ssr.app_class;
-		card->au_size_bytes = card->ssr.au_bytes;
-	}
-	card->has_erase_size = attr_dec(dev, "erase_size", &card->erase_size);
-	card->has_preferred_erase_size =
-		attr_dec(dev, "preferred_erase_size",
-			 &card->preferred_erase_size);
-}
-
-static void read_disk(struct info_card *card, const char *root)
-{
-	char dev[INFO_PATH_BYTES];
-	uint64_t v;
-
-	last_component(card->sysfs_dir, card->disk, sizeof(card->disk));
-	if (attr_dec(card->sysfs_dir, "size", &v)) {
-		card->has_size = true;
-		card->size_bytes = v * 512;
-	}
-	if (attr_dec(card->sysfs_dir, "queue/logical_block_size", &v)) {
-		card->has_logical_block_size = true;
-		card->logical_block_size = (uint32_t)v;
-	}
-	attr(card->sysfs_dir, "device/type", card->card_type,
-	     sizeof(card->card_type));
-	card->transport = find_transport(card, root);
-	if (card->transport != INFO_TRANSPORT_SD &&
-	    card->transport != INFO_TRANSPORT_EMMC)
-		return;
-	if (!path_fmt(dev, sizeof(dev), "%s/device", card->sysfs_dir))
-		return;
-	read_identity(card, dev);
-	read_registers(card, dev);
-}
-
-static void read_caller_view(struct info_card *card,
-			     const struct info_device *d)
-{
-	if (d->size_bytes) {
-		card->has_size = true;
-		card->size_bytes = d->size_bytes;
-	}
-	if (d->logical_block_bytes) {
-		card->has_logical_block_size = true;
-		card->logical_block_size = d->logical_block_bytes;
-	}
-}
-
-static int read_file(struct info_card *card, const struct info_device *d,
-		     const struct stat *st)
-{
-	card->transport = INFO_TRANSPORT_FILE;
-	read_caller_view(card, d);
-	if (!card->has_size) {
-		card->has_size = true;
-		card->size_bytes = (uint64_t)st->st_size;
-	}
-	return 0;
-}
-
-static int locate(const struct info_device *d, const char *root,
-		  char *dir, struct info_card *card, char *err,
-		  size_t errlen)
-{
-	struct stat st;
-
-	if (stat(d->path, &st) < 0)
-		return find_by_name(root, d->path, dir, err, errlen);
-	if (S_ISREG(st.st_mode))
-		return read_file(card, d, &st) ? -EIO : 1;
-	if (!S_ISBLK(st.st_mode)) {
-		set_err(err, errlen,
-			"%s: not a block device, regular file or sim: device",
-			d->path);
-		return -EINVAL;
-	}
-	return find_by_devnum(root, d->path, st.st_rdev, dir, err, errlen);
-}
-
-int info_read_card(const struct info_device *d, const char *sysfs_root,
-		   struct info_card *card, char *err, size_t errlen)
-{
-	const char *root = sysfs_root ? sysfs_root : "/sys";
-	char dir[INFO_PATH_BYTES];
-	int ret;
-
-	memset(card, 0, sizeof(*card));
-	if (!d || !d->path || !*d->path) {
-		set_err(err, errlen, "no device given");
-		return -EINVAL;
-	}
-	if (d->simulated || !strncmp(d->path, "sim:", 4)) {
-		card->transport = INFO_TRANSPORT_SIMULATED;
-		read_caller_view(card, d);
-		return 0;
-	}
-	ret = locate(d, root, dir, card, err, errlen);
-	if (ret)
-		return ret < 0 ? ret : 0;
-	if (exists(dir, "partition"))
-		resolve_partition(card, dir);
-	else
-		copy_str(card->sysfs_dir, sizeof(card->sysfs_dir), dir);
-	read_disk(card, root);
-	if (!card->has_logical_block_size && d->logical_block_bytes)
-		read_caller_view(card, d);
-	return 0;
 }
 
 /* ---- output: aligned text or one JSON object ---- */
@@ -1166,7 +265,7 @@ static void put_size(struct out *o, const char *key, const char *label,
 		snprintf(text, sizeof(text), "%s (%s)", num,
 			 human_size(h, sizeof(h), v));
 	else
-		copy_str(text, sizeof(text), num);
+		info_copy_str(text, sizeof(text), num);
 	put_text(o, key, label, known ? num : NULL, known ? text : NULL);
 }
 
@@ -1196,6 +295,13 @@ static void put_hex(struct out *o, const char *key, const char *label,
 
 	snprintf(hex, sizeof(hex), "0x%0*" PRIx64, digits, v);
 	put_s(o, key, label, known ? hex : NULL);
+}
+
+/* A string attribute as read: known, or unknown. */
+static void put_attr(struct out *o, const char *key, const char *label,
+		     bool known, const char *text)
+{
+	put_s(o, key, label, known ? text : NULL);
 }
 
 /* ---- register sections ---- */
@@ -1460,64 +566,10 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 
 /* ---- info_decode ---- */
 
-/* Split an optional "sd:" or "mmc:" layout prefix off hex. */
-static int layout_prefix(const char *kind, const char **hex, bool *mmc,
-			 char *err, size_t errlen)
-{
-	const char *colon = strchr(*hex, ':');
-
-	*mmc = false;
-	if (!colon)
-		return 0;
-	if (colon - *hex == 3 && !strncmp(*hex, "mmc", 3))
-		*mmc = true;
-	else if (!(colon - *hex == 2 && !strncmp(*hex, "sd", 2))) {
-		set_err(err, errlen,
-			"%s: unknown layout '%.*s' (use sd: or mmc:)",
-			kind, (int)(colon - *hex), *hex);
-		return -EINVAL;
-	}
-	*hex = colon + 1;
-	return 0;
-}
-
-struct decoded {
-	bool mmc;
-	struct info_cid cid;
-	struct info_csd csd;
-	struct info_scr scr;
-	struct info_ssr ssr;
-};
-
-static int decode_kind(const char *kind, const char *hex, struct decoded *r,
-		       char *err, size_t errlen)
-{
-	int ret = layout_prefix(kind, &hex, &r->mmc, err, errlen);
-
-	if (ret)
-		return ret;
-	if ((!strcmp(kind, "scr") || !strcmp(kind, "ssr")) && r->mmc) {
-		set_err(err, errlen, "%s: eMMC has no %s register", kind,
-			kind);
-		return -EINVAL;
-	}
-	if (!strcmp(kind, "cid"))
-		return info_decode_cid(hex, r->mmc, &r->cid, err, errlen);
-	if (!strcmp(kind, "csd"))
-		return info_decode_csd(hex, r->mmc, &r->csd, err, errlen);
-	if (!strcmp(kind, "scr"))
-		return info_decode_scr(hex, &r->scr, err, errlen);
-	if (!strcmp(kind, "ssr"))
-		return info_decode_ssr(hex, &r->ssr, err, errlen);
-	set_err(err, errlen, "%s: unknown register (cid, csd, scr or ssr)",
-		kind);
-	return -EINVAL;
-}
-
 static int finish(FILE *out, char *err, size_t errlen)
 {
 	if (fflush(out) || ferror(out)) {
-		set_err(err, errlen, "write error on output");
+		info_set_err(err, errlen, "write error on output");
 		return -EIO;
 	}
 	return 0;
@@ -1526,15 +578,15 @@ static int finish(FILE *out, char *err, size_t errlen)
 int info_decode(const char *kind, const char *hex, bool json, FILE *out,
 		char *err, size_t errlen)
 {
-	struct decoded r;
+	struct info_register r;
 	struct out o;
 	int ret;
 
 	if (!kind || !hex) {
-		set_err(err, errlen, "nothing to decode");
+		info_set_err(err, errlen, "nothing to decode");
 		return -EINVAL;
 	}
-	ret = decode_kind(kind, hex, &r, err, errlen);
+	ret = info_decode_register(kind, hex, &r, err, errlen);
 	if (ret)
 		return ret;
 	out_begin(&o, out, json);
@@ -1552,37 +604,7 @@ int info_decode(const char *kind, const char *hex, bool json, FILE *out,
 	return finish(out, err, errlen);
 }
 
-/* ---- info_show ---- */
-
-static void show_attr_u64(struct out *o, const char *dir, const char *key,
-			  const char *label, const char *name, bool size)
-{
-	uint64_t v = 0;
-	bool known = *dir && attr_dec(dir, name, &v);
-
-	if (size)
-		put_size(o, key, label, known, v);
-	else
-		put_u64(o, key, label, known, v);
-}
-
-static void show_attr_bool(struct out *o, const char *dir, const char *key,
-			   const char *label, const char *name)
-{
-	uint64_t v = 0;
-	bool known = *dir && attr_dec(dir, name, &v);
-
-	put_bool(o, key, label, known, v != 0);
-}
-
-static void show_attr_str(struct out *o, const char *dir, const char *key,
-			  const char *label, const char *name)
-{
-	char buf[256];
-	bool known = *dir && attr(dir, name, buf, sizeof(buf));
-
-	put_s(o, key, label, known ? buf : NULL);
-}
+/* ---- a whole card: info_print, info_show ---- */
 
 static void show_partition(struct out *o, const struct info_card *c)
 {
@@ -1600,47 +622,48 @@ static void show_partition(struct out *o, const struct info_card *c)
 	out_end(o, "partition");
 }
 
-static void show_discard(struct out *o, const char *dir)
+static void show_discard(struct out *o, const struct info_queue *q)
 {
-	uint64_t max = 0, gran = 0;
-	bool has_max = *dir && attr_dec(dir, "queue/discard_max_bytes", &max);
-	bool has_gran = *dir &&
-		attr_dec(dir, "queue/discard_granularity", &gran);
-
-	if (has_max)
-		put_bool(o, "discard", "discard", true, max != 0);
+	if (q->has_discard_max_bytes)
+		put_bool(o, "discard", "discard", true,
+			 q->discard_max_bytes != 0);
 	else
-		put_bool(o, "discard", "discard", has_gran, gran != 0);
-	put_size(o, "discard_granularity", "discard granularity", has_gran,
-		 gran);
-	put_size(o, "discard_max_bytes", "discard max bytes", has_max, max);
+		put_bool(o, "discard", "discard", q->has_discard_granularity,
+			 q->discard_granularity != 0);
+	put_size(o, "discard_granularity", "discard granularity",
+		 q->has_discard_granularity, q->discard_granularity);
+	put_size(o, "discard_max_bytes", "discard max bytes",
+		 q->has_discard_max_bytes, q->discard_max_bytes);
 }
 
 static void show_queue(struct out *o, const struct info_card *c)
 {
-	const char *dir = c->sysfs_dir;
+	const struct info_queue *q = &c->queue;
 
-	if (*dir)
+	if (*c->sysfs_dir)
 		put_u64(o, "logical_block_size", "logical block size",
 			c->has_logical_block_size, c->logical_block_size);
-	show_attr_u64(o, dir, "physical_block_size", "physical block size",
-		      "queue/physical_block_size", false);
-	show_attr_u64(o, dir, "minimum_io_size", "minimum I/O size",
-		      "queue/minimum_io_size", false);
-	show_attr_u64(o, dir, "optimal_io_size", "optimal I/O size",
-		      "queue/optimal_io_size", false);
-	show_discard(o, dir);
-	show_attr_bool(o, dir, "rotational", "rotational", "queue/rotational");
-	show_attr_bool(o, dir, "removable", "removable", "removable");
-	show_attr_bool(o, dir, "read_only", "read-only", "ro");
+	put_u64(o, "physical_block_size", "physical block size",
+		q->has_physical_block_size, q->physical_block_size);
+	put_u64(o, "minimum_io_size", "minimum I/O size",
+		q->has_minimum_io_size, q->minimum_io_size);
+	put_u64(o, "optimal_io_size", "optimal I/O size",
+		q->has_optimal_io_size, q->optimal_io_size);
+	show_discard(o, q);
+	put_bool(o, "rotational", "rotational", q->has_rotational,
+		 q->rotational);
+	put_bool(o, "removable", "removable", q->has_removable, q->removable);
+	put_bool(o, "read_only", "read-only", q->has_read_only, q->read_only);
 }
 
 static void show_device(struct out *o, const struct info_device *d,
 			const struct info_card *c)
 {
-	const char *dir = c->sysfs_dir, *dir_label = dir;
+	const struct info_queue *q = &c->queue;
 	bool card = c->transport == INFO_TRANSPORT_SD ||
 		    c->transport == INFO_TRANSPORT_EMMC;
+	/* only devices on a bus have them, and cards show their CID */
+	bool bus_labels = !card && *c->sysfs_dir && q->on_bus;
 
 	out_section(o, NULL, "device");
 	put_s(o, "path", "path", d->path);
@@ -1649,24 +672,22 @@ static void show_device(struct out *o, const struct info_device *d,
 	put_s(o, "disk", *c->disk ? "sysfs disk" : NULL,
 	      *c->disk ? c->disk : NULL);
 	put_size(o, "size_bytes", "size", c->has_size, c->size_bytes);
-	if (!*dir) {
+	if (!*c->sysfs_dir) {
 		/* files and simulated cards: sysfs has nothing to say */
 		put_u64(o, "logical_block_size", "logical block size",
 			c->has_logical_block_size, c->logical_block_size);
 		o->quiet = true;
 	}
 	show_queue(o, c);
-	/* only devices on a bus have them, and cards show their CID */
-	if (card || !*dir || !exists(dir, "device"))
-		dir_label = NULL;
-	show_attr_str(o, dir, "vendor", dir_label ? "vendor" : NULL,
-		      "device/vendor");
-	show_attr_str(o, dir, "model", dir_label ? "model" : NULL,
-		      "device/model");
+	put_attr(o, "vendor", bus_labels ? "vendor" : NULL, q->has_vendor,
+		 q->vendor);
+	put_attr(o, "model", bus_labels ? "model" : NULL, q->has_model,
+		 q->model);
 	if (c->transport == INFO_TRANSPORT_LOOP || o->json)
-		show_attr_str(o, dir, "backing_file",
-			      c->transport == INFO_TRANSPORT_LOOP ?
-			      "backing file" : NULL, "loop/backing_file");
+		put_attr(o, "backing_file",
+			 c->transport == INFO_TRANSPORT_LOOP ?
+			 "backing file" : NULL, q->has_backing_file,
+			 q->backing_file);
 	o->quiet = false;
 	show_partition(o, c);
 }
@@ -1739,7 +760,7 @@ static void show_card(struct out *o, const struct info_card *c)
 	show_capacity_check(o, c);
 }
 
-static void show_life(struct out *o, const char *dev)
+static void show_life(struct out *o, const struct info_emmc *e)
 {
 	static const char *const used[] = {
 		"not defined", "0-10% used", "10-20% used", "20-30% used",
@@ -1749,64 +770,49 @@ static void show_life(struct out *o, const char *dev)
 	static const char *const eol[] = {
 		"not defined", "normal", "warning", "urgent",
 	};
-	char buf[64], text[128];
-	unsigned a, b;
-	uint64_t v;
+	char text[128];
 
-	if (attr(dev, "life_time", buf, sizeof(buf)) &&
-	    sscanf(buf, "%x %x", &a, &b) == 2) {
+	if (e->has_life_codes) {
 		snprintf(text, sizeof(text), "A %s, B %s",
-			 a < 12 ? used[a] : "reserved",
-			 b < 12 ? used[b] : "reserved");
+			 e->life_a < 12 ? used[e->life_a] : "reserved",
+			 e->life_b < 12 ? used[e->life_b] : "reserved");
 		put_text(o, NULL, "life time", NULL, text);
 	} else {
 		put_text(o, NULL, "life time", NULL, NULL);
 	}
-	put_s(o, "life_time", NULL, *buf ? buf : NULL);
-	if (attr_hex(dev, "pre_eol_info", &v))
+	put_s(o, "life_time", NULL, *e->life_time ? e->life_time : NULL);
+	if (e->has_pre_eol_info)
 		put_s(o, "pre_eol_info", "pre-EOL info",
-		      v < 4 ? eol[v] : "reserved");
+		      e->pre_eol_info < 4 ? eol[e->pre_eol_info] : "reserved");
 	else
 		put_s(o, "pre_eol_info", "pre-EOL info", NULL);
 }
 
-/* The kernel prints unset enhanced-area values as -EINVAL, unsigned. */
-static void show_enhanced(struct out *o, const char *dev)
+static void show_enhanced(struct out *o, const struct info_emmc *e)
 {
-	uint64_t off = 0, size = 0;
-	bool has_off = attr_dec(dev, "enhanced_area_offset", &off);
-	bool has_size = attr_dec(dev, "enhanced_area_size", &size);
-	bool set = has_off && has_size && off < (1ULL << 63) &&
-		   size < 0x80000000ULL;
-
-	if (has_off && has_size && !set) {
+	if (e->enhanced_unset) {
 		put_text(o, "enhanced_area_offset", "enhanced area", NULL,
 			 "not configured");
 		put_text(o, "enhanced_area_size", NULL, NULL, NULL);
 		return;
 	}
-	put_size(o, "enhanced_area_offset", "enhanced area offset", has_off,
-		 off);
-	put_size(o, "enhanced_area_size", "enhanced area size", has_size,
-		 size * KiB);
+	put_size(o, "enhanced_area_offset", "enhanced area offset",
+		 e->has_enhanced_area_offset, e->enhanced_area_offset);
+	put_size(o, "enhanced_area_size", "enhanced area size",
+		 e->has_enhanced_area_size, e->enhanced_area_bytes);
 }
 
-static void show_emmc(struct out *o, const struct info_card *c)
+static void show_emmc(struct out *o, const struct info_emmc *e)
 {
-	char dev[INFO_PATH_BYTES];
-	uint64_t v = 0;
-	bool known;
-
-	if (!path_fmt(dev, sizeof(dev), "%s/device", c->sysfs_dir))
-		return;
 	out_section(o, "emmc", "emmc");
-	show_attr_str(o, dev, "ext_csd_rev", "EXT_CSD revision", "rev");
-	show_attr_str(o, dev, "prv", "product revision", "prv");
-	show_attr_str(o, dev, "fwrev", "firmware", "fwrev");
-	show_life(o, dev);
-	show_enhanced(o, dev);
-	known = attr_hex(dev, "raw_rpmb_size_mult", &v);
-	put_size(o, "rpmb_size_bytes", "RPMB size", known, v * 128 * KiB);
+	put_attr(o, "ext_csd_rev", "EXT_CSD revision", e->has_ext_csd_rev,
+		 e->ext_csd_rev);
+	put_attr(o, "prv", "product revision", e->has_prv, e->prv);
+	put_attr(o, "fwrev", "firmware", e->has_fwrev, e->fwrev);
+	show_life(o, e);
+	show_enhanced(o, e);
+	put_size(o, "rpmb_size_bytes", "RPMB size", e->has_rpmb_size_mult,
+		 e->rpmb_bytes);
 	out_end(o, "emmc");
 }
 
@@ -1842,36 +848,40 @@ static void show_registers(struct out *o, const struct info_card *c)
 	}
 }
 
-int info_show(const struct info_device *dev, const char *sysfs_root,
-	      bool json, FILE *out, char *err, size_t errlen)
+int info_print(const struct info_device *dev, const struct info_card *card,
+	       bool json, FILE *out, char *err, size_t errlen)
 {
-	struct info_card *card = malloc(sizeof(*card));
-	bool is_card;
+	bool is_card = card->transport == INFO_TRANSPORT_SD ||
+		       card->transport == INFO_TRANSPORT_EMMC;
 	struct out o;
-	int ret;
 
-	if (!card) {
-		set_err(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	ret = info_read_card(dev, sysfs_root, card, err, errlen);
-	if (ret) {
-		free(card);
-		return ret;
-	}
-	is_card = card->transport == INFO_TRANSPORT_SD ||
-		  card->transport == INFO_TRANSPORT_EMMC;
 	out_begin(&o, out, json);
 	show_device(&o, dev, card);
 	show_summary(&o, card);
 	if (is_card || json)
 		show_card(&o, card);
 	show_registers(&o, card);
-	if (card->transport == INFO_TRANSPORT_EMMC)
-		show_emmc(&o, card);
+	if (card->has_emmc)
+		show_emmc(&o, &card->emmc);
 	else
 		out_null_section(&o, "emmc");
 	out_finish(&o);
-	free(card);
 	return finish(out, err, errlen);
+}
+
+int info_show(const struct info_device *dev, const char *sysfs_root,
+	      bool json, FILE *out, char *err, size_t errlen)
+{
+	struct info_card *card = malloc(sizeof(*card));
+	int ret;
+
+	if (!card) {
+		info_set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	ret = info_read_card(dev, sysfs_root, card, err, errlen);
+	if (ret == 0)
+		ret = info_print(dev, card, json, out, err, errlen);
+	free(card);
+	return ret;
 }

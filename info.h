@@ -1,8 +1,10 @@
 /*
- * info: who a device is.  Reads sysfs (or a recorded copy of it) and decodes
- * the SD/MMC card registers CID, CSD, SCR and SSR into names and numbers.
- * It does no I/O on the device and measures nothing: what a card declares
- * here is a claim that only a benchmark can confirm.
+ * info: who a device is.  Reads sysfs (or a recorded copy of it) once into
+ * a struct info_card (infosysfs.c), decodes the SD/MMC card registers CID,
+ * CSD, SCR and SSR into names and numbers (inforeg.c), and shows the
+ * result as text or JSON (info.c).  It does no I/O on the device and
+ * measures nothing: what a card declares here is a claim that only a
+ * benchmark can confirm.
  */
 #ifndef FLASHBENCH_INFO_H
 #define FLASHBENCH_INFO_H
@@ -133,6 +135,62 @@ struct info_ssr {
 	bool fule;
 };
 
+#define INFO_ATTR_BYTES 256	/* longest attribute text kept, with NUL */
+
+/* The whole disk's queue and bus attributes, as sysfs gives them. */
+struct info_queue {
+	bool has_physical_block_size;
+	uint64_t physical_block_size;
+	bool has_minimum_io_size;
+	uint64_t minimum_io_size;
+	bool has_optimal_io_size;
+	uint64_t optimal_io_size;
+	bool has_discard_max_bytes;
+	uint64_t discard_max_bytes;
+	bool has_discard_granularity;
+	uint64_t discard_granularity;
+	bool has_rotational;
+	bool rotational;
+	bool has_removable;
+	bool removable;
+	bool has_read_only;
+	bool read_only;
+	bool on_bus;			/* the disk has a device/ link */
+	bool has_vendor;
+	char vendor[INFO_ATTR_BYTES];
+	bool has_model;
+	char model[INFO_ATTR_BYTES];
+	bool has_backing_file;		/* loop devices: a path, as long */
+	char backing_file[INFO_PATH_BYTES];
+};
+
+/* What the kernel shows of an eMMC's EXT_CSD, in the card's directory. */
+struct info_emmc {
+	bool has_ext_csd_rev;
+	char ext_csd_rev[INFO_ATTR_BYTES];
+	bool has_prv;
+	char prv[INFO_ATTR_BYTES];
+	bool has_fwrev;
+	char fwrev[INFO_ATTR_BYTES];
+	bool has_life_time;
+	char life_time[64];		/* "0x01 0x02": types A and B */
+	bool has_pre_eol_info;
+	uint64_t pre_eol_info;
+	bool has_enhanced_area_offset;
+	uint64_t enhanced_area_offset;	/* bytes */
+	bool has_enhanced_area_size;
+	uint64_t enhanced_area_size;	/* KiB */
+	bool has_rpmb_size_mult;
+	uint64_t rpmb_size_mult;	/* units of 128 KiB */
+
+	/* what those mean, worked out by info_decode_ext_csd */
+	bool has_life_codes;		/* life_time held two hex codes */
+	unsigned life_a, life_b;	/* DEVICE_LIFE_TIME_EST_TYP_A, _B */
+	bool enhanced_unset;		/* both read, as the kernel's -EINVAL */
+	uint64_t enhanced_area_bytes;
+	uint64_t rpmb_bytes;
+};
+
 /*
  * Everything known about a device.  Each has_ flag says whether the fields
  * after it are known; a field not known is shown as "unknown" (null).
@@ -190,6 +248,10 @@ struct info_card {
 	struct info_scr scr;
 	bool has_ssr;
 	struct info_ssr ssr;
+
+	struct info_queue queue;	/* all unknown without a sysfs disk */
+	bool has_emmc;			/* eMMC: the emmc fields were read */
+	struct info_emmc emmc;
 };
 
 /* Machine name ("sd", "emmc", "usb"...) and human label of a transport. */
@@ -215,22 +277,56 @@ int info_decode_ssr(const char *hex, struct info_ssr *ssr,
 		    char *err, size_t errlen);
 
 /*
- * Find the device in sysfs_root (NULL means "/sys") and fill card.  A
- * partition is resolved to its whole disk.  A path that does not exist
- * is looked up by its last component under sysfs_root, so recorded trees
- * work without device nodes.  Return 0 or a negative errno with err set.
+ * Work out what an eMMC's EXT_CSD attributes mean: the life-time codes of
+ * life_time, whether the enhanced area is configured, sizes in bytes.
+ * Fills the decoded fields of e from the attributes read into it.
+ */
+void info_decode_ext_csd(struct info_emmc *e);
+
+/* One register as --decode-* names it, decoded by info_decode_register. */
+struct info_register {
+	bool mmc;		/* the eMMC layout, from a "mmc:" prefix */
+	struct info_cid cid;
+	struct info_csd csd;
+	struct info_scr scr;
+	struct info_ssr ssr;
+};
+
+/*
+ * Decode the register kind ("cid", "csd", "scr" or "ssr") from hex, which
+ * for cid and csd may start with "sd:" (the default) or "mmc:" to choose
+ * the layout; only the member kind names is filled.  Return 0, or -EINVAL
+ * with a message in err.
+ */
+int info_decode_register(const char *kind, const char *hex,
+			 struct info_register *reg, char *err, size_t errlen);
+
+/*
+ * Find the device in sysfs_root (NULL means "/sys") and fill card with
+ * all that is shown of it: sysfs is read here, once, and not again while
+ * printing.  A partition is resolved to its whole disk.  A path that does
+ * not exist is looked up by its last component under sysfs_root, so
+ * recorded trees work without device nodes.  Return 0 or a negative
+ * errno with err set.
  */
 int info_read_card(const struct info_device *dev, const char *sysfs_root,
 		   struct info_card *card, char *err, size_t errlen);
 
-/* Print everything known about dev, as aligned text or one JSON object. */
+/*
+ * Print a card that info_read_card filled for dev, as aligned text or one
+ * JSON object; nothing is read from sysfs here.  Return 0, or -EIO with
+ * err set when the output cannot be written.
+ */
+int info_print(const struct info_device *dev, const struct info_card *card,
+	       bool json, FILE *out, char *err, size_t errlen);
+
+/* info_read_card, then info_print. */
 int info_show(const struct info_device *dev, const char *sysfs_root,
 	      bool json, FILE *out, char *err, size_t errlen);
 
 /*
- * Decode and print one register.  kind is "cid", "csd", "scr" or "ssr".
- * For cid and csd, hex may start with "sd:" (the default) or "mmc:" to
- * choose the layout.  Return 0, or -EINVAL with a message in err.
+ * Decode one register as info_decode_register does, and print it.
+ * Return 0, or -EINVAL with a message in err.
  */
 int info_decode(const char *kind, const char *hex, bool json, FILE *out,
 		char *err, size_t errlen);

@@ -2,7 +2,9 @@
  * vm: the micro-VM every test runs on.  A program is text (the built-in
  * tests are too) compiled into a table of opcodes; the interpreter runs it
  * against a device and hands out result records - values with their units
- * and keys.  The VM measures; it never formats or prints.
+ * and keys.  The VM measures; it never formats or prints.  vmcompile.c
+ * compiles, vmlist.c lists, vm.c plans and runs; vmprog.h is the compiled
+ * program's shape they share.
  */
 #ifndef FLASHBENCH_VM_H
 #define FLASHBENCH_VM_H
@@ -128,8 +130,13 @@ struct vm_plan {
 	uint64_t write_start;		/* writes and discards: [start, end) */
 	uint64_t write_end;		/* start == end: the program never writes */
 	bool patterns[DEV_PATTERN_COUNT];
-	/* first problem found, with the offending operation */
-	int error;			/* 0, -EINVAL, -ENOSPC, -E2BIG, -EDOM */
+	/*
+	 * First problem found, with the offending operation: -EINVAL
+	 * misaligned, -ENOSPC past the device end, -EDOM an offset, length
+	 * or count that is not a whole number, -E2BIG over the operation
+	 * limit, -EMSGSIZE a record of more than VM_MAX_FIELDS fields.
+	 */
+	int error;			/* 0 or one of the above */
 	const char *error_op;
 	uint64_t error_offset, error_length;
 	unsigned error_line;
@@ -161,7 +168,8 @@ struct vm_exec {
  * Plan a program: every offset, length and count evaluated, nothing read
  * or written.  dev supplies size and logical block size; plan->error
  * reports the first operation that is misaligned, past the device end or
- * over the operation limit.  Returns 0 or plan->error.
+ * over the operation limit, or the first record too large.  Returns 0 or
+ * plan->error.
  */
 int vm_plan(const struct vm_program *program, const struct dev *dev,
 	    uint64_t max_operations, struct vm_plan *plan);

@@ -1,13 +1,15 @@
 /*
- * unit-info: register decoding and sysfs reading of info.c, against the
- * recorded trees in tests/sysfs/.  Expected values are worked out by hand
- * from the bit layouts; it does not touch any real device.
+ * unit-info: register decoding (inforeg.c), sysfs reading (infosysfs.c)
+ * and rendering (info.c), against the recorded trees in tests/sysfs/.
+ * Expected values are worked out by hand from the bit layouts; it does
+ * not touch any real device.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "info.h"
@@ -483,6 +485,211 @@ static void test_file_and_sim(void)
 	free(c);
 }
 
+/* Every attribute the output shows is in the card once it is read. */
+static void test_gathered(void)
+{
+	struct info_card *c = calloc(1, sizeof(*c));
+	const struct info_emmc *e = &c->emmc;
+	const struct info_queue *q = &c->queue;
+	int ret;
+
+	ret = read_card("/dev/mmcblk0", "samsung-emmc8g", c);
+	UNIT_CHECK(ret == 0 && c->has_emmc && e->has_life_time &&
+		   !strcmp(e->life_time, "0x01 0x02") &&
+		   e->has_pre_eol_info && e->pre_eol_info == 1 &&
+		   e->has_rpmb_size_mult && e->rpmb_size_mult == 0x20,
+		   "emmc card: life time, pre-EOL and RPMB read");
+	UNIT_CHECK(e->has_ext_csd_rev && !strcmp(e->ext_csd_rev, "0x7") &&
+		   e->has_fwrev && !strcmp(e->fwrev, "0x0500000000000000") &&
+		   e->has_enhanced_area_size &&
+		   e->enhanced_area_size == 4294967274ULL,
+		   "emmc card: revisions and the unset enhanced area as "
+		   "the kernel prints it");
+	UNIT_CHECK(e->has_life_codes && e->life_a == 1 && e->life_b == 2 &&
+		   e->enhanced_unset && e->rpmb_bytes == 4194304,
+		   "emmc card: EXT_CSD decoded: life codes 1 and 2, no "
+		   "enhanced area, 4 MiB RPMB");
+	ret = read_card("/dev/mmcblk0", "sandisk-su08g", c);
+	UNIT_CHECK(ret == 0 && !c->has_emmc && q->has_discard_granularity &&
+		   q->discard_granularity == 4194304 && q->has_rotational &&
+		   !q->rotational && q->on_bus && !q->has_backing_file,
+		   "sd card: queue read, no emmc fields");
+	ret = read_card("/dev/sdb", "usb-reader", c);
+	UNIT_CHECK(ret == 0 && q->on_bus && q->has_vendor &&
+		   !strcmp(q->vendor, "Generic-") && q->has_model &&
+		   !strcmp(q->model, "SD/MMC"), "usb: vendor and model read");
+	ret = read_card("/dev/loop0", "loop", c);
+	UNIT_CHECK(ret == 0 && q->has_backing_file &&
+		   !strcmp(q->backing_file, "/var/tmp/card.img") && !q->on_bus,
+		   "loop: backing file read, not on a bus");
+	ret = read_card("sdz", "bare", c);
+	UNIT_CHECK(ret == 0 && !q->has_physical_block_size &&
+		   !q->has_rotational && !q->has_vendor && !c->has_emmc,
+		   "bare: nothing but the size known");
+	free(c);
+}
+
+/* The EXT_CSD decoder on attributes set by hand. */
+static void test_ext_csd(void)
+{
+	struct info_emmc e = {
+		.has_life_time = true, .life_time = "0x0b 0x0c",
+		.has_enhanced_area_offset = true,
+		.enhanced_area_offset = 1 << 20,
+		.has_enhanced_area_size = true, .enhanced_area_size = 2048,
+		.has_rpmb_size_mult = true, .rpmb_size_mult = 1,
+	};
+
+	info_decode_ext_csd(&e);
+	UNIT_CHECK(e.has_life_codes && e.life_a == 11 && e.life_b == 12 &&
+		   !e.enhanced_unset && e.enhanced_area_bytes == 2 << 20 &&
+		   e.rpmb_bytes == 128 << 10,
+		   "ext_csd: codes 11 and 12, a 2 MiB enhanced area, 128 KiB "
+		   "RPMB");
+	snprintf(e.life_time, sizeof(e.life_time), "0x01");
+	e.enhanced_area_size = 0xffffffeaULL;
+	info_decode_ext_csd(&e);
+	UNIT_CHECK(!e.has_life_codes && e.life_a == 0 && e.enhanced_unset,
+		   "ext_csd: one code is no life time; -EINVAL size is unset");
+	e.has_enhanced_area_offset = false;
+	info_decode_ext_csd(&e);
+	UNIT_CHECK(!e.enhanced_unset,
+		   "ext_csd: an area is unset only when both values say so");
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void remove_file(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	remove(path);
+}
+
+static char *print_card(const struct info_device *dev,
+			const struct info_card *card, bool json, int *ret)
+{
+	char err[256], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*ret = info_print(dev, card, json, f, err, sizeof(err));
+	fclose(f);
+	return buf;
+}
+
+/* Files of the loop-device tree that make_loop_tree writes. */
+static const char *const loop_files[] = {
+	"queue/physical_block_size", "queue/rotational", "ro",
+	"loop/backing_file", "size",
+};
+
+/* A recorded tree in a new directory root: block/loop7 on backing. */
+static int make_loop_tree(char *root, const char *backing)
+{
+	static const char *const dirs[] = {
+		"block", "block/loop7", "block/loop7/queue", "block/loop7/loop",
+	};
+	char path[160];
+
+	if (!mkdtemp(root))
+		return -errno;
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof(path), "%s/block/loop7", root);
+	put_file(path, "size", "2048\n");
+	put_file(path, "ro", "1\n");
+	put_file(path, "queue/physical_block_size", "4096\n");
+	put_file(path, "queue/rotational", "0\n");
+	put_file(path, "loop/backing_file", backing);
+	return 0;
+}
+
+static void remove_loop_tree(const char *root)
+{
+	static const char *const dirs[] = {
+		"block/loop7/queue", "block/loop7/loop", "block/loop7", "block",
+	};
+	char path[160];
+
+	snprintf(path, sizeof(path), "%s/block/loop7", root);
+	for (size_t i = 0; i < sizeof(loop_files) / sizeof(loop_files[0]); i++)
+		remove_file(path, loop_files[i]);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		rmdir(path);
+	}
+	rmdir(root);
+}
+
+/*
+ * Gather, then render: a tree read into a card and then emptied prints as
+ * it was read, so printing reads nothing of sysfs.
+ */
+static void test_read_once(void)
+{
+	char root[] = "/tmp/unit-info.XXXXXX", disk[160];
+	struct info_device dev = { .path = "/dev/loop7" };
+	struct info_card *c = calloc(1, sizeof(*c));
+	char err[256], *before = NULL, *after = NULL;
+	int ret = make_loop_tree(root, "/srv/disk.img\n"), ret2;
+
+	if (ret == 0)
+		ret = info_read_card(&dev, root, c, err, sizeof(err));
+	if (ret == 0)
+		before = print_card(&dev, c, false, &ret);
+	snprintf(disk, sizeof(disk), "%s/block/loop7", root);
+	for (size_t i = 0; i < sizeof(loop_files) / sizeof(loop_files[0]); i++)
+		remove_file(disk, loop_files[i]);
+	after = print_card(&dev, c, false, &ret2);
+	UNIT_CHECK(ret == 0 && ret2 == 0 && before && after &&
+		   !strcmp(before, after) &&
+		   has(after, "backing file:             /srv/disk.img\n") &&
+		   has(after, "physical block size:      4096\n") &&
+		   has(after, "read-only:                yes\n"),
+		   "a card prints what was read, after the tree is gone");
+	free(before);
+	free(after);
+	remove_loop_tree(root);
+	free(c);
+}
+
+/* A loop device's backing file may be as long as a path: kept whole. */
+static void test_long_backing_file(void)
+{
+	char root[] = "/tmp/unit-info.XXXXXX", backing[400], err[256];
+	struct info_device dev = { .path = "/dev/loop7" };
+	struct info_card *c = calloc(1, sizeof(*c));
+	int ret;
+
+	memset(backing, 'd', sizeof(backing));
+	memcpy(backing, "/srv/", 5);
+	snprintf(backing + 300, sizeof(backing) - 300, ".img\n");
+	ret = make_loop_tree(root, backing);
+	if (ret == 0)
+		ret = info_read_card(&dev, root, c, err, sizeof(err));
+	UNIT_CHECK(ret == 0 && c->queue.has_backing_file &&
+		   strlen(c->queue.backing_file) == 304 &&
+		   !strcmp(c->queue.backing_file + 300, ".img"),
+		   "loop: a 304-byte backing file path is not cut short");
+	remove_loop_tree(root);
+	free(c);
+}
+
 static void test_bad_hex(void)
 {
 	static const struct {
@@ -595,6 +802,10 @@ int main(void)
 	test_emmc();
 	test_unknown();
 	test_other_transports();
+	test_gathered();
+	test_ext_csd();
+	test_read_once();
+	test_long_backing_file();
 	test_file_and_sim();
 	test_bad_hex();
 	test_decode();

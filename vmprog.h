@@ -1,0 +1,93 @@
+/*
+ * vmprog: the shape of a compiled program, shared by the compiler
+ * (vmcompile.c), the listing (vmlist.c) and the interpreter (vm.c): a
+ * flat table of nodes (a statement and the extent of its body), a pool of
+ * expressions in postfix form, and the words of the language.  Callers
+ * outside the VM see only vm.h.
+ */
+#ifndef FLASHBENCH_VMPROG_H
+#define FLASHBENCH_VMPROG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "vm.h"
+
+#define VM_MAX_VARS 32
+#define VM_MAX_DEPTH 32		/* nesting of blocks, and expression stack */
+#define VM_MAX_NODES 4096
+#define VM_MAX_OPERANDS 4
+#define VM_MAX_REDUCERS 4	/* let a, b, c = for ... (min, avg, max) */
+
+/* Opcode properties, indexed by enum vm_op. */
+struct vm_op_info {
+	const char *name;
+	unsigned operands;	/* expressions that follow the keyword */
+	bool has_value;		/* counts towards its block's value */
+};
+
+/* A keyword and the expressions that follow it (series, units). */
+struct vm_word {
+	const char *name;
+	unsigned operands;
+};
+
+/* The language's words, each table indexed by its enum (vmprog.c). */
+extern const struct vm_op_info vm_op_table[];		/* enum vm_op */
+extern const struct vm_word vm_series_table[];		/* enum vm_series */
+extern const struct vm_word vm_unit_table[];		/* enum vm_unit */
+extern const char *const vm_reduce_names[];		/* enum vm_reduce */
+extern const char *const vm_pattern_names[];		/* enum dev_pattern */
+extern const char *const vm_style_names[];		/* enum vm_style */
+
+/* Expression instructions, evaluated on a stack. */
+enum insn_code {
+	INSN_NUMBER,		/* push number */
+	INSN_VAR,		/* push variable index */
+	INSN_PARAM,		/* push parameter index */
+	INSN_ADD, INSN_SUB, INSN_MUL, INSN_DIV, INSN_MOD,
+	INSN_NEG,		/* negate the top */
+};
+
+struct insn {
+	enum insn_code code;
+	unsigned index;
+	double number;
+};
+
+struct expr {
+	unsigned start;		/* first instruction */
+	unsigned count;
+};
+
+struct node {
+	enum vm_op op;
+	unsigned line, column;
+	enum vm_series series;
+	enum vm_reduce reduce[VM_MAX_REDUCERS];	/* of the same runs */
+	unsigned reduce_count;
+	enum dev_pattern pattern;
+	enum vm_unit unit;
+	int var;			/* bound (for, let) variable or -1 */
+	int more_vars[VM_MAX_REDUCERS - 1];	/* let a, b, c = ... */
+	unsigned var_count;
+	unsigned operand_count;
+	struct expr operands[VM_MAX_OPERANDS];
+	unsigned end;			/* index of the node after the body */
+	char *key, *text, *label;
+};
+
+struct vm_program {
+	struct node *nodes;
+	unsigned node_count, node_cap;
+	struct insn *insns;
+	unsigned insn_count, insn_cap;
+	char *vars[VM_MAX_VARS];
+	bool measured[VM_MAX_VARS];	/* value comes from a measurement */
+	unsigned var_count;
+	const struct vm_param *params;
+	size_t param_count;
+	enum vm_style style;
+};
+
+#endif
