@@ -337,19 +337,41 @@ run_checked() {
 	echo "changed MiB: $(tr "\n" " " <changed)"
 }
 
-# fb_start ARGS...: start flashbench ARGS in the background (at most 30 s)
-# with its output in out and err; its pid in fb_pid, once it runs.
-fb_start() {
-	rm -f pid
-	timeout 30 sh -c 'echo $$ >pid; exec "$@"' sh "$FLASHBENCH" "$@" \
-		>out 2>err </dev/null &
-	fb_timeout=$!
-	fs_n=0
-	until [ -s pid ]; do
-		fs_n=$((fs_n + 1))
-		[ $fs_n -gt 500 ] && return 1
+# poll_until WHAT CMD...: run CMD every 10 ms until it succeeds.  Fails,
+# saying WHAT never happened, after 20 s, or as soon as the run fb_start
+# began (if any) has ended without it.  The pause only spaces the checks:
+# what a caller goes on to do depends on CMD having succeeded, never on
+# how long it took, so a slow or busy machine waits longer, nothing more.
+poll_until() {
+	pu_what=$1
+	shift
+	pu_n=0
+	until "$@"; do
+		if [ -n "$fb_pid" ] && ! kill -0 "$fb_pid" 2>/dev/null; then
+			"$@" && return 0
+			echo "the run ended before $pu_what" >&2
+			return 1
+		fi
+		pu_n=$((pu_n + 1))
+		if [ $pu_n -ge 2000 ]; then
+			echo "no $pu_what within 20 s" >&2
+			return 1
+		fi
 		sleep 0.01
 	done
+}
+fb_pid=
+
+# fb_start ARGS...: start flashbench ARGS in the background (at most 30 s)
+# with its output in out (or the file FB_OUT names) and err; its pid in
+# fb_pid, once it runs.
+fb_start() {
+	rm -f pid
+	fb_pid=
+	timeout 30 sh -c 'echo $$ >pid.new && mv pid.new pid && exec "$@"' \
+		sh "$FLASHBENCH" "$@" >"${FB_OUT:-out}" 2>err </dev/null &
+	fb_timeout=$!
+	poll_until "process id" test -s pid || return 1
 	fb_pid=$(cat pid)
 }
 
@@ -358,18 +380,68 @@ fb_start() {
 fb_wait() {
 	wait $fb_timeout
 	echo $? >code
+	fb_pid=
 	echo "exit $(cat code)"
 	cat err
 }
 
-# wait_announced: wait (at most 20 s) for the write announcement in err.
+# proc_status_mask FIELD: the low 16 bits of a signal mask (SigCgt,
+# SigPnd, ShdPnd) of the run fb_start began, as a number.
+proc_status_mask() {
+	psm_hex=$(sed -n "s/^$1:[[:space:]]*//p" "/proc/$fb_pid/status" \
+		2>/dev/null) && [ -n "$psm_hex" ] &&
+	echo $((0x${psm_hex#"${psm_hex%????}"}))
+}
+
+# catching: the run has set its SIGINT and SIGTERM handlers (the shell
+# that starts it catches SIGINT only), so a signal is the tool's to handle.
+catching() {
+	ca_mask=$(proc_status_mask SigCgt) &&
+	[ $((ca_mask & 0x4002)) = $((0x4002)) ]
+}
+
+# signal_taken SIGNUM: no signal SIGNUM is pending for the run: the last
+# one sent has been delivered to its handler.
+signal_taken() {
+	st_bit=$((1 << ($1 - 1)))
+	st_mask=$(proc_status_mask SigPnd) &&
+	[ $((st_mask & st_bit)) = 0 ] &&
+	st_mask=$(proc_status_mask ShdPnd) &&
+	[ $((st_mask & st_bit)) = 0 ]
+}
+
+# io_past FIELD BYTES: the run has moved at least BYTES through read
+# (rchar) or write (wchar) calls, from /proc/PID/io.
+io_past() {
+	ip_bytes=$(sed -n "s/^$1: //p" "/proc/$fb_pid/io" 2>/dev/null) &&
+	[ -n "$ip_bytes" ] && [ "$ip_bytes" -ge "$2" ]
+}
+
+# have_proc_io: the kernel counts each process's I/O (/proc/PID/io).
+have_proc_io() {
+	test -r /proc/self/io
+}
+
+# wait_announced: wait for the write announcement in err (it comes after
+# the signal handlers are set and before the first write).
 wait_announced() {
-	wa_n=0
-	until grep -q "overwrites bytes" err; do
-		wa_n=$((wa_n + 1))
-		[ $wa_n -gt 1000 ] && { echo "no announcement" >&2; return 1; }
-		sleep 0.02
-	done
+	poll_until "write announcement" grep -q "overwrites bytes" err
+}
+
+# wait_catching: wait until the run handles SIGINT and SIGTERM itself.
+wait_catching() {
+	poll_until "signal handlers" catching
+}
+
+# wait_read BYTES / wait_written BYTES: wait until the run has read or
+# written at least BYTES: it is inside its timed I/O, and past any record
+# that needs fewer bytes.
+wait_read() {
+	poll_until "read of $1 bytes" io_past rchar "$1"
+}
+
+wait_written() {
+	poll_until "write of $1 bytes" io_past wchar "$1"
 }
 
 # refused_busy PROG ARGS...: PROG ARGS exits 1 with nothing on stdout and
@@ -393,4 +465,34 @@ refused_busy() {
 # page cache, e.g. to put a device back into a known state.
 copy_to_dev() {
 	dd if="$1" of="$2" bs=1M oflag=direct conv=notrunc status=none
+}
+
+# have_script: script(1) can give a command a terminal.
+have_script() {
+	command -v script >/dev/null 2>&1 &&
+		script -qc true /dev/null </dev/null >/dev/null 2>&1
+}
+
+# on_terminal CMD: run the shell command CMD on a terminal (script(1));
+# what reaches the terminal is left in tty.
+on_terminal() {
+	script -qc "$1" /dev/null </dev/null >tty
+}
+
+# progress_cleared TEST: tty shows TEST's progress line ("TEST: N/M ...")
+# and ends by blanking the last one: a carriage return, as many spaces,
+# a carriage return.
+progress_cleared() {
+	tr '\r' '\n' <tty | awk -v t="$1: " '
+		index($0, t) == 1 { last = $0; n = NR }
+		{ line[NR] = $0 }
+		END {
+			if (!n) { print "no " t "progress line"; exit 1 }
+			if (NR != n + 1 || line[NR] !~ /^ +$/ ||
+			    length(line[NR]) != length(last)) {
+				print "the last progress line is not cleared"
+				exit 1
+			}
+			print "last progress line: " last
+		}' >&2
 }

@@ -6,8 +6,9 @@
 # pages of the SU08G), the open-AU test its number of open erase blocks
 # (6, 7, 20), the Toshiba its 32 KiB program unit; a 12 MiB card shows
 # its boundaries with --threes; bad= ranges fail the I/O that touches
-# them with one line naming the offset; ro refuses writes only; output
-# is deterministic per seed; and -a takes well under a second.
+# them with one line naming the offset; ro refuses writes only; and
+# output is deterministic per seed.  (How long -a takes on the wall
+# clock is a figure bench/timings.sh prints, not an assertion.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -405,18 +406,6 @@ test_expect_success 'without noise the seed changes nothing' '
 	"$FLASHBENCH" -a -c 2 sim:noise=0,seed=3 >one &&
 	"$FLASHBENCH" -a -c 2 sim:noise=0,seed=4 >two &&
 	test_cmp one two
-'
-
-# ---- speed ----
-
-test_timing '-a sim: takes well under a second of wall time' '
-	start=$(date +%s%N) &&
-	"$FLASHBENCH" -a sim: >out &&
-	end=$(date +%s%N) &&
-	ms=$(((end - start) / 1000000)) &&
-	echo "$ms ms" &&
-	test_lines_match out "$ALIGN_RE" &&
-	test "$ms" -lt 2000
 '
 
 test_done
