@@ -487,6 +487,17 @@ IMAGE=$TRASH/image
 # load on the machine moves: bench/timings.sh prints it; the suite
 # asserts no timing.
 
+test_loop 'loop: setup: a 256 MiB device of random data' '
+	test -b "$LOOP" &&
+	test "$(blockdev --getsize64 "$LOOP")" = $((256 * MIB)) &&
+	head -c $((64 * MIB)) /dev/urandom >random64 &&
+	cat random64 random64 random64 random64 >"$IMAGE" &&
+	copy_to_dev "$IMAGE" "$LOOP" &&
+	chunk_sums_quick "$LOOP" $MIB >"$TRASH/image.sums" &&
+	test "$(wc -l <"$TRASH/image.sums")" = 256 &&
+	dev_sum "$IMAGE" >"$TRASH/image.sum"
+'
+
 test_loop 'loop: -t writes nothing' '
 	"$FLASHBENCH" -t --time=0.1 "$LOOP" >out 2>err &&
 	test ! -s err &&
