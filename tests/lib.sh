@@ -98,9 +98,9 @@ test_loop() {
 	fi
 }
 
-# test_timing NAME BODY / test_timing_loop NAME BODY: tests whose outcome
-# depends on wall-clock timing (a signal or a shrink a fraction of a
-# second into a run); valgrind slows the tool too much for them.
+# test_timing NAME BODY / test_timing_loop NAME BODY: tests that signal,
+# stop or shrink under a run in the middle of its work; valgrind slows
+# the tool so much that such runs reach their 30 s limit.
 test_timing() {
 	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
 		test_skip "$1" "timing-dependent, under valgrind"
@@ -417,9 +417,15 @@ io_past() {
 	[ -n "$ip_bytes" ] && [ "$ip_bytes" -ge "$2" ]
 }
 
-# have_proc_io: the kernel counts each process's I/O (/proc/PID/io).
-have_proc_io() {
-	test -r /proc/self/io
+# test_loop_io NAME BODY: a loop-device test that follows its run's I/O
+# in /proc/PID/io (wait_read, wait_written), which some kernels do not
+# keep; like the timing tests, not under valgrind.
+test_loop_io() {
+	if [ -r /proc/self/io ]; then
+		test_timing_loop "$1" "$2"
+	else
+		test_skip "$1" "no /proc/PID/io to follow the run by"
+	fi
 }
 
 # wait_announced: wait for the write announcement in err (it comes after
@@ -442,6 +448,12 @@ wait_read() {
 
 wait_written() {
 	poll_until "write of $1 bytes" io_past wchar "$1"
+}
+
+# wait_read_calls N: wait until the run has made N read calls, whether
+# they read anything or failed.
+wait_read_calls() {
+	poll_until "$1 read calls" io_past syscr "$1"
 }
 
 # refused_busy PROG ARGS...: PROG ARGS exits 1 with nothing on stdout and

@@ -217,16 +217,6 @@ written_inside() {
 	chunks_within changed $(($1 / MIB)) $((($2 + MIB - 1) / MIB))
 }
 
-# test_loop_io NAME BODY: a loop-device test that follows the run's I/O
-# in /proc/PID/io, which some kernels do not keep.
-test_loop_io() {
-	if have_proc_io; then
-		test_loop "$1" "$2"
-	else
-		test_skip "$1" "no /proc/PID/io to follow the run by"
-	fi
-}
-
 test_loop 'loop: setup: fill the 256 MiB device with random data' '
 	head -c $((64 * MIB)) /dev/urandom >random64 &&
 	cat random64 random64 random64 random64 >"$IMAGE" &&
