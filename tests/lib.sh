@@ -362,14 +362,16 @@ poll_until() {
 }
 fb_pid=
 
-# fb_start ARGS...: start flashbench ARGS in the background (at most 30 s)
-# with its output in out (or the file FB_OUT names) and err; its pid in
-# fb_pid, once it runs.
+# fb_start ARGS...: start flashbench ARGS in the background with its
+# output in out (or the file FB_OUT names) and err; its pid in fb_pid,
+# once it runs.  After 30 s it gets SIGTERM, 10 s later SIGKILL: a run
+# stuck on its output cannot hang the suite.
 fb_start() {
 	rm -f pid
 	fb_pid=
-	timeout 30 sh -c 'echo $$ >pid.new && mv pid.new pid && exec "$@"' \
-		sh "$FLASHBENCH" "$@" >"${FB_OUT:-out}" 2>err </dev/null &
+	timeout -k 10 30 \
+		sh -c 'echo $$ >pid.new && mv pid.new pid && exec "$@"' \
+		sh "$FLASHBENCH" "$@" >"${FB_OUT:-out}" 2>err </dev/null 3>&- &
 	fb_timeout=$!
 	poll_until "process id" test -s pid || return 1
 	fb_pid=$(cat pid)
