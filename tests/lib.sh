@@ -33,8 +33,29 @@ test_cleanup_all() {
 	rm -rf "$TRASH"
 }
 
-# test_expect_success NAME BODY: BODY (shell code) must succeed.
+# missing_programs PROG,PROG...: the ones not installed, space-separated.
+missing_programs() {
+	mp_list=
+	for mp_prog in $(echo "$1" | tr , " "); do
+		command -v "$mp_prog" >/dev/null 2>&1 ||
+			mp_list="${mp_list:+$mp_list }$mp_prog"
+	done
+	echo "$mp_list"
+}
+
+# test_expect_success [PROGS] NAME BODY: BODY (shell code) must succeed.
+# PROGS (comma-separated) are programs the test needs: when one is not
+# installed the test is skipped, saying which.  test_loop and the other
+# test_* wrappers take PROGS the same way.
 test_expect_success() {
+	if [ $# = 3 ]; then
+		tes_missing=$(missing_programs "$1")
+		shift
+		if [ -n "$tes_missing" ]; then
+			test_skip "$1" "needs $tes_missing"
+			return
+		fi
+	fi
 	test_count=$((test_count + 1))
 	if (cd "$TRASH" && eval "$2") >"$TRASH/.log" 2>&1; then
 		echo "ok $test_count - $1"
@@ -82,39 +103,41 @@ test_lines_match() {
 # FLASHBENCH_REQUIRE_LOOP=1, when it counts as failed.
 have_loop() {
 	[ "$(id -u)" = 0 ] && command -v losetup >/dev/null 2>&1 &&
-		[ -e /dev/loop-control ]
+		command -v blockdev >/dev/null 2>&1 && [ -e /dev/loop-control ]
 }
 
-# test_loop NAME BODY: like test_expect_success, but needs a loop device.
+# test_loop [PROGS] NAME BODY: like test_expect_success, but needs a loop
+# device.
 test_loop() {
 	if have_loop; then
-		test_expect_success "$1" "$2"
+		test_expect_success "$@"
 	elif [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ]; then
 		test_count=$((test_count + 1))
 		test_failed=$((test_failed + 1))
-		echo "not ok $test_count - $1 (loop devices required but unavailable)"
+		eval "tl_name=\${$(($# - 1))}"
+		echo "not ok $test_count - $tl_name (loop devices required but unavailable)"
 	else
-		test_skip "$1" "needs root and loop devices"
+		eval "tl_name=\${$(($# - 1))}"
+		test_skip "$tl_name" "needs root and loop devices"
 	fi
 }
 
-# test_timing NAME BODY / test_timing_loop NAME BODY: tests that signal,
-# stop or shrink under a run in the middle of its work; valgrind slows
-# the tool so much that such runs reach their 30 s limit.
-test_timing() {
-	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
-		test_skip "$1" "timing-dependent, under valgrind"
-	else
-		test_expect_success "$1" "$2"
-	fi
+# require PROG...: the script's tests need every PROG; when one is
+# missing the whole script counts as one skipped test, with the reason.
+# (.ci/run installs them; README lists them.)
+require() {
+	for rq_prog in "$@"; do
+		command -v "$rq_prog" >/dev/null 2>&1 && continue
+		test_skip "${0##*/}: every test" "needs $rq_prog"
+		test_done
+		exit
+	done
 }
 
-test_timing_loop() {
-	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
-		test_skip "$1" "timing-dependent, under valgrind"
-	else
-		test_loop "$1" "$2"
-	fi
+# test_loop_ext4 NAME BODY: like test_loop, on a mounted ext4 file system
+# (mkfs.ext4 and fsck.ext4, from e2fsprogs).
+test_loop_ext4() {
+	test_loop mkfs.ext4,fsck.ext4 "$@"
 }
 
 # make_loop SIZE [losetup options]: create a backing file of SIZE, attach
@@ -310,16 +333,19 @@ SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
 RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
 ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
 
-# restore: put $LOOP back to the image in $IMAGE - only the MiB chunks
-# listed in $TRASH/dirty (those the last run changed) when it exists.
+# restore: put $TARGET (default $LOOP) back to the image in $IMAGE - only
+# the MiB chunks listed in $TRASH/dirty (those the last run changed) when
+# it exists.
 restore() {
+	rs_target=${TARGET:-$LOOP}
 	if [ ! -f "$TRASH/dirty" ]; then
-		copy_to_dev "$IMAGE" "$LOOP"
+		copy_to_dev "$IMAGE" "$rs_target"
 		return
 	fi
 	while read -r i; do
-		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
-			oflag=direct conv=notrunc status=none || return 1
+		dd if="$IMAGE" of="$rs_target" bs=$MIB skip="$i" seek="$i" \
+			count=1 $(direct_out "$rs_target") conv=notrunc \
+			status=none || return 1
 	done <"$TRASH/dirty"
 }
 
@@ -419,14 +445,19 @@ io_past() {
 	[ -n "$ip_bytes" ] && [ "$ip_bytes" -ge "$2" ]
 }
 
-# test_loop_io NAME BODY: a loop-device test that follows its run's I/O
-# in /proc/PID/io (wait_read, wait_written), which some kernels do not
-# keep; like the timing tests, not under valgrind.
+# test_loop_io [PROGS] NAME BODY: a loop-device test that stops, signals
+# or shrinks under a run once its I/O in /proc/PID/io (wait_read,
+# wait_written) shows it in its middle.  Skipped where the kernel keeps no
+# such counts, and under valgrind, which slows a run so much that it
+# reaches its 30 s limit.
 test_loop_io() {
-	if [ -r /proc/self/io ]; then
-		test_timing_loop "$1" "$2"
+	eval "tli_name=\${$(($# - 1))}"
+	if [ ! -r /proc/self/io ]; then
+		test_skip "$tli_name" "no /proc/PID/io to follow the run by"
+	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$tli_name" "signals a run in its middle, under valgrind"
 	else
-		test_skip "$1" "no /proc/PID/io to follow the run by"
+		test_loop "$@"
 	fi
 }
 
@@ -475,10 +506,17 @@ refused_busy() {
 	grep -Ei "busy|in use" err
 }
 
-# copy_to_dev FILE DEV: write FILE over the start of DEV, bypassing the
-# page cache, e.g. to put a device back into a known state.
+# direct_out DEV: dd's flag to write DEV past the page cache, if it is a
+# block device (regular files may sit where O_DIRECT is refused).
+direct_out() {
+	[ -b "$1" ] && echo oflag=direct
+}
+
+# copy_to_dev FILE DEV: write FILE over the start of DEV (a block device
+# or an image file), bypassing the page cache, e.g. to put a device back
+# into a known state.
 copy_to_dev() {
-	dd if="$1" of="$2" bs=1M oflag=direct conv=notrunc status=none
+	dd if="$1" of="$2" bs=1M $(direct_out "$2") conv=notrunc status=none
 }
 
 # have_script: script(1) can give a command a terminal.

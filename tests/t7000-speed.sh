@@ -8,6 +8,7 @@
 # announce, and a mounted device is refused.
 
 . "$(dirname "$0")/lib.sh"
+require python3
 
 
 # A fast card: 4 MiB in 50us + 4MiB / 40MB/s; 4 KiB random reads in
@@ -572,7 +573,7 @@ test_loop 'loop: --iops with the default span ends at the end of the device' '
 	grep "^random 4096-byte writes for " out
 '
 
-test_loop 'loop: setup: an ext4 file system, mounted' '
+test_loop_ext4 'loop: setup: an ext4 file system, mounted' '
 	rm -f "$TRASH/dirty" &&
 	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" &&
 	mount "$LOOP" "$MNT" &&
@@ -581,26 +582,26 @@ test_loop 'loop: setup: an ext4 file system, mounted' '
 	sync
 '
 
-test_loop 'mounted: --write-speed is refused as busy' '
+test_loop_ext4 'mounted: --write-speed is refused as busy' '
 	refused_busy "$FLASHBENCH" --write-speed --time=0.1 "$LOOP"
 '
 
-test_loop 'mounted: --class-check is refused as busy' '
+test_loop_ext4 'mounted: --class-check is refused as busy' '
 	refused_busy "$FLASHBENCH" --class-check --time=0.1 "$LOOP"
 '
 
-test_loop 'mounted: --iops is refused as busy' '
+test_loop_ext4 'mounted: --iops is refused as busy' '
 	refused_busy "$FLASHBENCH" --iops --time=0.1 "$LOOP"
 '
 
-test_loop 'mounted: -t and --class-check --read-only still run' '
+test_loop_ext4 'mounted: -t and --class-check --read-only still run' '
 	"$FLASHBENCH" -t --time=0.1 "$LOOP" >out &&
 	grep "^read 1048576-byte blocks " out &&
 	"$FLASHBENCH" --class-check --read-only --time=0.1 "$LOOP" >out &&
 	grep "^A1 " out
 '
 
-test_loop 'unmounted: fsck -n finds the file system clean, data intact' '
+test_loop_ext4 'unmounted: fsck -n finds the file system clean, data intact' '
 	umount "$MNT" &&
 	fsck.ext4 -n -f "$LOOP" &&
 	mount -o ro "$LOOP" "$MNT" &&

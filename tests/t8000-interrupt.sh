@@ -136,13 +136,13 @@ test_expect_success 'sim: SIGINT during -O: exit 130, text marked incomplete, st
 	grep "interrupted" err
 '
 
-test_expect_success 'sim: SIGINT during -O --format=json: valid JSON, "incomplete": true' '
+test_expect_success python3 'sim: SIGINT during -O --format=json: valid JSON, "incomplete": true' '
 	interrupt INT wait_announced $SIM_LONG --format=json &&
 	exit_is 130 &&
 	json_incomplete out
 '
 
-test_expect_success 'sim: SIGINT during -O --format=json -o FILE: FILE is valid JSON, incomplete' '
+test_expect_success python3 'sim: SIGINT during -O --format=json -o FILE: FILE is valid JSON, incomplete' '
 	interrupt INT wait_announced $SIM_LONG --format=json -o run.json &&
 	exit_is 130 &&
 	test ! -s out &&
@@ -246,7 +246,7 @@ test_loop_io 'loop: SIGINT during -O -o FILE: FILE complete up to its last recor
 	written_inside
 '
 
-test_loop_io 'loop: SIGINT during -O -r --format=json -o FILE: valid JSON, incomplete' '
+test_loop_io python3 'loop: SIGINT during -O -r --format=json -o FILE: valid JSON, incomplete' '
 	loop_interrupt INT "$AFTER_FIRST_ROW" -O -r -e 16M -b 512 -0 4 \
 		--format=json -o run.json --stats &&
 	exit_is 130 &&

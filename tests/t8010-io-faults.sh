@@ -135,7 +135,7 @@ test_expect_success 'sim bad=: -s over nothing but unreadable blocks gives up (e
 	exit_is 1
 '
 
-test_expect_success 'sim bad=: -t skips the unreadable blocks, says so and counts them' '
+test_expect_success python3 'sim bad=: -t skips the unreadable blocks, says so and counts them' '
 	run_fb -t --time=1 -b 64K "$BAD0" &&
 	exit_is 0 &&
 	test "$(wc -l <out)" = 1 &&
