@@ -1,6 +1,7 @@
 # flashbench: build, test and install.
 # make            build flashbench and erase
 # make check      run the test suite (root adds the loop-device tests)
+# make check-repeat  the suite REPEAT (5) times with every core busy
 # make install    honours PREFIX, BINDIR, MANDIR and DESTDIR
 
 CC ?= cc

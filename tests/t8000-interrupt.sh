@@ -15,7 +15,7 @@ IMAGE=$TRASH/image
 # signal cuts the pause short, so a stopped run ends at once.
 PACED=sim:pace=1ms
 SIM_LONG="-O -0 8 --erasesize=64M --blocksize=512 $PACED"
-# A long -O on the loop device: 131072 writes of 512 bytes at the end.
+# A long -O on the loop device, ending with 131072 writes of 512 bytes.
 # Its first record comes after 4 x 16 MiB written, so a run that has
 # written FIRST_ROW_DONE bytes is on its second row, the first printed.
 LOOP_LONG='-O -e 16M -b 512 -0 4'
@@ -47,9 +47,10 @@ interrupt() {
 	signal_run "$it_sig"
 }
 
-# full_fifo NAME: a FIFO named NAME held open on fd 3 and filled up, so
-# that whatever writes to it blocks until drain_fifo.  Nothing can leave a
-# run whose standard output it is: the run cannot end on its own.
+# full_fifo NAME: a FIFO named NAME, held open on fd 3 and filled up, so
+# that whatever writes to it blocks (nothing reads it).  A run whose
+# standard output it is cannot write its results, so it cannot end on
+# its own once it has stopped: only a second signal ends it.
 full_fifo() {
 	rm -f "$1" && mkfifo "$1" && exec 3<>"$1" &&
 	# non-blocking writes of whole pages, until one finds no room
