@@ -1,6 +1,7 @@
 # flashbench: build, test and install.
 # make            build flashbench and erase
 # make check      run the test suite (root adds the loop-device tests)
+# make check-repeat  the suite REPEAT (5) times with every core busy
 # make install    honours PREFIX, BINDIR, MANDIR and DESTDIR
 
 CC ?= cc
@@ -53,6 +54,13 @@ check: all $(UNIT_TESTS) $(if $(filter 1,$(SANITIZE)),sanitized)
 	FLASHBENCH_SANITIZED=$(if $(filter 1,$(SANITIZE)),$(CURDIR)/$(SAN_DIR)) \
 		sh tests/run.sh
 
+# make check-repeat: the suite REPEAT times while a CPU hog keeps every
+# core busy; each run's closing line; fails if any run fails
+REPEAT ?= 5
+check-repeat: all $(UNIT_TESTS) $(if $(filter 1,$(SANITIZE)),sanitized)
+	REPEAT=$(REPEAT) FLASHBENCH_SANITIZED=$(if $(filter 1,$(SANITIZE)),$(CURDIR)/$(SAN_DIR)) \
+		sh tests/repeat.sh
+
 unit-tests: $(UNIT_TESTS)
 
 # copy_tree DIR: the sources, fresh, in DIR, for a build of their own
@@ -78,7 +86,7 @@ clean:
 
 -include $(wildcard *.d tests/*.d)
 
-.PHONY: all check unit-tests sanitized bench install clean
+.PHONY: all check check-repeat unit-tests sanitized bench install clean
 
 # make fuzz: libFuzzer targets (fuzz/fuzz-*.c, built with clang into
 # fuzz/bin/, apart from the normal build), each run FUZZ_SECONDS on its

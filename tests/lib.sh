@@ -33,8 +33,29 @@ test_cleanup_all() {
 	rm -rf "$TRASH"
 }
 
-# test_expect_success NAME BODY: BODY (shell code) must succeed.
+# missing_programs PROG,PROG...: the ones not installed, space-separated.
+missing_programs() {
+	mp_list=
+	for mp_prog in $(echo "$1" | tr , " "); do
+		command -v "$mp_prog" >/dev/null 2>&1 ||
+			mp_list="${mp_list:+$mp_list }$mp_prog"
+	done
+	echo "$mp_list"
+}
+
+# test_expect_success [PROGS] NAME BODY: BODY (shell code) must succeed.
+# PROGS (comma-separated) are programs the test needs: when one is not
+# installed the test is skipped, saying which.  test_loop and the other
+# test_* wrappers take PROGS the same way.
 test_expect_success() {
+	if [ $# = 3 ]; then
+		tes_missing=$(missing_programs "$1")
+		shift
+		if [ -n "$tes_missing" ]; then
+			test_skip "$1" "needs $tes_missing"
+			return
+		fi
+	fi
 	test_count=$((test_count + 1))
 	if (cd "$TRASH" && eval "$2") >"$TRASH/.log" 2>&1; then
 		echo "ok $test_count - $1"
@@ -82,39 +103,41 @@ test_lines_match() {
 # FLASHBENCH_REQUIRE_LOOP=1, when it counts as failed.
 have_loop() {
 	[ "$(id -u)" = 0 ] && command -v losetup >/dev/null 2>&1 &&
-		[ -e /dev/loop-control ]
+		command -v blockdev >/dev/null 2>&1 && [ -e /dev/loop-control ]
 }
 
-# test_loop NAME BODY: like test_expect_success, but needs a loop device.
+# test_loop [PROGS] NAME BODY: like test_expect_success, but needs a loop
+# device.
 test_loop() {
 	if have_loop; then
-		test_expect_success "$1" "$2"
+		test_expect_success "$@"
 	elif [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ]; then
 		test_count=$((test_count + 1))
 		test_failed=$((test_failed + 1))
-		echo "not ok $test_count - $1 (loop devices required but unavailable)"
+		eval "tl_name=\${$(($# - 1))}"
+		echo "not ok $test_count - $tl_name (loop devices required but unavailable)"
 	else
-		test_skip "$1" "needs root and loop devices"
+		eval "tl_name=\${$(($# - 1))}"
+		test_skip "$tl_name" "needs root and loop devices"
 	fi
 }
 
-# test_timing NAME BODY / test_timing_loop NAME BODY: tests whose outcome
-# depends on wall-clock timing (a signal or a shrink a fraction of a
-# second into a run); valgrind slows the tool too much for them.
-test_timing() {
-	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
-		test_skip "$1" "timing-dependent, under valgrind"
-	else
-		test_expect_success "$1" "$2"
-	fi
+# require PROG...: the script's tests need every PROG; when one is
+# missing the whole script counts as one skipped test, with the reason.
+# (.ci/run installs them; README lists them.)
+require() {
+	for rq_prog in "$@"; do
+		command -v "$rq_prog" >/dev/null 2>&1 && continue
+		test_skip "${0##*/}: every test" "needs $rq_prog"
+		test_done
+		exit
+	done
 }
 
-test_timing_loop() {
-	if [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
-		test_skip "$1" "timing-dependent, under valgrind"
-	else
-		test_loop "$1" "$2"
-	fi
+# test_loop_ext4 NAME BODY: like test_loop, on a mounted ext4 file system
+# (mkfs.ext4 and fsck.ext4, from e2fsprogs).
+test_loop_ext4() {
+	test_loop mkfs.ext4,fsck.ext4 "$@"
 }
 
 # make_loop SIZE [losetup options]: create a backing file of SIZE, attach
@@ -310,16 +333,19 @@ SIZE_RE='[0-9]+(\.[0-9]+)?(B|KiB|MiB|GiB)'
 RATE_RE='[0-9]+(\.[0-9]+)?(B|K|M|G)/s'
 ALIGN_RE="^align [0-9]+${tab}pre ${T}${tab}on ${T}${tab}post ${T}${tab}diff ${T}\$"
 
-# restore: put $LOOP back to the image in $IMAGE - only the MiB chunks
-# listed in $TRASH/dirty (those the last run changed) when it exists.
+# restore: put $TARGET (default $LOOP) back to the image in $IMAGE - only
+# the MiB chunks listed in $TRASH/dirty (those the last run changed) when
+# it exists.
 restore() {
+	rs_target=${TARGET:-$LOOP}
 	if [ ! -f "$TRASH/dirty" ]; then
-		copy_to_dev "$IMAGE" "$LOOP"
+		copy_to_dev "$IMAGE" "$rs_target"
 		return
 	fi
 	while read -r i; do
-		dd if="$IMAGE" of="$LOOP" bs=$MIB skip="$i" seek="$i" count=1 \
-			oflag=direct conv=notrunc status=none || return 1
+		dd if="$IMAGE" of="$rs_target" bs=$MIB skip="$i" seek="$i" \
+			count=1 $(direct_out "$rs_target") conv=notrunc \
+			status=none || return 1
 	done <"$TRASH/dirty"
 }
 
@@ -337,19 +363,43 @@ run_checked() {
 	echo "changed MiB: $(tr "\n" " " <changed)"
 }
 
-# fb_start ARGS...: start flashbench ARGS in the background (at most 30 s)
-# with its output in out and err; its pid in fb_pid, once it runs.
-fb_start() {
-	rm -f pid
-	timeout 30 sh -c 'echo $$ >pid; exec "$@"' sh "$FLASHBENCH" "$@" \
-		>out 2>err </dev/null &
-	fb_timeout=$!
-	fs_n=0
-	until [ -s pid ]; do
-		fs_n=$((fs_n + 1))
-		[ $fs_n -gt 500 ] && return 1
+# poll_until WHAT CMD...: run CMD every 10 ms until it succeeds.  Fails,
+# saying WHAT never happened, after 20 s, or as soon as the run fb_start
+# began (if any) has ended without it.  The pause only spaces the checks:
+# what a caller goes on to do depends on CMD having succeeded, never on
+# how long it took, so a slow or busy machine waits longer, nothing more.
+poll_until() {
+	pu_what=$1
+	shift
+	pu_n=0
+	until "$@"; do
+		if [ -n "$fb_pid" ] && ! kill -0 "$fb_pid" 2>/dev/null; then
+			"$@" && return 0
+			echo "the run ended before $pu_what" >&2
+			return 1
+		fi
+		pu_n=$((pu_n + 1))
+		if [ $pu_n -ge 2000 ]; then
+			echo "no $pu_what within 20 s" >&2
+			return 1
+		fi
 		sleep 0.01
 	done
+}
+fb_pid=
+
+# fb_start ARGS...: start flashbench ARGS in the background with its
+# output in out (or the file FB_OUT names) and err; its pid in fb_pid,
+# once it runs.  After 30 s it gets SIGTERM, 10 s later SIGKILL: a run
+# stuck on its output cannot hang the suite.
+fb_start() {
+	rm -f pid
+	fb_pid=
+	timeout -k 10 30 \
+		sh -c 'echo $$ >pid.new && mv pid.new pid && exec "$@"' \
+		sh "$FLASHBENCH" "$@" >"${FB_OUT:-out}" 2>err </dev/null 3>&- &
+	fb_timeout=$!
+	poll_until "process id" test -s pid || return 1
 	fb_pid=$(cat pid)
 }
 
@@ -358,18 +408,85 @@ fb_start() {
 fb_wait() {
 	wait $fb_timeout
 	echo $? >code
+	fb_pid=
 	echo "exit $(cat code)"
 	cat err
 }
 
-# wait_announced: wait (at most 20 s) for the write announcement in err.
+# proc_status_mask FIELD: the low 16 bits of a signal mask (SigCgt,
+# SigPnd, ShdPnd) of the run fb_start began, as a number.
+proc_status_mask() {
+	psm_hex=$(sed -n "s/^$1:[[:space:]]*//p" "/proc/$fb_pid/status" \
+		2>/dev/null) && [ -n "$psm_hex" ] &&
+	echo $((0x${psm_hex#"${psm_hex%????}"}))
+}
+
+# catching: the run has set its SIGINT and SIGTERM handlers (the shell
+# that starts it catches SIGINT only), so a signal is the tool's to handle.
+catching() {
+	ca_mask=$(proc_status_mask SigCgt) &&
+	[ $((ca_mask & 0x4002)) = $((0x4002)) ]
+}
+
+# signal_taken SIGNUM: no signal SIGNUM is pending for the run: the last
+# one sent has been delivered to its handler.
+signal_taken() {
+	st_bit=$((1 << ($1 - 1)))
+	st_mask=$(proc_status_mask SigPnd) &&
+	[ $((st_mask & st_bit)) = 0 ] &&
+	st_mask=$(proc_status_mask ShdPnd) &&
+	[ $((st_mask & st_bit)) = 0 ]
+}
+
+# io_past FIELD BYTES: the run has moved at least BYTES through read
+# (rchar) or write (wchar) calls, from /proc/PID/io.
+io_past() {
+	ip_bytes=$(sed -n "s/^$1: //p" "/proc/$fb_pid/io" 2>/dev/null) &&
+	[ -n "$ip_bytes" ] && [ "$ip_bytes" -ge "$2" ]
+}
+
+# test_loop_io [PROGS] NAME BODY: a loop-device test that stops, signals
+# or shrinks under a run once its I/O in /proc/PID/io (wait_read,
+# wait_written) shows it in its middle.  Skipped where the kernel keeps no
+# such counts, and under valgrind, which slows a run so much that it
+# reaches its 30 s limit.
+test_loop_io() {
+	eval "tli_name=\${$(($# - 1))}"
+	if [ ! -r /proc/self/io ]; then
+		test_skip "$tli_name" "no /proc/PID/io to follow the run by"
+	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$tli_name" "signals a run in its middle, under valgrind"
+	else
+		test_loop "$@"
+	fi
+}
+
+# wait_announced: wait for the write announcement in err (it comes after
+# the signal handlers are set and before the first write).
 wait_announced() {
-	wa_n=0
-	until grep -q "overwrites bytes" err; do
-		wa_n=$((wa_n + 1))
-		[ $wa_n -gt 1000 ] && { echo "no announcement" >&2; return 1; }
-		sleep 0.02
-	done
+	poll_until "write announcement" grep -q "overwrites bytes" err
+}
+
+# wait_catching: wait until the run handles SIGINT and SIGTERM itself.
+wait_catching() {
+	poll_until "signal handlers" catching
+}
+
+# wait_read BYTES / wait_written BYTES: wait until the run has read or
+# written at least BYTES: it is inside its timed I/O, and past any record
+# that needs fewer bytes.
+wait_read() {
+	poll_until "read of $1 bytes" io_past rchar "$1"
+}
+
+wait_written() {
+	poll_until "write of $1 bytes" io_past wchar "$1"
+}
+
+# wait_read_calls N: wait until the run has made N read calls, whether
+# they read anything or failed.
+wait_read_calls() {
+	poll_until "$1 read calls" io_past syscr "$1"
 }
 
 # refused_busy PROG ARGS...: PROG ARGS exits 1 with nothing on stdout and
@@ -389,8 +506,45 @@ refused_busy() {
 	grep -Ei "busy|in use" err
 }
 
-# copy_to_dev FILE DEV: write FILE over the start of DEV, bypassing the
-# page cache, e.g. to put a device back into a known state.
+# direct_out DEV: dd's flag to write DEV past the page cache, if it is a
+# block device (regular files may sit where O_DIRECT is refused).
+direct_out() {
+	[ -b "$1" ] && echo oflag=direct
+}
+
+# copy_to_dev FILE DEV: write FILE over the start of DEV (a block device
+# or an image file), bypassing the page cache, e.g. to put a device back
+# into a known state.
 copy_to_dev() {
-	dd if="$1" of="$2" bs=1M oflag=direct conv=notrunc status=none
+	dd if="$1" of="$2" bs=1M $(direct_out "$2") conv=notrunc status=none
+}
+
+# have_script: script(1) can give a command a terminal.
+have_script() {
+	command -v script >/dev/null 2>&1 &&
+		script -qc true /dev/null </dev/null >/dev/null 2>&1
+}
+
+# on_terminal CMD: run the shell command CMD on a terminal (script(1));
+# what reaches the terminal is left in tty.
+on_terminal() {
+	script -qc "$1" /dev/null </dev/null >tty
+}
+
+# progress_cleared TEST: tty shows TEST's progress line ("TEST: N/M ...")
+# and ends by blanking the last one: a carriage return, as many spaces,
+# a carriage return.
+progress_cleared() {
+	tr '\r' '\n' <tty | awk -v t="$1: " '
+		index($0, t) == 1 { last = $0; n = NR }
+		{ line[NR] = $0 }
+		END {
+			if (!n) { print "no " t "progress line"; exit 1 }
+			if (NR != n + 1 || line[NR] !~ /^ +$/ ||
+			    length(line[NR]) != length(last)) {
+				print "the last progress line is not cleared"
+				exit 1
+			}
+			print "last progress line: " last
+		}' >&2
 }

@@ -10,7 +10,8 @@
 # to corpus cards and plain print align and open-AU lines; a 12 MiB card
 # shows its boundaries with --threes; bad= ranges fail the I/O that
 # touches them with one line naming the offset; ro refuses writes only;
-# output is deterministic per seed; and -a takes well under a second.
+# output is deterministic per seed.  (How long -a takes on the wall
+# clock is a figure bench/timings.sh prints, not an assertion.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -461,18 +462,6 @@ test_expect_success 'without noise the seed changes nothing' '
 	"$FLASHBENCH" -a -c 2 sim:noise=0,seed=3 >one &&
 	"$FLASHBENCH" -a -c 2 sim:noise=0,seed=4 >two &&
 	test_cmp one two
-'
-
-# ---- speed ----
-
-test_timing '-a sim: takes well under a second of wall time' '
-	start=$(date +%s%N) &&
-	"$FLASHBENCH" -a sim: >out &&
-	end=$(date +%s%N) &&
-	ms=$(((end - start) / 1000000)) &&
-	echo "$ms ms" &&
-	test_lines_match out "$ALIGN_RE" &&
-	test "$ms" -lt 2000
 '
 
 test_done

@@ -16,7 +16,7 @@ if have_loop; then
 fi
 
 
-test_loop 'loop: setup: make an ext4 file system and mount it' '
+test_loop_ext4 'loop: setup: make an ext4 file system and mount it' '
 	test -b "$LOOP" &&
 	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" &&
 	mount "$LOOP" "$MNT" &&
@@ -25,45 +25,45 @@ test_loop 'loop: setup: make an ext4 file system and mount it' '
 	sync
 '
 
-test_loop 'mounted: -O is refused' '
+test_loop_ext4 'mounted: -O is refused' '
 	refused_busy "$FLASHBENCH" -O -e 1M -b 512K "$LOOP"
 '
 
-test_loop 'mounted: -O --random is refused' '
+test_loop_ext4 'mounted: -O --random is refused' '
 	refused_busy "$FLASHBENCH" -O -r -e 1M -b 512K "$LOOP"
 '
 
-test_loop 'mounted: -A is refused' '
+test_loop_ext4 'mounted: -A is refused' '
 	refused_busy "$FLASHBENCH" -A -e 1M -b 64K -c 1 "$LOOP"
 '
 
-test_loop 'mounted: -f is refused' '
+test_loop_ext4 'mounted: -f is refused' '
 	refused_busy "$FLASHBENCH" -f -e 1M -b 512K --fat-nr=2 "$LOOP"
 '
 
-test_loop 'mounted: erase is refused' '
+test_loop_ext4 'mounted: erase is refused' '
 	refused_busy "$ERASE" "$LOOP" 16M 8M
 '
 
-test_loop 'mounted: erase --zero is refused' '
+test_loop_ext4 'mounted: erase --zero is refused' '
 	refused_busy "$ERASE" --zero "$LOOP" 16M 8M
 '
 
-test_loop 'mounted: -a still runs' '
+test_loop_ext4 'mounted: -a still runs' '
 	"$FLASHBENCH" -a -b 1024 -c 2 "$LOOP" >out 2>err &&
 	test ! -s err &&
 	test "$(wc -l <out)" = 15 &&
 	test_lines_match out "^align [0-9]+	pre $ALIGN_T	on $ALIGN_T	post $ALIGN_T	diff $ALIGN_T\$"
 '
 
-test_loop 'mounted: -s and -i still run' '
+test_loop_ext4 'mounted: -s and -i still run' '
 	"$FLASHBENCH" -s --scatter-order=3 -c 1 "$LOOP" >out &&
 	test "$(wc -l <out)" = 8 &&
 	"$FLASHBENCH" -i --interval-order=3 -c 2 "$LOOP" >out &&
 	grep "^16384 bytes: min " out
 '
 
-test_loop 'unmounted: fsck -n finds the file system clean, data intact' '
+test_loop_ext4 'unmounted: fsck -n finds the file system clean, data intact' '
 	umount "$MNT" &&
 	fsck.ext4 -n -f "$LOOP" &&
 	mount -o ro "$LOOP" "$MNT" &&

@@ -20,13 +20,11 @@ test_expect_success 'BINDIR and MANDIR override the PREFIX layout' '
 	test -f other/m/man1/erase.1
 '
 
-test_expect_success 'the man pages render without warnings' '
-	if command -v groff >/dev/null 2>&1; then
-		for page in flashbench erase; do
-			groff -man -Tutf8 -ww "$TOP/$page.1" >/dev/null 2>warn &&
-			test ! -s warn || { cat warn; return 1; }
-		done
-	fi
+test_expect_success groff 'the man pages render without warnings' '
+	for page in flashbench erase; do
+		groff -man -Tutf8 -ww "$TOP/$page.1" >/dev/null 2>warn &&
+		test ! -s warn || { cat warn; return 1; }
+	done
 '
 
 test_expect_success 'every long option of --help is in the man page' '

@@ -3,6 +3,7 @@
 # document with the schema's members, and its numbers are the ones the
 # text output of the same command shows (sim: is deterministic).
 . "$(dirname "$0")/lib.sh"
+require python3
 
 # compare.py TEXT JSON: each number of the text, with its unit, equals
 # the JSON value in the same place to the text's precision.

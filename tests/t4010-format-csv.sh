@@ -3,6 +3,7 @@
 # the schema column, one row per record, the same number of cells in
 # every row of a table, plain numbers in bytes, ns and bytes/s.
 . "$(dirname "$0")/lib.sh"
+require python3
 
 # check.py CSV: every table (tables are separated by an empty line) has a
 # header "schema,..." and rows of its width, each starting with 1.

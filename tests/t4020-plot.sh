@@ -110,7 +110,7 @@ if [ -n "$render" ] && command -v python3 >/dev/null 2>&1; then
 	'
 else
 	test_skip 'a chart renders to a PNG that is not blank' \
-		'no headless chromium or rsvg-convert'
+		'needs python3, and headless chromium or rsvg-convert'
 fi
 
 test_done

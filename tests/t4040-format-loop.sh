@@ -4,6 +4,7 @@
 # alignments and block sizes.  Times differ between runs, so only their
 # presence and sign are compared.
 . "$(dirname "$0")/lib.sh"
+require python3
 
 if have_loop; then
 	loop_setup LOOP 64M

@@ -2,6 +2,7 @@
 # --detect: geometry found on simulated cards of known geometry, no signal
 # invented on a device without one, writes only inside the announced range.
 . "$(dirname "$0")/lib.sh"
+require python3
 
 # json_get FILE KEY: a top-level value of a JSON document
 json_get() {

@@ -135,7 +135,7 @@ test_expect_success 'sim bad=: -s over nothing but unreadable blocks gives up (e
 	exit_is 1
 '
 
-test_expect_success 'sim bad=: -t skips the unreadable blocks, says so and counts them' '
+test_expect_success python3 'sim bad=: -t skips the unreadable blocks, says so and counts them' '
 	run_fb -t --time=1 -b 64K "$BAD0" &&
 	exit_is 0 &&
 	test "$(wc -l <out)" = 1 &&
@@ -198,55 +198,51 @@ test_expect_success 'sim ro: the read-only tests still run' '
 
 
 
-# fb_stop: stop the running flashbench and wait until it has stopped.
+# fb_stop: stop the running flashbench and wait until it has stopped
+# (its state in /proc/PID/stat is T).
 fb_stop() {
 	kill -STOP $fb_pid 2>/dev/null || return 1
-	st_n=0
-	until [ "$(cut -d" " -f3 /proc/$fb_pid/stat 2>/dev/null)" = T ]; do
-		st_n=$((st_n + 1))
-		[ $st_n -gt 500 ] && return 1
-		sleep 0.01
-	done
+	poll_until "stop" eval \
+		'[ "$(cut -d" " -f3 /proc/$fb_pid/stat 2>/dev/null)" = T ]'
 }
 
-# shrink_mid_run DEV DELAY ARGS...: run flashbench ARGS DEV; once it has
-# announced its writes, if it writes, and DELAY seconds have passed, stop
-# it, shrink the backing file to 1 MiB and the device with it
-# (losetup -c), and let it go on.  Exit code in code.
+# shrink_mid_run DEV READY ARGS...: run flashbench ARGS DEV; once the
+# shell command READY has returned (lib.sh's wait_read or wait_written:
+# the run is inside its timed I/O), stop it, shrink the backing file to
+# 1 MiB and the device with it (losetup -c, which takes effect before it
+# returns), and let it go on.  Exit code in code.
 shrink_mid_run() {
-	smr_dev=$1 smr_delay=$2
+	smr_dev=$1 smr_ready=$2
 	shift 2
 	smr_img=$(losetup -nO BACK-FILE "$smr_dev") &&
 	test -f "$smr_img" || { echo "no backing file for $smr_dev" >&2; return 1; }
 	fb_start "$@" "$smr_dev" || return 1
-	case " $* " in
-	*--read-only*) ;;
-	*" -O "*|*" -A "*|*" -f "*|*--write-speed*|*" --iops "*|*--class-check*)
-		wait_announced ;;
-	esac
-	sleep "$smr_delay"
-	if ! fb_stop; then
+	if ! eval "$smr_ready" || ! fb_stop; then
 		fb_wait
 		echo "the run ended before the fault" >&2
 		return 1
 	fi
-	truncate -s 1M "$smr_img" && losetup -c "$smr_dev" &&
-	sleep 0.1
+	truncate -s 1M "$smr_img" && losetup -c "$smr_dev"
 	kill -CONT $fb_pid
 	fb_wait
 }
 
-test_timing_loop 'loop shrunk: -t stops at the short transfer (exit 1), no rate' '
+# Runs that read shrink once they have read a MiB; runs that write, once
+# they have written one (the announcement on stderr is far less).
+AFTER_READ="wait_read $MIB"
+AFTER_WRITE="wait_written $MIB"
+
+test_loop_io 'loop shrunk: -t stops at the short transfer (exit 1), no rate' '
 	dev=$(make_loop 256M) &&
-	shrink_mid_run $dev 0.3 -t --time=20 -b 4K &&
+	shrink_mid_run $dev "$AFTER_READ" -t --time=20 -b 4K &&
 	fault_reported $dev read &&
 	grep -E "read at [0-9]+ \(\+4096\): short transfer \(0 of 4096 bytes\)\$" err &&
 	test ! -s out
 '
 
-test_timing_loop 'loop shrunk: -a stops at the short transfer, no align line after it' '
+test_loop_io 'loop shrunk: -a stops at the short transfer, no align line after it' '
 	dev=$(make_loop 256M) &&
-	shrink_mid_run $dev 0.3 -a -b 1024 -c 4096 &&
+	shrink_mid_run $dev "$AFTER_READ" -a -b 1024 -c 4096 &&
 	fault_reported $dev read &&
 	grep -E "short transfer \(0 of 1024 bytes\)\$" err &&
 	n=$(wc -l <out) &&
@@ -254,13 +250,13 @@ test_timing_loop 'loop shrunk: -a stops at the short transfer, no align line aft
 	{ test ! -s out || test_lines_match out "^align [0-9]+	pre "; }
 '
 
-test_timing_loop 'loop shrunk: -s and -i stop at the short transfer (exit 1)' '
+test_loop_io 'loop shrunk: -s and -i stop at the short transfer (exit 1)' '
 	dev=$(make_loop 256M) &&
-	shrink_mid_run $dev 0.3 -s -b 4K --scatter-order=16 -c 64 &&
+	shrink_mid_run $dev "$AFTER_READ" -s -b 4K --scatter-order=16 -c 64 &&
 	fault_reported $dev read &&
 	grep -E "short transfer \(0 of 4096 bytes\)\$" err &&
 	dev=$(make_loop 256M) &&
-	shrink_mid_run $dev 0.1 -i -b 4K --interval-order=10 -c 120 &&
+	shrink_mid_run $dev "$AFTER_READ" -i -b 4K --interval-order=10 -c 120 &&
 	fault_reported $dev read &&
 	grep -E "short transfer \(0 of [0-9]+ bytes\)\$" err &&
 	{ test ! -s out || test_lines_match out "^[0-9]+ bytes: min "; }
@@ -271,9 +267,9 @@ for t in "-O -e 16M -b 512 -0 4" "-O -r -e 16M -b 512 -0 4" \
 	"--class-check --time=20" "-A -b 1024 -c 4096 -e 1M" \
 	"-f -b 512 -e 2M --fat-nr=8"
 do
-	test_timing_loop "loop shrunk: $t stops at the failed write (exit 1)" "
+	test_loop_io "loop shrunk: $t stops at the failed write (exit 1)" "
 		dev=\$(make_loop 256M) &&
-		shrink_mid_run \$dev 0.3 $t &&
+		shrink_mid_run \$dev \"\$AFTER_WRITE\" $t &&
 		fault_reported \$dev &&
 		grep -E ': (short transfer \\(0 of [0-9]+ bytes\\)|No space left on device|Input/output error)\$' err &&
 		case '$t' in
@@ -308,11 +304,13 @@ test_loop 'loop with a backing file shorter than the device: -s skips past its e
 		END { exit bad }" out
 '
 
-test_timing_loop 'loop: -s stopped by a short transfer after skipping blocks names the short transfer' '
+# every read past 128 MiB fails and reads nothing: the run is followed by
+# its read calls (some 2 million before it would give up)
+test_loop_io 'loop: -s stopped by a short transfer after skipping blocks names the short transfer' '
 	dev=$(make_loop 256M) &&
 	img=$(losetup -nO BACK-FILE $dev) &&
 	truncate -s 128M "$img" &&
-	shrink_mid_run $dev 0.3 -s -b 4K --scatter-order=15 -c 64 --offset=128M &&
+	shrink_mid_run $dev "wait_read_calls 10000" -s -b 4K --scatter-order=15 -c 64 --offset=128M &&
 	grep "^flashbench: scatter: skipped [0-9]* unreadable blocks ([0-9]* failed reads; first: read at 134217728 (+4096): Input/output error)\$" err &&
 	fault_reported $dev read &&
 	tail -n 1 err | grep -E ": short transfer \(0 of 4096 bytes\)\$"
@@ -327,10 +325,11 @@ test_loop 'loop with a backing file shorter than the device: -t gives up (exit 1
 	test ! -s out
 '
 
-test_timing_loop 'loop detached mid-run: the run ends normally or reports the fault' '
+# --time=2 is device time: the run reads for at least 2 s
+test_loop_io 'loop detached mid-run: the run ends normally or reports the fault' '
 	dev=$(make_loop 64M) &&
 	fb_start -t --time=2 -b 64K $dev &&
-	sleep 0.3 &&
+	wait_read $MIB &&
 	losetup -d $dev &&
 	fb_wait &&
 	case $(cat code) in

@@ -1,14 +1,18 @@
 #!/bin/sh
-# t8020: data safety.  On a 256 MiB loop device full of random data, each
-# destructive test changes only erase-block-sized (1 MiB) pieces inside the
-# byte range it announces, and changes some of them; each read-only test
-# changes nothing at all; and a write test against a mounted device is
-# refused in one line, leaving a clean file system.
+# t8020: data safety.  On a 256 MiB image file full of random data, and
+# (as root) on a loop device backed by one, each destructive test changes
+# only erase-block-sized (1 MiB) pieces inside the byte range it
+# announces, and changes some of them; each read-only test changes
+# nothing at all; and a write test against a mounted device is refused in
+# one line, leaving a clean file system.  The image file needs no root,
+# so every user's make check proves that no byte outside an announced
+# range changes.
 
 . "$(dirname "$0")/lib.sh"
 
 MNT=$TRASH/mnt
 IMAGE=$TRASH/image
+CARD=$TRASH/card.img
 
 if have_loop; then
 	loop_setup LOOP 256M
@@ -18,24 +22,42 @@ if have_loop; then
 	test_at_exit "umount '$MNT'"
 fi
 
+# TARGET: the image file or the loop device the checks below run on.
 
-# run_on_loop PROG ARGS...: restore the device, run PROG ARGS... DEVICE
-# (at most 30 s; it must succeed), then leave out, err and changed (the
+# run_on_target PROG ARGS...: restore the target, run PROG ARGS...
+# TARGET (at most 30 s), then leave out, err, code and changed (the
 # indexes of the MiB pieces that differ from the image).
-run_on_loop() {
-	rol_prog=$1
+run_on_target() {
+	rot_prog=$1
 	shift
 	restore &&
 	rm -f "$TRASH/dirty" &&
-	timeout 30 "$rol_prog" "$@" "$LOOP" >out 2>err </dev/null
-	rol_code=$?
+	timeout 30 "$rot_prog" "$@" "$TARGET" >out 2>err </dev/null
+	echo $? >code
+	target_changes
+}
+
+# erase_on_target [--zero]: the same for erase, which takes START and
+# LENGTH after the device: 3 MiB from 20 MiB.
+erase_on_target() {
+	restore &&
+	rm -f "$TRASH/dirty" &&
+	timeout 30 "$ERASE" "$@" "$TARGET" 20M 3M >out 2>err </dev/null
+	echo $? >code
+	target_changes
+}
+
+target_changes() {
 	cat err
-	chunk_sums_quick "$LOOP" $MIB >after &&
+	chunk_sums_quick "$TARGET" $MIB >after &&
 	changed_chunks "$TRASH/image.sums" after >changed &&
 	cp changed "$TRASH/dirty" &&
-	echo "changed MiB: $(tr "\n" " " <changed)" &&
-	test "$rol_code" = 0 ||
-		{ echo "exit code $rol_code" >&2; return 1; }
+	echo "changed MiB: $(tr "\n" " " <changed)"
+}
+
+# succeeded: the last run_on_target exited 0.
+succeeded() {
+	test "$(cat code)" = 0 || { echo "exit code $(cat code)" >&2; return 1; }
 }
 
 # only_inside A B+1: the changed pieces are all inside the byte range
@@ -46,25 +68,26 @@ only_inside() {
 	chunks_within changed $(($1 / MIB)) $((($2 + MIB - 1) / MIB))
 }
 
-# destructive ARGS...: flashbench ARGS on the device announces one range
+# destructive ARGS...: flashbench ARGS on the target announces one range
 # and changes only pieces inside it, some of them.
 destructive() {
-	run_on_loop "$FLASHBENCH" "$@" &&
+	run_on_target "$FLASHBENCH" "$@" &&
+	succeeded &&
 	range=$(announced_range err) ||
 		{ echo "no single announced range on stderr" >&2; return 1; }
 	echo "announced [$range)" &&
 	only_inside $range
 }
 
-# read_only ARGS...: flashbench ARGS on the device (it must succeed)
-# changes nothing: the checksum of the whole device is the image's.
+# read_only ARGS...: flashbench ARGS on the target (it must succeed)
+# changes nothing: the checksum of the whole target is the image's.
 read_only() {
 	restore &&
 	rm -f "$TRASH/dirty" &&
-	timeout 30 "$FLASHBENCH" "$@" "$LOOP" >out 2>err </dev/null
+	timeout 30 "$FLASHBENCH" "$@" "$TARGET" >out 2>err </dev/null
 	ro_code=$?
 	cat err
-	ro_sum=$(dev_sum "$LOOP") &&
+	ro_sum=$(dev_sum "$TARGET") &&
 	if [ "$ro_sum" != "$(cat "$TRASH/image.sum")" ]; then
 		echo "a read-only test changed the device" >&2
 		return 1
@@ -75,73 +98,90 @@ read_only() {
 		{ echo "exit code $ro_code" >&2; return 1; }
 }
 
-test_loop 'setup: fill the 256 MiB device with random data' '
-	test "$(blockdev --getsize64 "$LOOP")" = $((256 * MIB)) &&
+# on_target NAME BODY: a test of the checks below, on the current target.
+on_target() {
+	if [ "$TARGET" = "$CARD" ]; then
+		test_expect_success "file: $1" "$2"
+	else
+		test_loop "loop: $1" "$2"
+	fi
+}
+
+test_expect_success 'setup: 256 MiB of random data, and its checksums' '
 	head -c $((64 * MIB)) /dev/urandom >random64 &&
 	cat random64 random64 random64 random64 >"$IMAGE" &&
-	copy_to_dev "$IMAGE" "$LOOP" &&
-	chunk_sums_quick "$LOOP" $MIB >"$TRASH/image.sums" &&
+	chunk_sums_quick "$IMAGE" $MIB >"$TRASH/image.sums" &&
 	test "$(wc -l <"$TRASH/image.sums")" = 256 &&
 	dev_sum "$IMAGE" >"$TRASH/image.sum" &&
-	test "$(dev_sum "$LOOP")" = "$(cat "$TRASH/image.sum")"
+	cp "$IMAGE" "$CARD"
 '
 
-# ---- destructive tests: only inside the announced range ----
+# The checks, on TARGET.  The --program test writes one erase block.
+printf '%s\n' "format columns" "let t = write \$offset \$erasesize random" \
+	"report rate rate \$erasesize t" "newline" >"$TRASH/writes.fb"
 
-test_loop '-O writes only inside its announced range' '
-	destructive -O -c 1 -b 256K -e 1M
-'
+safety_checks() {
+	on_target 'the target holds the image' '
+		test "$(dev_sum "$TARGET")" = "$(cat "$TRASH/image.sum")"
+	'
 
-test_loop '-O -r writes only inside its announced range' '
-	destructive -O -r -c 1 -b 256K -e 1M
-'
+	# ---- destructive tests: only inside the announced range ----
+	for t in "-O -c 1 -b 256K -e 1M" "-O -r -c 1 -b 256K -e 1M" \
+		"-O -0 20 -c 1 -b 256K -e 4M" "-f -c 1 -b 256K -e 1M --fat-nr=4" \
+		"-A -c 1 -b 256K -e 1M" "--write-speed --time=1 -e 1M" \
+		"--class-check --time=1" "--iops --time=1" \
+		"--detect --write --erasesize=1M"
+	do
+		on_target "$t writes only inside its announced range" "
+			destructive $t
+		"
+	done
 
-test_loop '-O -0 20 placed closer writes only inside its announced range' '
-	destructive -O -0 20 -c 1 -b 256K -e 4M
-'
+	on_target '--program with writes writes only inside its announced range' '
+		destructive --program="$TRASH/writes.fb" --offset=40M -e 1M &&
+		printf "40\n" >expect &&
+		test_cmp expect changed
+	'
 
-test_loop '-f writes only inside its announced range' '
-	destructive -f -c 1 -b 256K -e 1M --fat-nr=4
-'
+	# ---- read-only tests: nothing changes ----
+	for t in "-a -c 1 -b 256K" "-s -c 1" "-i -c 1" "-t --time=1" \
+		"--iops --read-only --time=1" \
+		"--class-check --read-only --time=1" \
+		"--detect" "--info" "--detect --format=json" "-a -c 1 --threes"
+	do
+		on_target "$t changes nothing" "
+			read_only $t
+		"
+	done
+}
 
-test_loop '-A writes only inside its announced range' '
-	destructive -A -c 1 -b 256K -e 1M
-'
+TARGET=$CARD
+safety_checks
 
-test_loop '--write-speed writes only inside its announced range' '
-	destructive --write-speed --time=1 -e 1M
-'
-
-test_loop '--class-check writes only inside its announced range' '
-	destructive --class-check --time=1
-'
-
-test_loop '--iops writes only inside its announced range' '
-	destructive --iops --time=1
-'
-
-test_loop '--detect --write --erasesize=1M writes only inside its announced range' '
-	destructive --detect --write --erasesize=1M
-'
-
-test_loop '--program with writes writes only inside its announced range' '
-	printf "%s\n" "format columns" \
-		"let t = write \$offset \$erasesize random" \
-		"report rate rate \$erasesize t" "newline" >writes.fb &&
-	destructive --program=writes.fb --offset=40M -e 1M &&
-	printf "40\n" >expect &&
-	test_cmp expect changed
-'
-
-# erase takes START and LENGTH after the device, so it is run by hand.
-test_loop 'erase and erase --zero change only the range they announce' '
+# erase discards or zeroes through the block layer: on an image file it
+# fails (exit 1), and changes nothing
+test_expect_success 'file: erase and erase --zero fail and change nothing' '
 	for opt in "" --zero; do
-		restore && rm -f "$TRASH/dirty" &&
-		timeout 30 "$ERASE" $opt "$LOOP" 20M 3M >out 2>err &&
-		chunk_sums_quick "$LOOP" $MIB >after &&
-		changed_chunks "$TRASH/image.sums" after >changed &&
-		cp changed "$TRASH/dirty" &&
-		cat out err &&
+		erase_on_target $opt &&
+		test "$(cat code)" = 1 &&
+		grep "^erase: .*: \(discard\|zero-out\) at 20971520 " err &&
+		test ! -s changed || return 1
+	done
+'
+
+TARGET=$LOOP
+test_loop 'loop: setup: the 256 MiB device holds the image' '
+	test "$(blockdev --getsize64 "$LOOP")" = $((256 * MIB)) &&
+	copy_to_dev "$IMAGE" "$LOOP" &&
+	: >"$TRASH/dirty"
+'
+safety_checks
+
+test_loop 'loop: erase and erase --zero change only the range they announce' '
+	for opt in "" --zero; do
+		erase_on_target $opt &&
+		succeeded &&
+		cat out &&
 		range=$(sed -n "s/^erasing bytes \([0-9]*\) to \([0-9]*\) .*/\1 \2/p" out) &&
 		test -n "$range" &&
 		set -- $range &&
@@ -150,17 +190,6 @@ test_loop 'erase and erase --zero change only the range they announce' '
 		test_cmp expect changed || return 1
 	done
 '
-
-# ---- read-only tests: nothing changes ----
-
-for t in "-a -c 1 -b 256K" "-s -c 1" "-i -c 1" "-t --time=1" \
-	"--iops --read-only --time=1" "--class-check --read-only --time=1" \
-	"--detect" "--info" "--detect --format=json" "-a -c 1 --threes"
-do
-	test_loop "$t changes nothing on the device" "
-		read_only $t
-	"
-done
 
 # ---- a mounted device is refused ----
 
@@ -179,7 +208,7 @@ refused_mounted() {
 	grep -Ei "busy|in use|mounted" err
 }
 
-test_loop 'mounted: setup: an ext4 file system with a file, mounted' '
+test_loop_ext4 'mounted: setup: an ext4 file system with a file, mounted' '
 	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$MLOOP" &&
 	mount "$MLOOP" "$MNT" &&
 	head -c 1M /dev/urandom >"$TRASH/payload" &&
@@ -193,20 +222,17 @@ for t in "-O -c 1 -b 256K -e 1M" "-O -r -b 256K -e 1M" \
 	"--iops --time=1" "--detect --write --erasesize=1M" \
 	"--program=$TRASH/writes.fb --offset=40M -e 1M"
 do
-	test_loop "mounted: $t is refused in one line" "
-		printf '%s\n' 'format columns' \
-			'let t = write \$offset \$erasesize random' \
-			'report rate rate \$erasesize t' newline >'$TRASH/writes.fb' &&
+	test_loop_ext4 "mounted: $t is refused in one line" "
 		refused_mounted \"\$FLASHBENCH\" $t \"\$MLOOP\"
 	"
 done
 
-test_loop 'mounted: erase is refused in one line' '
+test_loop_ext4 'mounted: erase is refused in one line' '
 	refused_mounted "$ERASE" "$MLOOP" 16M 8M &&
 	refused_mounted "$ERASE" --zero "$MLOOP" 16M 8M
 '
 
-test_loop 'mounted: after the refusals the file is intact and fsck -n is clean' '
+test_loop_ext4 'mounted: after the refusals the file is intact and fsck -n is clean' '
 	cmp "$TRASH/payload" "$MNT/payload" &&
 	umount "$MNT" &&
 	fsck.ext4 -n -f "$MLOOP"

@@ -8,10 +8,9 @@
 # Usage: tests/valgrind-run.sh [TEST...]
 # With no TEST: every unit test and the shell tests in $quick below, which
 # reach every module and both programs in about six minutes.  Left out:
-# tests that race the tool against the clock (t1100's wall-time bound,
-# t7000's agreement with dd, t8000's signals, t8010's devices shrunk or
-# detached 0.3s into a run: valgrind's start-up alone takes longer), and
-# the usage, help, mount, progress-line and data-safety tests, which add
+# the tests that signal, stop or shrink under a run in its middle (t8000,
+# t8010: under valgrind such runs reach their time limit), and the
+# usage, help, mount, progress-line and data-safety tests, which add
 # little code but many processes.  VALGRIND_ALL=1 runs every shell test.
 # VALGRIND_OPTS adds valgrind options (e.g. --track-origins=yes).
 # FLASHBENCH_UNDER_SANITIZER and FLASHBENCH_UNDER_VALGRIND are set, so
