@@ -25,6 +25,7 @@
 #define SIM_SPIKE_MAX	20.0
 #define SIM_SECTOR	512ULL	/* logical block; sizes are multiples of it */
 #define SIM_MAX_CROSS	8	/* cross= levels per card */
+#define SIM_MAX_PACE_NS	1000000000ULL	/* pace= slows tests, not hangs them */
 
 #define KIB	1024ULL
 #define MIB	(1024ULL * KIB)
@@ -693,6 +694,9 @@ static int check_params(const struct sim_params *p, char *msg, size_t size)
 		return usage(msg, size, "sim: fat %llu exceeds the card's "
 			     "%llu erase blocks", (unsigned long long)p->fat,
 			     (unsigned long long)block_count(p));
+	if (p->pace_ns > SIM_MAX_PACE_NS)
+		return usage(msg, size, "sim: pace is at most 1s per "
+			     "operation");
 	return check_bad_ranges(p, msg, size);
 }
 

@@ -557,6 +557,7 @@ static const struct {
 	{ "sim:cross=8K:50us,page-cross=1us", "give one" },
 	{ "sim:au-cross=9us,cross=8K:50us", "give one" },
 	{ "sim:pace=slow", "bad value for pace" },
+	{ "sim:pace=2s", "pace is at most 1s" },
 	{ "sim:spill-rate=0", "bad value for spill-rate" },
 	{ "sim:spill=300", "bad value for spill" },
 	{ "sim:spill-buffer=100", "bad value for spill-buffer" },
