@@ -264,7 +264,7 @@ static const struct option_def option_defs[] = {
 	  "-O writes in pseudo-random order", .kind = ARG_FLAG,
 	  .field = FIELD(random), .applies = T_OPEN_AU, .original = true },
 	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
-	  "start of -O, -A, -s, -i, -t (default %s for -O, -A)",
+	  "start of -A -O -s -i -t (default %s for -A, -O)",
 	  .kind = ARG_SIZE, .field = FIELD(offset), .def = 16 * MIB,
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
 		     T_PROGRAM | T_READ_SPEED, .original = true },
@@ -411,7 +411,7 @@ static void usage(FILE *out)
 		" %s --decode-cid=<hex>\n\n", program_name, program_name,
 		program_name, program_name);
 	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
-		"through the raw block device.\n");
+		"through the raw block device.\n\nOptions:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		if (i == 0 || option_defs[i].section !=
 			      option_defs[i - 1].section)
@@ -1529,6 +1529,12 @@ static int run_speed(struct config *cfg)
 		usage_error("%s: no whole %llu-byte erase block fits above "
 			    "16MiB on %s", cfg->test_option,
 			    (unsigned long long)cfg->erasesize, dev.path);
+	block = speed_block(cfg);
+	if (cfg->speed == SPEED_IOPS && block > end - start)
+		usage_error("--iops: --blocksize %llu is larger than the %llu "
+			    "bytes it may use on %s",
+			    (unsigned long long)block,
+			    (unsigned long long)(end - start), dev.path);
 	if (writes) {
 		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
 			"%s) of %s\n", program_name, cfg->test_option,
@@ -1551,12 +1557,6 @@ static int run_speed(struct config *cfg)
 		meta.index_key = "class";
 	}
 	/* -t: large blocks by default, as hdparm -t and dd bs=1M */
-	block = speed_block(cfg);
-	if (cfg->speed == SPEED_IOPS && block > end - start)
-		usage_error("--iops: --blocksize %llu is larger than the %llu "
-			    "bytes it may use on %s",
-			    (unsigned long long)block,
-			    (unsigned long long)(end - start), dev.path);
 	if (cfg->speed == SPEED_READ &&
 	    (cfg->offset >= dev.size_bytes ||
 	     block > dev.size_bytes - cfg->offset))
