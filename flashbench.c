@@ -215,6 +215,7 @@ static const struct option_def option_defs[] = {
 	TEST(OPT_DETECT, "detect", SECTION_TESTS,
 	     "find erase block and page size, with advice",
 	     MODE_DETECT, NULL, SPEED_NONE, T_DETECT),
+	/* -t: large blocks by default, as hdparm -t and dd bs=1M */
 	{ .id = 't', .name = "read-speed", .section = SECTION_TESTS,
 	  .help = "sequential read rate (-b, default %s)",
 	  .mode = MODE_SPEED, .speed = SPEED_READ, .test = T_READ_SPEED,
@@ -265,7 +266,8 @@ static const struct option_def option_defs[] = {
 	  .field = FIELD(random), .applies = T_OPEN_AU, .original = true },
 	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
 	  "start of -A -O -s -i -t (default %s for -A, -O)",
-	  .kind = ARG_SIZE, .field = FIELD(offset), .def = 16 * MIB,
+	  .kind = ARG_SIZE, .field = FIELD(offset),
+	  .def = SPEED_WRITE_FROM_BYTES,	/* clear of the FAT area */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
 		     T_PROGRAM | T_READ_SPEED, .original = true },
 	{ OPT_FAT_NR, "fat-nr", "N", SECTION_PARAMETERS,
@@ -778,7 +780,6 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 }
 
 /* ---- running a test ---- */
-
 
 /*
  * Where open-au puts its erase blocks: $spacing apart from $offset.  The
@@ -1556,7 +1557,6 @@ static int run_speed(struct config *cfg)
 		meta.index_member = "classes";
 		meta.index_key = "class";
 	}
-	/* -t: large blocks by default, as hdparm -t and dd bs=1M */
 	if (cfg->speed == SPEED_READ &&
 	    (cfg->offset >= dev.size_bytes ||
 	     block > dev.size_bytes - cfg->offset))
@@ -1629,7 +1629,7 @@ static int list_programs(const struct config *cfg)
 {
 	FILE *out = open_output(cfg);
 
-	/* the listing shows the defaults' names, compiled with their values */
+	/* compiled with the options' values: the table's defaults */
 	set_option_params(cfg);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *program;
