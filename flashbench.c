@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -34,7 +35,6 @@
 #define EXIT_USAGE 2
 #define MIB (1024ULL * 1024)
 #define OPEN_AU_SPACING 12	/* erase blocks between open-au blocks */
-#define DEFAULT_AU_OFFSET (16 * MIB)	/* clear of the card's FAT area */
 #define MAX_OPERATIONS 100000000ULL	/* refuse programs beyond this */
 
 /* Long-only options. */
@@ -78,157 +78,64 @@ enum run_mode {
 	MODE_INFO,		/* --info */
 	MODE_DECODE,		/* --decode-REGISTER */
 	MODE_ANALYZE,		/* --analyze */
+	MODE_LIST,		/* --list-programs */
 };
 
 enum speed_test { SPEED_NONE, SPEED_READ, SPEED_WRITE, SPEED_IOPS,
 		  SPEED_CLASS };
 
-struct option_def {
-	int id;			/* short option character or OPT_* */
-	const char *name;
-	const char *arg;	/* argument name in --help, NULL for none */
-	const char *help;
-	enum run_mode mode;	/* a test option: what it runs */
-	const char *program;	/* MODE_PROGRAM: the built-in's name */
-	enum speed_test speed;	/* MODE_SPEED: which measurement */
+/* The tests, as bits: what an option applies to is a set of them. */
+enum test_bit {
+	T_ALIGN = 1u << 0, T_WRITE_ALIGN = 1u << 1, T_OPEN_AU = 1u << 2,
+	T_FIND_FAT = 1u << 3, T_SCATTER = 1u << 4, T_INTERVAL = 1u << 5,
+	T_PROGRAM = 1u << 6, T_DETECT = 1u << 7, T_READ_SPEED = 1u << 8,
+	T_WRITE_SPEED = 1u << 9, T_IOPS = 1u << 10, T_CLASS = 1u << 11,
+	T_INFO = 1u << 12, T_DECODE = 1u << 13, T_ANALYZE = 1u << 14,
+	T_LIST = 1u << 15,
+	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
 };
 
-/* Every option, in --help order.  getopt's tables are built from this. */
-static const struct option_def option_defs[] = {
-	{ 'a', "align", NULL, "read-alignment test (read-only)",
-	  MODE_PROGRAM, "align", SPEED_NONE },
-	{ 'A', "write-align", NULL,
-	  "write-alignment test (destructive)",
-	  MODE_PROGRAM, "write-align", SPEED_NONE },
-	{ 'O', "open-au", NULL,
-	  "open erase-block (allocation unit) test (destructive)",
-	  MODE_PROGRAM, "open-au", SPEED_NONE },
-	{ 'f', "find-fat", NULL,
-	  "random writes in the first erase blocks (destructive)",
-	  MODE_PROGRAM, "find-fat", SPEED_NONE },
-	{ 's', "scatter", NULL, "read time of each block, for plotting",
-	  MODE_PROGRAM, "scatter", SPEED_NONE },
-	{ 'i', "interval", NULL, "read time against size, with regression",
-	  MODE_PROGRAM, "interval", SPEED_NONE },
-	{ OPT_PROGRAM, "program", "FILE",
-	  "run the test program in FILE (see flashbench(1))",
-	  MODE_PROGRAM, NULL, SPEED_NONE },
-	{ OPT_LIST_PROGRAMS, "list-programs", NULL,
-	  "print the built-in test programs", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_DETECT, "detect", NULL,
-	  "find erase block and page size, with advice",
-	  MODE_DETECT, NULL, SPEED_NONE },
-	{ OPT_WRITE, "write", NULL,
-	  "--detect also finds open erase blocks (destructive)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_BUDGET, "budget", "SECONDS",
-	  "device time --detect may spend reading (default 20)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 't', "read-speed", NULL, "sequential read rate (-b, default 1MiB)",
-	  MODE_SPEED, NULL, SPEED_READ },
-	{ OPT_WRITE_SPEED, "write-speed", NULL,
-	  "sequential write rate in erase blocks (destructive)",
-	  MODE_SPEED, NULL, SPEED_WRITE },
-	{ OPT_IOPS, "iops", NULL,
-	  "random 4KiB read and write IOPS (destructive)",
-	  MODE_SPEED, NULL, SPEED_IOPS },
-	{ OPT_CLASS_CHECK, "class-check", NULL,
-	  "measure against SD speed classes (destructive)",
-	  MODE_SPEED, NULL, SPEED_CLASS },
-	{ OPT_READ_ONLY, "read-only", NULL,
-	  "with --iops, --class-check: never write", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_TIME, "time", "SECONDS", "device time per measurement (default 3)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_SPAN, "span", "SIZE",
-	  "range written or randomly read (default 256MiB)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_ANALYZE, "analyze", NULL,
-	  "read saved -a, -O output from FILEs (- is stdin)",
-	  MODE_ANALYZE, NULL, SPEED_NONE },
-	{ OPT_INFO, "info", NULL,
-	  "identity of the device and card, from sysfs",
-	  MODE_INFO, NULL, SPEED_NONE },
-	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", "read sysfs from DIR, not /sys", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_DECODE_CID, "decode-cid", "HEX",
-	  "decode a CID register (prefix mmc: for eMMC)",
-	  MODE_DECODE, NULL, SPEED_NONE },
-	{ OPT_DECODE_CSD, "decode-csd", "HEX", "decode a CSD register",
-	  MODE_DECODE, NULL, SPEED_NONE },
-	{ OPT_DECODE_SCR, "decode-scr", "HEX", "decode an SD SCR register",
-	  MODE_DECODE, NULL, SPEED_NONE },
-	{ OPT_DECODE_SSR, "decode-ssr", "HEX",
-	  "decode an SD status register",
-	  MODE_DECODE, NULL, SPEED_NONE },
-	{ 'b', "blocksize", "SIZE", "block size (default 16KiB)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'e', "erasesize", "SIZE", "erase block size (default 4MiB)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'c', "count", "N", "repetitions of each read (default 8)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ '0', "open-au-nr", "N",
-	  "erase blocks written in turn by -O (default 2)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'r', "random", NULL, "-O writes in pseudo-random order", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_OFFSET, "offset", "SIZE",
-	  "start of -O, -A, -s, -i (default 16MiB for -O, -A)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_FAT_NR, "fat-nr", "N",
-	  "erase blocks written by -f (default 6)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_SCATTER_ORDER, "scatter-order", "N",
-	  "-s reads 2^N blocks (default 9)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_SCATTER_SPAN, "scatter-span", "N",
-	  "-s reads N blocks at a time (default 1)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_INTERVAL_ORDER, "interval-order", "N",
-	  "-i reads N sizes (default 8)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_THREES, "threes", NULL,
-	  "-a, -A also probe 3 x 2^n boundaries (3, 6, 12MiB...)", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_FORMAT, "format", "FORMAT",
-	  "output format: text (default), csv or json", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_PLOT, "plot", "FILE",
-	  "draw the results (or saved json runs) as SVG in FILE", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'o', "out", "FILE", "write results to FILE", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_STATS, "stats", NULL,
-	  "print device time and bytes moved on stderr", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ OPT_REALTIME, "realtime", NULL,
-	  "run at real-time priority when permitted", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'q', "quiet", NULL, "no progress line on the terminal", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'v', "verbose", NULL, "say more", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'h', "help", NULL, "display this help", MODE_NONE, NULL,
-	  SPEED_NONE },
-	{ 'V', "version", NULL, "display version", MODE_NONE, NULL,
-	  SPEED_NONE },
+/* The original tool's tests: it took every option with each of them. */
+#define T_ORIGINAL (T_ALIGN | T_OPEN_AU | T_FIND_FAT | T_SCATTER | T_INTERVAL)
+#define T_VM (T_ORIGINAL | T_WRITE_ALIGN | T_PROGRAM)
+#define T_SPEED (T_READ_SPEED | T_WRITE_SPEED | T_IOPS | T_CLASS)
+#define T_MEASURE (T_VM | T_SPEED | T_DETECT)
+#define T_ALL 0x1ffffu
+/* Tests whose output is records: one table, so CSV can hold it. */
+#define T_CSV (T_VM | T_SPEED)
+#define T_OUTPUT (T_CSV | T_DETECT | T_INFO | T_DECODE | T_ANALYZE)
+
+/* How an option's argument is read, and into what. */
+enum arg_kind {
+	ARG_NONE,		/* handled by name in parse_option */
+	ARG_FLAG,		/* bool, set when given */
+	ARG_SIZE,		/* uint64_t bytes, >= min */
+	ARG_COUNT,		/* uint64_t in [min, max] */
+	ARG_SECONDS,		/* uint64_t nanoseconds, more than zero */
+	ARG_TEXT,		/* const char *, as given */
 };
 
-#define OPTION_COUNT (sizeof(option_defs) / sizeof(option_defs[0]))
+/* The --help sections, as the man page has them. */
+enum help_section { SECTION_TESTS, SECTION_PARAMETERS, SECTION_OUTPUT };
+
+static const char *const section_titles[] = {
+	[SECTION_TESTS] = "Tests", [SECTION_PARAMETERS] = "Parameters",
+	[SECTION_OUTPUT] = "Output",
+};
 
 struct config {
 	const struct program_def *test;
 	const char *test_option;	/* as given, for messages */
 	char option_text[40];		/* what test_option points to */
+	unsigned test_bit;		/* the test chosen, 0 for none */
 	const char *device;
 	const char *program_path;
 	const char *out_path;
 	uint64_t blocksize, erasesize, count, offset, open_au_nr, fat_nr;
 	uint64_t scatter_order, scatter_span, interval_order;
-	bool offset_set, random, threes, stats, verbose, realtime;
+	bool random, threes, stats, verbose, realtime;
 	enum run_mode mode;
-	bool list_programs, write;
+	bool write;
 	enum speed_test speed;
 	bool read_only;
 	uint64_t time_ns, span;
@@ -240,11 +147,201 @@ struct config {
 	char *command;			/* the command line, for json */
 	bool quiet;
 	uint64_t budget_ns;
-	bool erasesize_set, blocksize_set;
 	const char *sysfs_root;
 	const char *decode_kind, *decode_hex;
 	enum report_format format;
+	bool given[64];			/* by option_defs[] index */
 };
+
+struct option_def {
+	int id;			/* short option character or OPT_* */
+	const char *name;
+	const char *arg;	/* argument name in --help, NULL for none */
+	enum help_section section;
+	const char *help;	/* a %s in it shows the default */
+	enum run_mode mode;	/* a test option: what it runs */
+	const char *program;	/* MODE_PROGRAM: the built-in's name */
+	enum speed_test speed;	/* MODE_SPEED: which measurement */
+	unsigned test;		/* a test option: its bit */
+	enum arg_kind kind;
+	size_t field;		/* offsetof(struct config, ...) */
+	uint64_t def, min, max;	/* default and range of the value */
+	unsigned applies;	/* the tests it changes */
+	bool original;		/* the original had it: kept, with a warning,
+				   on its tests where it changes nothing */
+	const char *refusal;	/* said instead of "does not apply to" */
+};
+
+#define FIELD(name) offsetof(struct config, name)
+#define SECONDS(s) ((uint64_t)(s) * 1000000000u)
+#define TEST(ID, NAME, SECTION, HELP, MODE, PROGRAM, SPEED, BIT)	\
+	{ .id = ID, .name = NAME, .section = SECTION, .help = HELP,	\
+	  .mode = MODE, .program = PROGRAM, .speed = SPEED, .test = BIT }
+#define DECODE(ID, NAME, HELP)						\
+	{ .id = ID, .name = NAME, .arg = "HEX", .section = SECTION_TESTS, \
+	  .help = HELP, .mode = MODE_DECODE, .test = T_DECODE }
+
+/*
+ * Every option, in --help order, with its default, range and the tests
+ * it changes.  getopt's tables, --help, the defaults in struct config and
+ * in program_params, and the check that an option fits its test are all
+ * built from this.
+ */
+static const struct option_def option_defs[] = {
+	TEST('a', "align", SECTION_TESTS, "read-alignment test (read-only)",
+	     MODE_PROGRAM, "align", SPEED_NONE, T_ALIGN),
+	TEST('A', "write-align", SECTION_TESTS,
+	     "write-alignment test (destructive)",
+	     MODE_PROGRAM, "write-align", SPEED_NONE, T_WRITE_ALIGN),
+	TEST('O', "open-au", SECTION_TESTS,
+	     "open erase-block (allocation unit) test (destructive)",
+	     MODE_PROGRAM, "open-au", SPEED_NONE, T_OPEN_AU),
+	TEST('f', "find-fat", SECTION_TESTS,
+	     "random writes in the first erase blocks (destructive)",
+	     MODE_PROGRAM, "find-fat", SPEED_NONE, T_FIND_FAT),
+	TEST('s', "scatter", SECTION_TESTS,
+	     "read time of each block, for plotting",
+	     MODE_PROGRAM, "scatter", SPEED_NONE, T_SCATTER),
+	TEST('i', "interval", SECTION_TESTS,
+	     "read time against size, with regression",
+	     MODE_PROGRAM, "interval", SPEED_NONE, T_INTERVAL),
+	{ .id = OPT_PROGRAM, .name = "program", .arg = "FILE",
+	  .section = SECTION_TESTS,
+	  .help = "run the test program in FILE (see flashbench(1))",
+	  .mode = MODE_PROGRAM, .test = T_PROGRAM },
+	TEST(OPT_LIST_PROGRAMS, "list-programs", SECTION_TESTS,
+	     "print the built-in test programs", MODE_LIST, NULL, SPEED_NONE,
+	     T_LIST),
+	TEST(OPT_DETECT, "detect", SECTION_TESTS,
+	     "find erase block and page size, with advice",
+	     MODE_DETECT, NULL, SPEED_NONE, T_DETECT),
+	/* -t: large blocks by default, as hdparm -t and dd bs=1M */
+	{ .id = 't', .name = "read-speed", .section = SECTION_TESTS,
+	  .help = "sequential read rate (-b, default %s)",
+	  .mode = MODE_SPEED, .speed = SPEED_READ, .test = T_READ_SPEED,
+	  .kind = ARG_SIZE, .def = 1024 * 1024 },
+	TEST(OPT_WRITE_SPEED, "write-speed", SECTION_TESTS,
+	     "sequential write rate in erase blocks (destructive)",
+	     MODE_SPEED, NULL, SPEED_WRITE, T_WRITE_SPEED),
+	{ .id = OPT_IOPS, .name = "iops", .section = SECTION_TESTS,
+	  .help = "random IOPS (-b, default %s) (destructive)",
+	  .mode = MODE_SPEED, .speed = SPEED_IOPS, .test = T_IOPS,
+	  .kind = ARG_SIZE, .def = SPEED_IO_BYTES },
+	TEST(OPT_CLASS_CHECK, "class-check", SECTION_TESTS,
+	     "measure against SD speed classes (destructive)",
+	     MODE_SPEED, NULL, SPEED_CLASS, T_CLASS),
+	TEST(OPT_ANALYZE, "analyze", SECTION_TESTS,
+	     "read saved -a, -O output from FILEs (- is stdin)",
+	     MODE_ANALYZE, NULL, SPEED_NONE, T_ANALYZE),
+	TEST(OPT_INFO, "info", SECTION_TESTS,
+	     "identity of the device and card, from sysfs",
+	     MODE_INFO, NULL, SPEED_NONE, T_INFO),
+	DECODE(OPT_DECODE_CID, "decode-cid",
+	       "decode a CID register (prefix mmc: for eMMC)"),
+	DECODE(OPT_DECODE_CSD, "decode-csd", "decode a CSD register"),
+	DECODE(OPT_DECODE_SCR, "decode-scr", "decode an SD SCR register"),
+	DECODE(OPT_DECODE_SSR, "decode-ssr", "decode an SD status register"),
+
+	{ 'b', "blocksize", "SIZE", SECTION_PARAMETERS,
+	  "block size (default %s)", .kind = ARG_SIZE,
+	  .field = FIELD(blocksize), .def = 16384, .min = 1,
+	  .applies = T_VM | T_READ_SPEED | T_IOPS, .original = true },
+	{ 'e', "erasesize", "SIZE", SECTION_PARAMETERS,
+	  "erase block size (default %s)", .kind = ARG_SIZE,
+	  .field = FIELD(erasesize), .def = 4 * MIB, .min = 1,
+	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_FIND_FAT | T_PROGRAM |
+		     T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS,
+	  .original = true },
+	{ 'c', "count", "N", SECTION_PARAMETERS,
+	  "repetitions of each read (default %s)", .kind = ARG_COUNT,
+	  .field = FIELD(count), .def = 8, .min = 1, .max = 1000000,
+	  .applies = T_ALIGN | T_WRITE_ALIGN | T_SCATTER | T_INTERVAL |
+		     T_PROGRAM, .original = true },
+	{ '0', "open-au-nr", "N", SECTION_PARAMETERS,
+	  "erase blocks written in turn by -O (default %s)",
+	  .kind = ARG_COUNT, .field = FIELD(open_au_nr), .def = 2, .min = 1,
+	  .max = 10000, .applies = T_OPEN_AU | T_PROGRAM, .original = true },
+	{ 'r', "random", NULL, SECTION_PARAMETERS,
+	  "-O writes in pseudo-random order", .kind = ARG_FLAG,
+	  .field = FIELD(random), .applies = T_OPEN_AU, .original = true },
+	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
+	  "start of -A -O -s -i -t (default %s for -A, -O)",
+	  .kind = ARG_SIZE, .field = FIELD(offset),
+	  .def = SPEED_WRITE_FROM_BYTES,	/* clear of the FAT area */
+	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
+		     T_PROGRAM | T_READ_SPEED, .original = true },
+	{ OPT_FAT_NR, "fat-nr", "N", SECTION_PARAMETERS,
+	  "erase blocks written by -f (default %s)", .kind = ARG_COUNT,
+	  .field = FIELD(fat_nr), .def = 6, .min = 1, .max = 10000,
+	  .applies = T_FIND_FAT | T_PROGRAM, .original = true },
+	{ OPT_SCATTER_ORDER, "scatter-order", "N", SECTION_PARAMETERS,
+	  "-s reads 2^N blocks (default %s)", .kind = ARG_COUNT,
+	  .field = FIELD(scatter_order), .def = 9, .min = 0, .max = 24,
+	  .applies = T_SCATTER | T_PROGRAM, .original = true },
+	{ OPT_SCATTER_SPAN, "scatter-span", "N", SECTION_PARAMETERS,
+	  "-s reads N blocks at a time (default %s)", .kind = ARG_COUNT,
+	  .field = FIELD(scatter_span), .def = 1, .min = 1, .max = 65536,
+	  .applies = T_SCATTER | T_PROGRAM, .original = true },
+	{ OPT_INTERVAL_ORDER, "interval-order", "N", SECTION_PARAMETERS,
+	  "-i reads N sizes (default %s)", .kind = ARG_COUNT,
+	  .field = FIELD(interval_order), .def = 8, .min = 1, .max = 32,
+	  .applies = T_INTERVAL | T_PROGRAM, .original = true },
+	{ OPT_THREES, "threes", NULL, SECTION_PARAMETERS,
+	  "-a, -A also probe 3 x 2^n boundaries (3, 6, 12MiB...)",
+	  .kind = ARG_FLAG, .field = FIELD(threes),
+	  .applies = T_ALIGN | T_WRITE_ALIGN | T_PROGRAM },
+	{ OPT_WRITE, "write", NULL, SECTION_PARAMETERS,
+	  "--detect also finds open erase blocks (destructive)",
+	  .kind = ARG_FLAG, .field = FIELD(write), .applies = T_DETECT },
+	{ OPT_BUDGET, "budget", "SECONDS", SECTION_PARAMETERS,
+	  "device time --detect may spend reading (default %s)",
+	  .kind = ARG_SECONDS, .field = FIELD(budget_ns), .def = SECONDS(20),
+	  .applies = T_DETECT },
+	{ OPT_TIME, "time", "SECONDS", SECTION_PARAMETERS,
+	  "device time per measurement (default %s)", .kind = ARG_SECONDS,
+	  .field = FIELD(time_ns), .def = SECONDS(3), .applies = T_SPEED },
+	{ OPT_SPAN, "span", "SIZE", SECTION_PARAMETERS,
+	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
+	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
+	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS },
+	{ OPT_READ_ONLY, "read-only", NULL, SECTION_PARAMETERS,
+	  "with --iops, --class-check: never write", .kind = ARG_FLAG,
+	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
+	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
+	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
+	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_CLASS },
+
+	{ OPT_FORMAT, "format", "FORMAT", SECTION_OUTPUT,
+	  "output format: text (default), csv or json",
+	  .applies = T_OUTPUT },
+	{ OPT_PLOT, "plot", "FILE", SECTION_OUTPUT,
+	  "draw the results (or saved json runs) as SVG in FILE",
+	  .kind = ARG_TEXT, .field = FIELD(plot_path),
+	  .applies = T_VM | T_READ_SPEED | T_WRITE_SPEED | T_PLOT_RUNS,
+	  .refusal = "is not available for" },
+	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE",
+	  .kind = ARG_TEXT, .field = FIELD(out_path),
+	  .applies = T_OUTPUT | T_LIST, .original = true },
+	{ OPT_STATS, "stats", NULL, SECTION_OUTPUT,
+	  "print device time and bytes moved on stderr", .kind = ARG_FLAG,
+	  .field = FIELD(stats), .applies = T_MEASURE },
+	{ OPT_REALTIME, "realtime", NULL, SECTION_OUTPUT,
+	  "run at real-time priority when permitted", .kind = ARG_FLAG,
+	  .field = FIELD(realtime), .applies = T_MEASURE },
+	{ 'q', "quiet", NULL, SECTION_OUTPUT,
+	  "no progress line on the terminal", .kind = ARG_FLAG,
+	  .field = FIELD(quiet), .applies = T_MEASURE },
+	{ 'v', "verbose", NULL, SECTION_OUTPUT, "say more", .kind = ARG_FLAG,
+	  .field = FIELD(verbose), .applies = T_MEASURE, .original = true },
+	{ 'h', "help", NULL, SECTION_OUTPUT, "display this help",
+	  .applies = T_ALL },
+	{ 'V', "version", NULL, SECTION_OUTPUT, "display version",
+	  .applies = T_ALL },
+};
+
+#define OPTION_COUNT (sizeof(option_defs) / sizeof(option_defs[0]))
+_Static_assert(OPTION_COUNT <= sizeof(((struct config *)0)->given),
+	       "struct config's given[] holds a flag per option");
 
 static const char *program_name = "flashbench";
 
@@ -268,6 +365,46 @@ static void catch_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+/* An option's default as --help shows it: 16KiB, 20 (seconds), 8. */
+static const char *format_default(const struct option_def *o, char *buf)
+{
+	switch (o->kind) {
+	case ARG_SIZE:
+		return units_format_exact_size(buf, o->def);
+	case ARG_SECONDS:
+		snprintf(buf, UNITS_BUF, "%g", (double)o->def / 1e9);
+		return buf;
+	default:
+		snprintf(buf, UNITS_BUF, "%llu", (unsigned long long)o->def);
+		return buf;
+	}
+}
+
+static void usage_option(FILE *out, const struct option_def *o)
+{
+	char left[48], help[128], value[UNITS_BUF];
+	const char *mark;
+
+	if (o->id <= CHAR_MAX)
+		snprintf(left, sizeof(left), " -%c, --%s%s%s", o->id,
+			 o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+	else
+		snprintf(left, sizeof(left), "     --%s%s%s", o->name,
+			 o->arg ? "=" : "", o->arg ? o->arg : "");
+	/* the table's help text, with the default where it has a %s */
+	mark = strstr(o->help, "%s");
+	if (mark)
+		snprintf(help, sizeof(help), "%.*s%s%s",
+			 (int)(mark - o->help), o->help,
+			 format_default(o, value), mark + 2);
+	else
+		snprintf(help, sizeof(help), "%s", o->help);
+	if (strlen(left) > 26)
+		fprintf(out, "%s\n%-27s%s\n", left, "", help);
+	else
+		fprintf(out, "%-27s%s\n", left, help);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage:\n %s [options] <device>\n"
@@ -278,21 +415,15 @@ static void usage(FILE *out)
 	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
 		"through the raw block device.\n\nOptions:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
-		const struct option_def *o = &option_defs[i];
-		char left[48];
-
-		if (o->id <= CHAR_MAX)
-			snprintf(left, sizeof(left), " -%c, --%s%s%s", o->id,
-				 o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
-		else
-			snprintf(left, sizeof(left), "     --%s%s%s", o->name,
-				 o->arg ? "=" : "", o->arg ? o->arg : "");
-		if (strlen(left) > 26)
-			fprintf(out, "%s\n%-27s%s\n", left, "", o->help);
-		else
-			fprintf(out, "%-27s%s\n", left, o->help);
+		if (i == 0 || option_defs[i].section !=
+			      option_defs[i - 1].section)
+			fprintf(out, "\n%s:\n",
+				section_titles[option_defs[i].section]);
+		usage_option(out, &option_defs[i]);
 	}
+	fprintf(out, "\nAn option a test does not use is refused, or, where "
+		"the original flashbench\ntook it, accepted with a warning."
+		"\n");
 	fprintf(out, "\nSIZE is bytes, or a number with a suffix: K, M, G, "
 		"T (or KiB, MiB...: powers\nof 1024).  DEVICE may be "
 		"sim: or sim:PRESET,key=value,... for a simulated card.\n"
@@ -344,37 +475,91 @@ static const struct option_def *find_option(int id)
 	return NULL;
 }
 
-static uint64_t size_arg(int id, const char *text, bool zero_ok)
+/* The default an option's table entry holds, for code that needs it. */
+static uint64_t option_default(int id)
+{
+	return find_option(id)->def;
+}
+
+static bool given(const struct config *cfg, int id)
+{
+	return cfg->given[find_option(id) - option_defs];
+}
+
+static uint64_t size_arg(const struct option_def *o, const char *text)
 {
 	uint64_t value;
 	int err = units_parse_size(text, &value);
 
 	if (err == -ERANGE)
-		usage_error("--%s: '%s' is too large", find_option(id)->name,
-			    text);
+		usage_error("--%s: '%s' is too large", o->name, text);
 	if (err)
 		usage_error("--%s: '%s' is not a size (try 4096, 16K or 4MiB)",
-			    find_option(id)->name, text);
-	if (value == 0 && !zero_ok)
-		usage_error("--%s: must be more than zero",
-			    find_option(id)->name);
+			    o->name, text);
+	if (value < o->min)
+		usage_error("--%s: must be more than zero", o->name);
 	return value;
 }
 
-static uint64_t count_arg(int id, const char *text, uint64_t min,
-			  uint64_t max)
+static uint64_t count_arg(const struct option_def *o, const char *text)
 {
 	uint64_t value;
-	int err = units_parse_count(text, min, max, &value);
+	int err = units_parse_count(text, o->min, o->max, &value);
 
 	if (err == -ERANGE)
 		usage_error("--%s: '%s' is out of range (%llu to %llu)",
-			    find_option(id)->name, text,
-			    (unsigned long long)min, (unsigned long long)max);
+			    o->name, text, (unsigned long long)o->min,
+			    (unsigned long long)o->max);
 	if (err)
-		usage_error("--%s: '%s' is not a whole number",
-			    find_option(id)->name, text);
+		usage_error("--%s: '%s' is not a whole number", o->name, text);
 	return value;
+}
+
+static uint64_t seconds_arg(const struct option_def *o, const char *text)
+{
+	uint64_t ns;
+
+	if (units_parse_duration(text, &ns) || ns == 0)
+		usage_error("--%s: '%s' is not a duration (try %s or 2.5s)",
+			    o->name, text, o->id == OPT_BUDGET ? "20" : "3");
+	return ns;
+}
+
+/* Where in the config an option's value goes. */
+static void *field_of(struct config *cfg, const struct option_def *o)
+{
+	return (char *)cfg + o->field;
+}
+
+/* Read an option's argument as its table entry says. */
+static void set_value(struct config *cfg, const struct option_def *o,
+		      const char *arg)
+{
+	switch (o->kind) {
+	case ARG_FLAG: *(bool *)field_of(cfg, o) = true; break;
+	case ARG_SIZE: *(uint64_t *)field_of(cfg, o) = size_arg(o, arg); break;
+	case ARG_COUNT:
+		*(uint64_t *)field_of(cfg, o) = count_arg(o, arg);
+		break;
+	case ARG_SECONDS:
+		*(uint64_t *)field_of(cfg, o) = seconds_arg(o, arg);
+		break;
+	case ARG_TEXT: *(const char **)field_of(cfg, o) = arg; break;
+	case ARG_NONE: break;
+	}
+}
+
+/* Every value an option holds starts at its table default. */
+static void set_defaults(struct config *cfg)
+{
+	*cfg = (struct config){ .format = REPORT_TEXT };
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *o = &option_defs[i];
+
+		if (o->mode == MODE_NONE && (o->kind == ARG_SIZE ||
+		    o->kind == ARG_COUNT || o->kind == ARG_SECONDS))
+			*(uint64_t *)field_of(cfg, o) = o->def;
+	}
 }
 
 /* A test option: one test at a time; the table says what it runs. */
@@ -390,6 +575,7 @@ static void choose_test(struct config *cfg, const struct option_def *o,
 			    option);
 	memcpy(cfg->option_text, option, sizeof(option));
 	cfg->test_option = cfg->option_text;
+	cfg->test_bit = o->test;
 	cfg->mode = o->mode;
 	cfg->test = o->program ? programs_find(o->program) : NULL;
 	cfg->speed = o->speed;
@@ -425,70 +611,129 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 {
 	const struct option_def *o = find_option(id);
 
-	if (o && o->mode != MODE_NONE) {
+	if (!o)		/* getopt's complaints are handled in parse_args */
+		usage_error("unknown option");
+	cfg->given[o - option_defs] = true;
+	if (o->mode != MODE_NONE) {
 		choose_test(cfg, o, arg);
 		return;
 	}
 	switch (id) {
-	case OPT_LIST_PROGRAMS: cfg->list_programs = true; break;
-	case OPT_SYSFS_ROOT: cfg->sysfs_root = arg; break;
-	case 'b':
-		cfg->blocksize = size_arg(id, arg, false);
-		cfg->blocksize_set = true;
-		break;
-	case 'e':
-		cfg->erasesize = size_arg(id, arg, false);
-		cfg->erasesize_set = true;
-		break;
-	case OPT_WRITE: cfg->write = true; break;
-	case OPT_READ_ONLY: cfg->read_only = true; break;
-	case OPT_TIME:
-		if (units_parse_duration(arg, &cfg->time_ns) || !cfg->time_ns)
-			usage_error("--time: '%s' is not a duration (try 3 or "
-				    "2.5s)", arg);
-		break;
-	case OPT_SPAN: cfg->span = size_arg(id, arg, false); break;
-	case OPT_BUDGET:
-		if (units_parse_duration(arg, &cfg->budget_ns) ||
-		    cfg->budget_ns == 0)
-			usage_error("--budget: '%s' is not a duration (try 20 "
-				    "or 500ms)", arg);
-		break;
-	case 'c': cfg->count = count_arg(id, arg, 1, 1000000); break;
-	case '0': cfg->open_au_nr = count_arg(id, arg, 1, 10000); break;
-	case 'r': cfg->random = true; break;
-	case OPT_OFFSET:
-		cfg->offset = size_arg(id, arg, true);
-		cfg->offset_set = true;
-		break;
-	case OPT_FAT_NR: cfg->fat_nr = count_arg(id, arg, 1, 10000); break;
-	case OPT_SCATTER_ORDER:
-		cfg->scatter_order = count_arg(id, arg, 0, 24);
-		break;
-	case OPT_SCATTER_SPAN:
-		cfg->scatter_span = count_arg(id, arg, 1, 65536);
-		break;
-	case OPT_INTERVAL_ORDER:
-		cfg->interval_order = count_arg(id, arg, 1, 32);
-		break;
-	case OPT_THREES: cfg->threes = true; break;
 	case OPT_FORMAT:
 		if (report_parse_format(arg, &cfg->format))
 			usage_error("--format: unknown format '%s' (text, "
 				    "csv, json)", arg);
 		break;
-	case 'o': cfg->out_path = arg; break;
-	case OPT_STATS: cfg->stats = true; break;
-	case OPT_PLOT: cfg->plot_path = arg; break;
-	case 'q': cfg->quiet = true; break;
-	case OPT_REALTIME: cfg->realtime = true; break;
-	case 'v': cfg->verbose = true; break;
 	case 'h': usage(stdout); exit(0);
 	case 'V': printf("%s %s\n", program_name, VERSION); exit(0);
-	default:
-		/* getopt's complaints are handled in parse_args */
-		usage_error("unknown option");
+	default: set_value(cfg, o, arg); break;
 	}
+}
+
+/* The test as messages name it: -a, --detect, --decode-cid. */
+static void test_label(const struct config *cfg, char *buf, size_t size)
+{
+	const struct option_def *o = NULL;
+
+	for (size_t i = 0; i < OPTION_COUNT && !o; i++)
+		if (cfg->given[i] && option_defs[i].test == cfg->test_bit)
+			o = &option_defs[i];
+	if (cfg->test_bit == T_PLOT_RUNS || !o)
+		snprintf(buf, size, "--plot with saved runs");
+	else if (o->id <= CHAR_MAX)
+		snprintf(buf, size, "-%c", o->id);
+	else
+		snprintf(buf, size, "--%s", o->name);
+}
+
+/* The test option whose bit is test, for "--write goes with --detect". */
+static const struct option_def *test_option_of(unsigned test)
+{
+	for (size_t i = 0; i < OPTION_COUNT; i++)
+		if (option_defs[i].mode != MODE_NONE &&
+		    option_defs[i].test == test)
+			return &option_defs[i];
+	return NULL;
+}
+
+/* With no test chosen: an option only one test takes names that test. */
+static void check_without_test(const struct config *cfg)
+{
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *o = &option_defs[i];
+		const struct option_def *test = test_option_of(o->applies);
+
+		if (cfg->given[i] && o->mode == MODE_NONE && test)
+			usage_error("--%s goes with --%s", o->name, test->name);
+	}
+	usage_error("no test chosen (e.g. -a for the align test)");
+}
+
+/*
+ * Every option given must change the chosen test.  The original tool
+ * took each of its options with each of its tests and ignored what a
+ * test did not use; scripts still pass those, so they only get a warning.
+ */
+static void check_options(const struct config *cfg)
+{
+	char test[48];
+
+	test_label(cfg, test, sizeof(test));
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *o = &option_defs[i];
+
+		if (!cfg->given[i] || o->mode != MODE_NONE ||
+		    (o->applies & cfg->test_bit))
+			continue;
+		if (o->original && (cfg->test_bit & T_ORIGINAL)) {
+			fprintf(stderr, "%s: warning: --%s has no effect with "
+				"%s\n", program_name, o->name, test);
+			continue;
+		}
+		usage_error("--%s %s %s", o->name, o->refusal ? o->refusal :
+			    "does not apply to", test);
+	}
+	if (cfg->format == REPORT_CSV && !(cfg->test_bit & T_CSV))
+		usage_error("--format=csv does not apply to %s (use text or "
+			    "json)", test);
+}
+
+static uint64_t round_up(uint64_t value, uint64_t step)
+{
+	return (value + step - 1) / step * step;
+}
+
+/* Options that take no device, or that draw saved runs. */
+static bool parse_deviceless(struct config *cfg, int argc, char **argv)
+{
+	if (cfg->plot_path && !cfg->test_option) {
+		/* flashbench --plot=X.svg run1.json run2.json ... */
+		cfg->test_bit = T_PLOT_RUNS;
+		check_options(cfg);
+		if (optind >= argc)
+			usage_error("--plot without a test needs saved json "
+				    "runs to draw");
+		cfg->plot_inputs = argv + optind;
+		cfg->plot_input_count = argc - optind;
+		return true;
+	}
+	if (cfg->mode == MODE_LIST || cfg->mode == MODE_DECODE) {
+		check_options(cfg);
+		if (optind < argc)
+			usage_error("%s takes no device", cfg->mode == MODE_LIST ?
+				    "--list-programs" : cfg->test_option);
+		return true;
+	}
+	if (cfg->mode == MODE_ANALYZE) {
+		check_options(cfg);
+		if (optind >= argc)
+			usage_error("--analyze: no file given (- for standard "
+				    "input)");
+		cfg->files = (const char *const *)argv + optind;
+		cfg->file_count = (size_t)(argc - optind);
+		return true;
+	}
+	return false;
 }
 
 static void parse_args(struct config *cfg, int argc, char **argv)
@@ -498,12 +743,7 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	char why[320];
 	int id;
 
-	*cfg = (struct config){ .blocksize = 16384, .erasesize = 4 * MIB,
-				.count = 8, .open_au_nr = 2, .fat_nr = 6,
-				.scatter_order = 9, .scatter_span = 1,
-				.interval_order = 8,
-				.budget_ns = 20000000000ULL,
-				.time_ns = 3000000000ULL };
+	set_defaults(cfg);
 	build_getopt(longs, shorts);
 	opterr = 0;
 	while ((id = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -513,31 +753,8 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 				    sizeof(why)));
 		parse_option(cfg, id, optarg);
 	}
-	if (cfg->list_programs)
+	if (parse_deviceless(cfg, argc, argv))
 		return;
-	if (cfg->plot_path && !cfg->test_option) {
-		/* flashbench --plot=X.svg run1.json run2.json ... */
-		if (optind >= argc)
-			usage_error("--plot without a test needs saved json "
-				    "runs to draw");
-		cfg->plot_inputs = argv + optind;
-		cfg->plot_input_count = argc - optind;
-		return;
-	}
-	if (cfg->mode == MODE_DECODE) {
-		if (optind < argc)
-			usage_error("--decode-%s takes no device",
-				    cfg->decode_kind);
-		return;
-	}
-	if (cfg->mode == MODE_ANALYZE) {
-		if (optind >= argc)
-			usage_error("--analyze: no file given (- for standard "
-				    "input)");
-		cfg->files = (const char *const *)argv + optind;
-		cfg->file_count = (size_t)(argc - optind);
-		return;
-	}
 	if (optind >= argc)
 		usage_error("no device given");
 	cfg->device = argv[optind++];
@@ -546,23 +763,15 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 	if (optind < argc)
 		usage_error("unexpected argument '%s' after the device",
 			    argv[optind]);
-	if (cfg->write && cfg->mode != MODE_DETECT)
-		usage_error("--write goes with --detect");
-	if (cfg->threes && !(cfg->test && strstr(cfg->test->name, "align")))
-		usage_error("--threes goes with --align or --write-align");
-	if (cfg->read_only && cfg->speed != SPEED_IOPS &&
-	    cfg->speed != SPEED_CLASS)
-		usage_error("--read-only goes with --iops or --class-check");
 	if (!cfg->test_option)
-		usage_error("no test chosen (e.g. -a for the align test)");
-	if (cfg->plot_path &&
-	    (cfg->speed == SPEED_IOPS || cfg->speed == SPEED_CLASS))
-		usage_error("--plot is not available for %s",
-			    cfg->test_option);
-	if (cfg->random && cfg->test && strcmp(cfg->test->name, "open-au"))
-		usage_error("--random goes with --open-au");
-	if (cfg->random)
+		check_without_test(cfg);
+	check_options(cfg);
+	if (cfg->random && cfg->test_bit == T_OPEN_AU)
 		cfg->test = programs_find("open-au-random");
+	/* writing tests start clear of the FAT area; reading ones at 0 */
+	if (!given(cfg, OPT_OFFSET))
+		cfg->offset = cfg->test && cfg->test->writes ?
+			      round_up(cfg->offset, cfg->erasesize) : 0;
 	if (cfg->blocksize > cfg->erasesize &&
 	    (cfg->test && cfg->test->writes))
 		usage_error("--blocksize %llu is larger than --erasesize %llu",
@@ -571,11 +780,6 @@ static void parse_args(struct config *cfg, int argc, char **argv)
 }
 
 /* ---- running a test ---- */
-
-static uint64_t round_up(uint64_t value, uint64_t step)
-{
-	return (value + step - 1) / step * step;
-}
 
 /*
  * Where open-au puts its erase blocks: $spacing apart from $offset.  The
@@ -605,24 +809,17 @@ static void place_open_au(struct config *cfg, const struct dev *dev,
 	*spacing = apart * e;
 }
 
-static void set_params(struct config *cfg, const struct dev *dev)
+/* The parameters the options set, before any program is compiled. */
+static void set_option_params(const struct config *cfg)
 {
 	struct vm_param *p = program_params;
-	uint64_t spacing = OPEN_AU_SPACING * cfg->erasesize;
-	bool writes = cfg->test && cfg->test->writes;
 
-	if (!cfg->offset_set && writes)
-		cfg->offset = round_up(DEFAULT_AU_OFFSET, cfg->erasesize);
-	if (cfg->test && !strncmp(cfg->test->name, "open-au", 7))
-		place_open_au(cfg, dev, &spacing);
-	p[PARAM_SIZE].value = (double)dev->size_bytes;
-	p[PARAM_LBS].value = dev->logical_block_bytes;
 	p[PARAM_BLOCKSIZE].value = (double)cfg->blocksize;
 	p[PARAM_ERASESIZE].value = (double)cfg->erasesize;
 	p[PARAM_COUNT].value = (double)cfg->count;
 	p[PARAM_OFFSET].value = (double)cfg->offset;
 	p[PARAM_NR].value = (double)cfg->open_au_nr;
-	p[PARAM_SPACING].value = (double)spacing;
+	p[PARAM_SPACING].value = (double)(OPEN_AU_SPACING * cfg->erasesize);
 	p[PARAM_FATNR].value = (double)cfg->fat_nr;
 	p[PARAM_THREES].value = cfg->threes;
 	p[PARAM_SCATTER_COUNT].value = (double)(1ULL << cfg->scatter_order);
@@ -631,6 +828,18 @@ static void set_params(struct config *cfg, const struct dev *dev)
 	p[PARAM_INTERVAL_TOP].value =
 		(double)cfg->blocksize * (double)(1ULL << (cfg->interval_order - 1));
 	p[PARAM_REGION].value = 16.0 * (double)cfg->erasesize;
+}
+
+static void set_params(struct config *cfg, const struct dev *dev)
+{
+	uint64_t spacing = OPEN_AU_SPACING * cfg->erasesize;
+
+	if (cfg->test_bit == T_OPEN_AU)
+		place_open_au(cfg, dev, &spacing);
+	set_option_params(cfg);
+	program_params[PARAM_SIZE].value = (double)dev->size_bytes;
+	program_params[PARAM_LBS].value = dev->logical_block_bytes;
+	program_params[PARAM_SPACING].value = (double)spacing;
 }
 
 static char *read_file(const char *path)
@@ -1107,13 +1316,30 @@ static int run_test(struct config *cfg)
 	return 0;
 }
 
+/* The end of output written with open_output: a write error is fatal. */
+static void close_output(const struct config *cfg, FILE *out, int err)
+{
+	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
+		err = -EIO;
+	if (err)
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+}
+
 static int decode_register(const struct config *cfg)
 {
 	char why[256];
+	FILE *out = open_output(cfg);
 
 	if (info_decode(cfg->decode_kind, cfg->decode_hex,
-			cfg->format == REPORT_JSON, stdout, why, sizeof(why)))
+			cfg->format == REPORT_JSON, out, why, sizeof(why))) {
+		if (out != stdout) {
+			fclose(out);
+			remove(cfg->out_path);
+		}
 		usage_error("%s", why);
+	}
+	close_output(cfg, out, 0);
 	return 0;
 }
 
@@ -1123,6 +1349,7 @@ static int show_info(const struct config *cfg)
 	struct info_device device = { .path = cfg->device };
 	struct dev dev;
 	char why[320];
+	FILE *out;
 	int err;
 
 	if (dev_open(&dev, cfg->device, DEV_READ_ONLY) == 0) {
@@ -1136,12 +1363,16 @@ static int show_info(const struct config *cfg)
 		/* a recorded sysfs tree names devices this machine lacks */
 		runtime_error("%s", dev_strerror(&dev, why, sizeof(why)));
 	}
+	out = open_output(cfg);
 	err = info_show(&device, cfg->sysfs_root, cfg->format == REPORT_JSON,
-			stdout, why, sizeof(why));
+			out, why, sizeof(why));
+	if (err && out != stdout)
+		fclose(out);
 	if (err == -EINVAL)
 		usage_error("%s", why);
 	if (err)
 		runtime_error("%s", why);
+	close_output(cfg, out, 0);
 	return 0;
 }
 
@@ -1175,11 +1406,7 @@ static int analyze_saved(const struct config *cfg)
 		runtime_error("%s", why);
 	out = open_output(cfg);
 	err = analyze_report(&result, cfg->format == REPORT_JSON, out);
-	if (out != stdout && fclose(out))
-		err = -EIO;
-	if (err)
-		runtime_error("%s: write error", cfg->out_path ?
-			      cfg->out_path : "standard output");
+	close_output(cfg, out, err);
 	return 0;
 }
 
@@ -1187,7 +1414,7 @@ static int run_detect(const struct config *cfg)
 {
 	struct detect_options options = {
 		.write = cfg->write, .budget_ns = cfg->budget_ns,
-		.erase_size = cfg->erasesize_set ? cfg->erasesize : 0,
+		.erase_size = given(cfg, 'e') ? cfg->erasesize : 0,
 		.sysfs_root = cfg->sysfs_root,
 		.json = cfg->format == REPORT_JSON, .verbose = cfg->verbose };
 	struct detect_findings findings;
@@ -1203,7 +1430,7 @@ static int run_detect(const struct config *cfg)
 
 		/* with the erase size given, a device too small is known
 		   before the first read */
-		if (cfg->write && cfg->erasesize_set &&
+		if (cfg->write && given(cfg, 'e') &&
 		    detect_write_range(&dev, cfg->erasesize, &start, &end))
 			usage_error("--detect --write: %s is too small for the "
 				    "probes", cfg->device);
@@ -1268,6 +1495,16 @@ static void speed_params(const struct config *cfg, uint64_t block,
 			    SPEED_PARAM_QUEUE;
 }
 
+/* -t and --iops take -b, each with its own default; the rest erase blocks */
+static uint64_t speed_block(const struct config *cfg)
+{
+	int test = cfg->speed == SPEED_READ ? 't' : OPT_IOPS;
+
+	if (cfg->speed != SPEED_READ && cfg->speed != SPEED_IOPS)
+		return cfg->erasesize;
+	return given(cfg, 'b') ? cfg->blocksize : option_default(test);
+}
+
 static int run_speed(struct config *cfg)
 {
 	bool writes = cfg->speed == SPEED_WRITE ||
@@ -1293,6 +1530,12 @@ static int run_speed(struct config *cfg)
 		usage_error("%s: no whole %llu-byte erase block fits above "
 			    "16MiB on %s", cfg->test_option,
 			    (unsigned long long)cfg->erasesize, dev.path);
+	block = speed_block(cfg);
+	if (cfg->speed == SPEED_IOPS && block > end - start)
+		usage_error("--iops: --blocksize %llu is larger than the %llu "
+			    "bytes it may use on %s",
+			    (unsigned long long)block,
+			    (unsigned long long)(end - start), dev.path);
 	if (writes) {
 		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
 			"%s) of %s\n", program_name, cfg->test_option,
@@ -1314,10 +1557,6 @@ static int run_speed(struct config *cfg)
 		meta.index_member = "classes";
 		meta.index_key = "class";
 	}
-	/* -t: large blocks by default, as hdparm -t and dd bs=1M */
-	block = cfg->speed == SPEED_READ ? (cfg->blocksize_set ?
-		cfg->blocksize : MIB) : cfg->speed == SPEED_IOPS ?
-		SPEED_IO_BYTES : cfg->erasesize;
 	if (cfg->speed == SPEED_READ &&
 	    (cfg->offset >= dev.size_bytes ||
 	     block > dev.size_bytes - cfg->offset))
@@ -1333,7 +1572,7 @@ static int run_speed(struct config *cfg)
 	prepare_timing(cfg);
 	exec = (struct speed_exec){ .dev = &dev, .emit = emit_to_sinks,
 				    .progress = show_progress, .ctx = &sinks,
-				    .stop = &stop_signal };
+				    .stop = &stop_signal, .io_bytes = block };
 	switch (cfg->speed) {
 	case SPEED_READ:
 		err = speed_read(&exec, cfg->offset, block, cfg->time_ns);
@@ -1386,22 +1625,28 @@ static void print_line(void *ctx, const char *line)
 	fprintf(ctx, "%s\n", line);
 }
 
-static int list_programs(void)
+static int list_programs(const struct config *cfg)
 {
+	FILE *out = open_output(cfg);
+
+	/* compiled with the options' values: the table's defaults */
+	set_option_params(cfg);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *program;
 		struct vm_diag diag;
 
-		printf("# %s: %s\n", programs[i].name, programs[i].summary);
+		fprintf(out, "# %s: %s\n", programs[i].name,
+			programs[i].summary);
 		if (vm_compile(programs[i].text, program_params,
 			       PARAM_COUNT_OF, &program, &diag))
 			runtime_error("built-in %s:%u:%u: %s",
 				      programs[i].name, diag.line,
 				      diag.column, diag.message);
-		vm_list(program, print_line, stdout);
+		vm_list(program, print_line, out);
 		vm_free(program);
-		printf("\n");
+		fprintf(out, "\n");
 	}
+	close_output(cfg, out, 0);
 	return 0;
 }
 
@@ -1411,8 +1656,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	parse_args(&cfg, argc, argv);
-	if (cfg.list_programs)
-		return list_programs();
+	if (cfg.mode == MODE_LIST)
+		return list_programs(&cfg);
 	if (cfg.plot_inputs)
 		return plot_saved_runs(&cfg);
 	switch (cfg.mode) {

@@ -7,21 +7,26 @@
 
 #include "programs.h"
 
+/*
+ * The values are the device's and the options': flashbench sets them
+ * from its option table (where every default lives) before it compiles
+ * or lists a program.
+ */
 struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_SIZE] = { "size", 0 },
-	[PARAM_LBS] = { "lbs", 512 },
-	[PARAM_BLOCKSIZE] = { "blocksize", 16384 },
-	[PARAM_ERASESIZE] = { "erasesize", 4194304 },
-	[PARAM_COUNT] = { "count", 8 },
+	[PARAM_LBS] = { "lbs", 0 },
+	[PARAM_BLOCKSIZE] = { "blocksize", 0 },
+	[PARAM_ERASESIZE] = { "erasesize", 0 },
+	[PARAM_COUNT] = { "count", 0 },
 	[PARAM_OFFSET] = { "offset", 0 },
-	[PARAM_NR] = { "nr", 2 },
-	[PARAM_SPACING] = { "spacing", 12 * 4194304.0 },
-	[PARAM_FATNR] = { "fatnr", 6 },
+	[PARAM_NR] = { "nr", 0 },
+	[PARAM_SPACING] = { "spacing", 0 },
+	[PARAM_FATNR] = { "fatnr", 0 },
 	[PARAM_THREES] = { "threes", 0 },
-	[PARAM_SCATTER_COUNT] = { "scatter_count", 512 },
-	[PARAM_SCATTER_BYTES] = { "scatter_bytes", 16384 },
-	[PARAM_INTERVAL_TOP] = { "interval_top", 16384 * 128.0 },
-	[PARAM_REGION] = { "region", 16 * 4194304.0 },
+	[PARAM_SCATTER_COUNT] = { "scatter_count", 0 },
+	[PARAM_SCATTER_BYTES] = { "scatter_bytes", 0 },
+	[PARAM_INTERVAL_TOP] = { "interval_top", 0 },
+	[PARAM_REGION] = { "region", 0 },
 };
 
 /*

@@ -223,14 +223,25 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       const struct speed_progress *progress,
 		       struct speed_iops_result *r)
 {
+	return speed_measure_random(dev, offset, span_bytes, SPEED_IO_BYTES,
+				    write, duration_ns, stop, progress, r);
+}
+
+int speed_measure_random(struct dev *dev, uint64_t offset,
+			 uint64_t span_bytes, uint64_t io_bytes, bool write,
+			 uint64_t duration_ns, volatile sig_atomic_t *stop,
+			 const struct speed_progress *progress,
+			 struct speed_iops_result *r)
+{
 	struct lfsr_shuffle shuffle;
 	uint64_t slots, *lat, ns, next_ns = 0;
 	uint32_t done = 0;
 	void *buf;
 	int err = 0;
 
-	*r = (struct speed_iops_result){ .write = write };
-	slots = span_bytes / SPEED_IO_BYTES;
+	*r = (struct speed_iops_result){ .write = write,
+					 .io_bytes = io_bytes };
+	slots = io_bytes ? span_bytes / io_bytes : 0;
 	if (!slots || offset > dev->size_bytes ||
 	    span_bytes > dev->size_bytes - offset)
 		return -EINVAL;
@@ -240,7 +251,7 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 	lat = calloc(HIST_BUCKETS, sizeof(*lat));
 	if (lat)
 		memset(lat, 0, HIST_BUCKETS * sizeof(*lat));
-	buf = dev_alloc_buffer(SPEED_IO_BYTES, write ? DEV_PATTERN_RANDOM :
+	buf = dev_alloc_buffer(io_bytes, write ? DEV_PATTERN_RANDOM :
 			       DEV_PATTERN_ZEROS);
 	if (!lat || !buf) {
 		free(lat);
@@ -260,10 +271,10 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 			done = 0;
 		}
 		pos = offset + (uint64_t)lfsr_shuffle_next(&shuffle) *
-			       SPEED_IO_BYTES;
+			       io_bytes;
 		done++;
-		err = write ? dev_write(dev, buf, pos, SPEED_IO_BYTES, &ns) :
-			      dev_read(dev, buf, pos, SPEED_IO_BYTES, &ns);
+		err = write ? dev_write(dev, buf, pos, io_bytes, &ns) :
+			      dev_read(dev, buf, pos, io_bytes, &ns);
 		if (err)
 			break;
 		lat[hist_bucket(ns)]++;
@@ -411,7 +422,7 @@ static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 	add_label(&rec, "direction", MACHINE_ONLY, r->write ? "write" : "read");
 	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
 		  "random %-byte writes for" : "random %-byte reads for",
-		  SPEED_IO_BYTES);
+		  (double)r->io_bytes);
 	add_value(&rec, VM_UNIT_TIME, "device_time_ns", "%:",
 		  (double)r->device_time_ns);
 	add_value(&rec, VM_UNIT_COUNT, "iops", "% IOPS;", r->iops);
@@ -432,16 +443,18 @@ int speed_iops(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
 	struct speed_progress progress = { x->progress, x->ctx, 0,
 					   write ? 2 * duration_ns : 0 };
 	struct speed_iops_result rd, wr = { .write = true };
+	uint64_t io_bytes = x->io_bytes ? x->io_bytes : SPEED_IO_BYTES;
 	int err, emitted;
 
-	err = speed_measure_iops(x->dev, offset, span_bytes, false,
-				 duration_ns, x->stop, &progress, &rd);
+	err = speed_measure_random(x->dev, offset, span_bytes, io_bytes,
+				   false, duration_ns, x->stop, &progress, &rd);
 	if (err && err != -EINTR)
 		return err;
 	if (!err && write) {
 		progress.before_ns = rd.device_time_ns;
-		err = speed_measure_iops(x->dev, offset, span_bytes, true,
-					 duration_ns, x->stop, &progress, &wr);
+		err = speed_measure_random(x->dev, offset, span_bytes,
+					   io_bytes, true, duration_ns, x->stop,
+					   &progress, &wr);
 		if (err && err != -EINTR)
 			return err;
 	}

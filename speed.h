@@ -51,6 +51,7 @@ struct speed_exec {
 	void (*progress)(void *ctx, uint64_t done_ms, uint64_t total_ms);
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by a signal: end the run */
+	uint64_t io_bytes;		/* speed_iops' I/O size, 0: 4 KiB */
 	uint64_t failed_reads;
 	struct dev_error first_failure;
 };
@@ -74,6 +75,7 @@ struct speed_rate {
 /* A random-I/O run at queue depth 1. */
 struct speed_iops_result {
 	bool write;
+	uint64_t io_bytes;		/* size of each read or write */
 	uint64_t device_time_ns;
 	uint64_t operations;
 	double iops;
@@ -106,6 +108,12 @@ int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
 		       volatile sig_atomic_t *stop,
 		       const struct speed_progress *progress,
 		       struct speed_iops_result *r);
+/* The same with io_bytes (a multiple of the logical block size) each. */
+int speed_measure_random(struct dev *dev, uint64_t offset,
+			 uint64_t span_bytes, uint64_t io_bytes, bool write,
+			 uint64_t duration_ns, volatile sig_atomic_t *stop,
+			 const struct speed_progress *progress,
+			 struct speed_iops_result *r);
 
 /*
  * The range speed_write, speed_iops with writes and speed_class_check
@@ -128,7 +136,7 @@ int speed_read(struct speed_exec *x, uint64_t offset, uint64_t block_bytes,
 	       uint64_t duration_ns);
 int speed_write(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
 		uint64_t erase_bytes, uint64_t duration_ns);
-/* Random reads; then random writes too when write. */
+/* Random reads of x->io_bytes; then random writes too when write. */
 int speed_iops(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
 	       uint64_t duration_ns, bool write);
 
