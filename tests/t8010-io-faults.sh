@@ -344,10 +344,11 @@ test_loop 'loop detached: every test refuses the empty device with nothing on st
 	dev=$(make_loop 64M) &&
 	losetup -d $dev &&
 	bad=0 &&
-	for t in "-a" "-s" "-i" "-t" "--iops --read-only" "--detect" "-O" \
-		"-O -r" "-f" "-A" "--write-speed" "--iops" "--class-check" \
+	for t in "-a" "-s" "-i" "-t --time=1" "--iops --read-only --time=1" \
+		"--detect" "-O" "-O -r" "-f" "-A" "--write-speed --time=1" \
+		"--iops --time=1" "--class-check --time=1" \
 		"--detect --write -e 1M"; do
-		run_fb $t --time=1 $dev >/dev/null
+		run_fb $t $dev >/dev/null
 		if [ "$(cat code)" != 1 ] && [ "$(cat code)" != 2 ]; then
 			echo "FAILED: $t exits $(cat code)"; bad=1
 		elif [ -s out ]; then

@@ -216,7 +216,7 @@ test_loop_ext4 'mounted: setup: an ext4 file system with a file, mounted' '
 	sync
 '
 
-for t in "-O -c 1 -b 256K -e 1M" "-O -r -b 256K -e 1M" \
+for t in "-O -b 256K -e 1M" "-O -r -b 256K -e 1M" \
 	"-f -b 256K -e 1M --fat-nr=2" "-A -c 1 -b 256K -e 1M" \
 	"--write-speed --time=1 -e 1M" "--class-check --time=1" \
 	"--iops --time=1" "--detect --write --erasesize=1M" \
