@@ -411,27 +411,28 @@ static void log_run(FILE *log, const struct analysis_run *run,
 
 /*
  * Opening writes into each of nr erase blocks at [0, q): at least
- * OPEN_WARM_WRITES in all, so the erase blocks the probe before left
- * open or spilled have gone out of use before the timed rounds start.
+ * OPEN_WARM_WRITES in all (unless q is too few logical blocks), so the
+ * erase blocks the probe before left open or spilled have gone out of
+ * use before the timed rounds start.
  */
 static int open_blocks(struct detect *d, unsigned nr, uint64_t q)
 {
-	uint64_t rounds = (OPEN_WARM_WRITES + nr - 1) / nr;
+	uint64_t rounds = 1;
 	double ns;
 
+	/* a power of two: q (one too) splits into whole logical blocks */
+	while (rounds * nr < OPEN_WARM_WRITES)
+		rounds *= 2;
 	while (rounds > 1 && q / rounds < d->dev->logical_block_bytes)
 		rounds /= 2;
-	while (q % rounds)
-		rounds--;
 	return open_size(d, false, 0, q / rounds, (unsigned)rounds, &ns);
 }
 
-/* Rates of the sizes measured so far against the runs with fewer. */
+/* The last run, sizes measured so far, against the runs before it. */
 static void judge(const struct detect *d, size_t index,
 		  struct analysis_verdict *v)
 {
-	analysis_open_au_verdict_below(d->runs, d->run_count > index ?
-				       d->run_count : index + 1, index,
+	analysis_open_au_verdict_below(d->runs, index + 1, index,
 				       (uint64_t)probe_params[P_ERASE].value, v);
 }
 
