@@ -334,6 +334,13 @@ static double probe_time(const struct detect *d, size_t skip)
 	return n ? analysis_median(values, n) : NAN;
 }
 
+/*
+ * The write sizes of an open-count probe, in quarters of its middle size:
+ * the median is the middle one, the others keep one size that misleads
+ * (small writes slow for other reasons) from deciding.
+ */
+static const unsigned open_quarters[OPEN_SIZES] = { 1, 4, 8 };
+
 static uint64_t pow2_floor(uint64_t x)
 {
 	uint64_t p = 1;
@@ -345,11 +352,12 @@ static uint64_t pow2_floor(uint64_t x)
 
 /*
  * The middle write size of an open-count probe (it also writes a quarter
- * and four times that): near the geometric middle of the sizes a manual
+ * and twice that): near the geometric middle of the sizes a manual
  * table has below the erase size (16 KiB, the original's default, up to
  * half the erase size), where the median of its ratios sits, so both
  * read the same.  At most 1/16 of the erase size: a probe's opening
- * write and its three sizes of OPEN_ROUNDS writes fit one erase block.
+ * writes and its three sizes of OPEN_ROUNDS writes (10 times the middle
+ * size) fit one erase block.
  */
 static uint64_t open_write_size(uint64_t erase)
 {
@@ -448,9 +456,8 @@ static bool both_fall(const struct analysis_verdict *v)
 
 /*
  * N fresh erase blocks in one order: opening writes, then each write size
- * s (a quarter of the middle size, the middle, four times it) in
- * OPEN_ROUNDS rounds in the part [s, 4s) of every block, in order or top
- * down.  The rates go to d->runs as an open-AU run would, and *fell says
+ * of open_quarters in OPEN_ROUNDS rounds, each size in the part of every
+ * block after the one before, in order or top down.  The rates go to d->runs as an open-AU run would, and *fell says
  * whether it falls off against the runs with fewer blocks, by the rule
  * --analyze reads tables with: the median ratio.  When the first two
  * sizes fall off the third cannot change that, and is not written.
@@ -473,8 +480,10 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	memset(run, 0, sizeof(*run));
 	run->nr = nr;
 	run->random = random;
-	for (; !err && run->count < OPEN_SIZES; w *= 4) {
-		err = open_size(d, random, w, w, OPEN_ROUNDS, &ns);
+	for (uint64_t pos = w; !err && run->count < OPEN_SIZES;
+	     pos += OPEN_ROUNDS * w) {
+		w = d->open_write * open_quarters[run->count] / 4;
+		err = open_size(d, random, pos, w, OPEN_ROUNDS, &ns);
 		run->size[run->count] = w;
 		run->rate[run->count++] = (double)nr * (double)w * 1e9 / ns;
 		judge(d, index, &v);
