@@ -436,6 +436,21 @@ static int open_blocks(struct detect *d, unsigned nr, uint64_t q)
 	return open_size(d, false, 0, q / rounds, (unsigned)rounds, &ns);
 }
 
+/*
+ * For out of order: a write of q at the top of the probe's part of each
+ * block, so that every timed write lands below one already written (top
+ * down alone, each size's first round would be in order).
+ */
+static int mark_top(struct detect *d, uint64_t q)
+{
+	uint64_t top = q;
+	double ns;
+
+	for (size_t i = 0; i < OPEN_SIZES; i++)
+		top += OPEN_ROUNDS * d->open_write * open_quarters[i] / 4;
+	return open_size(d, false, top - q, q, 1, &ns);
+}
+
 /* The last run, sizes measured so far, against the runs before it. */
 static void judge(const struct detect *d, size_t index,
 		  struct analysis_verdict *v)
@@ -477,6 +492,8 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	probe_params[P_BASE].value = (double)take_blocks(d, nr);
 	probe_params[P_NR].value = nr;
 	err = open_blocks(d, nr, w);
+	if (!err && random)
+		err = mark_top(d, w);
 	memset(run, 0, sizeof(*run));
 	run->nr = nr;
 	run->random = random;
