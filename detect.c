@@ -620,9 +620,10 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 	size_t n = 0;
 	int err;
 
-	for (uint64_t size = 2048; n < PROG_SIZES; size *= 2) {
-		if (size < d->dev->logical_block_bytes ||
-		    size * PROBE_ROUNDS > probe_params[P_ERASE].value)
+	/* up to the sizes whose rounds still fit one erase block */
+	for (uint64_t size = 2048; n < PROG_SIZES &&
+	     size * PROBE_ROUNDS <= probe_params[P_ERASE].value; size *= 2) {
+		if (size < d->dev->logical_block_bytes)
 			continue;
 		probe_params[P_BASE].value = (double)(d->size_base +
 				n * (uint64_t)probe_params[P_ERASE].value);
