@@ -447,7 +447,7 @@ static int mark_top(struct detect *d, uint64_t q)
 	double ns;
 
 	for (size_t i = 0; i < OPEN_SIZES; i++)
-		top += OPEN_ROUNDS * d->open_write * open_quarters[i] / 4;
+		top += OPEN_ROUNDS * q * open_quarters[i];
 	return open_size(d, false, top - q, q, 1, &ns);
 }
 
@@ -472,15 +472,16 @@ static bool both_fall(const struct analysis_verdict *v)
 /*
  * N fresh erase blocks in one order: opening writes, then each write size
  * of open_quarters in OPEN_ROUNDS rounds, each size in the part of every
- * block after the one before, in order or top down.  The rates go to d->runs as an open-AU run would, and *fell says
- * whether it falls off against the runs with fewer blocks, by the rule
- * --analyze reads tables with: the median ratio.  When the first two
- * sizes fall off the third cannot change that, and is not written.
+ * block after the one before, in order or top down.  The rates go to
+ * d->runs as an open-AU run would, and *fell says whether it falls off
+ * against the runs with fewer blocks, by the rule --analyze reads tables
+ * with: the median ratio.  When the first two sizes fall off the third
+ * cannot change that, and is not written.
  */
 static int open_probe(struct detect *d, unsigned nr, bool random,
 		      bool *fell, FILE *log)
 {
-	uint64_t w = d->open_write / 4;
+	uint64_t q = d->open_write / 4, pos = q;
 	size_t index = d->run_count;
 	struct analysis_run *run = &d->runs[index];
 	struct analysis_verdict v;
@@ -491,16 +492,17 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 		return -EOVERFLOW;	/* the search never needs as many */
 	probe_params[P_BASE].value = (double)take_blocks(d, nr);
 	probe_params[P_NR].value = nr;
-	err = open_blocks(d, nr, w);
+	err = open_blocks(d, nr, q);
 	if (!err && random)
-		err = mark_top(d, w);
+		err = mark_top(d, q);
 	memset(run, 0, sizeof(*run));
 	run->nr = nr;
 	run->random = random;
-	for (uint64_t pos = w; !err && run->count < OPEN_SIZES;
-	     pos += OPEN_ROUNDS * w) {
-		w = d->open_write * open_quarters[run->count] / 4;
+	while (!err && run->count < OPEN_SIZES) {
+		uint64_t w = q * open_quarters[run->count];
+
 		err = open_size(d, random, pos, w, OPEN_ROUNDS, &ns);
+		pos += OPEN_ROUNDS * w;
 		run->size[run->count] = w;
 		run->rate[run->count++] = (double)nr * (double)w * 1e9 / ns;
 		judge(d, index, &v);
