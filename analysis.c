@@ -918,11 +918,11 @@ static uint64_t whole_block_size(const struct analysis_run *runs,
 	return largest;
 }
 
-void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
-			      size_t index, struct analysis_verdict *v)
+void analysis_open_au_verdict_below(const struct analysis_run *runs,
+				    size_t count, size_t index, uint64_t whole,
+				    struct analysis_verdict *v)
 {
 	const struct analysis_run *run = &runs[index];
-	uint64_t whole = whole_block_size(runs, count);
 	double ratios[ANALYSIS_MAX_SIZES];
 	size_t compared = 0;
 
@@ -962,6 +962,13 @@ void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
 	v->compared = true;
 	v->median_ratio = analysis_median(ratios, compared);
 	v->fell = v->median_ratio < ANALYSIS_FALL_RATIO;
+}
+
+void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
+			      size_t index, struct analysis_verdict *v)
+{
+	analysis_open_au_verdict_below(runs, count, index,
+				       whole_block_size(runs, count), v);
 }
 
 static double clamp01(double x)
@@ -1026,7 +1033,7 @@ struct order_summary {
 };
 
 static void summarize(const struct analysis_run *runs, size_t count,
-		      bool random, struct order_summary *s)
+		      uint64_t whole, bool random, struct order_summary *s)
 {
 	unsigned lowest = lowest_nr(runs, count, random);
 	struct analysis_verdict v;
@@ -1036,7 +1043,7 @@ static void summarize(const struct analysis_run *runs, size_t count,
 	for (size_t i = 0; i < count; i++) {
 		if (!in_order(&runs[i], random))
 			continue;
-		analysis_open_au_verdict(runs, count, i, &v);
+		analysis_open_au_verdict_below(runs, count, i, whole, &v);
 		if (v.fell && (!s->smallest_fall ||
 			       runs[i].nr < s->smallest_fall ||
 			       (runs[i].nr == s->smallest_fall &&
@@ -1050,7 +1057,7 @@ static void summarize(const struct analysis_run *runs, size_t count,
 		if (!in_order(&runs[i], random) ||
 		    (s->smallest_fall && runs[i].nr >= s->smallest_fall))
 			continue;
-		analysis_open_au_verdict(runs, count, i, &v);
+		analysis_open_au_verdict_below(runs, count, i, whole, &v);
 		/* a run with nothing to compare shows no hold, except the
 		 * lowest, which the others are measured against */
 		if ((!v.compared && runs[i].nr != lowest) ||
@@ -1065,12 +1072,12 @@ static void summarize(const struct analysis_run *runs, size_t count,
 }
 
 static void open_count(const struct analysis_run *runs, size_t count,
-		       bool random, struct analysis_open *open)
+		       uint64_t whole, bool random, struct analysis_open *open)
 {
 	struct analysis_finding *found = random ? &open->random : &open->linear;
 	struct order_summary s;
 
-	summarize(runs, count, random, &s);
+	summarize(runs, count, whole, random, &s);
 	memset(found, 0, sizeof(*found));
 	if (!s.smallest_fall) {
 		*(random ? &open->random_at_least : &open->linear_at_least) =
@@ -1099,10 +1106,17 @@ static void open_count(const struct analysis_run *runs, size_t count,
 					     s.hold_compared, s.hold_ratio);
 }
 
+void analysis_open_au_below(const struct analysis_run *runs, size_t count,
+			    uint64_t whole, struct analysis_open *open)
+{
+	memset(open, 0, sizeof(*open));
+	open_count(runs, count, whole, false, open);
+	open_count(runs, count, whole, true, open);
+}
+
 void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open)
 {
-	memset(open, 0, sizeof(*open));
-	open_count(runs, count, false, open);
-	open_count(runs, count, true, open);
+	analysis_open_au_below(runs, count, whole_block_size(runs, count),
+			       open);
 }

@@ -157,6 +157,14 @@ void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open);
 
 /*
+ * The same for runs that leave out the erase-size row (probes that write
+ * a few block sizes only): whole is the erase size, and only sizes below
+ * it count.  analysis_open_au takes the largest size of the runs for it.
+ */
+void analysis_open_au_below(const struct analysis_run *runs, size_t count,
+			    uint64_t whole, struct analysis_open *open);
+
+/*
  * A run whose median rate over its sizes (below the erase size) is under
  * this fraction of its reference has fallen off.
  */
@@ -177,6 +185,11 @@ struct analysis_verdict {
 /* The verdict on runs[index], as analysis_open_au reaches it. */
 void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
 			      size_t index, struct analysis_verdict *verdict);
+
+/* The same with the erase size given, as analysis_open_au_below. */
+void analysis_open_au_verdict_below(const struct analysis_run *runs,
+				    size_t count, size_t index, uint64_t whole,
+				    struct analysis_verdict *verdict);
 
 /* Confidence from a separation measured in noise units. */
 double analysis_confidence(double z);

@@ -23,8 +23,13 @@
 #define MAX_ROUNDS 12
 #define STABLE_ROUNDS 4	/* rounds with the same answer end the reads */
 #define MAX_OPEN 64		/* open-AU search stops here */
-#define PROBE_ROUNDS 4		/* writes per erase block per probe */
-#define PROBE_WRITE (16 * 1024)	/* size of a probe write */
+#define MAX_RUNS 64		/* open-count probes of one detection */
+#define OPEN_ROUNDS 3		/* rounds per write size; the median counts */
+#define OPEN_SIZES 3		/* write sizes of an open-count probe */
+#define OPEN_WARM_WRITES 16	/* opening writes of a probe, at least */
+#define TABLE_SMALLEST (16 * 1024)	/* the original's default -b */
+#define PROBE_ROUNDS 4		/* writes per erase block per FAT probe */
+#define PROBE_WRITE (16 * 1024)	/* size of a FAT or baseline write */
 #define GC_RATIO 2.0		/* slower than this x baseline: collected */
 #define FAT_CANDIDATES 8
 #define PROG_SIZES 8		/* 2K .. 256K */
@@ -52,14 +57,29 @@ static const char linear_probe[] =
 "	}\n"
 "}\n";
 
-/* The same with each erase block's writes going backwards: out of order. */
-static const char random_probe[] =
+/*
+ * The open-count probe, one write size: $rounds rounds, each a write of
+ * $w into each of $nr erase blocks in turn, the time of a whole round per
+ * record (what one block past the card's limit costs shows in the round,
+ * not in the typical write).  In order: up from $pos.
+ */
+static const char open_linear_probe[] =
 "for r in linear 0 1 $rounds none {\n"
-"	for au in linear $base $erase $nr none {\n"
-"		let t = write au + ($slot + $rounds - 1 - r) * $w $w random\n"
-"		report time t t\n"
-"		newline\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + r * $w $w random\n"
 "	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n";
+
+/* Out of order: the same places, top down. */
+static const char open_random_probe[] =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + ($rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
 "}\n";
 
 /*
@@ -87,7 +107,7 @@ static const char size_probe[] =
 
 enum probe_param {
 	P_ALIGN, P_NB, P_BS, P_LIMIT, P_REPS, P_ROUNDS, P_BASE, P_ERASE,
-	P_NR, P_SLOT, P_W, P_FAT, P_COUNT
+	P_NR, P_SLOT, P_W, P_FAT, P_POS, P_COUNT
 };
 
 static struct vm_param probe_params[P_COUNT] = {
@@ -97,7 +117,7 @@ static struct vm_param probe_params[P_COUNT] = {
 	[P_ROUNDS] = { "rounds", PROBE_ROUNDS }, [P_BASE] = { "base", 0 },
 	[P_ERASE] = { "erase", 0 }, [P_NR] = { "nr", 1 },
 	[P_SLOT] = { "slot", 0 }, [P_W] = { "w", PROBE_WRITE },
-	[P_FAT] = { "fat", 0 },
+	[P_FAT] = { "fat", 0 }, [P_POS] = { "pos", 0 },
 };
 
 /* Values collected from a probe's records: first field of each. */
@@ -124,10 +144,14 @@ struct detect {
 	const struct detect_options *options;
 	volatile sig_atomic_t *stop;
 	struct samples samples;
-	/* write layout */
-	uint64_t linear_base, random_base, size_base, max_open;
-	uint64_t linear_slot, random_slot, slots_per_block;
+	/* write layout: open-count probes take erase blocks of the pool in
+	   turn, so one reuses a block only long after the card closed it */
+	uint64_t pool_base, pool_blocks, pool_next, size_base, max_open;
+	uint64_t fat_base, fat_slot, slots_per_block;
+	uint64_t open_write;		/* middle write size of a probe */
 	double baseline_ns;
+	struct analysis_run runs[MAX_RUNS];
+	size_t run_count;
 };
 
 static int run_probe(struct detect *d, const char *text)
@@ -310,48 +334,208 @@ static double probe_time(const struct detect *d, size_t skip)
 	return n ? analysis_median(values, n) : NAN;
 }
 
-/* Does the card keep nr erase blocks open (in order or out of order)? */
-static int holds(struct detect *d, unsigned nr, bool random, bool *result,
-		 double *ns)
-{
-	uint64_t *slot = random ? &d->random_slot : &d->linear_slot;
-	int err;
+/*
+ * The write sizes of an open-count probe, in quarters of its middle size:
+ * the median is the middle one, the others keep one size that misleads
+ * (small writes slow for other reasons) from deciding.
+ */
+static const unsigned open_quarters[OPEN_SIZES] = { 1, 4, 8 };
 
-	if (*slot + PROBE_ROUNDS > d->slots_per_block)
-		return -ENOSPC;
-	probe_params[P_BASE].value = (double)(random ? d->random_base :
-					      d->linear_base);
-	probe_params[P_NR].value = nr;
-	probe_params[P_SLOT].value = (double)*slot;
-	*slot += PROBE_ROUNDS;
-	err = run_probe(d, random ? random_probe : linear_probe);
-	if (err)
-		return err;
-	/* the first round only opens the blocks */
-	*ns = probe_time(d, nr);
-	*result = *ns < GC_RATIO * d->baseline_ns;
-	return 0;
+static uint64_t pow2_floor(uint64_t x)
+{
+	uint64_t p = 1;
+
+	while (p <= x / 2)
+		p *= 2;
+	return p;
 }
 
-/* Largest count that holds: grow by doubling, then bisect. */
-static int search_open(struct detect *d, bool random, unsigned lowest,
-		       unsigned limit, struct analysis_finding *found,
-		       FILE *log)
+/*
+ * The middle write size of an open-count probe (it also writes a quarter
+ * and twice that): near the geometric middle of the sizes a manual
+ * table has below the erase size (16 KiB, the original's default, up to
+ * half the erase size), where the median of its ratios sits, so both
+ * read the same.  At most 1/16 of the erase size: a probe's opening
+ * writes and its three sizes of OPEN_ROUNDS writes (10 times the middle
+ * size) fit one erase block.
+ */
+static uint64_t open_write_size(uint64_t erase)
 {
-	unsigned good = lowest - 1, bad = 0, nr = lowest;
-	bool ok;
+	uint64_t middle = pow2_floor((uint64_t)sqrt((double)TABLE_SMALLEST *
+						   (double)(erase / 2)));
+	uint64_t fit = pow2_floor(erase / 16);
+
+	return middle < fit ? middle : fit;
+}
+
+/* The next n erase blocks of the pool, from its start when they do not
+   fit: a block comes back only after the rest of the pool. */
+static uint64_t take_blocks(struct detect *d, uint64_t n)
+{
+	uint64_t first;
+
+	if (d->pool_next + n > d->pool_blocks)
+		d->pool_next = 0;
+	first = d->pool_next;
+	d->pool_next += n;
+	return d->pool_base + first * (uint64_t)probe_params[P_ERASE].value;
+}
+
+/* $rounds rounds of one write size from pos; the median round, in ns. */
+static int open_size(struct detect *d, bool random, uint64_t pos, uint64_t w,
+		     unsigned rounds, double *round_ns)
+{
+	int err;
+
+	probe_params[P_POS].value = (double)pos;
+	probe_params[P_W].value = (double)w;
+	probe_params[P_ROUNDS].value = rounds;
+	err = run_probe(d, random ? open_random_probe : open_linear_probe);
+	probe_params[P_W].value = PROBE_WRITE;
+	probe_params[P_ROUNDS].value = PROBE_ROUNDS;
+	*round_ns = probe_time(d, 0);
+	if (!err && !(*round_ns > 0))
+		err = -EIO;		/* no time measured: nothing to read */
+	return err;
+}
+
+static void log_run(FILE *log, const struct analysis_run *run,
+		    const struct analysis_verdict *v)
+{
+	char size[UNITS_BUF];
+
+	fprintf(log, "  %s N=%-3u", run->random ? "random" : "linear",
+		run->nr);
+	for (size_t i = 0; i < run->count; i++)
+		fprintf(log, " %7s %6.2fMB/s",
+			units_format_exact_size(size, run->size[i]),
+			run->rate[i] / 1e6);
+	if (v->compared)
+		fprintf(log, "  median %.2f of the best with fewer: %s\n",
+			v->median_ratio, v->fell ? "falls off" : "holds");
+	else
+		fprintf(log, "  (the reference)\n");
+}
+
+/*
+ * Opening writes into each of nr erase blocks at [0, q): at least
+ * OPEN_WARM_WRITES in all (unless q is too few logical blocks), so the
+ * erase blocks the probe before left open or spilled have gone out of
+ * use before the timed rounds start.
+ */
+static int open_blocks(struct detect *d, unsigned nr, uint64_t q)
+{
+	uint64_t rounds = 1;
+	double ns;
+
+	/* a power of two: q (one too) splits into whole logical blocks */
+	while (rounds * nr < OPEN_WARM_WRITES)
+		rounds *= 2;
+	while (rounds > 1 && q / rounds < d->dev->logical_block_bytes)
+		rounds /= 2;
+	return open_size(d, false, 0, q / rounds, (unsigned)rounds, &ns);
+}
+
+/*
+ * For out of order: a write of q at the top of the probe's part of each
+ * block, so that every timed write lands below one already written (top
+ * down alone, each size's first round would be in order).
+ */
+static int mark_top(struct detect *d, uint64_t q)
+{
+	uint64_t top = q;
+	double ns;
+
+	for (size_t i = 0; i < OPEN_SIZES; i++)
+		top += OPEN_ROUNDS * q * open_quarters[i];
+	return open_size(d, false, top - q, q, 1, &ns);
+}
+
+/* The last run, sizes measured so far, against the runs before it. */
+static void judge(const struct detect *d, size_t index,
+		  struct analysis_verdict *v)
+{
+	analysis_open_au_verdict_below(d->runs, index + 1, index,
+				       (uint64_t)probe_params[P_ERASE].value, v);
+}
+
+/*
+ * Of two sizes, both fall off (the higher ratio, twice their median less
+ * the worst, is below the threshold): the third cannot lift the median.
+ * Runs that hold measure all three, as the reference of those after.
+ */
+static bool both_fall(const struct analysis_verdict *v)
+{
+	return 2 * v->median_ratio - v->worst_ratio < ANALYSIS_FALL_RATIO;
+}
+
+/*
+ * N fresh erase blocks in one order: opening writes, then each write size
+ * of open_quarters in OPEN_ROUNDS rounds, each size in the part of every
+ * block after the one before, in order or top down.  The rates go to
+ * d->runs as an open-AU run would, and *fell says whether it falls off
+ * against the runs with fewer blocks, by the rule --analyze reads tables
+ * with: the median ratio.  When the first two sizes fall off the third
+ * cannot change that, and is not written.
+ */
+static int open_probe(struct detect *d, unsigned nr, bool random,
+		      bool *fell, FILE *log)
+{
+	uint64_t q = d->open_write / 4, pos = q;
+	size_t index = d->run_count;
+	struct analysis_run *run = &d->runs[index];
+	struct analysis_verdict v;
 	double ns;
 	int err;
 
+	if (index == MAX_RUNS)
+		return -EOVERFLOW;	/* the search never needs as many */
+	probe_params[P_BASE].value = (double)take_blocks(d, nr);
+	probe_params[P_NR].value = nr;
+	err = open_blocks(d, nr, q);
+	if (!err && random)
+		err = mark_top(d, q);
+	memset(run, 0, sizeof(*run));
+	run->nr = nr;
+	run->random = random;
+	while (!err && run->count < OPEN_SIZES) {
+		uint64_t w = q * open_quarters[run->count];
+
+		err = open_size(d, random, pos, w, OPEN_ROUNDS, &ns);
+		pos += OPEN_ROUNDS * w;
+		run->size[run->count] = w;
+		run->rate[run->count++] = (double)nr * (double)w * 1e9 / ns;
+		judge(d, index, &v);
+		if (run->count == 2 && v.compared && both_fall(&v))
+			break;
+	}
+	if (err)
+		return err;
+	d->run_count++;
+	judge(d, index, &v);
+	*fell = v.fell;
+	if (log)
+		log_run(log, run, &v);
+	return 0;
+}
+
+/*
+ * Open-count probes in one order from lowest up: grow by doubling until
+ * one falls off, then bisect between the last that held and it.  The
+ * count is read from all the runs afterwards (open_findings).
+ */
+static int search_open(struct detect *d, bool random, unsigned lowest,
+		       unsigned limit, FILE *log)
+{
+	unsigned good = lowest - 1, bad = 0, nr = lowest;
+	bool fell;
+	int err;
+
 	while (nr <= limit) {
-		err = holds(d, nr, random, &ok, &ns);
+		err = open_probe(d, nr, random, &fell, log);
 		if (err)
 			return err;
-		if (log)
-			fprintf(log, "  %s N=%-3u %10.0f ns/write  %s\n",
-				random ? "random" : "linear", nr, ns,
-				ok ? "holds" : "collects");
-		if (!ok) {
+		if (fell) {
 			bad = nr;
 			break;
 		}
@@ -360,29 +544,38 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 		if (nr > limit && good < limit)
 			nr = limit;
 	}
-	if (!bad) {
-		/* out of order never exceeds in order; else a lower bound */
-		*found = (struct analysis_finding){ true, good,
-						    random ? 0.9 : 0.3 };
-		return 0;
-	}
-	while (bad - good > 1) {
+	while (bad && bad - good > 1) {
 		unsigned mid = good + (bad - good) / 2;
 
-		err = holds(d, mid, random, &ok, &ns);
+		err = open_probe(d, mid, random, &fell, log);
 		if (err)
 			return err;
-		if (log)
-			fprintf(log, "  %s N=%-3u %10.0f ns/write  %s\n",
-				random ? "random" : "linear", mid, ns,
-				ok ? "holds" : "collects");
-		if (ok)
-			good = mid;
-		else
+		if (fell)
 			bad = mid;
+		else
+			good = mid;
 	}
-	*found = (struct analysis_finding){ true, good, 0.9 };
 	return 0;
+}
+
+/* The counts from the runs so far, as --analyze reads a table. */
+static void open_findings(const struct detect *d, uint64_t erase,
+			  struct detect_findings *f)
+{
+	struct analysis_open open;
+
+	analysis_open_au_below(d->runs, d->run_count, erase, &open);
+	f->open_linear = open.linear;
+	f->open_random = open.random;
+	/* nothing fell up to the search's limit: at least that many, the
+	   count itself is unknown */
+	if (open.linear_lower_bound && f->open_linear.confidence > 0.3)
+		f->open_linear.confidence = 0.3;
+	/* out of order held up to the in-order count, which it cannot
+	   exceed: as sure as that count is */
+	if (open.random_lower_bound &&
+	    f->open_random.confidence > f->open_linear.confidence)
+		f->open_random.confidence = f->open_linear.confidence;
 }
 
 /* Weighted fit of t = a + b * max(w, P): the P that fits best. */
@@ -429,9 +622,10 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 	size_t n = 0;
 	int err;
 
-	for (uint64_t size = 2048; n < PROG_SIZES; size *= 2) {
-		if (size < d->dev->logical_block_bytes ||
-		    size * PROBE_ROUNDS > probe_params[P_ERASE].value)
+	/* up to the sizes whose rounds still fit one erase block */
+	for (uint64_t size = 2048; n < PROG_SIZES &&
+	     size * PROBE_ROUNDS <= probe_params[P_ERASE].value; size *= 2) {
+		if (size < d->dev->logical_block_bytes)
 			continue;
 		probe_params[P_BASE].value = (double)(d->size_base +
 				n * (uint64_t)probe_params[P_ERASE].value);
@@ -447,6 +641,11 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 	return 0;
 }
 
+/*
+ * The FAT-like area: first a baseline (one erase block written in order,
+ * nothing to collect), then each leading erase block in turn with the
+ * out-of-order places filled, until one collects.
+ */
 static int fat_probe_run(struct detect *d, unsigned open_random,
 			 struct analysis_finding *found, FILE *log)
 {
@@ -454,16 +653,28 @@ static int fat_probe_run(struct detect *d, unsigned open_random,
 	unsigned fat = 0;
 	int err;
 
+	d->fat_base = take_blocks(d, open_random ? open_random : 1);
+	probe_params[P_BASE].value = (double)d->fat_base;
+	probe_params[P_NR].value = 1;
+	probe_params[P_SLOT].value = 0;
+	d->fat_slot = PROBE_ROUNDS;
+	err = run_probe(d, linear_probe);
+	if (err)
+		return err;
+	d->baseline_ns = probe_time(d, 1);	/* the first one opens it */
+	if (log)
+		fprintf(log, "  baseline   %10.0f ns/write of %u bytes\n",
+			d->baseline_ns, PROBE_WRITE);
 	for (unsigned i = 0; i < FAT_CANDIDATES; i++) {
 		double ns;
 
-		if (d->random_slot + PROBE_ROUNDS > d->slots_per_block)
+		if (d->fat_slot + PROBE_ROUNDS > d->slots_per_block)
 			break;
 		probe_params[P_FAT].value = (double)(i * erase);
-		probe_params[P_BASE].value = (double)d->random_base;
+		probe_params[P_BASE].value = (double)d->fat_base;
 		probe_params[P_NR].value = open_random;
-		probe_params[P_SLOT].value = (double)d->random_slot;
-		d->random_slot += PROBE_ROUNDS;
+		probe_params[P_SLOT].value = (double)d->fat_slot;
+		d->fat_slot += PROBE_ROUNDS;
 		err = run_probe(d, fat_probe);
 		if (err)
 			return err;
@@ -502,7 +713,12 @@ int detect_write_range(const struct dev *dev, uint64_t erase,
 	return 0;
 }
 
-static void layout(struct detect *d, uint64_t erase)
+/*
+ * The pool of the open-count and FAT probes: twice the largest count
+ * searched, so a probe never writes a block the one before left open.
+ * Then the erase blocks of the smallest-write probe.
+ */
+static int layout(struct detect *d, uint64_t erase)
 {
 	uint64_t start, end, base = round_up(16 * MIB, erase);
 
@@ -510,49 +726,37 @@ static void layout(struct detect *d, uint64_t erase)
 		base = FAT_CANDIDATES * erase;
 	detect_write_range(d->dev, erase, &start, &end);
 	d->max_open = ((end - base) / erase - PROG_SIZES) / 2;
-	d->linear_base = base;
-	d->random_base = base + d->max_open * erase;
+	d->pool_base = base;
+	d->pool_blocks = 2 * d->max_open;
+	d->pool_next = 0;
 	d->size_base = base + 2 * d->max_open * erase;
 	d->slots_per_block = erase / PROBE_WRITE;
+	d->open_write = open_write_size(erase);
+	d->run_count = 0;
 	probe_params[P_ERASE].value = (double)erase;
 	probe_params[P_W].value = PROBE_WRITE;
 	probe_params[P_ROUNDS].value = PROBE_ROUNDS;
+	/* the smallest write of a probe is still a whole logical block */
+	return d->open_write / 4 % d->dev->logical_block_bytes ||
+	       d->open_write / 4 == 0 ? -ENOSPC : 0;
 }
 
 static int write_probes(struct detect *d, uint64_t erase,
 			struct detect_findings *f, FILE *log)
 {
-	bool ok;
-	double ns;
 	unsigned limit;
-	int err;
+	int err = layout(d, erase);
 
-	layout(d, erase);
-	/* baseline: one erase block, in order, nothing to collect */
-	d->baseline_ns = INFINITY;
-	err = holds(d, 1, false, &ok, &ns);
-	if (err)
-		return err;
-	d->baseline_ns = ns;
-	if (log)
-		fprintf(log, "  baseline   %10.0f ns/write of %u bytes\n", ns,
-			PROBE_WRITE);
 	limit = d->max_open > MAX_OPEN ? MAX_OPEN : (unsigned)d->max_open;
-	err = search_open(d, false, 2, limit, &f->open_linear, log);
-	if (err)
-		return err;
-	/* out of order: can even one erase block take it? */
-	err = holds(d, 1, true, &ok, &ns);
-	if (err)
-		return err;
-	if (log)
-		fprintf(log, "  random N=1   %10.0f ns/write  %s\n", ns,
-			ok ? "holds" : "collects");
-	if (!ok)
-		f->open_random = (struct analysis_finding){ true, 0, 0.9 };
-	else
-		err = search_open(d, true, 2, (unsigned)f->open_linear.value,
-				  &f->open_random, log);
+	if (!err)
+		err = search_open(d, false, 1, limit, log);
+	open_findings(d, erase, f);
+	/* out of order: from one erase block (against in order) up to the
+	   in-order count */
+	if (!err)
+		err = search_open(d, true, 1, (unsigned)f->open_linear.value,
+				  log);
+	open_findings(d, erase, f);
 	if (!err)
 		err = min_write_probe(d, &f->min_write);
 	if (!err)
