@@ -1511,7 +1511,7 @@ static int run_speed(struct config *cfg)
 		      ((cfg->speed == SPEED_IOPS ||
 			cfg->speed == SPEED_CLASS) && !cfg->read_only);
 	uint64_t start = 0, end = 0, block;
-	struct info_card *card = calloc(1, sizeof(*card)), *claimed = NULL;
+	struct info_card *card, *claimed = NULL;
 	struct info_device idev;
 	struct vm_param params[SPEED_PARAM_COUNT];
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
@@ -1521,8 +1521,6 @@ static int run_speed(struct config *cfg)
 	struct dev dev;
 	int err = 0;
 
-	if (!card)
-		runtime_error("out of memory");
 	open_device(cfg, &dev, writes ? DEV_READ_WRITE : DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
 	if (cfg->speed != SPEED_READ &&
@@ -1536,6 +1534,17 @@ static int run_speed(struct config *cfg)
 			    "bytes it may use on %s",
 			    (unsigned long long)block,
 			    (unsigned long long)(end - start), dev.path);
+	if (cfg->speed == SPEED_READ &&
+	    (cfg->offset >= dev.size_bytes ||
+	     block > dev.size_bytes - cfg->offset))
+		usage_error("%s: --offset %llu plus a %llu-byte block is past "
+			    "the end of %s", cfg->test_option,
+			    (unsigned long long)cfg->offset,
+			    (unsigned long long)block, dev.path);
+	/* after the usage checks, which exit: nothing to free before them */
+	card = calloc(1, sizeof(*card));
+	if (!card)
+		runtime_error("out of memory");
 	if (writes) {
 		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
 			"%s) of %s\n", program_name, cfg->test_option,
@@ -1557,13 +1566,6 @@ static int run_speed(struct config *cfg)
 		meta.index_member = "classes";
 		meta.index_key = "class";
 	}
-	if (cfg->speed == SPEED_READ &&
-	    (cfg->offset >= dev.size_bytes ||
-	     block > dev.size_bytes - cfg->offset))
-		usage_error("%s: --offset %llu plus a %llu-byte block is past "
-			    "the end of %s", cfg->test_option,
-			    (unsigned long long)cfg->offset,
-			    (unsigned long long)block, dev.path);
 	if (cfg->speed == SPEED_READ)
 		speed_params(cfg, block, cfg->offset, 0, params, &meta);
 	else
