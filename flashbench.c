@@ -22,6 +22,7 @@
 #include "detect.h"
 #include "dev.h"
 #include "info.h"
+#include "lfsr.h"
 #include "plot.h"
 #include "programs.h"
 #include "progress.h"
@@ -1505,25 +1506,98 @@ static uint64_t speed_block(const struct config *cfg)
 	return given(cfg, 'b') ? cfg->blocksize : option_default(test);
 }
 
+/* How many blocks of block_bytes a speed test walks from its offset. */
+static uint64_t speed_slots(const struct config *cfg, const struct dev *dev,
+			    uint64_t block, uint64_t start, uint64_t end)
+{
+	uint64_t slots;
+
+	if (cfg->speed == SPEED_READ)
+		return (dev->size_bytes - cfg->offset) / block;
+	if (cfg->speed == SPEED_WRITE)
+		return (end - start) / cfg->erasesize;
+	/* random I/O: as many as an LFSR shuffle visits */
+	slots = (end - start) / block;
+	return slots > LFSR_MAX_SLOTS ? LFSR_MAX_SLOTS : slots;
+}
+
+static void set_speed_params(struct config *cfg, const struct dev *dev,
+			     uint64_t block, uint64_t start, uint64_t end)
+{
+	struct vm_param *p = program_params;
+
+	set_params(cfg, dev);
+	p[PARAM_BLOCKSIZE].value = (double)block;
+	p[PARAM_OFFSET].value = (double)(cfg->speed == SPEED_READ ?
+					 cfg->offset : start);
+	p[PARAM_SPAN].value = (double)(end - start);
+	p[PARAM_TIME].value = (double)cfg->time_ns;
+	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
+	p[PARAM_SLOTS].value = (double)speed_slots(cfg, dev, block, start,
+						   end);
+	p[PARAM_WRITES].value = !cfg->read_only;
+}
+
+/* A speed program's run: its records go to speed.c, progress to sinks. */
+struct speed_run {
+	struct sinks *sinks;
+	struct speed_results results;
+};
+
+static int collect_speed(void *ctx, const struct vm_record *record)
+{
+	struct speed_run *run = ctx;
+
+	return speed_collect(&run->results, record);
+}
+
+static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
+{
+	struct speed_run *run = ctx;
+
+	show_progress(run->sinks, done_ms, total_ms);
+}
+
+/* The test's records, from what the program measured. */
+static int emit_speed(const struct config *cfg, struct speed_run *run,
+		      uint64_t block, uint64_t failed_reads,
+		      const struct info_card *claimed)
+{
+	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
+				.failed_reads = failed_reads };
+
+	switch (cfg->speed) {
+	case SPEED_READ:
+		return speed_emit_rate(&x, &run->results, false, block);
+	case SPEED_WRITE:
+		return speed_emit_rate(&x, &run->results, true, block);
+	case SPEED_IOPS:
+		return speed_emit_iops(&x, &run->results);
+	default:
+		return speed_emit_classes(&x, &run->results, claimed);
+	}
+}
+
 static int run_speed(struct config *cfg)
 {
-	bool writes = cfg->speed == SPEED_WRITE ||
-		      ((cfg->speed == SPEED_IOPS ||
-			cfg->speed == SPEED_CLASS) && !cfg->read_only);
 	uint64_t start = 0, end = 0, block;
 	struct info_card *card = calloc(1, sizeof(*card)), *claimed = NULL;
 	struct info_device idev;
 	struct vm_param params[SPEED_PARAM_COUNT];
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
-	struct speed_exec exec;
+	struct vm_program *program;
+	struct vm_plan plan;
+	struct vm_exec exec;
+	struct speed_run run;
 	struct sinks sinks;
-	char why[320], a[UNITS_BUF], b[UNITS_BUF];
+	char why[320], a[UNITS_BUF], b[UNITS_BUF], *text;
 	struct dev dev;
-	int err = 0;
+	int err = 0, emitted;
 
 	if (!card)
 		runtime_error("out of memory");
-	open_device(cfg, &dev, writes ? DEV_READ_WRITE : DEV_READ_ONLY);
+	/* plan on a read-only open: nothing can be written by mistake */
+	open_device(cfg, &dev, DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
 	if (cfg->speed != SPEED_READ &&
 	    speed_write_range(&dev, cfg->erasesize, cfg->span, &start, &end))
@@ -1536,13 +1610,28 @@ static int run_speed(struct config *cfg)
 			    "bytes it may use on %s",
 			    (unsigned long long)block,
 			    (unsigned long long)(end - start), dev.path);
-	if (writes) {
+	if (cfg->speed == SPEED_READ &&
+	    (cfg->offset >= dev.size_bytes ||
+	     block > dev.size_bytes - cfg->offset))
+		usage_error("%s: --offset %llu plus a %llu-byte block is past "
+			    "the end of %s", cfg->test_option,
+			    (unsigned long long)cfg->offset,
+			    (unsigned long long)block, dev.path);
+	cfg->test = programs_find(meta.test);
+	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
+			 SPEED_IO_BYTES : block, start, end);
+	program = compile_test(cfg, &text);
+	plan_test(cfg, &dev, program, &plan);
+	if (plan.write_end > plan.write_start) {
+		dev_close(&dev);
+		open_device(cfg, &dev, DEV_READ_WRITE);
 		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
 			"%s) of %s\n", program_name, cfg->test_option,
-			(unsigned long long)start, (unsigned long long)end - 1,
-			units_format_exact_size(a, start),
-			units_format_exact_size(b, end), dev.path);
-		dev_allow_writes(&dev, start, end);
+			(unsigned long long)plan.write_start,
+			(unsigned long long)plan.write_end - 1,
+			units_format_exact_size(a, plan.write_start),
+			units_format_exact_size(b, plan.write_end), dev.path);
+		dev_allow_writes(&dev, plan.write_start, plan.write_end);
 	}
 	if (cfg->speed == SPEED_CLASS) {
 		idev = (struct info_device){ .path = cfg->device,
@@ -1557,40 +1646,29 @@ static int run_speed(struct config *cfg)
 		meta.index_member = "classes";
 		meta.index_key = "class";
 	}
-	if (cfg->speed == SPEED_READ &&
-	    (cfg->offset >= dev.size_bytes ||
-	     block > dev.size_bytes - cfg->offset))
-		usage_error("%s: --offset %llu plus a %llu-byte block is past "
-			    "the end of %s", cfg->test_option,
-			    (unsigned long long)cfg->offset,
-			    (unsigned long long)block, dev.path);
 	if (cfg->speed == SPEED_READ)
 		speed_params(cfg, block, cfg->offset, 0, params, &meta);
 	else
 		speed_params(cfg, block, start, end - start, params, &meta);
 	output_open(cfg, &dev, &meta, &sinks);
+	run.sinks = &sinks;
+	if (speed_results_init(&run.results, cfg->time_ns))
+		runtime_error("out of memory");
 	prepare_timing(cfg);
-	exec = (struct speed_exec){ .dev = &dev, .emit = emit_to_sinks,
-				    .progress = show_progress, .ctx = &sinks,
-				    .stop = &stop_signal, .io_bytes = block };
-	switch (cfg->speed) {
-	case SPEED_READ:
-		err = speed_read(&exec, cfg->offset, block, cfg->time_ns);
-		break;
-	case SPEED_WRITE:
-		err = speed_write(&exec, start, end - start, block,
-				  cfg->time_ns);
-		break;
-	case SPEED_IOPS:
-		err = speed_iops(&exec, start, end - start, cfg->time_ns,
-				 !cfg->read_only);
-		break;
-	default:
-		err = speed_class_check(&exec, claimed, cfg->read_only, start,
-					end - start, cfg->erasesize,
-					cfg->time_ns);
-		break;
+	exec = (struct vm_exec){ .dev = &dev, .emit = collect_speed,
+				 .progress = speed_progress, .ctx = &run,
+				 .stop = &stop_signal,
+				 .skip_read_errors = cfg->test->skips_bad };
+	err = vm_run(program, &plan, &exec);
+	progress_end(&sinks.progress);
+	if (!err || err == -EINTR) {
+		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
+				     claimed);
+		if (emitted)
+			err = emitted;
 	}
+	speed_results_free(&run.results);
+	vm_free(program);
 	free(card);
 	output_close(cfg, &sinks, &dev, err);
 	if (exec.failed_reads)
@@ -1606,11 +1684,6 @@ static int run_speed(struct config *cfg)
 	}
 	if (err == -ENOMEM)
 		runtime_error("out of memory");
-	if (err == -EINVAL)
-		usage_error("%s: --offset %llu plus a %llu-byte block is past "
-			    "the end of %s", cfg->test_option,
-			    (unsigned long long)cfg->offset,
-			    (unsigned long long)block, dev.path);
 	if (err) {
 		dev_strerror(&dev, why, sizeof(why));
 		dev_close(&dev);

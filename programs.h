@@ -16,6 +16,8 @@ struct program_def {
 	const char *summary;	/* one line for listings */
 	bool writes;		/* destructive: opens read-write */
 	bool skips_bad;		/* goes past unreadable blocks, counting them */
+	bool timed;		/* a speed test: runs for $time, its records
+				   are speed.c's to sum up */
 	const char *text;	/* the program */
 };
 
@@ -35,6 +37,11 @@ enum program_param {
 	PARAM_SCATTER_BYTES,	/* --scatter-span blocks, in bytes */
 	PARAM_INTERVAL_TOP,	/* largest size of the interval test */
 	PARAM_REGION,		/* bytes write-align may use from offset */
+	PARAM_TIME,		/* --time, in ns of device time */
+	PARAM_WINDOWS,		/* speed tests: per-second windows at most */
+	PARAM_SLOTS,		/* speed tests: blocks from $offset they use */
+	PARAM_SPAN,		/* speed tests: bytes they may write */
+	PARAM_WRITES,		/* 0 with --read-only, else 1 */
 	PARAM_COUNT_OF
 };
 

@@ -40,6 +40,7 @@ struct run {
 	uint64_t deadline_ns;		/* of the innermost running timed
 					   loop; UINT64_MAX outside them */
 	struct resumed *resumed;	/* per node, for "resume" loops */
+	unsigned timed_depth;		/* planning: timed loops entered */
 	uint64_t next_progress_ns;
 	bool interrupted;		/* a timed loop ended on *stop */
 };
@@ -472,18 +473,21 @@ static int plan_timed(struct run *r, unsigned index, struct reducer *red)
 	if (eval_whole(r, n, n->operand_count - 1, &bound_ns) ||
 	    series_start(r, n, &s))
 		return -EDOM;
-	r->plan->timed_ns += bound_ns;
-	if (n->series != VM_SERIES_LINEAR && n->series != VM_SERIES_SHUFFLE) {
+	/* a loop inside a timed loop takes the outer one's time */
+	if (r->timed_depth++ == 0)
+		r->plan->timed_ns += bound_ns;
+	if (n->series == VM_SERIES_LINEAR || n->series == VM_SERIES_SHUFFLE) {
+		double ends[2] = { (double)s.a, (double)s.a +
+				   (double)(s.count - 1) * (double)s.b };
+
+		for (unsigned i = 0; !err && i < s.count && i < 2; i++)
+			err = loop_run(r, index, ends[i], red, NULL, &body,
+				       &timed);
+	} else {
 		while (!err && series_next(&s, &v))
 			err = loop_run(r, index, v, red, NULL, &body, &timed);
-		return err;
 	}
-	for (uint64_t i = 0; !err && i < s.count; i += s.count - 1) {
-		err = loop_run(r, index, (double)s.a + (double)i * (double)s.b,
-			       red, NULL, &body, &timed);
-		if (s.count == 1)
-			break;
-	}
+	r->timed_depth--;
 	return err;
 }
 
@@ -509,15 +513,16 @@ static void timed_progress(struct run *r)
  * signal ends the loop, not the program, so what was measured is still
  * reported (vm_run then returns -EINTR).  Runs without device time
  * (skipped reads) do not count; too many in a row end the run with the
- * last read's error.  A "resume" loop goes on with its series where it
- * left it.
+ * last read's error, and a run without any I/O ends the loop (time would
+ * never pass).  A "resume" loop goes on with its series where it left
+ * it.
  */
 static int run_timed(struct run *r, unsigned index, struct reducer *red,
 		     struct hist *hist)
 {
 	const struct node *n = &r->program->nodes[index];
 	struct resumed *saved = n->resume ? &r->resumed[index] : NULL;
-	uint64_t bound_ns, outer_ns = r->deadline_ns, before_ns;
+	uint64_t bound_ns, outer_ns = r->deadline_ns, before_ns, failed;
 	struct series s;
 	unsigned idle = 0;
 	bool any = true, timed;
@@ -544,12 +549,14 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 		}
 		any = true;
 		before_ns = r->timed_done_ns;
+		failed = r->exec->failed_reads;
 		err = loop_run(r, index, v, red, hist, &body, &timed);
-		if (!err && r->timed_done_ns == before_ns &&
-		    ++idle > VM_MAX_IDLE_RUNS)
-			err = -EIO;
-		else if (r->timed_done_ns != before_ns)
+		if (err || r->timed_done_ns != before_ns)
 			idle = 0;
+		else if (r->exec->failed_reads == failed)
+			break;		/* no I/O at all: time cannot pass */
+		else if (++idle > VM_MAX_IDLE_RUNS)
+			err = -EIO;
 		timed_progress(r);
 	}
 	if (saved)
