@@ -1270,7 +1270,7 @@ static int run_test(struct config *cfg)
 	}
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
-		.params = program_params, .param_count = PARAM_COUNT_OF };
+		.params = program_params, .param_count = PARAM_HEADER_COUNT };
 	output_open(cfg, &dev, &meta, &sinks);
 	points.report = sinks.report;
 	prepare_timing(cfg);

@@ -37,7 +37,9 @@ enum program_param {
 	PARAM_SCATTER_BYTES,	/* --scatter-span blocks, in bytes */
 	PARAM_INTERVAL_TOP,	/* largest size of the interval test */
 	PARAM_REGION,		/* bytes write-align may use from offset */
+	/* the ones above are what a VM test's JSON header lists */
 	PARAM_TIME,		/* --time, in ns of device time */
+	PARAM_HEADER_COUNT = PARAM_TIME,
 	PARAM_WINDOWS,		/* speed tests: per-second windows at most */
 	PARAM_SLOTS,		/* speed tests: blocks from $offset they use */
 	PARAM_SPAN,		/* speed tests: bytes they may write */
