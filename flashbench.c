@@ -300,7 +300,8 @@ static const struct option_def option_defs[] = {
 	  .applies = T_DETECT },
 	{ OPT_TIME, "time", "SECONDS", SECTION_PARAMETERS,
 	  "device time per measurement (default %s)", .kind = ARG_SECONDS,
-	  .field = FIELD(time_ns), .def = SECONDS(3), .applies = T_SPEED },
+	  .field = FIELD(time_ns), .def = SECONDS(3),
+	  .applies = T_SPEED | T_PROGRAM },
 	{ OPT_SPAN, "span", "SIZE", SECTION_PARAMETERS,
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
@@ -829,6 +830,9 @@ static void set_option_params(const struct config *cfg)
 	p[PARAM_INTERVAL_TOP].value =
 		(double)cfg->blocksize * (double)(1ULL << (cfg->interval_order - 1));
 	p[PARAM_REGION].value = 16.0 * (double)cfg->erasesize;
+	p[PARAM_TIME].value = (double)cfg->time_ns;
+	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
+	p[PARAM_WRITES].value = !cfg->read_only;
 }
 
 static void set_params(struct config *cfg, const struct dev *dev)
@@ -841,6 +845,11 @@ static void set_params(struct config *cfg, const struct dev *dev)
 	program_params[PARAM_SIZE].value = (double)dev->size_bytes;
 	program_params[PARAM_LBS].value = dev->logical_block_bytes;
 	program_params[PARAM_SPACING].value = (double)spacing;
+	/* as read-speed has it; the speed tests set their own */
+	if (cfg->offset < dev->size_bytes && cfg->blocksize)
+		program_params[PARAM_SLOTS].value =
+			(double)((dev->size_bytes - cfg->offset) /
+				 cfg->blocksize);
 }
 
 static char *read_file(const char *path)

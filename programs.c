@@ -32,6 +32,18 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_SLOTS] = { "slots", 0 },
 	[PARAM_SPAN] = { "span", 0 },
 	[PARAM_WRITES] = { "writes", 1 },
+	[PARAM_ALIGN] = { "align", 0 },
+	[PARAM_NB] = { "nb", 0 },
+	[PARAM_BS] = { "bs", 0 },
+	[PARAM_LIMIT] = { "limit", 0 },
+	[PARAM_REPS] = { "reps", 0 },
+	[PARAM_ROUNDS] = { "rounds", 0 },
+	[PARAM_BASE] = { "base", 0 },
+	[PARAM_ERASE] = { "erase", 0 },
+	[PARAM_SLOT] = { "slot", 0 },
+	[PARAM_W] = { "w", 0 },
+	[PARAM_FAT] = { "fat", 0 },
+	[PARAM_POS] = { "pos", 0 },
 };
 
 /*
@@ -45,12 +57,12 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 "for w in linear 1 1 $windows within $time none {\n"			\
 "	let t, n = for pos in linear $offset " BLOCK " $slots "		\
 	"within 1000000000 resume (total, runs) {\n"			\
-"		" IO "\n"							\
+"		" IO "\n"						\
 "	}\n"								\
 "	report count second w\n"					\
 "	report time window_ns t\n"					\
 "	report bytes window_bytes n * " BLOCK "\n"			\
-"	newline\n"								\
+"	newline\n"							\
 "}\n"
 
 /*
@@ -63,7 +75,7 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	"$slots within $time (total, runs, p50, p99, max) {\n"		\
 "	" IO "\n"							\
 "}\n"									\
-"report label direction \"%\" \"" DIRECTION "\"\n"				\
+"report label direction \"%\" \"" DIRECTION "\"\n"			\
 "report bytes block_bytes $blocksize\n"					\
 "report time device_time_ns t\n"					\
 "report count operations n\n"					\
@@ -308,6 +320,112 @@ IOPS_PROGRAM,
 "	newline\n"
 "}\n"
 IOPS_PROGRAM,
+	},
+	/* Reads before, across and after each boundary of one alignment. */
+	{
+		.name = "detect-align",
+		.summary = "--detect: reads across one alignment's boundaries",
+		.probe = true,
+		.text =
+"format tabs\n"
+"for b in boundaries $align $nb $bs $limit - $bs none {\n"
+"	let pre = repeat $reps min { read b - $bs $bs }\n"
+"	let on = repeat $reps min { read b - $bs / 2 $bs }\n"
+"	let post = repeat $reps min { read b $bs }\n"
+"	report time pre pre\n"
+"	report time on on\n"
+"	report time post post\n"
+"	newline\n"
+"}\n",
+	},
+	/* $rounds writes into each of $nr erase blocks in turn, in order. */
+	{
+		.name = "detect-fill",
+		.summary = "--detect --write: rounds of writes, $nr "
+			   "erase blocks",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	for au in linear $base $erase $nr none {\n"
+"		let t = write au + ($slot + r) * $w $w random\n"
+"		report time t t\n"
+"		newline\n"
+"	}\n"
+"}\n",
+	},
+	/*
+	 * The open-count probe, one write size: $rounds rounds, each a
+	 * write of $w into each of $nr erase blocks in turn, the time of a
+	 * whole round per record (what one block past the card's limit
+	 * costs shows in the round, not in the typical write).  In order:
+	 * up from $pos.
+	 */
+	{
+		.name = "detect-open-linear",
+		.summary = "--detect --write: open erase blocks, in "
+			   "order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + r * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+	/* Out of order: the same places, top down. */
+	{
+		.name = "detect-open-random",
+		.summary = "--detect --write: open erase blocks, out "
+			   "of order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + ($rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Out-of-order writes into one leading erase block, interleaved with
+	 * $nr data erase blocks that fill the card's out-of-order places: the
+	 * leading block stays cheap only if the card manages it like a FAT.
+	 */
+	{
+		.name = "detect-fat",
+		.summary = "--detect --write: a FAT-like leading "
+			   "erase block",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = write $fat + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"	for au in linear $base $erase $nr none {\n"
+"		write au + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"}\n",
+	},
+	/* Writes of one size, in order, in a fresh erase block. */
+	{
+		.name = "detect-size",
+		.summary = "--detect --write: writes of one size, "
+			   "in order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for i in linear 0 1 $rounds none {\n"
+"	let t = write $base + i * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
 	},
 };
 
