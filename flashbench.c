@@ -938,18 +938,72 @@ static void plan_test(const struct config *cfg, const struct dev *dev,
 		    dev->logical_block_bytes);
 }
 
-static void announce_writes(const struct config *cfg, const struct dev *dev,
-			    const struct vm_plan *plan)
+/* Before any write: say which bytes, and let the device allow only them. */
+static void announce_writes(const char *what, struct dev *dev,
+			    uint64_t start, uint64_t end)
 {
-	char start[UNITS_BUF], end[UNITS_BUF];
+	char from[UNITS_BUF], to[UNITS_BUF];
 
 	fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to %s) "
-		"of %s\n", program_name,
-		cfg->test ? cfg->test->name : cfg->program_path,
-		(unsigned long long)plan->write_start,
-		(unsigned long long)plan->write_end - 1,
-		units_format_exact_size(start, plan->write_start),
-		units_format_exact_size(end, plan->write_end), dev->path);
+		"of %s\n", program_name, what, (unsigned long long)start,
+		(unsigned long long)end - 1,
+		units_format_exact_size(from, start),
+		units_format_exact_size(to, end), dev->path);
+	dev_allow_writes(dev, start, end);
+}
+
+static void open_device(const struct config *cfg, struct dev *dev,
+			enum dev_mode mode);
+
+/*
+ * The first half of every planned test: compile and plan on the
+ * read-only open the caller made (nothing can be written by mistake),
+ * then, when the plan writes, reopen for writing and announce the
+ * plan's range as what's.
+ */
+static struct vm_program *plan_run(const struct config *cfg,
+				   struct dev *dev, const char *what,
+				   struct vm_plan *plan, char **text)
+{
+	struct vm_program *program = compile_test(cfg, text);
+
+	plan_test(cfg, dev, program, plan);
+	if (plan->write_end > plan->write_start) {
+		dev_close(dev);
+		open_device(cfg, dev, DEV_READ_WRITE);
+		announce_writes(what, dev, plan->write_start, plan->write_end);
+	}
+	return program;
+}
+
+static void print_stats(const struct dev *dev);
+
+/*
+ * The tail every test shares: stats, then the exit code from how the run
+ * ended - interrupted (128 + the signal), out of memory, or the device's
+ * error as a runtime failure.
+ */
+static int end_run(const struct config *cfg, struct dev *dev, int err,
+		   const char *interrupted)
+{
+	char why[320];
+
+	if (cfg->stats)
+		print_stats(dev);
+	if (err == -EINTR) {
+		dev_close(dev);
+		fprintf(stderr, "%s: %s\n", program_name, interrupted);
+		return 128 + stop_signal;
+	}
+	if (err == -ENOMEM)
+		runtime_error("out of memory");
+	if (err) {
+		dev_strerror(dev, why, sizeof(why));
+		dev_close(dev);
+		runtime_error("%s: %s", cfg->device, why);
+	}
+	dev_close(dev);
+	return 0;
 }
 
 static void open_device(const struct config *cfg, struct dev *dev,
@@ -1260,23 +1314,14 @@ static int run_test(struct config *cfg)
 	struct report_meta meta = { 0 };
 	struct vm_exec exec = { 0 };
 	struct sinks sinks;
-	char *text, why[320];
-	bool writes;
+	char *text;
 	int err;
 
-	/* plan on a read-only open: nothing can be written by mistake */
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
 	set_params(cfg, &dev);
-	program = compile_test(cfg, &text);
-	plan_test(cfg, &dev, program, &plan);
-	writes = plan.write_end > plan.write_start;
-	if (writes) {
-		dev_close(&dev);
-		open_device(cfg, &dev, DEV_READ_WRITE);
-		announce_writes(cfg, &dev, &plan);
-		dev_allow_writes(&dev, plan.write_start, plan.write_end);
-	}
+	program = plan_run(cfg, &dev, cfg->test ? cfg->test->name :
+			   cfg->program_path, &plan, &text);
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
 		.params = program_params, .param_count = PARAM_HEADER_COUNT };
@@ -1304,26 +1349,12 @@ static int run_test(struct config *cfg)
 			runtime_error("%s: %s: no block could be read",
 				      cfg->device, meta.test);
 	}
-	if (cfg->stats)
-		print_stats(&dev);
 	vm_free(program);
 	free(text);
 	if (err == -ENOMEM)
 		runtime_error("out of memory for buffers of %llu bytes",
 			      (unsigned long long)plan.max_length);
-	if (err == -EINTR) {
-		dev_close(&dev);
-		fprintf(stderr, "%s: interrupted; results are incomplete\n",
-			program_name);
-		return 128 + stop_signal;
-	}
-	if (err) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", cfg->device, why);
-	}
-	dev_close(&dev);
-	return 0;
+	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }
 
 /* The end of output written with open_output: a write error is fatal. */
@@ -1390,15 +1421,8 @@ static int show_info(const struct config *cfg)
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
 {
-	char from[UNITS_BUF], to[UNITS_BUF];
-
 	(void)ctx;
-	fprintf(stderr, "%s: detect --write overwrites bytes %llu to %llu "
-		"(%s to %s) of %s\n", program_name, (unsigned long long)start,
-		(unsigned long long)end - 1,
-		units_format_exact_size(from, start),
-		units_format_exact_size(to, end), dev->path);
-	dev_allow_writes(dev, start, end);
+	announce_writes("detect --write", dev, start, end);
 	return 0;
 }
 
@@ -1430,7 +1454,6 @@ static int run_detect(const struct config *cfg)
 	struct detect_findings findings;
 	struct dev dev;
 	FILE *out;
-	char why[320];
 	int err;
 
 	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
@@ -1448,8 +1471,6 @@ static int run_detect(const struct config *cfg)
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, &stop_signal, out, &findings);
-	if (cfg->stats)
-		print_stats(&dev);
 	if (out != stdout)
 		fclose(out);
 	if (err == -EDOM)
@@ -1458,18 +1479,7 @@ static int run_detect(const struct config *cfg)
 	if (err == -ENOSPC && dev.error.operation == NULL)
 		usage_error("--detect --write: %s is too small for the probes",
 			    cfg->device);
-	if (err == -EINTR) {
-		dev_close(&dev);
-		fprintf(stderr, "%s: interrupted\n", program_name);
-		return 128 + stop_signal;
-	}
-	if (err) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", cfg->device, why);
-	}
-	dev_close(&dev);
-	return 0;
+	return end_run(cfg, &dev, err, "interrupted");
 }
 
 /* The speed tests' names in reports, by enum value. */
@@ -1599,7 +1609,7 @@ static int run_speed(struct config *cfg)
 	struct vm_exec exec;
 	struct speed_run run;
 	struct sinks sinks;
-	char why[320], a[UNITS_BUF], b[UNITS_BUF], *text;
+	char why[320], *text;
 	struct dev dev;
 	int err = 0, emitted;
 
@@ -1629,19 +1639,7 @@ static int run_speed(struct config *cfg)
 	cfg->test = programs_find(meta.test);
 	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
-	program = compile_test(cfg, &text);
-	plan_test(cfg, &dev, program, &plan);
-	if (plan.write_end > plan.write_start) {
-		dev_close(&dev);
-		open_device(cfg, &dev, DEV_READ_WRITE);
-		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
-			"%s) of %s\n", program_name, cfg->test_option,
-			(unsigned long long)plan.write_start,
-			(unsigned long long)plan.write_end - 1,
-			units_format_exact_size(a, plan.write_start),
-			units_format_exact_size(b, plan.write_end), dev.path);
-		dev_allow_writes(&dev, plan.write_start, plan.write_end);
-	}
+	program = plan_run(cfg, &dev, cfg->test_option, &plan, &text);
 	if (cfg->speed == SPEED_CLASS) {
 		idev = (struct info_device){ .path = cfg->device,
 			.size_bytes = dev.size_bytes,
@@ -1683,23 +1681,7 @@ static int run_speed(struct config *cfg)
 	if (exec.failed_reads)
 		report_skipped(meta.test, exec.failed_reads, exec.failed_reads,
 			       &exec.first_failure);
-	if (cfg->stats)
-		print_stats(&dev);
-	if (err == -EINTR) {
-		dev_close(&dev);
-		fprintf(stderr, "%s: interrupted; results are incomplete\n",
-			program_name);
-		return 128 + stop_signal;
-	}
-	if (err == -ENOMEM)
-		runtime_error("out of memory");
-	if (err) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", cfg->device, why);
-	}
-	dev_close(&dev);
-	return 0;
+	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }
 
 static void print_line(void *ctx, const char *line)
