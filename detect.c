@@ -12,6 +12,7 @@
 
 #include "detect.h"
 #include "info.h"
+#include "programs.h"
 #include "report.h"
 #include "units.h"
 #include "vm.h"
@@ -34,91 +35,25 @@
 #define FAT_CANDIDATES 8
 #define PROG_SIZES 8		/* 2K .. 256K */
 
-/* Reads before, across and after each boundary of one alignment. */
-static const char align_probe[] =
-"format tabs\n"
-"for b in boundaries $align $nb $bs $limit - $bs none {\n"
-"	let pre = repeat $reps min { read b - $bs $bs }\n"
-"	let on = repeat $reps min { read b - $bs / 2 $bs }\n"
-"	let post = repeat $reps min { read b $bs }\n"
-"	report time pre pre\n"
-"	report time on on\n"
-"	report time post post\n"
-"	newline\n"
-"}\n";
-
-/* $rounds writes into each of $nr erase blocks in turn, in order. */
-static const char linear_probe[] =
-"for r in linear 0 1 $rounds none {\n"
-"	for au in linear $base $erase $nr none {\n"
-"		let t = write au + ($slot + r) * $w $w random\n"
-"		report time t t\n"
-"		newline\n"
-"	}\n"
-"}\n";
-
 /*
- * The open-count probe, one write size: $rounds rounds, each a write of
- * $w into each of $nr erase blocks in turn, the time of a whole round per
- * record (what one block past the card's limit costs shows in the round,
- * not in the typical write).  In order: up from $pos.
+ * The probes are programs.c's (detect-align, detect-fill, ...); their
+ * parameters are program_params[], set here before each run.
  */
-static const char open_linear_probe[] =
-"for r in linear 0 1 $rounds none {\n"
-"	let t = for au in linear $base $erase $nr total {\n"
-"		write au + $pos + r * $w $w random\n"
-"	}\n"
-"	report time t t\n"
-"	newline\n"
-"}\n";
+#define PARAM(name) program_params[PARAM_##name].value
 
-/* Out of order: the same places, top down. */
-static const char open_random_probe[] =
-"for r in linear 0 1 $rounds none {\n"
-"	let t = for au in linear $base $erase $nr total {\n"
-"		write au + $pos + ($rounds - 1 - r) * $w $w random\n"
-"	}\n"
-"	report time t t\n"
-"	newline\n"
-"}\n";
-
-/*
- * Out-of-order writes into one leading erase block, interleaved with
- * $nr data erase blocks that fill the card's out-of-order places: the
- * leading block stays cheap only if the card manages it like a FAT.
- */
-static const char fat_probe[] =
-"for r in linear 0 1 $rounds none {\n"
-"	let t = write $fat + ($slot + $rounds - 1 - r) * $w $w random\n"
-"	report time t t\n"
-"	newline\n"
-"	for au in linear $base $erase $nr none {\n"
-"		write au + ($slot + $rounds - 1 - r) * $w $w random\n"
-"	}\n"
-"}\n";
-
-/* Writes of one size, in order, in a fresh erase block. */
-static const char size_probe[] =
-"for i in linear 0 1 $rounds none {\n"
-"	let t = write $base + i * $w $w random\n"
-"	report time t t\n"
-"	newline\n"
-"}\n";
-
-enum probe_param {
-	P_ALIGN, P_NB, P_BS, P_LIMIT, P_REPS, P_ROUNDS, P_BASE, P_ERASE,
-	P_NR, P_SLOT, P_W, P_FAT, P_POS, P_COUNT
-};
-
-static struct vm_param probe_params[P_COUNT] = {
-	[P_ALIGN] = { "align", 0 }, [P_NB] = { "nb", BOUNDARIES },
-	[P_BS] = { "bs", 1024 }, [P_LIMIT] = { "limit", 0 },
-	[P_REPS] = { "reps", REPS_PER_ROUND },
-	[P_ROUNDS] = { "rounds", PROBE_ROUNDS }, [P_BASE] = { "base", 0 },
-	[P_ERASE] = { "erase", 0 }, [P_NR] = { "nr", 1 },
-	[P_SLOT] = { "slot", 0 }, [P_W] = { "w", PROBE_WRITE },
-	[P_FAT] = { "fat", 0 }, [P_POS] = { "pos", 0 },
-};
+/* What the probes start from, before detect_run sets the rest. */
+static void probe_defaults(void)
+{
+	PARAM(NB) = BOUNDARIES;
+	PARAM(REPS) = REPS_PER_ROUND;
+	PARAM(ROUNDS) = PROBE_ROUNDS;
+	PARAM(NR) = 1;
+	PARAM(SLOT) = 0;
+	PARAM(W) = PROBE_WRITE;
+	PARAM(FAT) = 0;
+	PARAM(POS) = 0;
+	PARAM(BASE) = 0;
+}
 
 /* Values collected from a probe's records: first field of each. */
 #define MAX_SAMPLES 4096
@@ -154,8 +89,9 @@ struct detect {
 	size_t run_count;
 };
 
-static int run_probe(struct detect *d, const char *text)
+static int run_probe(struct detect *d, const char *name)
 {
+	const struct program_def *probe = programs_find(name);
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct vm_plan plan;
@@ -164,8 +100,9 @@ static int run_probe(struct detect *d, const char *text)
 	int err;
 
 	d->samples.count = 0;
-	if (vm_compile(text, probe_params, P_COUNT, &program, &diag))
-		return -EINVAL;		/* a bug in the probes above */
+	if (!probe || vm_compile(probe->text, program_params, PARAM_COUNT_OF,
+				 &program, &diag))
+		return -EINVAL;		/* a bug in programs.c */
 	err = vm_plan(program, d->dev, 10000000, &plan);
 	if (!err)
 		err = vm_run(program, &plan, &exec);
@@ -215,7 +152,7 @@ static void to_point(const struct align_stats *a,
 
 static size_t list_aligns(const struct dev *dev, uint64_t *aligns)
 {
-	uint64_t top = dev->size_bytes / 2, bs = probe_params[P_BS].value;
+	uint64_t top = dev->size_bytes / 2, bs = PARAM(BS);
 	size_t n = 0;
 
 	if (top > 256 * MIB)
@@ -233,8 +170,8 @@ static int align_round(struct detect *d, struct align_stats *stats,
 	for (size_t i = 0; i < count; i++) {
 		int err;
 
-		probe_params[P_ALIGN].value = (double)stats[i].align;
-		err = run_probe(d, align_probe);
+		PARAM(ALIGN) = (double)stats[i].align;
+		err = run_probe(d, "detect-align");
 		if (err)
 			return err;
 		for (size_t b = 0; b < d->samples.count && b < BOUNDARIES;
@@ -298,7 +235,7 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		stats[i].align = aligns[i];
-	probe_params[P_LIMIT].value = (double)d->dev->size_bytes;
+	PARAM(LIMIT) = (double)d->dev->size_bytes;
 	for (unsigned round = 0, same = 0; round < MAX_ROUNDS; round++) {
 		struct analysis_geometry before = *g;
 
@@ -378,7 +315,7 @@ static uint64_t take_blocks(struct detect *d, uint64_t n)
 		d->pool_next = 0;
 	first = d->pool_next;
 	d->pool_next += n;
-	return d->pool_base + first * (uint64_t)probe_params[P_ERASE].value;
+	return d->pool_base + first * (uint64_t)PARAM(ERASE);
 }
 
 /* $rounds rounds of one write size from pos; the median round, in ns. */
@@ -387,12 +324,13 @@ static int open_size(struct detect *d, bool random, uint64_t pos, uint64_t w,
 {
 	int err;
 
-	probe_params[P_POS].value = (double)pos;
-	probe_params[P_W].value = (double)w;
-	probe_params[P_ROUNDS].value = rounds;
-	err = run_probe(d, random ? open_random_probe : open_linear_probe);
-	probe_params[P_W].value = PROBE_WRITE;
-	probe_params[P_ROUNDS].value = PROBE_ROUNDS;
+	PARAM(POS) = (double)pos;
+	PARAM(W) = (double)w;
+	PARAM(ROUNDS) = rounds;
+	err = run_probe(d, random ? "detect-open-random" :
+			     "detect-open-linear");
+	PARAM(W) = PROBE_WRITE;
+	PARAM(ROUNDS) = PROBE_ROUNDS;
 	*round_ns = probe_time(d, 0);
 	if (!err && !(*round_ns > 0))
 		err = -EIO;		/* no time measured: nothing to read */
@@ -456,7 +394,7 @@ static void judge(const struct detect *d, size_t index,
 		  struct analysis_verdict *v)
 {
 	analysis_open_au_verdict_below(d->runs, index + 1, index,
-				       (uint64_t)probe_params[P_ERASE].value, v);
+				       (uint64_t)PARAM(ERASE), v);
 }
 
 /*
@@ -490,8 +428,8 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 
 	if (index == MAX_RUNS)
 		return -EOVERFLOW;	/* the search never needs as many */
-	probe_params[P_BASE].value = (double)take_blocks(d, nr);
-	probe_params[P_NR].value = nr;
+	PARAM(BASE) = (double)take_blocks(d, nr);
+	PARAM(NR) = nr;
 	err = open_blocks(d, nr, q);
 	if (!err && random)
 		err = mark_top(d, q);
@@ -624,19 +562,19 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 
 	/* up to the sizes whose rounds still fit one erase block */
 	for (uint64_t size = 2048; n < PROG_SIZES &&
-	     size * PROBE_ROUNDS <= probe_params[P_ERASE].value; size *= 2) {
+	     size * PROBE_ROUNDS <= PARAM(ERASE); size *= 2) {
 		if (size < d->dev->logical_block_bytes)
 			continue;
-		probe_params[P_BASE].value = (double)(d->size_base +
-				n * (uint64_t)probe_params[P_ERASE].value);
-		probe_params[P_W].value = (double)size;
-		err = run_probe(d, size_probe);
+		PARAM(BASE) = (double)(d->size_base +
+				n * (uint64_t)PARAM(ERASE));
+		PARAM(W) = (double)size;
+		err = run_probe(d, "detect-size");
 		if (err)
 			return err;
 		w[n] = (double)size;
 		t[n++] = probe_time(d, 1);
 	}
-	probe_params[P_W].value = PROBE_WRITE;
+	PARAM(W) = PROBE_WRITE;
 	fit_min_write(w, t, n, found);
 	return 0;
 }
@@ -649,16 +587,16 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 static int fat_probe_run(struct detect *d, unsigned open_random,
 			 struct analysis_finding *found, FILE *log)
 {
-	uint64_t erase = (uint64_t)probe_params[P_ERASE].value;
+	uint64_t erase = (uint64_t)PARAM(ERASE);
 	unsigned fat = 0;
 	int err;
 
 	d->fat_base = take_blocks(d, open_random ? open_random : 1);
-	probe_params[P_BASE].value = (double)d->fat_base;
-	probe_params[P_NR].value = 1;
-	probe_params[P_SLOT].value = 0;
+	PARAM(BASE) = (double)d->fat_base;
+	PARAM(NR) = 1;
+	PARAM(SLOT) = 0;
 	d->fat_slot = PROBE_ROUNDS;
-	err = run_probe(d, linear_probe);
+	err = run_probe(d, "detect-fill");
 	if (err)
 		return err;
 	d->baseline_ns = probe_time(d, 1);	/* the first one opens it */
@@ -670,12 +608,12 @@ static int fat_probe_run(struct detect *d, unsigned open_random,
 
 		if (d->fat_slot + PROBE_ROUNDS > d->slots_per_block)
 			break;
-		probe_params[P_FAT].value = (double)(i * erase);
-		probe_params[P_BASE].value = (double)d->fat_base;
-		probe_params[P_NR].value = open_random;
-		probe_params[P_SLOT].value = (double)d->fat_slot;
+		PARAM(FAT) = (double)(i * erase);
+		PARAM(BASE) = (double)d->fat_base;
+		PARAM(NR) = open_random;
+		PARAM(SLOT) = (double)d->fat_slot;
 		d->fat_slot += PROBE_ROUNDS;
-		err = run_probe(d, fat_probe);
+		err = run_probe(d, "detect-fat");
 		if (err)
 			return err;
 		ns = probe_time(d, 1);
@@ -733,9 +671,9 @@ static int layout(struct detect *d, uint64_t erase)
 	d->slots_per_block = erase / PROBE_WRITE;
 	d->open_write = open_write_size(erase);
 	d->run_count = 0;
-	probe_params[P_ERASE].value = (double)erase;
-	probe_params[P_W].value = PROBE_WRITE;
-	probe_params[P_ROUNDS].value = PROBE_ROUNDS;
+	PARAM(ERASE) = (double)erase;
+	PARAM(W) = PROBE_WRITE;
+	PARAM(ROUNDS) = PROBE_ROUNDS;
 	/* the smallest write of a probe is still a whole logical block */
 	return d->open_write / 4 % d->dev->logical_block_bytes ||
 	       d->open_write / 4 == 0 ? -ENOSPC : 0;
@@ -1074,7 +1012,8 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 	d.dev = dev;
 	d.options = options;
 	d.stop = stop;
-	probe_params[P_BS].value = dev->logical_block_bytes * 2.0;
+	probe_defaults();
+	PARAM(BS) = dev->logical_block_bytes * 2.0;
 	f->prior.capacity_bytes = dev->size_bytes;
 	read_sysfs_claim(dev, options, f);
 	err = read_probes(&d, points, &count, &f->prior, &f->geometry);

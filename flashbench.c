@@ -22,6 +22,7 @@
 #include "detect.h"
 #include "dev.h"
 #include "info.h"
+#include "lfsr.h"
 #include "plot.h"
 #include "programs.h"
 #include "progress.h"
@@ -299,7 +300,8 @@ static const struct option_def option_defs[] = {
 	  .applies = T_DETECT },
 	{ OPT_TIME, "time", "SECONDS", SECTION_PARAMETERS,
 	  "device time per measurement (default %s)", .kind = ARG_SECONDS,
-	  .field = FIELD(time_ns), .def = SECONDS(3), .applies = T_SPEED },
+	  .field = FIELD(time_ns), .def = SECONDS(3),
+	  .applies = T_SPEED | T_PROGRAM },
 	{ OPT_SPAN, "span", "SIZE", SECTION_PARAMETERS,
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
@@ -828,6 +830,9 @@ static void set_option_params(const struct config *cfg)
 	p[PARAM_INTERVAL_TOP].value =
 		(double)cfg->blocksize * (double)(1ULL << (cfg->interval_order - 1));
 	p[PARAM_REGION].value = 16.0 * (double)cfg->erasesize;
+	p[PARAM_TIME].value = (double)cfg->time_ns;
+	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
+	p[PARAM_WRITES].value = !cfg->read_only;
 }
 
 static void set_params(struct config *cfg, const struct dev *dev)
@@ -840,6 +845,11 @@ static void set_params(struct config *cfg, const struct dev *dev)
 	program_params[PARAM_SIZE].value = (double)dev->size_bytes;
 	program_params[PARAM_LBS].value = dev->logical_block_bytes;
 	program_params[PARAM_SPACING].value = (double)spacing;
+	/* as read-speed has it; the speed tests set their own */
+	if (cfg->offset < dev->size_bytes && cfg->blocksize)
+		program_params[PARAM_SLOTS].value =
+			(double)((dev->size_bytes - cfg->offset) /
+				 cfg->blocksize);
 }
 
 static char *read_file(const char *path)
@@ -928,18 +938,72 @@ static void plan_test(const struct config *cfg, const struct dev *dev,
 		    dev->logical_block_bytes);
 }
 
-static void announce_writes(const struct config *cfg, const struct dev *dev,
-			    const struct vm_plan *plan)
+/* Before any write: say which bytes, and let the device allow only them. */
+static void announce_writes(const char *what, struct dev *dev,
+			    uint64_t start, uint64_t end)
 {
-	char start[UNITS_BUF], end[UNITS_BUF];
+	char from[UNITS_BUF], to[UNITS_BUF];
 
 	fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to %s) "
-		"of %s\n", program_name,
-		cfg->test ? cfg->test->name : cfg->program_path,
-		(unsigned long long)plan->write_start,
-		(unsigned long long)plan->write_end - 1,
-		units_format_exact_size(start, plan->write_start),
-		units_format_exact_size(end, plan->write_end), dev->path);
+		"of %s\n", program_name, what, (unsigned long long)start,
+		(unsigned long long)end - 1,
+		units_format_exact_size(from, start),
+		units_format_exact_size(to, end), dev->path);
+	dev_allow_writes(dev, start, end);
+}
+
+static void open_device(const struct config *cfg, struct dev *dev,
+			enum dev_mode mode);
+
+/*
+ * The first half of every planned test: compile and plan on the
+ * read-only open the caller made (nothing can be written by mistake),
+ * then, when the plan writes, reopen for writing and announce the
+ * plan's range as what's.
+ */
+static struct vm_program *plan_run(const struct config *cfg,
+				   struct dev *dev, const char *what,
+				   struct vm_plan *plan, char **text)
+{
+	struct vm_program *program = compile_test(cfg, text);
+
+	plan_test(cfg, dev, program, plan);
+	if (plan->write_end > plan->write_start) {
+		dev_close(dev);
+		open_device(cfg, dev, DEV_READ_WRITE);
+		announce_writes(what, dev, plan->write_start, plan->write_end);
+	}
+	return program;
+}
+
+static void print_stats(const struct dev *dev);
+
+/*
+ * The tail every test shares: stats, then the exit code from how the run
+ * ended - interrupted (128 + the signal), out of memory, or the device's
+ * error as a runtime failure.
+ */
+static int end_run(const struct config *cfg, struct dev *dev, int err,
+		   const char *interrupted)
+{
+	char why[320];
+
+	if (cfg->stats)
+		print_stats(dev);
+	if (err == -EINTR) {
+		dev_close(dev);
+		fprintf(stderr, "%s: %s\n", program_name, interrupted);
+		return 128 + stop_signal;
+	}
+	if (err == -ENOMEM)
+		runtime_error("out of memory");
+	if (err) {
+		dev_strerror(dev, why, sizeof(why));
+		dev_close(dev);
+		runtime_error("%s: %s", cfg->device, why);
+	}
+	dev_close(dev);
+	return 0;
 }
 
 static void open_device(const struct config *cfg, struct dev *dev,
@@ -1250,26 +1314,17 @@ static int run_test(struct config *cfg)
 	struct report_meta meta = { 0 };
 	struct vm_exec exec = { 0 };
 	struct sinks sinks;
-	char *text, why[320];
-	bool writes;
+	char *text;
 	int err;
 
-	/* plan on a read-only open: nothing can be written by mistake */
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
 	set_params(cfg, &dev);
-	program = compile_test(cfg, &text);
-	plan_test(cfg, &dev, program, &plan);
-	writes = plan.write_end > plan.write_start;
-	if (writes) {
-		dev_close(&dev);
-		open_device(cfg, &dev, DEV_READ_WRITE);
-		announce_writes(cfg, &dev, &plan);
-		dev_allow_writes(&dev, plan.write_start, plan.write_end);
-	}
+	program = plan_run(cfg, &dev, cfg->test ? cfg->test->name :
+			   cfg->program_path, &plan, &text);
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
-		.params = program_params, .param_count = PARAM_COUNT_OF };
+		.params = program_params, .param_count = PARAM_HEADER_COUNT };
 	output_open(cfg, &dev, &meta, &sinks);
 	points.report = sinks.report;
 	prepare_timing(cfg);
@@ -1294,26 +1349,12 @@ static int run_test(struct config *cfg)
 			runtime_error("%s: %s: no block could be read",
 				      cfg->device, meta.test);
 	}
-	if (cfg->stats)
-		print_stats(&dev);
 	vm_free(program);
 	free(text);
 	if (err == -ENOMEM)
 		runtime_error("out of memory for buffers of %llu bytes",
 			      (unsigned long long)plan.max_length);
-	if (err == -EINTR) {
-		dev_close(&dev);
-		fprintf(stderr, "%s: interrupted; results are incomplete\n",
-			program_name);
-		return 128 + stop_signal;
-	}
-	if (err) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", cfg->device, why);
-	}
-	dev_close(&dev);
-	return 0;
+	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }
 
 /* The end of output written with open_output: a write error is fatal. */
@@ -1380,15 +1421,8 @@ static int show_info(const struct config *cfg)
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
 {
-	char from[UNITS_BUF], to[UNITS_BUF];
-
 	(void)ctx;
-	fprintf(stderr, "%s: detect --write overwrites bytes %llu to %llu "
-		"(%s to %s) of %s\n", program_name, (unsigned long long)start,
-		(unsigned long long)end - 1,
-		units_format_exact_size(from, start),
-		units_format_exact_size(to, end), dev->path);
-	dev_allow_writes(dev, start, end);
+	announce_writes("detect --write", dev, start, end);
 	return 0;
 }
 
@@ -1420,7 +1454,6 @@ static int run_detect(const struct config *cfg)
 	struct detect_findings findings;
 	struct dev dev;
 	FILE *out;
-	char why[320];
 	int err;
 
 	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
@@ -1438,8 +1471,6 @@ static int run_detect(const struct config *cfg)
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, &stop_signal, out, &findings);
-	if (cfg->stats)
-		print_stats(&dev);
 	if (out != stdout)
 		fclose(out);
 	if (err == -EDOM)
@@ -1448,18 +1479,7 @@ static int run_detect(const struct config *cfg)
 	if (err == -ENOSPC && dev.error.operation == NULL)
 		usage_error("--detect --write: %s is too small for the probes",
 			    cfg->device);
-	if (err == -EINTR) {
-		dev_close(&dev);
-		fprintf(stderr, "%s: interrupted\n", program_name);
-		return 128 + stop_signal;
-	}
-	if (err) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", cfg->device, why);
-	}
-	dev_close(&dev);
-	return 0;
+	return end_run(cfg, &dev, err, "interrupted");
 }
 
 /* The speed tests' names in reports, by enum value. */
@@ -1505,23 +1525,96 @@ static uint64_t speed_block(const struct config *cfg)
 	return given(cfg, 'b') ? cfg->blocksize : option_default(test);
 }
 
+/* How many blocks of block_bytes a speed test walks from its offset. */
+static uint64_t speed_slots(const struct config *cfg, const struct dev *dev,
+			    uint64_t block, uint64_t start, uint64_t end)
+{
+	uint64_t slots;
+
+	if (cfg->speed == SPEED_READ)
+		return (dev->size_bytes - cfg->offset) / block;
+	if (cfg->speed == SPEED_WRITE)
+		return (end - start) / cfg->erasesize;
+	/* random I/O: as many as an LFSR shuffle visits */
+	slots = (end - start) / block;
+	return slots > LFSR_MAX_SLOTS ? LFSR_MAX_SLOTS : slots;
+}
+
+static void set_speed_params(struct config *cfg, const struct dev *dev,
+			     uint64_t block, uint64_t start, uint64_t end)
+{
+	struct vm_param *p = program_params;
+
+	set_params(cfg, dev);
+	p[PARAM_BLOCKSIZE].value = (double)block;
+	p[PARAM_OFFSET].value = (double)(cfg->speed == SPEED_READ ?
+					 cfg->offset : start);
+	p[PARAM_SPAN].value = (double)(end - start);
+	p[PARAM_TIME].value = (double)cfg->time_ns;
+	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
+	p[PARAM_SLOTS].value = (double)speed_slots(cfg, dev, block, start,
+						   end);
+	p[PARAM_WRITES].value = !cfg->read_only;
+}
+
+/* A speed program's run: its records go to speed.c, progress to sinks. */
+struct speed_run {
+	struct sinks *sinks;
+	struct speed_results results;
+};
+
+static int collect_speed(void *ctx, const struct vm_record *record)
+{
+	struct speed_run *run = ctx;
+
+	return speed_collect(&run->results, record);
+}
+
+static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
+{
+	struct speed_run *run = ctx;
+
+	show_progress(run->sinks, done_ms, total_ms);
+}
+
+/* The test's records, from what the program measured. */
+static int emit_speed(const struct config *cfg, struct speed_run *run,
+		      uint64_t block, uint64_t failed_reads,
+		      const struct info_card *claimed)
+{
+	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
+				.failed_reads = failed_reads };
+
+	switch (cfg->speed) {
+	case SPEED_READ:
+		return speed_emit_rate(&x, &run->results, false, block);
+	case SPEED_WRITE:
+		return speed_emit_rate(&x, &run->results, true, block);
+	case SPEED_IOPS:
+		return speed_emit_iops(&x, &run->results);
+	default:
+		return speed_emit_classes(&x, &run->results, claimed);
+	}
+}
+
 static int run_speed(struct config *cfg)
 {
-	bool writes = cfg->speed == SPEED_WRITE ||
-		      ((cfg->speed == SPEED_IOPS ||
-			cfg->speed == SPEED_CLASS) && !cfg->read_only);
 	uint64_t start = 0, end = 0, block;
 	struct info_card *card, *claimed = NULL;
 	struct info_device idev;
 	struct vm_param params[SPEED_PARAM_COUNT];
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
-	struct speed_exec exec;
+	struct vm_program *program;
+	struct vm_plan plan;
+	struct vm_exec exec;
+	struct speed_run run;
 	struct sinks sinks;
-	char why[320], a[UNITS_BUF], b[UNITS_BUF];
+	char why[320], *text;
 	struct dev dev;
-	int err = 0;
+	int err = 0, emitted;
 
-	open_device(cfg, &dev, writes ? DEV_READ_WRITE : DEV_READ_ONLY);
+	/* plan on a read-only open: nothing can be written by mistake */
+	open_device(cfg, &dev, DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
 	if (cfg->speed != SPEED_READ &&
 	    speed_write_range(&dev, cfg->erasesize, cfg->span, &start, &end))
@@ -1545,14 +1638,10 @@ static int run_speed(struct config *cfg)
 	card = calloc(1, sizeof(*card));
 	if (!card)
 		runtime_error("out of memory");
-	if (writes) {
-		fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to "
-			"%s) of %s\n", program_name, cfg->test_option,
-			(unsigned long long)start, (unsigned long long)end - 1,
-			units_format_exact_size(a, start),
-			units_format_exact_size(b, end), dev.path);
-		dev_allow_writes(&dev, start, end);
-	}
+	cfg->test = programs_find(meta.test);
+	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
+			 SPEED_IO_BYTES : block, start, end);
+	program = plan_run(cfg, &dev, cfg->test_option, &plan, &text);
 	if (cfg->speed == SPEED_CLASS) {
 		idev = (struct info_device){ .path = cfg->device,
 			.size_bytes = dev.size_bytes,
@@ -1571,55 +1660,30 @@ static int run_speed(struct config *cfg)
 	else
 		speed_params(cfg, block, start, end - start, params, &meta);
 	output_open(cfg, &dev, &meta, &sinks);
+	run.sinks = &sinks;
+	if (speed_results_init(&run.results, cfg->time_ns))
+		runtime_error("out of memory");
 	prepare_timing(cfg);
-	exec = (struct speed_exec){ .dev = &dev, .emit = emit_to_sinks,
-				    .progress = show_progress, .ctx = &sinks,
-				    .stop = &stop_signal, .io_bytes = block };
-	switch (cfg->speed) {
-	case SPEED_READ:
-		err = speed_read(&exec, cfg->offset, block, cfg->time_ns);
-		break;
-	case SPEED_WRITE:
-		err = speed_write(&exec, start, end - start, block,
-				  cfg->time_ns);
-		break;
-	case SPEED_IOPS:
-		err = speed_iops(&exec, start, end - start, cfg->time_ns,
-				 !cfg->read_only);
-		break;
-	default:
-		err = speed_class_check(&exec, claimed, cfg->read_only, start,
-					end - start, cfg->erasesize,
-					cfg->time_ns);
-		break;
+	exec = (struct vm_exec){ .dev = &dev, .emit = collect_speed,
+				 .progress = speed_progress, .ctx = &run,
+				 .stop = &stop_signal,
+				 .skip_read_errors = cfg->test->skips_bad };
+	err = vm_run(program, &plan, &exec);
+	progress_end(&sinks.progress);
+	if (!err || err == -EINTR) {
+		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
+				     claimed);
+		if (emitted)
+			err = emitted;
 	}
+	speed_results_free(&run.results);
+	vm_free(program);
 	free(card);
 	output_close(cfg, &sinks, &dev, err);
 	if (exec.failed_reads)
 		report_skipped(meta.test, exec.failed_reads, exec.failed_reads,
 			       &exec.first_failure);
-	if (cfg->stats)
-		print_stats(&dev);
-	if (err == -EINTR) {
-		dev_close(&dev);
-		fprintf(stderr, "%s: interrupted; results are incomplete\n",
-			program_name);
-		return 128 + stop_signal;
-	}
-	if (err == -ENOMEM)
-		runtime_error("out of memory");
-	if (err == -EINVAL)
-		usage_error("%s: --offset %llu plus a %llu-byte block is past "
-			    "the end of %s", cfg->test_option,
-			    (unsigned long long)cfg->offset,
-			    (unsigned long long)block, dev.path);
-	if (err) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", cfg->device, why);
-	}
-	dev_close(&dev);
-	return 0;
+	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }
 
 static void print_line(void *ctx, const char *line)

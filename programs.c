@@ -27,7 +27,69 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_SCATTER_BYTES] = { "scatter_bytes", 0 },
 	[PARAM_INTERVAL_TOP] = { "interval_top", 0 },
 	[PARAM_REGION] = { "region", 0 },
+	[PARAM_TIME] = { "time", 0 },
+	[PARAM_WINDOWS] = { "windows", 0 },
+	[PARAM_SLOTS] = { "slots", 0 },
+	[PARAM_SPAN] = { "span", 0 },
+	[PARAM_WRITES] = { "writes", 1 },
+	[PARAM_ALIGN] = { "align", 0 },
+	[PARAM_NB] = { "nb", 0 },
+	[PARAM_BS] = { "bs", 0 },
+	[PARAM_LIMIT] = { "limit", 0 },
+	[PARAM_REPS] = { "reps", 0 },
+	[PARAM_ROUNDS] = { "rounds", 0 },
+	[PARAM_BASE] = { "base", 0 },
+	[PARAM_ERASE] = { "erase", 0 },
+	[PARAM_SLOT] = { "slot", 0 },
+	[PARAM_W] = { "w", 0 },
+	[PARAM_FAT] = { "fat", 0 },
+	[PARAM_POS] = { "pos", 0 },
 };
+
+/*
+ * The sequential speed tests: blocks of BLOCK from $offset on, back to
+ * $offset after $slots of them, for $time of device time; a record per
+ * one-second window (the inner loop goes on where the last window
+ * stopped; the last window ends with $time).
+ */
+#define RATE_PROGRAM(IO, BLOCK)						\
+"format spaces\n"							\
+"for w in linear 1 1 $windows within $time none {\n"			\
+"	let t, n = for pos in linear $offset " BLOCK " $slots "		\
+	"within 1000000000 resume (total, runs) {\n"			\
+"		" IO "\n"						\
+"	}\n"								\
+"	report count second w\n"					\
+"	report time window_ns t\n"					\
+"	report bytes window_bytes n * " BLOCK "\n"			\
+"	newline\n"							\
+"}\n"
+
+/*
+ * Random I/O of $blocksize at queue depth 1: each of $slots blocks from
+ * $offset once in LFSR order, again and again, for $time; latencies go
+ * into a histogram.  The write loop runs $writes times: 0 or 1.
+ */
+#define IOPS_LOOP(DIRECTION, IO)					\
+"let t, n, p50, p99, slowest = for pos in shuffle $offset $blocksize "	\
+	"$slots within $time (total, runs, p50, p99, max) {\n"		\
+"	" IO "\n"							\
+"}\n"									\
+"report label direction \"%\" \"" DIRECTION "\"\n"			\
+"report bytes block_bytes $blocksize\n"					\
+"report time device_time_ns t\n"					\
+"report count operations n\n"					\
+"report time p50 p50\n"							\
+"report time p99 p99\n"							\
+"report time max slowest\n"						\
+"newline\n"
+
+#define IOPS_PROGRAM							\
+IOPS_LOOP("read", "read pos $blocksize")				\
+"for pass in linear 0 1 $writes none {\n"				\
+IOPS_LOOP("write", "write pos $blocksize random")			\
+"}\n"
+
 
 /*
  * The align tests, reading or writing: from alignment TOP down, boundaries
@@ -190,6 +252,178 @@ OPEN_AU_PROGRAM("shuffle"),
 "	report time avg \"avg %\" mean\n"
 "	report time max \"max %:\" slowest\n"
 "	report mbps rate \"% MB/s\" length fastest\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * -t: sequential reads of $blocksize from $offset, back to it at
+	 * the device end, for $time; a record per second of device time.
+	 * The rate of a window is window_bytes / window_ns; a card that
+	 * slows down over the run shows it in the windows.
+	 */
+	{
+		.name = "read-speed",
+		.summary = "sustained sequential read rate",
+		.skips_bad = true,
+		.timed = true,
+		.text =
+RATE_PROGRAM("read pos $blocksize", "$blocksize"),
+	},
+	/*
+	 * --write-speed: sequential writes of whole erase blocks inside
+	 * [$offset, $offset + $span), round and round, for $time.
+	 */
+	{
+		.name = "write-speed",
+		.summary = "sustained sequential write rate (destructive)",
+		.writes = true,
+		.timed = true,
+		.text =
+RATE_PROGRAM("write pos $erasesize random", "$erasesize"),
+	},
+	/*
+	 * --iops: random reads, then (unless --read-only) random writes,
+	 * each for $time; IOPS is operations / device_time_ns, and the
+	 * latency percentiles are within 1.6%.
+	 */
+	{
+		.name = "iops",
+		.summary = "random I/O at queue depth 1 (destructive unless "
+			   "--read-only)",
+		.writes = true,
+		.timed = true,
+		.text =
+"format spaces\n"
+IOPS_PROGRAM,
+	},
+	/*
+	 * --class-check: what the SD speed classes require - sustained
+	 * sequential writes in erase blocks, random 4 KiB reads and
+	 * writes - each for $time, in that order; with --read-only only
+	 * the reads.  The verdicts are speed.c's.
+	 */
+	{
+		.name = "class-check",
+		.summary = "the SD speed classes' figures (destructive unless "
+			   "--read-only)",
+		.writes = true,
+		.timed = true,
+		.text =
+"format spaces\n"
+"for pass in linear 0 1 $writes none {\n"
+"	let t, n = for pos in linear $offset $erasesize $span / $erasesize "
+	"within $time (total, runs) {\n"
+"		write pos $erasesize random\n"
+"	}\n"
+"	report time write_ns t\n"
+"	report bytes write_bytes n * $erasesize\n"
+"	newline\n"
+"}\n"
+IOPS_PROGRAM,
+	},
+	/* Reads before, across and after each boundary of one alignment. */
+	{
+		.name = "detect-align",
+		.summary = "--detect: reads across one alignment's boundaries",
+		.probe = true,
+		.text =
+"format tabs\n"
+"for b in boundaries $align $nb $bs $limit - $bs none {\n"
+"	let pre = repeat $reps min { read b - $bs $bs }\n"
+"	let on = repeat $reps min { read b - $bs / 2 $bs }\n"
+"	let post = repeat $reps min { read b $bs }\n"
+"	report time pre pre\n"
+"	report time on on\n"
+"	report time post post\n"
+"	newline\n"
+"}\n",
+	},
+	/* $rounds writes into each of $nr erase blocks in turn, in order. */
+	{
+		.name = "detect-fill",
+		.summary = "--detect --write: rounds of writes, $nr "
+			   "erase blocks",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	for au in linear $base $erase $nr none {\n"
+"		let t = write au + ($slot + r) * $w $w random\n"
+"		report time t t\n"
+"		newline\n"
+"	}\n"
+"}\n",
+	},
+	/*
+	 * The open-count probe, one write size: $rounds rounds, each a
+	 * write of $w into each of $nr erase blocks in turn, the time of a
+	 * whole round per record (what one block past the card's limit
+	 * costs shows in the round, not in the typical write).  In order:
+	 * up from $pos.
+	 */
+	{
+		.name = "detect-open-linear",
+		.summary = "--detect --write: open erase blocks, in "
+			   "order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + r * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+	/* Out of order: the same places, top down. */
+	{
+		.name = "detect-open-random",
+		.summary = "--detect --write: open erase blocks, out "
+			   "of order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + ($rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Out-of-order writes into one leading erase block, interleaved with
+	 * $nr data erase blocks that fill the card's out-of-order places: the
+	 * leading block stays cheap only if the card manages it like a FAT.
+	 */
+	{
+		.name = "detect-fat",
+		.summary = "--detect --write: a FAT-like leading "
+			   "erase block",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = write $fat + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"	for au in linear $base $erase $nr none {\n"
+"		write au + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"}\n",
+	},
+	/* Writes of one size, in order, in a fresh erase block. */
+	{
+		.name = "detect-size",
+		.summary = "--detect --write: writes of one size, "
+			   "in order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for i in linear 0 1 $rounds none {\n"
+"	let t = write $base + i * $w $w random\n"
+"	report time t t\n"
 "	newline\n"
 "}\n",
 	},

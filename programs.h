@@ -16,6 +16,9 @@ struct program_def {
 	const char *summary;	/* one line for listings */
 	bool writes;		/* destructive: opens read-write */
 	bool skips_bad;		/* goes past unreadable blocks, counting them */
+	bool timed;		/* a speed test: runs for $time, its records
+				   are speed.c's to sum up */
+	bool probe;		/* one of --detect's, not a test of its own */
 	const char *text;	/* the program */
 };
 
@@ -35,6 +38,26 @@ enum program_param {
 	PARAM_SCATTER_BYTES,	/* --scatter-span blocks, in bytes */
 	PARAM_INTERVAL_TOP,	/* largest size of the interval test */
 	PARAM_REGION,		/* bytes write-align may use from offset */
+	/* the ones above are what a VM test's JSON header lists */
+	PARAM_TIME,		/* --time, in ns of device time */
+	PARAM_HEADER_COUNT = PARAM_TIME,
+	PARAM_WINDOWS,		/* speed tests: per-second windows at most */
+	PARAM_SLOTS,		/* speed tests: blocks from $offset they use */
+	PARAM_SPAN,		/* speed tests: bytes they may write */
+	PARAM_WRITES,		/* 0 with --read-only, else 1 */
+	/* --detect's probes; detect.c sets them before each run */
+	PARAM_ALIGN,		/* the alignment whose boundaries are read */
+	PARAM_NB,		/* boundaries per alignment */
+	PARAM_BS,		/* read size: two logical blocks */
+	PARAM_LIMIT,		/* boundaries below this (the device size) */
+	PARAM_REPS,		/* reads per boundary; the fastest counts */
+	PARAM_ROUNDS,		/* writes per erase block */
+	PARAM_BASE,		/* first erase block written */
+	PARAM_ERASE,		/* erase-block size used */
+	PARAM_SLOT,		/* first write slot inside an erase block */
+	PARAM_W,		/* write size */
+	PARAM_FAT,		/* the candidate FAT erase block's offset */
+	PARAM_POS,		/* where writes start inside each erase block */
 	PARAM_COUNT_OF
 };
 

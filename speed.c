@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lfsr.h"
 #include "speed.h"
 
 #define MB 1e6
@@ -34,264 +33,132 @@ static double rate_of(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 1e9 / (double)ns : 0;
 }
 
-static bool stopped(volatile sig_atomic_t *stop)
+/* A figure the VM left unknown (no runs) counts as 0, as it always has. */
+static uint64_t whole(double value)
 {
-	return stop && *stop;
+	return isfinite(value) && value > 0 ? (uint64_t)value : 0;
 }
 
-/* Between two operations, every SPEED_PROGRESS_NS of device time. */
-static void tell_progress(const struct speed_progress *p, uint64_t done_ns,
-			  uint64_t duration_ns, uint64_t *next_ns)
+/* --- what the programs measured ---------------------------------------- */
+
+int speed_results_init(struct speed_results *r, uint64_t duration_ns)
 {
-	uint64_t total_ns;
-
-	if (!p || !p->update || done_ns < *next_ns)
-		return;
-	*next_ns = done_ns + SPEED_PROGRESS_NS;
-	total_ns = p->total_ns ? p->total_ns : duration_ns;
-	p->update(p->ctx, (p->before_ns + done_ns) / 1000000,
-		  total_ns / 1000000);
-}
-
-/* Nearest-rank percentile of n sorted samples, pct in (0, 100]. */
-/*
- * Latencies go into a histogram, not an array: fixed memory whatever the
- * duration, nothing allocated or sorted while measuring.  Below 64 ns
- * every value has its bucket; above, each power of two has 64, so a
- * percentile is within 1.6% (the maximum is kept exactly).
- */
-#define HIST_SUB_BITS 6
-#define HIST_SUB (1u << HIST_SUB_BITS)
-#define HIST_BUCKETS ((64 - HIST_SUB_BITS + 1) * HIST_SUB)
-
-static unsigned hist_bucket(uint64_t ns)
-{
-	unsigned top;
-
-	if (ns < HIST_SUB)
-		return (unsigned)ns;
-	top = 63u - (unsigned)__builtin_clzll(ns);
-	return (top - HIST_SUB_BITS + 1) * HIST_SUB +
-	       (unsigned)((ns >> (top - HIST_SUB_BITS)) & (HIST_SUB - 1));
-}
-
-/* The smallest value a bucket holds. */
-static uint64_t hist_value(unsigned bucket)
-{
-	unsigned top;
-
-	if (bucket < HIST_SUB)
-		return bucket;
-	top = bucket / HIST_SUB + HIST_SUB_BITS - 1;
-	return (uint64_t)(HIST_SUB + bucket % HIST_SUB) <<
-	       (top - HIST_SUB_BITS);
-}
-
-static uint64_t hist_percentile(const uint64_t *counts, uint64_t n,
-				unsigned pct)
-{
-	uint64_t rank = (n * pct + 99) / 100, seen = 0;
-
-	for (unsigned i = 0; n && i < HIST_BUCKETS; i++) {
-		seen += counts[i];
-		if (seen >= (rank ? rank : 1))
-			return hist_value(i);
-	}
-	return 0;
-}
-
-/* --- sequential rates ------------------------------------------------- */
-
-static void summarise_windows(struct speed_rate *r)
-{
-	double *sorted;
-	size_t n = r->window_count;
-
-	if (!n)
-		return;
-	sorted = malloc(n * sizeof(*sorted));
-	if (!sorted) {
-		r->window_min = r->window_median = r->window_max =
-			r->bytes_per_s;
-		return;
-	}
-	memcpy(sorted, r->windows, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), compare_double);
-	r->window_min = sorted[0];
-	r->window_max = sorted[n - 1];
-	r->window_median = n % 2 ? sorted[n / 2] :
-			   (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-	free(sorted);
-}
-
-/*
- * Reading past an unreadable block: remember the first failure, count
- * them, and give up when nothing but failures come back.
- */
-static bool skip_unreadable(const struct dev *dev, struct speed_rate *r)
-{
-	if (r->failed_reads++ == 0)
-		r->first_failure = dev->error;
-	return ++r->consecutive_failures <= SPEED_MAX_SKIPPED_IN_A_ROW;
-}
-
-int speed_measure_rate(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-		       uint64_t block_bytes, bool write, uint64_t duration_ns,
-		       volatile sig_atomic_t *stop,
-		       const struct speed_progress *progress,
-		       struct speed_rate *r)
-{
-	uint64_t end, pos, win_ns = 0, win_bytes = 0, ns, next_ns = 0;
-	size_t max_windows;
-	void *buf;
-	int err = 0;
-
-	*r = (struct speed_rate){ .write = write, .block_bytes = block_bytes };
-	end = span_bytes ? offset + span_bytes : dev->size_bytes;
-	if (!block_bytes || offset >= dev->size_bytes ||
-	    end > dev->size_bytes || block_bytes > end - offset)
-		return -EINVAL;
+	*r = (struct speed_results){ 0 };
 	/* a 32-bit size_t must not wrap the count of a very long run */
 	if (duration_ns / SPEED_WINDOW_NS + 2 > SIZE_MAX / sizeof(*r->windows))
 		return -ENOMEM;
-	max_windows = (size_t)(duration_ns / SPEED_WINDOW_NS + 2);
-	r->windows = calloc(max_windows, sizeof(*r->windows));
-	buf = dev_alloc_buffer(block_bytes, write ? DEV_PATTERN_RANDOM :
-			       DEV_PATTERN_ZEROS);
-	if (!r->windows || !buf) {
-		free(buf);
-		speed_rate_free(r);
-		return -ENOMEM;
-	}
-	pos = offset;
-	while (r->device_time_ns < duration_ns) {
-		if (stopped(stop)) {
-			err = -EINTR;
-			break;
-		}
-		if (block_bytes > end - pos)
-			pos = offset;
-		err = write ? dev_write(dev, buf, pos, block_bytes, &ns) :
-			      dev_read(dev, buf, pos, block_bytes, &ns);
-		if (err == -EIO && !write && skip_unreadable(dev, r)) {
-			/* a bad area: counted, never timed */
-			pos += block_bytes;
-			err = 0;
-			continue;
-		}
-		if (err)
-			break;
-		r->consecutive_failures = 0;
-		pos += block_bytes;
-		r->device_time_ns += ns;
-		r->bytes += block_bytes;
-		r->operations++;
-		win_ns += ns;
-		win_bytes += block_bytes;
-		if (win_ns >= SPEED_WINDOW_NS &&
-		    r->window_count < max_windows) {
-			r->windows[r->window_count++] =
-				rate_of(win_bytes, win_ns);
-			win_ns = win_bytes = 0;
-		}
-		tell_progress(progress, r->device_time_ns, duration_ns,
-			      &next_ns);
-	}
-	free(buf);
-	/* a final partial window counts when it is at least half a second,
-	 * or when it is all there is */
-	if (win_ns && r->window_count < max_windows &&
-	    (win_ns >= SPEED_WINDOW_NS / 2 || !r->window_count))
-		r->windows[r->window_count++] = rate_of(win_bytes, win_ns);
-	r->bytes_per_s = rate_of(r->bytes, r->device_time_ns);
-	summarise_windows(r);
-	return err;
+	r->window_cap = (size_t)(duration_ns / SPEED_WINDOW_NS + 2);
+	r->windows = calloc(r->window_cap, sizeof(*r->windows));
+	return r->windows ? 0 : -ENOMEM;
 }
 
-void speed_rate_free(struct speed_rate *r)
+void speed_results_free(struct speed_results *r)
 {
 	free(r->windows);
 	r->windows = NULL;
 	r->window_count = 0;
 }
 
-/* --- random I/O ------------------------------------------------------- */
-
-int speed_measure_iops(struct dev *dev, uint64_t offset, uint64_t span_bytes,
-		       bool write, uint64_t duration_ns,
-		       volatile sig_atomic_t *stop,
-		       const struct speed_progress *progress,
-		       struct speed_iops_result *r)
+uint64_t speed_windows(uint64_t duration_ns)
 {
-	return speed_measure_random(dev, offset, span_bytes, SPEED_IO_BYTES,
-				    write, duration_ns, stop, progress, r);
+	return duration_ns / SPEED_WINDOW_NS + 2;
 }
 
-int speed_measure_random(struct dev *dev, uint64_t offset,
-			 uint64_t span_bytes, uint64_t io_bytes, bool write,
-			 uint64_t duration_ns, volatile sig_atomic_t *stop,
-			 const struct speed_progress *progress,
-			 struct speed_iops_result *r)
+/* The value of the field named key, or NaN. */
+static double field(const struct vm_record *record, const char *key)
 {
-	struct lfsr_shuffle shuffle;
-	uint64_t slots, *lat, ns, next_ns = 0;
-	uint32_t done = 0;
-	void *buf;
-	int err = 0;
+	for (unsigned i = 0; i < record->count; i++)
+		if (strcmp(record->fields[i].key, key) == 0)
+			return record->fields[i].value;
+	return NAN;
+}
 
-	*r = (struct speed_iops_result){ .write = write,
-					 .io_bytes = io_bytes };
-	slots = io_bytes ? span_bytes / io_bytes : 0;
-	if (!slots || offset > dev->size_bytes ||
-	    span_bytes > dev->size_bytes - offset)
-		return -EINVAL;
-	if (slots > LFSR_MAX_SLOTS)
-		slots = LFSR_MAX_SLOTS;
-	/* zeroed now, so no page is first touched while timing */
-	lat = calloc(HIST_BUCKETS, sizeof(*lat));
-	if (lat)
-		memset(lat, 0, HIST_BUCKETS * sizeof(*lat));
-	buf = dev_alloc_buffer(io_bytes, write ? DEV_PATTERN_RANDOM :
-			       DEV_PATTERN_ZEROS);
-	if (!lat || !buf) {
-		free(lat);
-		free(buf);
-		return -ENOMEM;
-	}
-	lfsr_shuffle_init(&shuffle, (uint32_t)slots);
-	while (r->device_time_ns < duration_ns) {
-		uint64_t pos;
+/*
+ * A window of -t or --write-speed.  Every window but the last is a full
+ * second; the last counts when it is at least half a second, or when it
+ * is all there is - which, as the last, it is when none came before.
+ */
+static void take_window(struct speed_results *r, const struct vm_record *rec)
+{
+	uint64_t ns = whole(field(rec, "window_ns"));
+	uint64_t bytes = whole(field(rec, "window_bytes"));
 
-		if (stopped(stop)) {
-			err = -EINTR;
-			break;
-		}
-		if (done == slots) {
-			lfsr_shuffle_init(&shuffle, (uint32_t)slots);
-			done = 0;
-		}
-		pos = offset + (uint64_t)lfsr_shuffle_next(&shuffle) *
-			       io_bytes;
-		done++;
-		err = write ? dev_write(dev, buf, pos, io_bytes, &ns) :
-			      dev_read(dev, buf, pos, io_bytes, &ns);
-		if (err)
-			break;
-		lat[hist_bucket(ns)]++;
-		if (ns > r->max_ns)
-			r->max_ns = ns;
-		r->operations++;
-		r->device_time_ns += ns;
-		tell_progress(progress, r->device_time_ns, duration_ns,
-			      &next_ns);
+	r->has_rate = true;
+	r->rate_ns += ns;
+	r->rate_bytes += bytes;
+	if (ns && r->window_count < r->window_cap &&
+	    (ns >= SPEED_WINDOW_NS / 2 || !r->window_count))
+		r->windows[r->window_count++] = rate_of(bytes, ns);
+}
+
+static void take_iops(struct speed_results *r, const struct vm_record *rec)
+{
+	bool write = rec->fields[0].label &&
+		     strcmp(rec->fields[0].label, "write") == 0;
+	struct speed_iops_result *io = &r->iops[write];
+
+	*io = (struct speed_iops_result){ .write = write,
+		.io_bytes = whole(field(rec, "block_bytes")),
+		.device_time_ns = whole(field(rec, "device_time_ns")),
+		.operations = whole(field(rec, "operations")),
+		.p50_ns = whole(field(rec, "p50")),
+		.p99_ns = whole(field(rec, "p99")),
+		.max_ns = whole(field(rec, "max")) };
+	io->iops = io->device_time_ns ? (double)io->operations * 1e9 /
+					(double)io->device_time_ns : 0;
+	/* a signal before the first operation: not measured */
+	r->has_iops[write] = io->operations > 0 || !write;
+}
+
+int speed_collect(void *ctx, const struct vm_record *record)
+{
+	struct speed_results *r = ctx;
+	const char *first = record->count ? record->fields[0].key : "";
+
+	if (strcmp(first, "second") == 0) {
+		take_window(r, record);
+	} else if (strcmp(first, "direction") == 0) {
+		take_iops(r, record);
+	} else if (strcmp(first, "write_ns") == 0) {
+		r->has_rate = true;
+		r->rate_ns = whole(field(record, "write_ns"));
+		r->rate_bytes = whole(field(record, "write_bytes"));
 	}
-	free(buf);
-	r->p50_ns = hist_percentile(lat, r->operations, 50);
-	r->p99_ns = hist_percentile(lat, r->operations, 99);
-	r->iops = r->device_time_ns ?
-		  (double)r->operations * 1e9 / (double)r->device_time_ns : 0;
-	free(lat);
-	return err;
+	return 0;
+}
+
+/* Whole-run rate and the windows' spread, after the run. */
+static void summarise(const struct speed_results *r, struct speed_rate *sum)
+{
+	double *sorted;
+	size_t n = r->window_count;
+
+	sum->bytes = r->rate_bytes;
+	sum->device_time_ns = r->rate_ns;
+	sum->bytes_per_s = rate_of(r->rate_bytes, r->rate_ns);
+	sum->window_min = sum->window_median = sum->window_max = 0;
+	if (!n)
+		return;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		sum->window_min = sum->window_median = sum->window_max =
+			sum->bytes_per_s;
+		return;
+	}
+	memcpy(sorted, r->windows, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), compare_double);
+	sum->window_min = sorted[0];
+	sum->window_max = sorted[n - 1];
+	sum->window_median = n % 2 ? sorted[n / 2] :
+			     (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	free(sorted);
+}
+
+void speed_rate_summary(const struct speed_results *r, struct speed_rate *sum)
+{
+	*sum = (struct speed_rate){ .windows = r->windows,
+				    .window_count = r->window_count };
+	summarise(r, sum);
 }
 
 int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
@@ -340,74 +207,41 @@ static void add_label(struct vm_record *rec, const char *key,
  * "read 1048576-byte blocks for 3.05s: 19.6 MB/s; per second: min 19.5,
  * median 19.6, max 19.7 MB/s".
  */
-static int emit_rate(struct speed_exec *x, const struct speed_rate *r)
+int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
+		    bool write, uint64_t block_bytes)
 {
 	struct vm_record rec = { .style = VM_STYLE_SPACES };
+	struct speed_rate r;
 	int err;
 
-	for (size_t i = 0; i < r->window_count; i++) {
+	speed_rate_summary(res, &r);
+	for (size_t i = 0; i < r.window_count; i++) {
 		rec.count = 0;
 		add_value(&rec, VM_UNIT_COUNT, "second", MACHINE_ONLY,
 			  (double)(i + 1));
 		add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", MACHINE_ONLY,
-			  r->windows[i]);
+			  r.windows[i]);
 		err = x->emit(x->ctx, &rec);
 		if (err)
 			return err;
 	}
 	rec.count = 0;
-	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
+	add_value(&rec, VM_UNIT_BYTES, "block_bytes", write ?
 		  "write %-byte blocks for" : "read %-byte blocks for",
-		  (double)r->block_bytes);
+		  (double)block_bytes);
 	add_value(&rec, VM_UNIT_TIME, "device_time_ns", "%:",
-		  (double)r->device_time_ns);
+		  (double)r.device_time_ns);
 	add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", "% MB/s;",
-		  r->bytes_per_s);
+		  r.bytes_per_s);
 	add_value(&rec, VM_UNIT_MBPS, "window_min", "per second: min %,",
-		  r->window_min);
+		  r.window_min);
 	add_value(&rec, VM_UNIT_MBPS, "window_median", "median %,",
-		  r->window_median);
+		  r.window_median);
 	add_value(&rec, VM_UNIT_MBPS, "window_max", "max % MB/s",
-		  r->window_max);
+		  r.window_max);
 	add_value(&rec, VM_UNIT_COUNT, "failed_reads", MACHINE_ONLY,
-		  (double)r->failed_reads);
+		  (double)x->failed_reads);
 	return x->emit(x->ctx, &rec);
-}
-
-static int run_rate(struct speed_exec *x, uint64_t offset,
-		    uint64_t span_bytes, uint64_t block_bytes, bool write,
-		    uint64_t duration_ns)
-{
-	struct speed_progress progress = { x->progress, x->ctx, 0, 0 };
-	struct speed_rate r;
-	int err, emitted;
-
-	err = speed_measure_rate(x->dev, offset, span_bytes, block_bytes,
-				 write, duration_ns, x->stop, &progress, &r);
-	x->failed_reads = r.failed_reads;
-	x->first_failure = r.first_failure;
-	if (!err || err == -EINTR) {
-		emitted = emit_rate(x, &r);
-		if (emitted)
-			err = emitted;
-	}
-	speed_rate_free(&r);
-	return err;
-}
-
-int speed_read(struct speed_exec *x, uint64_t offset, uint64_t block_bytes,
-	       uint64_t duration_ns)
-{
-	return run_rate(x, offset, 0, block_bytes, false, duration_ns);
-}
-
-int speed_write(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
-		uint64_t erase_bytes, uint64_t duration_ns)
-{
-	if (!span_bytes)
-		return -EINVAL;
-	return run_rate(x, offset, span_bytes, erase_bytes, true,
-			duration_ns);
 }
 
 /*
@@ -437,31 +271,13 @@ static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 	return x->emit(x->ctx, &rec);
 }
 
-int speed_iops(struct speed_exec *x, uint64_t offset, uint64_t span_bytes,
-	       uint64_t duration_ns, bool write)
+int speed_emit_iops(struct speed_exec *x, const struct speed_results *r)
 {
-	struct speed_progress progress = { x->progress, x->ctx, 0,
-					   write ? 2 * duration_ns : 0 };
-	struct speed_iops_result rd, wr = { .write = true };
-	uint64_t io_bytes = x->io_bytes ? x->io_bytes : SPEED_IO_BYTES;
-	int err, emitted;
+	int err = emit_iops(x, &r->iops[0]);
 
-	err = speed_measure_random(x->dev, offset, span_bytes, io_bytes,
-				   false, duration_ns, x->stop, &progress, &rd);
-	if (err && err != -EINTR)
-		return err;
-	if (!err && write) {
-		progress.before_ns = rd.device_time_ns;
-		err = speed_measure_random(x->dev, offset, span_bytes,
-					   io_bytes, true, duration_ns, x->stop,
-					   &progress, &wr);
-		if (err && err != -EINTR)
-			return err;
-	}
-	emitted = emit_iops(x, &rd);
-	if (!emitted && write && wr.operations)
-		emitted = emit_iops(x, &wr);
-	return emitted ? emitted : err;
+	if (!err && r->has_iops[1])
+		err = emit_iops(x, &r->iops[1]);
+	return err;
 }
 
 /* --- the class table -------------------------------------------------- */
@@ -700,58 +516,17 @@ static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 	return x->emit(x->ctx, &note);
 }
 
-/* The three measurements; stops at the first error or interruption. */
-static int measure_classes(struct speed_exec *x, bool read_only,
-			   uint64_t offset, uint64_t span_bytes,
-			   uint64_t erase_bytes, uint64_t duration_ns,
-			   struct speed_measured *m)
+int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
+		       const struct info_card *card)
 {
-	struct speed_progress progress = { x->progress, x->ctx, 0,
-		(read_only ? 1 : 3) * duration_ns };
-	struct speed_iops_result io;
-	struct speed_rate r;
-	int err;
+	struct speed_measured m = {
+		.has_write_rate = r->has_rate && r->rate_ns,
+		.write_bytes_per_s = rate_of(r->rate_bytes, r->rate_ns),
+		.has_read_iops = r->has_iops[0] && r->iops[0].operations,
+		.read_iops = r->iops[0].iops,
+		.has_write_iops = r->has_iops[1],
+		.write_iops = r->iops[1].iops,
+	};
 
-	if (!read_only) {
-		err = speed_measure_rate(x->dev, offset, span_bytes,
-					 erase_bytes, true, duration_ns,
-					 x->stop, &progress, &r);
-		speed_rate_free(&r);
-		if (err)
-			return err;
-		m->has_write_rate = true;
-		m->write_bytes_per_s = r.bytes_per_s;
-		progress.before_ns += r.device_time_ns;
-	}
-	err = speed_measure_iops(x->dev, offset, span_bytes, false,
-				 duration_ns, x->stop, &progress, &io);
-	if (err)
-		return err;
-	m->has_read_iops = true;
-	m->read_iops = io.iops;
-	progress.before_ns += io.device_time_ns;
-	if (read_only)
-		return 0;
-	err = speed_measure_iops(x->dev, offset, span_bytes, true,
-				 duration_ns, x->stop, &progress, &io);
-	if (err)
-		return err;
-	m->has_write_iops = true;
-	m->write_iops = io.iops;
-	return 0;
-}
-
-int speed_class_check(struct speed_exec *x, const struct info_card *card,
-		      bool read_only, uint64_t offset, uint64_t span_bytes,
-		      uint64_t erase_bytes, uint64_t duration_ns)
-{
-	struct speed_measured m = { 0 };
-	int err, emitted;
-
-	err = measure_classes(x, read_only, offset, span_bytes, erase_bytes,
-			      duration_ns, &m);
-	if (err && err != -EINTR)
-		return err;
-	emitted = emit_classes(x, &m, card);
-	return emitted ? emitted : err;
+	return emit_classes(x, &m, card);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "lfsr.h"
 #include "vmprog.h"
 
@@ -31,7 +32,23 @@ struct run {
 	unsigned error_line;
 	double loop_values[VM_MAX_REDUCERS];	/* of the last loop to end */
 	bool record_failed;		/* a skipped read belongs to it */
+	/* percentile reducers: a histogram per loop node that has them,
+	   allocated before the run (a loop never runs inside itself) */
+	struct hist **hists;
+	uint64_t timed_done_ns;		/* device time of all I/O so far */
+	uint64_t timed_total_ns;	/* the plan's sum of timed bounds */
+	uint64_t deadline_ns;		/* of the innermost running timed
+					   loop; UINT64_MAX outside them */
+	struct resumed *resumed;	/* per node, for "resume" loops */
+	unsigned timed_depth;		/* planning: timed loops entered */
+	uint64_t next_progress_ns;
+	bool interrupted;		/* a timed loop ended on *stop */
 };
+
+/* Device time between progress calls of a time-bounded loop. */
+#define TIMED_PROGRESS_NS 10000000ULL
+/* Runs in a row without device time (skipped reads) a timed loop takes */
+#define VM_MAX_IDLE_RUNS 64
 
 static int plan_error(struct run *r, int err, const char *op,
 		      uint64_t offset, uint64_t length, unsigned line)
@@ -176,17 +193,20 @@ static int run_io(struct run *r, const struct node *n, double *value)
 	else
 		err = dev_discard(r->exec->dev, offset, length, &ns);
 	if (err == -EIO && n->op == VM_READ && r->exec->skip_read_errors) {
-		/* no time: the record this read feeds is dropped */
+		/* no time: the record this read feeds is dropped, except
+		   in a timed loop, which just goes on */
 		if (r->exec->failed_reads++ == 0)
 			r->exec->first_failure = r->exec->dev->error;
-		r->record_failed = true;
+		if (r->deadline_ns == UINT64_MAX)
+			r->record_failed = true;
 		*value = NAN;
 		return 0;
 	}
 	if (err)
 		return err;
+	r->timed_done_ns += ns;
 	*value = (double)ns;
-	if (r->exec->progress && (++r->done & 63) == 0)
+	if (r->exec->progress && !r->timed_total_ns && (++r->done & 63) == 0)
 		r->exec->progress(r->exec->ctx, r->done, r->total);
 	return 0;
 }
@@ -195,7 +215,13 @@ struct reducer {
 	enum vm_reduce kind;
 	double value;
 	uint64_t count;
+	const struct hist *hist;	/* P50, P99: the loop's samples */
 };
+
+static bool is_percentile(enum vm_reduce kind)
+{
+	return kind == VM_REDUCE_P50 || kind == VM_REDUCE_P99;
+}
 
 static void reduce_add(struct reducer *red, double v)
 {
@@ -216,8 +242,13 @@ static bool reduce_result(const struct reducer *red, double *value)
 {
 	if (red->kind == VM_REDUCE_NONE)
 		return false;
-	if (red->count == 0)
+	if (red->kind == VM_REDUCE_RUNS)
+		*value = (double)red->count;
+	else if (red->count == 0)
 		*value = red->kind == VM_REDUCE_TOTAL ? 0 : NAN;
+	else if (is_percentile(red->kind))
+		*value = red->hist ? (double)hist_percentile(red->hist,
+			 red->kind == VM_REDUCE_P50 ? 50 : 99) : NAN;
 	else if (red->kind == VM_REDUCE_AVG)
 		*value = red->value / (double)red->count;
 	else
@@ -237,6 +268,12 @@ struct series {
 	uint64_t next_pow2, next_three;	/* ALIGNS */
 	uint64_t first, span;		/* BOUNDARIES: candidate indexes */
 	struct lfsr_shuffle shuffle;
+};
+
+/* Where a "resume" loop's series stopped. */
+struct resumed {
+	bool valid;
+	struct series s;
 };
 
 /* How many numbers m >= 1 that are odd and not multiples of 3 are <= x. */
@@ -267,7 +304,7 @@ static int series_start(struct run *r, const struct node *n,
 
 	memset(s, 0, sizeof(*s));
 	s->kind = n->series;
-	for (unsigned i = 0; i < n->operand_count; i++)
+	for (unsigned i = 0; i < vm_series_table[n->series].operands; i++)
 		if (eval_whole(r, n, i, bounds[i]))
 			return -EDOM;
 	switch (s->kind) {
@@ -389,46 +426,183 @@ static int plan_repeat(struct run *r, unsigned index, uint64_t repeats,
 	return 0;
 }
 
+/*
+ * One run of a loop's body, its variable bound to v; the value goes to
+ * the reducers and the loop's histogram.  *timed: the run's value counts
+ * as device time (a skipped read has none).
+ */
+static int loop_run(struct run *r, unsigned index, double v,
+		    struct reducer *red, struct hist *hist, double *body,
+		    bool *timed)
+{
+	const struct node *n = &r->program->nodes[index];
+	bool has;
+	int err;
+
+	if (n->op != VM_REPEAT)
+		r->vars[n->var] = v;
+	err = count_step(r, n);
+	if (!err)
+		err = run_block(r, index + 1, n->end, &has, body);
+	if (err)
+		return err;
+	for (unsigned j = 0; has && j < n->reduce_count; j++)
+		reduce_add(&red[j], *body);
+	*timed = has && !isnan(*body);
+	if (hist && *timed)
+		hist_add(hist, *body > 0 ? (uint64_t)*body : 0);
+	return 0;
+}
+
+/*
+ * Planning a loop bounded by time: how often it runs is the device's
+ * business, so the body is planned at the series' lowest and highest
+ * value (offsets grow with the variable in every built-in program; a
+ * shuffle visits the same slots as linear).  Other series are small and
+ * planned whole.
+ */
+static int plan_timed(struct run *r, unsigned index, struct reducer *red)
+{
+	const struct node *n = &r->program->nodes[index];
+	uint64_t bound_ns;
+	struct series s;
+	bool timed;
+	double v, body;
+	int err = 0;
+
+	if (eval_whole(r, n, n->operand_count - 1, &bound_ns) ||
+	    series_start(r, n, &s))
+		return -EDOM;
+	/* a loop inside a timed loop takes the outer one's time */
+	if (r->timed_depth++ == 0)
+		r->plan->timed_ns += bound_ns;
+	if (n->series == VM_SERIES_LINEAR || n->series == VM_SERIES_SHUFFLE) {
+		double ends[2] = { (double)s.a, (double)s.a +
+				   (double)(s.count - 1) * (double)s.b };
+
+		for (unsigned i = 0; !err && i < s.count && i < 2; i++)
+			err = loop_run(r, index, ends[i], red, NULL, &body,
+				       &timed);
+	} else {
+		while (!err && series_next(&s, &v))
+			err = loop_run(r, index, v, red, NULL, &body, &timed);
+	}
+	r->timed_depth--;
+	return err;
+}
+
+static bool timed_stopped(struct run *r)
+{
+	if (r->exec->stop && *r->exec->stop)
+		r->interrupted = true;
+	return r->interrupted;
+}
+
+static void timed_progress(struct run *r)
+{
+	if (!r->exec->progress || r->timed_done_ns < r->next_progress_ns)
+		return;
+	r->next_progress_ns = r->timed_done_ns + TIMED_PROGRESS_NS;
+	r->exec->progress(r->exec->ctx, r->timed_done_ns / 1000000,
+			  r->timed_total_ns / 1000000);
+}
+
+/*
+ * Running it: the series over and over until the I/O inside took the
+ * bound, or the bound of a timed loop around it is reached.  A stop
+ * signal ends the loop, not the program, so what was measured is still
+ * reported (vm_run then returns -EINTR).  Runs without device time
+ * (skipped reads) do not count; too many in a row end the run with the
+ * last read's error, and a run without any I/O ends the loop (time would
+ * never pass).  A "resume" loop goes on with its series where it left
+ * it.
+ */
+static int run_timed(struct run *r, unsigned index, struct reducer *red,
+		     struct hist *hist)
+{
+	const struct node *n = &r->program->nodes[index];
+	struct resumed *saved = n->resume ? &r->resumed[index] : NULL;
+	uint64_t bound_ns, outer_ns = r->deadline_ns, before_ns, failed;
+	struct series s;
+	unsigned idle = 0;
+	bool any = true, timed;
+	double v, body;
+	int err = 0;
+
+	if (eval_whole(r, n, n->operand_count - 1, &bound_ns))
+		return -EDOM;
+	r->deadline_ns = bound_ns < outer_ns - r->timed_done_ns ?
+			 r->timed_done_ns + bound_ns : outer_ns;
+	if (saved && saved->valid)
+		s = saved->s;
+	else if (series_start(r, n, &s))
+		err = -EDOM;
+	while (!err && r->timed_done_ns < r->deadline_ns &&
+	       !timed_stopped(r)) {
+		if (!series_next(&s, &v)) {
+			/* the end of the series: once more from the start,
+			   unless it has no values at all */
+			if (!any || series_start(r, n, &s))
+				break;
+			any = false;
+			continue;
+		}
+		any = true;
+		before_ns = r->timed_done_ns;
+		failed = r->exec->failed_reads;
+		err = loop_run(r, index, v, red, hist, &body, &timed);
+		if (err || r->timed_done_ns != before_ns)
+			idle = 0;
+		else if (r->exec->failed_reads == failed)
+			break;		/* no I/O at all: time cannot pass */
+		else if (++idle > VM_MAX_IDLE_RUNS)
+			err = -EIO;
+		timed_progress(r);
+	}
+	if (saved)
+		*saved = (struct resumed){ true, s };
+	r->deadline_ns = outer_ns;
+	return err;
+}
+
 static int run_loop(struct run *r, unsigned index, double *value,
 		    bool *has_value)
 {
 	const struct node *n = &r->program->nodes[index];
 	struct reducer red[VM_MAX_REDUCERS];
+	struct hist *hist = r->hists ? r->hists[index] : NULL;
 	struct series s;
 	uint64_t repeats = 0;
-	bool body_has, scaled = false;
-	double v, body;
-	int err;
+	bool timed, scaled = false;
+	double v = 0, body;
+	int err = 0;
 
+	if (hist)
+		hist_clear(hist);
 	for (unsigned i = 0; i < n->reduce_count; i++)
-		red[i] = (struct reducer){ .kind = n->reduce[i] };
-	if (n->op == VM_REPEAT) {
+		red[i] = (struct reducer){ .kind = n->reduce[i],
+					   .hist = hist };
+	if (n->op == VM_FOR_TIME) {
+		err = r->planning ? plan_timed(r, index, red) :
+				    run_timed(r, index, red, hist);
+		scaled = true;
+	} else if (n->op == VM_REPEAT) {
 		if (eval_whole(r, n, 0, &repeats))
 			return -EDOM;
-		if (r->planning) {
+		if (r->planning)
 			err = plan_repeat(r, index, repeats, &scaled);
-			if (err)
-				return err;
-		}
 	} else if (series_start(r, n, &s)) {
 		return -EDOM;
 	}
-	for (uint64_t i = 0; !scaled; i++) {
+	for (uint64_t i = 0; !err && !scaled; i++) {
 		if (n->op == VM_REPEAT ? i >= repeats : !series_next(&s, &v))
 			break;
-		if (n->op == VM_FOR)
-			r->vars[n->var] = v;
-		err = count_step(r, n);
-		if (!err)
-			err = run_block(r, index + 1, n->end, &body_has,
-					&body);
-		if (err)
-			return err;
-		for (unsigned j = 0; body_has && j < n->reduce_count; j++)
-			reduce_add(&red[j], body);
+		err = loop_run(r, index, v, red, hist, &body, &timed);
 	}
+	if (err)
+		return err;
 	for (unsigned j = 0; j < n->reduce_count; j++) {
-		if (scaled)		/* planning: values do not matter */
+		if (scaled && r->planning)	/* values do not matter */
 			red[j].count = 0;
 		reduce_result(&red[j], &r->loop_values[j]);
 	}
@@ -494,6 +668,7 @@ static long run_node(struct run *r, unsigned index, bool *has_value,
 		break;
 	case VM_REPEAT:
 	case VM_FOR:
+	case VM_FOR_TIME:
 		err = run_loop(r, index, value, has_value);
 		break;
 	case VM_LET: {
@@ -566,7 +741,7 @@ int vm_plan(const struct vm_program *program, const struct dev *dev,
 	    uint64_t max_operations, struct vm_plan *plan)
 {
 	struct run r = { .program = program, .plan = plan, .dev = dev,
-			 .planning = true };
+			 .planning = true, .deadline_ns = UINT64_MAX };
 
 	memset(plan, 0, sizeof(*plan));
 	/* loops without I/O still count, so no program can spin forever */
@@ -583,6 +758,46 @@ static void free_buffers(struct run *r)
 	free(r->read_buffer);
 	for (int i = 0; i < DEV_PATTERN_COUNT; i++)
 		free(r->write_buffers[i]);
+	for (unsigned i = 0; r->hists && i < r->program->node_count; i++)
+		free(r->hists[i]);
+	free(r->hists);
+	free(r->resumed);
+}
+
+static bool wants_hist(const struct node *n)
+{
+	for (unsigned i = 0; i < n->reduce_count; i++)
+		if (is_percentile(n->reduce[i]))
+			return true;
+	return false;
+}
+
+/* A histogram for each loop with percentiles, touched before timing. */
+static int alloc_hists(struct run *r)
+{
+	const struct vm_program *program = r->program;
+
+	for (unsigned i = 0; i < program->node_count; i++) {
+		if (!wants_hist(&program->nodes[i]))
+			continue;
+		if (!r->hists)
+			r->hists = calloc(program->node_count,
+					  sizeof(*r->hists));
+		if (!r->hists)
+			return -ENOMEM;
+		r->hists[i] = malloc(sizeof(*r->hists[i]));
+		if (!r->hists[i])
+			return -ENOMEM;
+		hist_clear(r->hists[i]);
+	}
+	for (unsigned i = 0; i < program->node_count && !r->resumed; i++)
+		if (program->nodes[i].resume) {
+			r->resumed = calloc(program->node_count,
+					    sizeof(*r->resumed));
+			if (!r->resumed)
+				return -ENOMEM;
+		}
+	return 0;
 }
 
 int vm_run(const struct vm_program *program, const struct vm_plan *plan,
@@ -590,6 +805,8 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 {
 	struct run r = { .program = program, .exec = exec, .dev = exec->dev,
 			 .total = plan->operations,
+			 .timed_total_ns = plan->timed_ns,
+			 .deadline_ns = UINT64_MAX,
 			 .step_limit = UINT64_MAX };
 	int err = 0;
 
@@ -607,7 +824,10 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 		if (plan->patterns[i] && !r.write_buffers[i])
 			err = -ENOMEM;
 	if (!err)
+		err = alloc_hists(&r);
+	if (!err)
 		err = run_program(&r);
 	free_buffers(&r);
-	return err;
+	/* a timed loop cut short by a signal: the records are partial */
+	return !err && r.interrupted ? -EINTR : err;
 }

@@ -23,6 +23,8 @@ enum vm_op {
 	VM_DISCARD,	/* discard LEN bytes at OFFSET; value: ns */
 	VM_REPEAT,	/* run BODY COUNT times; value: REDUCE of the runs */
 	VM_FOR,		/* run BODY with VAR bound to each value of SERIES */
+	VM_FOR_TIME,	/* VM_FOR, SERIES over and over, until BODY's I/O
+			   took DURATION ns of device time */
 	VM_LET,		/* VAR = EXPR, or VAR = value of one statement */
 	VM_REPORT,	/* add a field (UNIT, KEY, operands) to the record */
 	VM_NEWLINE,	/* hand the record out and start a new one */
@@ -49,6 +51,9 @@ enum vm_reduce {
 	VM_REDUCE_MAX,
 	VM_REDUCE_AVG,
 	VM_REDUCE_TOTAL,
+	VM_REDUCE_RUNS,		/* how many runs had a value */
+	VM_REDUCE_P50,		/* median, from a fixed histogram (1.6%) */
+	VM_REDUCE_P99,		/* 99th percentile, the same way */
 	VM_REDUCE_COUNT
 };
 
@@ -127,6 +132,12 @@ struct vm_plan {
 	uint64_t reads, writes, discards;
 	uint64_t bytes_read, bytes_written;
 	uint64_t max_length;		/* largest single transfer */
+	/*
+	 * Time-bounded loops: the sum of their bounds in ns.  Their
+	 * operations are not counted (time decides how many); their
+	 * offsets are planned at the series' lowest and highest values.
+	 */
+	uint64_t timed_ns;
 	uint64_t write_start;		/* writes and discards: [start, end) */
 	uint64_t write_end;		/* start == end: the program never writes */
 	bool patterns[DEV_PATTERN_COUNT];
@@ -147,7 +158,8 @@ struct vm_exec {
 	struct dev *dev;
 	/* receives each finished record; non-zero stops the run */
 	int (*emit)(void *ctx, const struct vm_record *record);
-	/* called every so often with operations done, for progress */
+	/* called every so often with operations done, for progress; when
+	   the plan has time-bounded loops, with ms of their device time */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by a signal: end the run */

@@ -534,6 +534,17 @@ static void parse_repeat(struct parser *p)
 	parse_block(p, index);
 }
 
+/* Whether a loop's body does I/O: only I/O advances device time. */
+static bool has_io(const struct vm_program *program, unsigned loop)
+{
+	for (unsigned i = loop + 1; i < program->nodes[loop].end; i++)
+		if (program->nodes[i].op == VM_READ ||
+		    program->nodes[i].op == VM_WRITE ||
+		    program->nodes[i].op == VM_DISCARD)
+			return true;
+	return false;
+}
+
 static void parse_for(struct parser *p)
 {
 	unsigned index = p->program->node_count;
@@ -564,6 +575,19 @@ static void parse_for(struct parser *p)
 		if (!parse_operand(p, &p->program->nodes[index].operands[i],
 				   false, "a series bound"))
 			return;
+	/* "within DURATION": the series again and again until the time */
+	if (token_is(&p->token, "within")) {
+		next_token(p);
+		if (!parse_operand(p, &p->program->nodes[index].operands[count],
+				   false, "a duration in ns"))
+			return;
+		p->program->nodes[index].op = VM_FOR_TIME;
+		count++;
+		if (token_is(&p->token, "resume")) {
+			next_token(p);
+			p->program->nodes[index].resume = true;
+		}
+	}
 	if (!parse_reducers(p, index))
 		return;
 	n = &p->program->nodes[index];
@@ -571,6 +595,10 @@ static void parse_for(struct parser *p)
 	n->series = series;
 	n->operand_count = count;
 	parse_block(p, index);
+	if (!p->failed && p->program->nodes[index].op == VM_FOR_TIME &&
+	    !has_io(p->program, index))
+		error_at(p, n->line, n->column, "a loop bounded by time needs "
+			 "a read, write or discard in its body");
 }
 
 static bool starts_value_statement(const struct token *t)
@@ -578,6 +606,11 @@ static bool starts_value_statement(const struct token *t)
 	return token_is(t, "read") || token_is(t, "write") ||
 	       token_is(t, "discard") || token_is(t, "repeat") ||
 	       token_is(t, "for");
+}
+
+static bool is_loop(enum vm_op op)
+{
+	return op == VM_FOR || op == VM_FOR_TIME || op == VM_REPEAT;
 }
 
 static void parse_let(struct parser *p)
@@ -617,13 +650,12 @@ static void parse_let(struct parser *p)
 		if (p->failed)
 			return;
 		b = &p->program->nodes[body];
-		if ((b->op == VM_FOR || b->op == VM_REPEAT) &&
-		    b->reduce[0] == VM_REDUCE_NONE) {
+		if (is_loop(b->op) && b->reduce[0] == VM_REDUCE_NONE) {
 			error_at(p, b->line, b->column,
 				 "a loop with reducer 'none' has no value");
 			return;
 		}
-		if (name_count > 1 && ((b->op != VM_FOR && b->op != VM_REPEAT) ||
+		if (name_count > 1 && (!is_loop(b->op) ||
 		    b->reduce_count != name_count)) {
 			error_at(p, b->line, b->column, "%u names need a loop "
 				 "with %u reducers", name_count, name_count);

@@ -74,10 +74,12 @@ static void expr_text(const struct vm_program *prog, const struct expr *x,
 	snprintf(out, size, "%s", top ? stack[0] : "?");
 }
 
+/* Operands [first, end) of n, each in parentheses when it has spaces. */
 static void list_operands(const struct vm_program *prog,
-			  const struct node *n, char *line, size_t size)
+			  const struct node *n, unsigned first, unsigned end,
+			  char *line, size_t size)
 {
-	for (unsigned i = 0; i < n->operand_count; i++) {
+	for (unsigned i = first; i < end; i++) {
 		char text[EXPR_TEXT];
 
 		expr_text(prog, &n->operands[i], text, sizeof(text));
@@ -116,12 +118,24 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 		 vm_op_table[n->op].name);
 	switch (n->op) {
 	case VM_FOR:
+	case VM_FOR_TIME:
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 " %s in %s", prog->vars[n->var],
 			 vm_series_table[n->series].name);
 		/* fall through */
 	case VM_REPEAT:
-		list_operands(prog, n, line, sizeof(line));
+		list_operands(prog, n, 0, n->operand_count -
+			      (n->op == VM_FOR_TIME), line, sizeof(line));
+		if (n->op == VM_FOR_TIME) {
+			snprintf(line + strlen(line),
+				 sizeof(line) - strlen(line), " within");
+			list_operands(prog, n, n->operand_count - 1,
+				      n->operand_count, line, sizeof(line));
+			if (n->resume)
+				snprintf(line + strlen(line),
+					 sizeof(line) - strlen(line),
+					 " resume");
+		}
 		for (unsigned i = 0; i < n->reduce_count; i++)
 			snprintf(line + strlen(line),
 				 sizeof(line) - strlen(line), "%s%s",
@@ -145,7 +159,8 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 " =");
 		if (n->operand_count) {
-			list_operands(prog, n, line, sizeof(line));
+			list_operands(prog, n, 0, n->operand_count, line,
+				      sizeof(line));
 			break;
 		}
 		out(ctx, line);
@@ -162,15 +177,18 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 			snprintf(line + strlen(line),
 				 sizeof(line) - strlen(line), " \"%s\"",
 				 n->label);
-		list_operands(prog, n, line, sizeof(line));
+		list_operands(prog, n, 0, n->operand_count, line,
+			      sizeof(line));
 		break;
 	case VM_WRITE:
-		list_operands(prog, n, line, sizeof(line));
+		list_operands(prog, n, 0, n->operand_count, line,
+			      sizeof(line));
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
 			 " %s", vm_pattern_names[n->pattern]);
 		break;
 	default:
-		list_operands(prog, n, line, sizeof(line));
+		list_operands(prog, n, 0, n->operand_count, line,
+			      sizeof(line));
 		break;
 	}
 	out(ctx, line);

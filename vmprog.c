@@ -15,6 +15,7 @@ const struct vm_op_info vm_op_table[] = {
 	[VM_DISCARD] = { "discard", 2, true },
 	[VM_REPEAT] = { "repeat", 1, true },
 	[VM_FOR] = { "for", 0, true },
+	[VM_FOR_TIME] = { "for", 0, true },
 	[VM_LET] = { "let", 0, false },
 	[VM_REPORT] = { "report", 0, false },
 	[VM_NEWLINE] = { "newline", 0, false },
@@ -35,7 +36,8 @@ _Static_assert(sizeof(vm_series_table) / sizeof(vm_series_table[0]) ==
 const char *const vm_reduce_names[] = {
 	[VM_REDUCE_NONE] = "none", [VM_REDUCE_MIN] = "min",
 	[VM_REDUCE_MAX] = "max", [VM_REDUCE_AVG] = "avg",
-	[VM_REDUCE_TOTAL] = "total",
+	[VM_REDUCE_TOTAL] = "total", [VM_REDUCE_RUNS] = "runs",
+	[VM_REDUCE_P50] = "p50", [VM_REDUCE_P99] = "p99",
 };
 _Static_assert(sizeof(vm_reduce_names) / sizeof(vm_reduce_names[0]) ==
 	       VM_REDUCE_COUNT, "one name per reducer");

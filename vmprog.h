@@ -16,8 +16,8 @@
 #define VM_MAX_VARS 32
 #define VM_MAX_DEPTH 32		/* nesting of blocks, and expression stack */
 #define VM_MAX_NODES 4096
-#define VM_MAX_OPERANDS 4
-#define VM_MAX_REDUCERS 4	/* let a, b, c = for ... (min, avg, max) */
+#define VM_MAX_OPERANDS 5	/* a series' 4 and a time bound */
+#define VM_MAX_REDUCERS 6	/* let a, b, c = for ... (min, avg, max) */
 
 /* Opcode properties, indexed by enum vm_op. */
 struct vm_op_info {
@@ -73,6 +73,8 @@ struct node {
 	unsigned var_count;
 	unsigned operand_count;
 	struct expr operands[VM_MAX_OPERANDS];
+	bool resume;			/* VM_FOR_TIME: the series goes on
+					   where this loop left it last time */
 	unsigned end;			/* index of the node after the body */
 	char *key, *text, *label;
 };

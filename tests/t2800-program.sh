@@ -60,4 +60,35 @@ test_expect_success 'every built-in program lists and compiles back the same' '
 	grep -q "^for align in aligns" listing
 '
 
+test_expect_success 'the speed tests and the detect probes are listed programs' '
+	"$FLASHBENCH" --list-programs >listing &&
+	for name in read-speed write-speed iops class-check detect-align \
+		detect-open-linear detect-open-random detect-fat detect-size; do
+		grep -q "^# $name: " listing || { echo "no $name" >&2; return 1; }
+	done
+'
+
+# A modified copy of read-speed: its windows, each a second of device
+# time, with the rate added; 3 s of 1 MiB reads at the model's 19.6 MB/s.
+test_expect_success 'a modified copy of read-speed runs with --program' '
+	"$FLASHBENCH" --list-programs >listing &&
+	sed -n "/^# read-speed:/,/^\$/p" listing | sed 1d |
+		sed "s/^\treport count second w\$/&\n\treport mbps rate n * \$blocksize t/" \
+		>rs.prog &&
+	grep -q "report mbps rate" rs.prog &&
+	"$FLASHBENCH" --program=rs.prog --time=3 -b 1M sim: >out &&
+	test "$(wc -l <out)" = 3 &&
+	awk "\$1 != NR || \$2 < 19.4 || \$2 > 19.8 || \$3 < 1.0 { exit 1 }" \
+		out &&
+	"$FLASHBENCH" -t --time=3 -b 1M sim: >t.out &&
+	grep -q " 19.6 MB/s; per second: min 19.6, median 19.6" t.out
+'
+
+test_expect_success 'a loop bounded by time without I/O is refused' '
+	printf "for i in linear 0 1 4 within \$time total {\n\tlet x = i\n}\n" \
+		>idle.prog &&
+	test_expect_code 2 "$FLASHBENCH" --program=idle.prog sim: 2>err &&
+	grep -q "bounded by time needs a read, write or discard" err
+'
+
 test_done

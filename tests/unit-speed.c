@@ -1,15 +1,19 @@
 /*
  * unit-speed: sequential rates, random IOPS and the class table, measured
- * on simulated cards whose rates and latencies are set in the spec, so the
- * expected figures follow from the model.
+ * by the built-in speed programs (programs.c) on simulated cards whose
+ * rates and latencies are set in the spec, so the expected figures follow
+ * from the model.
  */
 #include <errno.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dev.h"
+#include "lfsr.h"
+#include "programs.h"
 #include "speed.h"
 #include "unit.h"
 
@@ -28,17 +32,96 @@ static int open_sim(struct dev *dev, const char *spec, enum dev_mode mode)
 	return err;
 }
 
+/* Where a speed program runs, and what it gathers. */
+struct speed_job {
+	const char *program;		/* read-speed, write-speed, ... */
+	uint64_t offset, block, span, duration_ns;
+	bool writes;
+	uint64_t erase;			/* $erasesize; 0: block */
+	volatile sig_atomic_t *stop;
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	struct speed_results results;
+	uint64_t failed_reads;
+	struct vm_plan plan;
+};
+
+static int job_collect(void *ctx, const struct vm_record *record)
+{
+	struct speed_job *job = ctx;
+
+	return speed_collect(&job->results, record);
+}
+
+static uint64_t job_slots(const struct speed_job *job, const struct dev *dev)
+{
+	uint64_t slots;
+
+	if (strcmp(job->program, "read-speed") == 0)
+		return (dev->size_bytes - job->offset) / job->block;
+	slots = job->span / job->block;
+	return slots > LFSR_MAX_SLOTS ? LFSR_MAX_SLOTS : slots;
+}
+
+static void job_params(const struct speed_job *job, const struct dev *dev)
+{
+	struct vm_param *p = program_params;
+
+	p[PARAM_SIZE].value = (double)dev->size_bytes;
+	p[PARAM_LBS].value = dev->logical_block_bytes;
+	p[PARAM_BLOCKSIZE].value = (double)job->block;
+	p[PARAM_ERASESIZE].value = (double)(job->erase ? job->erase :
+					    job->block);
+	p[PARAM_OFFSET].value = (double)job->offset;
+	p[PARAM_SPAN].value = (double)job->span;
+	p[PARAM_TIME].value = (double)job->duration_ns;
+	p[PARAM_WINDOWS].value = (double)speed_windows(job->duration_ns);
+	p[PARAM_SLOTS].value = (double)job_slots(job, dev);
+	p[PARAM_WRITES].value = job->writes;
+}
+
+/* Compile, plan and run job->program on dev; the plan's range may be
+   written.  Returns what vm_run returns, or the plan's error. */
+static int run_job(struct dev *dev, struct speed_job *job)
+{
+	const struct program_def *def = programs_find(job->program);
+	struct vm_program *program;
+	struct vm_diag diag;
+	struct vm_exec exec = { .dev = dev, .emit = job_collect,
+				.progress = job->progress, .ctx = job,
+				.stop = job->stop,
+				.skip_read_errors = def && def->skips_bad };
+	int err;
+
+	job_params(job, dev);
+	if (!def || vm_compile(def->text, program_params, PARAM_COUNT_OF,
+			       &program, &diag))
+		return -EINVAL;
+	err = vm_plan(program, dev, 100000000, &job->plan);
+	if (!err && job->plan.write_end > job->plan.write_start)
+		dev_allow_writes(dev, job->plan.write_start,
+				 job->plan.write_end);
+	if (!err)
+		err = speed_results_init(&job->results, job->duration_ns);
+	if (!err)
+		err = vm_run(program, &job->plan, &exec);
+	job->failed_reads = exec.failed_reads;
+	vm_free(program);
+	return err;
+}
+
 static void test_read_rate(void)
 {
 	struct dev dev;
 	struct speed_rate r;
+	struct speed_job job = { .program = "read-speed", .block = 4 * MIB,
+				 .duration_ns = 3 * SEC };
 	double block = 4.0 * MIB, lat = 10e-6, expect;
 	int err;
 
 	UNIT_CHECK(open_sim(&dev, "sim:read-rate=20M,read-lat=10us,"
 			    QUIET, DEV_READ_ONLY) == 0, "open read card");
-	err = speed_measure_rate(&dev, 0, 0, 4 * MIB, false, 3 * SEC, NULL,
-				 NULL, &r);
+	err = run_job(&dev, &job);
+	speed_rate_summary(&job.results, &r);
 	UNIT_CHECK(err == 0, "read run succeeds");
 	expect = block / (lat + block / 20e6);
 	UNIT_CHECK(fabs(r.bytes_per_s - expect) / expect < 0.02,
@@ -49,21 +132,26 @@ static void test_read_rate(void)
 		   "%zu one-second windows", r.window_count);
 	UNIT_CHECK(r.window_min <= r.window_median &&
 		   r.window_median <= r.window_max, "windows ordered");
-	UNIT_CHECK(dev.stats.bytes_written == 0, "reads write nothing");
-	speed_rate_free(&r);
+	UNIT_CHECK(dev.stats.bytes_written == 0 &&
+		   job.plan.write_end == job.plan.write_start,
+		   "reads write nothing, and the plan says so");
+	speed_results_free(&job.results);
 
 	/* wraps at the device end: a 16 MiB card read for 3 s */
 	dev_close(&dev);
 	UNIT_CHECK(open_sim(&dev, "sim:size=16M,read-rate=20M,read-lat=10us,"
 			    QUIET, DEV_READ_ONLY) == 0, "open small card");
-	err = speed_measure_rate(&dev, 8 * MIB, 0, 4 * MIB, false, 3 * SEC,
-				 NULL, NULL, &r);
-	UNIT_CHECK(err == 0 && r.bytes > 16 * MIB, "wraps at the end");
-	speed_rate_free(&r);
-	err = speed_measure_rate(&dev, 14 * MIB, 0, 4 * MIB, false, SEC,
-				 NULL, NULL, &r);
-	UNIT_CHECK(err == -EINVAL, "block past the end refused");
-	speed_rate_free(&r);
+	job.offset = 8 * MIB;
+	err = run_job(&dev, &job);
+	UNIT_CHECK(err == 0 && job.results.rate_bytes > 16 * MIB,
+		   "wraps at the end");
+	speed_results_free(&job.results);
+	job.offset = 14 * MIB;
+	job.duration_ns = SEC;
+	err = run_job(&dev, &job);
+	UNIT_CHECK(err == 0 && job.results.rate_bytes == 0,
+		   "no block fits: nothing read (%d)", err);
+	speed_results_free(&job.results);
 	dev_close(&dev);
 }
 
@@ -90,10 +178,13 @@ static void test_write_range(void)
 }
 
 /* Measure a card for the class table: sequential write and both IOPS. */
+/* The class check's program on a card: sequential write and both IOPS. */
 static int measure(const char *spec, struct speed_measured *m)
 {
-	struct speed_iops_result io;
-	struct speed_rate r;
+	struct speed_job job = { .program = "class-check",
+				 .block = SPEED_IO_BYTES, .duration_ns = SEC,
+				 .writes = true, .erase = 4 * MIB };
+	struct speed_results *r = &job.results;
 	struct dev dev;
 	uint64_t start, end;
 	int err;
@@ -102,24 +193,23 @@ static int measure(const char *spec, struct speed_measured *m)
 	if (open_sim(&dev, spec, DEV_READ_WRITE))
 		return -1;
 	err = speed_write_range(&dev, 4 * MIB, 0, &start, &end);
-	if (!err) {
-		dev_allow_writes(&dev, start, end);
-		err = speed_measure_rate(&dev, start, end - start, 4 * MIB,
-					 true, 3 * SEC, NULL, NULL, &r);
-		m->has_write_rate = !err;
-		m->write_bytes_per_s = r.bytes_per_s;
-		speed_rate_free(&r);
-	}
+	job.offset = start;
+	job.span = end - start;
 	if (!err)
-		err = speed_measure_iops(&dev, start, end - start, false,
-					 SEC, NULL, NULL, &io);
-	m->has_read_iops = !err;
-	m->read_iops = io.iops;
-	if (!err)
-		err = speed_measure_iops(&dev, start, end - start, true,
-					 SEC, NULL, NULL, &io);
-	m->has_write_iops = !err;
-	m->write_iops = io.iops;
+		err = run_job(&dev, &job);
+	m->has_write_rate = !err && r->has_rate;
+	m->write_bytes_per_s = r->rate_ns ? (double)r->rate_bytes * 1e9 /
+					    (double)r->rate_ns : 0;
+	m->has_read_iops = !err && r->has_iops[0];
+	m->read_iops = r->iops[0].iops;
+	m->has_write_iops = !err && r->has_iops[1];
+	m->write_iops = r->iops[1].iops;
+	UNIT_CHECK(err || (job.plan.write_start == start &&
+			   job.plan.write_end == end),
+		   "class check plans exactly its range [%llu, %llu)",
+		   (unsigned long long)job.plan.write_start,
+		   (unsigned long long)job.plan.write_end);
+	speed_results_free(r);
 	dev_close(&dev);
 	return err;
 }
@@ -177,24 +267,34 @@ static void test_claims(void)
 
 static void test_iops(void)
 {
-	struct speed_iops_result r;
+	struct speed_job job = { .program = "iops", .offset = 16 * MIB,
+				 .block = SPEED_IO_BYTES, .span = 256 * MIB,
+				 .duration_ns = 2 * SEC };
+	struct speed_iops_result *r = &job.results.iops[0];
 	struct dev dev;
 	int err;
 
 	UNIT_CHECK(open_sim(&dev, "sim:read-rate=20M,read-lat=100us,"
 			    "noise=0.3,spikes=0.02,seed=7", DEV_READ_ONLY) == 0,
 		   "open noisy card");
-	err = speed_measure_iops(&dev, 16 * MIB, 256 * MIB, false, 2 * SEC,
-				 NULL, NULL, &r);
-	UNIT_CHECK(err == 0 && r.operations > 100, "%llu random reads",
-		   (unsigned long long)r.operations);
-	UNIT_CHECK(r.p50_ns <= r.p99_ns && r.p99_ns <= r.max_ns,
+	err = run_job(&dev, &job);
+	UNIT_CHECK(err == 0 && r->operations > 100 && !job.results.has_iops[1],
+		   "%llu random reads, no writes",
+		   (unsigned long long)r->operations);
+	UNIT_CHECK(r->p50_ns <= r->p99_ns && r->p99_ns <= r->max_ns,
 		   "p50 %llu <= p99 %llu <= max %llu",
-		   (unsigned long long)r.p50_ns, (unsigned long long)r.p99_ns,
-		   (unsigned long long)r.max_ns);
-	UNIT_CHECK(r.p50_ns < r.max_ns, "spikes show in the maximum");
-	UNIT_CHECK(speed_measure_iops(&dev, 0, 1024, false, SEC, NULL,
-				      NULL, &r) == -EINVAL, "span under 4 KiB");
+		   (unsigned long long)r->p50_ns,
+		   (unsigned long long)r->p99_ns,
+		   (unsigned long long)r->max_ns);
+	UNIT_CHECK(r->p50_ns < r->max_ns, "spikes show in the maximum");
+	UNIT_CHECK(fabs(r->iops * (double)r->device_time_ns / 1e9 -
+			(double)r->operations) < 1e-6,
+		   "IOPS is operations per second of device time");
+	speed_results_free(&job.results);
+	job.span = 1024;
+	UNIT_CHECK(run_job(&dev, &job) == 0 && r->operations == 0,
+		   "a span under one block: nothing to do");
+	speed_results_free(&job.results);
 	dev_close(&dev);
 }
 
@@ -238,19 +338,36 @@ static void count_progress(void *ctx, uint64_t done, uint64_t total)
 	c->last_total = total;
 }
 
+/* A job whose progress goes to a struct collected. */
+struct progress_job {
+	struct speed_job job;		/* first: run_job's ctx */
+	struct collected *c;
+};
+
+static void job_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct progress_job *p = ctx;
+
+	count_progress(p->c, done, total);
+}
+
 static void test_records(void)
 {
 	static volatile sig_atomic_t stop = 1;
 	struct collected c = { .text = "" };
-	struct speed_exec x;
+	struct progress_job p = { { .program = "read-speed", .block = MIB,
+				    .duration_ns = 3 * SEC,
+				    .progress = job_progress }, &c };
+	struct speed_exec x = { .emit = collect, .ctx = &c };
 	struct dev dev;
 	int err;
 
 	UNIT_CHECK(open_sim(&dev, "sim:" QUIET, DEV_READ_ONLY) == 0,
 		   "open card for records");
-	x = (struct speed_exec){ .dev = &dev, .emit = collect,
-				 .progress = count_progress, .ctx = &c };
-	err = speed_read(&x, 0, MIB, 3 * SEC);
+	err = run_job(&dev, &p.job);
+	if (!err)
+		err = speed_emit_rate(&x, &p.job.results, false, MIB);
+	speed_results_free(&p.job.results);
 	UNIT_CHECK(err == 0 && c.records >= 3, "read: %u records",
 		   c.records);
 	UNIT_CHECK(strstr(c.text, "second=1 bytes_per_s=") &&
@@ -268,9 +385,17 @@ static void test_records(void)
 		   (unsigned long long)c.last_total);
 
 	c = (struct collected){ .text = "" };
-	err = speed_class_check(&x, NULL, true, 16 * MIB, 64 * MIB, 4 * MIB,
-				SEC / 4);
-	UNIT_CHECK(err == 0 && c.records == 15, "class check: %u records",
+	p.job = (struct speed_job){ .program = "class-check",
+				    .offset = 16 * MIB,
+				    .block = SPEED_IO_BYTES, .span = 64 * MIB,
+				    .duration_ns = SEC / 4, .erase = 4 * MIB };
+	err = run_job(&dev, &p.job);
+	if (!err)
+		err = speed_emit_classes(&x, &p.job.results, NULL);
+	speed_results_free(&p.job.results);
+	UNIT_CHECK(err == 0 && c.records == 15 &&
+		   p.job.plan.write_end == p.job.plan.write_start,
+		   "read-only class check: %u records, nothing written",
 		   c.records);
 	UNIT_CHECK(strstr(c.text, "class=C10 required.write_bytes_per_s="
 				  "10000000 ") &&
@@ -278,8 +403,13 @@ static void test_records(void)
 		   strstr(c.text, "CMD20"), "read-only class records");
 
 	c = (struct collected){ .text = "" };
-	x.stop = &stop;
-	err = speed_iops(&x, 16 * MIB, 64 * MIB, SEC, false);
+	p.job = (struct speed_job){ .program = "iops", .offset = 16 * MIB,
+				    .block = SPEED_IO_BYTES, .span = 64 * MIB,
+				    .duration_ns = SEC, .stop = &stop };
+	err = run_job(&dev, &p.job);
+	if (err == -EINTR)
+		err = speed_emit_iops(&x, &p.job.results) ? -EIO : -EINTR;
+	speed_results_free(&p.job.results);
 	UNIT_CHECK(err == -EINTR && c.records == 1 &&
 		   strstr(c.text, "direction=read ") &&
 		   strstr(c.text, " operations=0 "),

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "dev.h"
@@ -19,12 +20,17 @@ static struct {
 	uint64_t offset, length;
 } io_log[LOG_MAX];
 static unsigned io_count;
+/* a "signal" arrives after this many operations (0: never) */
+static unsigned stop_after;
+static volatile sig_atomic_t stop_flag;
 
 static int fake_io(char op, uint64_t offset, uint64_t length, uint64_t *ns)
 {
 	if (io_count < LOG_MAX)
 		io_log[io_count] = (typeof(io_log[0])){ op, offset, length };
 	io_count++;
+	if (stop_after && io_count == stop_after)
+		stop_flag = 1;
 	/* time = 1000 + offset / 1024: distinct and predictable */
 	*ns = 1000 + offset / 1024;
 	return 0;
@@ -92,10 +98,12 @@ static int run_text(const char *text, uint64_t size, struct vm_plan *plan)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct dev dev = fake_dev(size);
-	struct vm_exec exec = { .dev = &dev, .emit = keep };
+	struct vm_exec exec = { .dev = &dev, .emit = keep,
+				.stop = &stop_flag };
 	int err;
 
 	io_count = 0;
+	stop_flag = 0;
 	record_count = 0;
 	if (vm_compile(text, params, 2, &program, &diag)) {
 		printf("# compile: %u:%u: %s\n", diag.line, diag.column,
@@ -210,6 +218,102 @@ static void test_reducers(void)
 	UNIT_CHECK(fabs(*v[4] - 1000 * 1e9 / 4006) < 1e-6,
 		   "rate is bytes per second from bytes and ns");
 	UNIT_STREQ(first_key, "a", "field key");
+}
+
+static void test_timed_loops(void)
+{
+	struct vm_plan plan;
+	int err;
+
+	/* 1000..1003 ns a read; round and round until 10000 ns */
+	err = run_text("let t, n = for i in linear 0 1024 4 within 10000 "
+		       "(total, runs) { read i 512 }\n"
+		       "report time t t\nreport count n n\nnewline\n",
+		       1 << 20, &plan);
+	UNIT_CHECK(err == 0 && record_count == 1 &&
+		   records[0].fields[0].value == 10013 &&
+		   records[0].fields[1].value == 10,
+		   "a timed loop runs until its I/O took the bound "
+		   "(%g ns, %g runs)", records[0].fields[0].value,
+		   records[0].fields[1].value);
+	UNIT_CHECK(io_count == 10 && io_log[4].offset == 0 &&
+		   io_log[9].offset == 1024, "the series starts over");
+	UNIT_CHECK(plan.timed_ns == 10000, "the plan sums time bounds");
+
+	err = run_text("for i in shuffle 65536 4096 1000 within 1000000000 total "
+		       "{ write i 4096 }", 1 << 23, &plan);
+	UNIT_CHECK(err == 0 && plan.write_start == 65536 &&
+		   plan.write_end == 65536 + 1000 * 4096 &&
+		   plan.operations == 2,
+		   "a timed loop's write range is its series' range "
+		   "[%llu, %llu), planned in %llu operations",
+		   (unsigned long long)plan.write_start,
+		   (unsigned long long)plan.write_end,
+		   (unsigned long long)plan.operations);
+
+	err = run_text("for i in linear 0 4096 300 within 1000000000 total "
+		       "{ read i 4096 }", 1 << 20, &plan);
+	UNIT_CHECK(err == -ENOSPC, "a timed loop past the device end is "
+		   "refused by the plan");
+
+	/* per-"second" windows: an inner loop of 3000 ns that goes on
+	   with its series, inside an outer one of 10000 ns */
+	err = run_text("for w in linear 1 1 100 within 10000 none {\n"
+		       "let t, n = for i in linear 0 1024 4 within 3000 resume "
+		       "(total, runs) { read i 512 }\n"
+		       "report time t t\nreport count n n\nnewline\n}\n",
+		       1 << 20, &plan);
+	UNIT_CHECK(err == 0 && record_count == 4 &&
+		   records[0].fields[0].value == 3003 &&
+		   records[1].fields[0].value == 3004 &&
+		   records[2].fields[0].value == 3005 &&
+		   records[3].fields[0].value == 1001 &&
+		   records[3].fields[1].value == 1,
+		   "windows: each ends at its bound, the last at the outer "
+		   "loop's");
+	UNIT_CHECK(io_count == 10 && io_log[3].offset == 3072 &&
+		   io_log[4].offset == 0 && io_log[9].offset == 1024,
+		   "a resumed series goes on where it stopped");
+
+	stop_after = 7;
+	err = run_text("let n = for i in linear 0 1024 4 within 1000000000000 runs "
+		       "{ read i 512 }\nreport count n n\n", 1 << 20, &plan);
+	stop_after = 0;
+	UNIT_CHECK(err == -EINTR && record_count == 1 &&
+		   records[0].fields[0].value == 7,
+		   "a signal ends a timed loop, its figures still reported");
+
+	expect_syntax_error("for i in linear 0 1 4 within 100 total {\n"
+			    "let x = 1\n}\n", 1, 1, "bounded by time");
+}
+
+static void test_percentiles(void)
+{
+	struct vm_plan plan;
+	double *v = NULL;
+	int err;
+
+	/* reads of 1000 .. 1099 ns; buckets 16 ns wide there */
+	err = run_text("let a, b, c, d = for i in linear 0 1024 100 "
+		       "(p50, p99, max, runs) { read i 512 }\n"
+		       "report time a a\nreport time b b\n"
+		       "report time c c\nreport count d d\n",
+		       1 << 20, &plan);
+	if (record_count)
+		v = &records[0].fields[0].value;
+	UNIT_CHECK(err == 0 && v && records[0].fields[0].value == 1040 &&
+		   records[0].fields[1].value == 1088 &&
+		   records[0].fields[2].value == 1099 &&
+		   records[0].fields[3].value == 100,
+		   "p50, p99 from the histogram, max exact, runs counted");
+	UNIT_CHECK(v && fabs(records[0].fields[0].value - 1049) / 1049 <
+		   0.016 && fabs(records[0].fields[1].value - 1098) / 1098 <
+		   0.016, "percentiles within 1.6%%");
+	err = run_text("let a = for i in linear 0 1024 0 p50 { read i 512 }\n"
+		       "report time a a\n", 1 << 20, &plan);
+	UNIT_CHECK(err == 0 && record_count == 1 &&
+		   isnan(records[0].fields[0].value),
+		   "the percentile of no runs is unknown");
 }
 
 static void test_series(void)
@@ -333,6 +437,8 @@ int main(void)
 	test_syntax_errors();
 	test_plan();
 	test_reducers();
+	test_timed_loops();
+	test_percentiles();
 	test_series();
 	test_listings_round_trip();
 	test_write_window();
