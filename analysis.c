@@ -51,6 +51,20 @@ int analysis_weighted_fit(const double *x, const double *y,
 	return 0;
 }
 
+int analysis_interval_fit(const double *length_bytes, const double *time_ns,
+			  size_t n, double *ns_per_byte, double *access_ns)
+{
+	double weight[ANALYSIS_FIT_MAX];
+
+	if (n > ANALYSIS_FIT_MAX)
+		n = ANALYSIS_FIT_MAX;
+	/* relative errors: the small sizes decide the access time */
+	for (size_t i = 0; i < n; i++)
+		weight[i] = time_ns[i] > 0 ? 1 / (time_ns[i] * time_ns[i]) : 0;
+	return analysis_weighted_fit(length_bytes, time_ns, weight, n,
+				     ns_per_byte, access_ns);
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -1047,13 +1047,7 @@ static int interval_summary(struct interval_points *points)
 	struct vm_record rec = { .style = VM_STYLE_SPACES, .count = 2 };
 	int err;
 
-	double weight[64];
-
-	/* relative errors: the small sizes decide the access time */
-	for (size_t i = 0; i < points->count; i++)
-		weight[i] = points->fastest[i] > 0 ?
-			    1 / (points->fastest[i] * points->fastest[i]) : 0;
-	if (analysis_weighted_fit(points->length, points->fastest, weight,
+	if (analysis_interval_fit(points->length, points->fastest,
 				  points->count, &slope, &intercept))
 		return 0;
 	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",

@@ -435,8 +435,8 @@ static int fit_series(struct plot *plot, const struct series *data)
 	char rate[UNITS_BUF], access[UNITS_BUF];
 	struct series *s;
 
-	if (analysis_linear_fit(data->x, data->y, data->count, &slope,
-				&intercept))
+	if (analysis_interval_fit(data->x, data->y, data->count, &slope,
+				  &intercept))
 		return 0;
 	s = new_series(plot);
 	if (!s)
