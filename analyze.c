@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "analyze.h"
+#include "json.h"
 #include "detect.h"
 #include "units.h"
 
@@ -1574,21 +1575,6 @@ static const char *json_bool(bool b)
 	return b ? "true" : "false";
 }
 
-/* Our strings are ASCII or UTF-8 we wrote; quotes, backslashes, controls. */
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void json_finding(FILE *out, const char *key,
 			 const struct analysis_finding *found)
 {
@@ -1633,7 +1619,7 @@ static void json_reasons(FILE *out, const struct analyze_findings *f)
 		if (!whys[i][0])
 			continue;
 		fprintf(out, "%s\n    \"%s\": ", first ? "" : ",", keys[i]);
-		json_string(out, whys[i]);
+		json_write_string(out, whys[i]);
 		first = false;
 	}
 	fprintf(out, "\n  },\n");
@@ -1650,9 +1636,9 @@ static void json_align(FILE *out, const struct analyze_result *r,
 
 		if (r->point_table[i] != f->table)
 			continue;
-		fprintf(out, "%s\n    { \"align\": %llu, \"pre_ns\": %.10g, "
-			"\"on_ns\": %.10g, \"post_ns\": %.10g, "
-			"\"diff_ns\": %.10g }", first ? "" : ",",
+		fprintf(out, "%s\n    { \"align\": %llu, \"pre_ns\": %.0f, "
+			"\"on_ns\": %.0f, \"post_ns\": %.0f, "
+			"\"diff_ns\": %.0f }", first ? "" : ",",
 			(unsigned long long)p->align, p->pre, p->on, p->post,
 			p->diff);
 		first = false;
@@ -1695,7 +1681,7 @@ static void json_runs(FILE *out, const struct analyze_result *r)
 				(unsigned long long)run->size[j]);
 		fprintf(out, "],\n      \"rates\": [");
 		for (size_t j = 0; j < run->count; j++)
-			fprintf(out, "%s%.10g", j ? ", " : "", run->rate[j]);
+			fprintf(out, "%s%.6g", j ? ", " : "", run->rate[j]);
 		fprintf(out, "] }");
 	}
 	fprintf(out, "%s]\n", r->run_count ? "\n  " : "");
@@ -1705,7 +1691,8 @@ static void json_report(FILE *out, const struct analyze_result *r,
 			const struct analyze_findings *f,
 			char (*advice)[ADVICE_BYTES], size_t advice_count)
 {
-	fprintf(out, "{\n");
+	fprintf(out, "{\n  \"schema\": %d,\n  \"test\": \"analyze\",\n",
+		JSON_SCHEMA);
 	json_finding(out, "erase_size", &f->geometry.erase);
 	json_finding(out, "page_size", &f->geometry.page);
 	json_finding(out, "effective_page_size", &f->geometry.effective_page);
@@ -1721,7 +1708,7 @@ static void json_report(FILE *out, const struct analyze_result *r,
 		"  \"bytes_written\": 0,\n  \"recommendations\": [");
 	for (size_t i = 0; i < advice_count; i++) {
 		fprintf(out, "%s\n    ", i ? "," : "");
-		json_string(out, advice[i]);
+		json_write_string(out, advice[i]);
 	}
 	fprintf(out, "%s],\n", advice_count ? "\n  " : "");
 	json_reasons(out, f);

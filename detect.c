@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detect.h"
+#include "json.h"
 #include "info.h"
 #include "report.h"
 #include "units.h"
@@ -840,11 +841,11 @@ void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
 {
 	fprintf(out, "  \"levels\": [");
 	for (size_t j = 0; j < g->level_count; j++) {
-		fprintf(out, "%s\n    { \"size\": %llu, \"cost_ns\": %.6g, "
+		fprintf(out, "%s\n    { \"size\": %llu, \"cost_ns\": %.0f, "
 			"\"name\": ", j ? "," : "",
 			(unsigned long long)g->levels[j].size,
 			g->levels[j].cost_ns);
-		report_json_string(out,
+		json_write_string(out,
 				   analysis_level_name(g->levels[j].kind));
 		fprintf(out, ", \"z\": %.3g }", g->levels[j].z);
 	}
@@ -857,7 +858,7 @@ void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
 	else
 		fprintf(out, "  \"erase_alternative\": null,\n");
 	fprintf(out, "  \"erase_visible\": %s,\n  \"erase_not_visible_"
-		"confidence\": %.3f,\n  \"diff_noise_ns\": %.6g,\n",
+		"confidence\": %.3f,\n  \"diff_noise_ns\": %.0f,\n",
 		g->erase_hidden ? "false" : "true",
 		g->erase_hidden ? g->hidden_confidence : 0.0, g->noise_ns);
 }
@@ -904,9 +905,9 @@ static void print_json(FILE *out, const struct dev *dev,
 		"erase_size", "page_size", "open_au_linear", "open_au_random",
 		"min_write_size", "fat_area", "effective_page_size" };
 
-	fprintf(out, "{\n  \"schema\": 1,\n  \"test\": \"detect\",\n"
-		"  \"card\": ");
-	report_json_string(out, f->identity);
+	fprintf(out, "{\n  \"schema\": %d,\n  \"test\": \"detect\",\n"
+		"  \"card\": ", JSON_SCHEMA);
+	json_write_string(out, f->identity);
 	fprintf(out, ",\n");
 	for (size_t i = 0; i < 7; i++)
 		json_finding(out, names[i], all[i], false);
@@ -928,7 +929,7 @@ static void print_json(FILE *out, const struct dev *dev,
 		(unsigned long long)dev->stats.bytes_written);
 	for (size_t i = 0; i < advice; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		report_json_string(out, lines[i]);
+		json_write_string(out, lines[i]);
 	}
 	fprintf(out, "%s]\n}\n", advice ? "\n  " : "");
 }

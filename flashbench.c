@@ -1050,11 +1050,13 @@ static int interval_summary(struct interval_points *points)
 	if (analysis_interval_fit(points->length, points->fastest,
 				  points->count, &slope, &intercept))
 		return 0;
+	rec.kind = "regression";
 	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
 	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access",
 					   "% access time", NULL, intercept };
 	err = report_record(points->report, &rec);
+	rec.kind = "overhead";
 	for (size_t i = 0; !err && i < points->count; i++) {
 		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "length",
 			"% bytes:", NULL, points->length[i] };

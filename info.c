@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "info.h"
+#include "json.h"
 #include "infoutil.h"
 
 #define KiB 1024ULL
@@ -100,46 +101,6 @@ struct out {
 	bool quiet;		/* text lines suppressed */
 };
 
-/* Length of the valid UTF-8 sequence at p, 0 if there is none. */
-static size_t utf8_len(const unsigned char *p)
-{
-	size_t n = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 :
-		   *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* A JSON string; bytes that are not UTF-8 are taken as Latin-1. */
-static void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else if (*p >= 0x80 && utf8_len(p)) {
-			size_t n = utf8_len(p);
-
-			fwrite(p, 1, n, f);
-			p += n - 1;
-		} else if (*p >= 0x80)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 static void out_begin(struct out *o, FILE *f, bool json)
 {
 	o->f = f;
@@ -148,8 +109,10 @@ static void out_begin(struct out *o, FILE *f, bool json)
 	o->fresh = true;
 	o->quiet = false;
 	if (json) {
-		fputc('{', f);
+		fprintf(f, "{\n  \"schema\": %d,\n  \"test\": \"info\"",
+			JSON_SCHEMA);
 		o->depth = 1;
+		o->fresh = false;
 	}
 }
 
@@ -163,7 +126,7 @@ static void out_finish(struct out *o)
 static void json_key(struct out *o, const char *key)
 {
 	fprintf(o->f, "%s\n%*s", o->fresh ? "" : ",", 2 * o->depth, "");
-	json_string(o->f, key);
+	json_write_string(o->f, key);
 	fputs(": ", o->f);
 	o->fresh = false;
 }
@@ -226,7 +189,7 @@ static void put_str(struct out *o, const char *key, const char *label,
 	if (o->json && key) {
 		json_key(o, key);
 		if (s)
-			json_string(o->f, s);
+			json_write_string(o->f, s);
 		else
 			fputs("null", o->f);
 		return;

@@ -90,6 +90,7 @@ struct vm_record {
 	struct vm_field fields[VM_MAX_FIELDS];
 	unsigned count;
 	enum vm_style style;
+	const char *kind;	/* what the record is; NULL: "measurement" */
 };
 
 /* A named parameter a program refers to as $name. */
