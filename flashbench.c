@@ -830,6 +830,40 @@ static void set_option_params(const struct config *cfg)
 	p[PARAM_REGION].value = 16.0 * (double)cfg->erasesize;
 }
 
+/*
+ * The JSON parameters of a built-in test: each option that applies to it,
+ * named after the long option ("open-au-nr" -> open_au_nr), with the value
+ * the run used.  A --program run reports its variables under their own
+ * names instead.
+ */
+#define OPTION_PARAMS 32
+static char option_param_names[OPTION_PARAMS][32];
+static struct vm_param option_params[OPTION_PARAMS];
+
+static size_t set_option_json_params(const struct config *cfg)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *d = &option_defs[i];
+		const char *field = (const char *)cfg + d->field;
+		char *name = option_param_names[count];
+
+		if (d->section != SECTION_PARAMETERS ||
+		    !(d->applies & cfg->test_bit) || count == OPTION_PARAMS ||
+		    (d->kind != ARG_FLAG && d->kind != ARG_SIZE &&
+		     d->kind != ARG_COUNT))
+			continue;
+		snprintf(name, sizeof(option_param_names[0]), "%s", d->name);
+		for (char *c = name; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		option_params[count++] = (struct vm_param){ name,
+			d->kind == ARG_FLAG ? *(const bool *)field :
+			(double)*(const uint64_t *)field };
+	}
+	return count;
+}
+
 static void set_params(struct config *cfg, const struct dev *dev)
 {
 	uint64_t spacing = OPEN_AU_SPACING * cfg->erasesize;
@@ -1266,6 +1300,10 @@ static int run_test(struct config *cfg)
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
 		.params = program_params, .param_count = PARAM_COUNT_OF };
+	if (cfg->test) {
+		meta.params = option_params;
+		meta.param_count = set_option_json_params(cfg);
+	}
 	output_open(cfg, &dev, &meta, &sinks);
 	points.report = sinks.report;
 	prepare_timing(cfg);
