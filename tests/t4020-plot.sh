@@ -40,7 +40,7 @@ test_expect_success 'saved open-au runs N=5..8 overlay as four series' '
 	check_svg cliff.svg &&
 	test "$(grep -c "<polyline" cliff.svg)" = 4 &&
 	for n in 5 6 7 8; do
-		grep -q ">nr=$n<" cliff.svg || return 1
+		grep -q ">open_au_nr=$n<" cliff.svg || return 1
 	done
 '
 
