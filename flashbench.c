@@ -102,7 +102,7 @@ enum test_bit {
 #define T_MEASURE (T_VM | T_SPEED | T_DETECT)
 #define T_ALL 0x1ffffu
 /* Tests whose output is records: one table, so CSV can hold it. */
-#define T_CSV (T_VM | T_SPEED)
+#define T_CSV (T_VM | T_SPEED | T_INFO | T_DECODE)
 #define T_OUTPUT (T_CSV | T_DETECT | T_INFO | T_DECODE | T_ANALYZE)
 
 /* How an option's argument is read, and into what. */
@@ -1365,8 +1365,8 @@ static int decode_register(const struct config *cfg)
 	char why[256];
 	FILE *out = open_output(cfg);
 
-	if (info_decode(cfg->decode_kind, cfg->decode_hex,
-			cfg->format == REPORT_JSON, out, why, sizeof(why))) {
+	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format, out,
+			why, sizeof(why))) {
 		if (out != stdout) {
 			fclose(out);
 			remove(cfg->out_path);
@@ -1398,8 +1398,8 @@ static int show_info(const struct config *cfg)
 		runtime_error("%s", dev_strerror(&dev, why, sizeof(why)));
 	}
 	out = open_output(cfg);
-	err = info_show(&device, cfg->sysfs_root, cfg->format == REPORT_JSON,
-			out, why, sizeof(why));
+	err = info_show(&device, cfg->sysfs_root, cfg->format, out, why,
+			sizeof(why));
 	if (err && out != stdout)
 		fclose(out);
 	if (err == -EINVAL)

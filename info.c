@@ -12,6 +12,7 @@
 
 #include "info.h"
 #include "json.h"
+#include "report.h"
 #include "infoutil.h"
 
 #define KiB 1024ULL
@@ -99,20 +100,60 @@ struct out {
 	int depth;		/* JSON objects open */
 	bool fresh;		/* nothing written in the innermost object */
 	bool quiet;		/* text lines suppressed */
+	/* CSV: a "field" row per value, under its section's dotted path */
+	struct report *csv;
+	struct report_meta meta;
+	char section[128];
 };
 
-static void out_begin(struct out *o, FILE *f, bool json)
+/* CSV: one row, kind "field": section, key, value (empty: unknown). */
+static void csv_row(struct out *o, const char *key, const char *value)
 {
-	o->f = f;
-	o->json = json;
-	o->depth = 0;
-	o->fresh = true;
-	o->quiet = false;
+	struct vm_record rec = { .kind = "field", .count = 3 };
+
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "section", NULL,
+					   o->section, 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "key", NULL, key,
+					   0 };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "value", NULL,
+					   value ? value : "", 0 };
+	report_record(o->csv, &rec);
+}
+
+/* test names the document in the machine formats: "info", "decode-cid" */
+/*
+ * CSV: a value given as JSON text.  A quoted word ("\"matches\"") goes in
+ * as the word; numbers, booleans and arrays as their JSON text.
+ */
+static void csv_value(struct out *o, const char *key, const char *json)
+{
+	char word[64];
+	size_t len = json ? strlen(json) : 0;
+
+	if (len >= 2 && len < sizeof(word) && json[0] == '"' &&
+	    json[len - 1] == '"' && !strchr(json, '\\')) {
+		snprintf(word, sizeof(word), "%.*s", (int)len - 2, json + 1);
+		json = word;
+	}
+	csv_row(o, key, json);
+}
+
+static void out_begin(struct out *o, FILE *f, enum report_format format,
+		      const char *test)
+{
+	bool json = format == REPORT_JSON;
+
+	*o = (struct out){ .f = f, .json = json, .fresh = true };
 	if (json) {
-		fprintf(f, "{\n  \"schema\": %d,\n  \"test\": \"info\"",
+		fprintf(f, "{\n  \"schema\": %d,\n  \"test\": ",
 			JSON_SCHEMA);
+		json_write_string(f, test);
 		o->depth = 1;
 		o->fresh = false;
+	}
+	if (format == REPORT_CSV) {
+		o->meta = (struct report_meta){ .test = test };
+		o->csv = report_open(f, REPORT_CSV, &o->meta);
 	}
 }
 
@@ -120,6 +161,8 @@ static void out_finish(struct out *o)
 {
 	if (o->json)
 		fputs("\n}\n", o->f);
+	if (o->csv && report_close(o->csv, NULL, false))
+		o->f = NULL;
 }
 
 /* Start a JSON member: separator, indentation, key. */
@@ -137,6 +180,14 @@ static void json_key(struct out *o, const char *key)
  */
 static void out_section(struct out *o, const char *key, const char *heading)
 {
+	if (o->csv) {
+		size_t len = strlen(o->section);
+
+		if (key)
+			snprintf(o->section + len, sizeof(o->section) - len,
+				 "%s%s", len ? "." : "", key);
+		return;
+	}
 	if (!o->json) {
 		fprintf(o->f, "%s:\n", heading);
 		return;
@@ -151,6 +202,12 @@ static void out_section(struct out *o, const char *key, const char *heading)
 
 static void out_end(struct out *o, const char *key)
 {
+	if (o->csv && key) {
+		char *dot = strrchr(o->section, '.');
+
+		*(dot ? dot : o->section) = '\0';
+		return;
+	}
 	if (!o->json || !key)
 		return;
 	o->depth--;
@@ -160,6 +217,8 @@ static void out_end(struct out *o, const char *key)
 
 static void out_null_section(struct out *o, const char *key)
 {
+	if (o->csv)
+		csv_row(o, key, NULL);
 	if (o->json) {
 		json_key(o, key);
 		fputs("null", o->f);
@@ -174,10 +233,12 @@ static void out_null_section(struct out *o, const char *key)
 static void put(struct out *o, const char *key, const char *label,
 		const char *json, const char *text)
 {
-	if (o->json && key) {
+	if (o->csv && key) {
+		csv_value(o, key, json);
+	} else if (o->json && key) {
 		json_key(o, key);
 		fputs(json ? json : "null", o->f);
-	} else if (!o->json && label && !o->quiet) {
+	} else if (!o->json && !o->csv && label && !o->quiet) {
 		fprintf(o->f, "  %-*s %s\n", LABEL_WIDTH - 1, label,
 			text ? text : "unknown");
 	}
@@ -186,6 +247,10 @@ static void put(struct out *o, const char *key, const char *label,
 static void put_str(struct out *o, const char *key, const char *label,
 		    const char *s)
 {
+	if (o->csv && key) {
+		csv_row(o, key, s);
+		return;
+	}
 	if (o->json && key) {
 		json_key(o, key);
 		if (s)
@@ -538,10 +603,12 @@ static int finish(FILE *out, char *err, size_t errlen)
 	return 0;
 }
 
-int info_decode(const char *kind, const char *hex, bool json, FILE *out,
-		char *err, size_t errlen)
+int info_decode(const char *kind, const char *hex,
+		enum report_format format, FILE *out, char *err,
+		size_t errlen)
 {
 	struct info_register r;
+	char test[32];
 	struct out o;
 	int ret;
 
@@ -552,7 +619,8 @@ int info_decode(const char *kind, const char *hex, bool json, FILE *out,
 	ret = info_decode_register(kind, hex, &r, err, errlen);
 	if (ret)
 		return ret;
-	out_begin(&o, out, json);
+	snprintf(test, sizeof(test), "decode-%s", kind);
+	out_begin(&o, out, format, test);
 	put_s(&o, "register", NULL, kind);
 	out_section(&o, NULL, kind);
 	if (!strcmp(kind, "cid"))
@@ -646,7 +714,7 @@ static void show_device(struct out *o, const struct info_device *d,
 		 q->vendor);
 	put_attr(o, "model", bus_labels ? "model" : NULL, q->has_model,
 		 q->model);
-	if (c->transport == INFO_TRANSPORT_LOOP || o->json)
+	if (c->transport == INFO_TRANSPORT_LOOP || o->json || o->csv)
 		put_attr(o, "backing_file",
 			 c->transport == INFO_TRANSPORT_LOOP ?
 			 "backing file" : NULL, q->has_backing_file,
@@ -660,7 +728,7 @@ static void show_summary(struct out *o, const struct info_card *c)
 {
 	char date[16];
 
-	if (!o->json)
+	if (!o->json && !o->csv)
 		return;
 	put_str(o, "card_type", NULL, *c->card_type ? c->card_type : NULL);
 	put_str(o, "manufacturer", NULL, c->manufacturer);
@@ -812,16 +880,16 @@ static void show_registers(struct out *o, const struct info_card *c)
 }
 
 int info_print(const struct info_device *dev, const struct info_card *card,
-	       bool json, FILE *out, char *err, size_t errlen)
+	       enum report_format format, FILE *out, char *err, size_t errlen)
 {
 	bool is_card = card->transport == INFO_TRANSPORT_SD ||
 		       card->transport == INFO_TRANSPORT_EMMC;
 	struct out o;
 
-	out_begin(&o, out, json);
+	out_begin(&o, out, format, "info");
 	show_device(&o, dev, card);
 	show_summary(&o, card);
-	if (is_card || json)
+	if (is_card || format != REPORT_TEXT)
 		show_card(&o, card);
 	show_registers(&o, card);
 	if (card->has_emmc)
@@ -833,7 +901,7 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 }
 
 int info_show(const struct info_device *dev, const char *sysfs_root,
-	      bool json, FILE *out, char *err, size_t errlen)
+	      enum report_format format, FILE *out, char *err, size_t errlen)
 {
 	struct info_card *card = malloc(sizeof(*card));
 	int ret;
@@ -844,7 +912,7 @@ int info_show(const struct info_device *dev, const char *sysfs_root,
 	}
 	ret = info_read_card(dev, sysfs_root, card, err, errlen);
 	if (ret == 0)
-		ret = info_print(dev, card, json, out, err, errlen);
+		ret = info_print(dev, card, format, out, err, errlen);
 	free(card);
 	return ret;
 }
