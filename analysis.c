@@ -65,6 +65,40 @@ int analysis_interval_fit(const double *length_bytes, const double *time_ns,
 				     ns_per_byte, access_ns);
 }
 
+void analysis_finding_record(const char *name,
+			     const struct analysis_finding *finding,
+			     bool bytes, const char *why,
+			     struct vm_record *record)
+{
+	double unknown = NAN;
+
+	*record = (struct vm_record){ .kind = "finding", .count = 3 };
+	record->fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+					       name, 0 };
+	record->fields[1] = (struct vm_field){ bytes ? VM_UNIT_BYTES :
+		VM_UNIT_COUNT, "value", NULL, NULL, finding->known ?
+		(double)finding->value : unknown };
+	record->fields[2] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+		NULL, NULL, finding->known ? finding->confidence : unknown };
+	if (why)
+		record->fields[record->count++] = (struct vm_field){
+			VM_UNIT_LABEL, "why", NULL, why, 0 };
+}
+
+void analysis_level_record(const struct analysis_level *level,
+			   struct vm_record *record)
+{
+	*record = (struct vm_record){ .kind = "level", .count = 4 };
+	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size", NULL,
+					       NULL, (double)level->size };
+	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,
+					       NULL, level->cost_ns };
+	record->fields[2] = (struct vm_field){ VM_UNIT_LABEL, "level", NULL,
+		analysis_level_name(level->kind), 0 };
+	record->fields[3] = (struct vm_field){ VM_UNIT_COUNT, "z", NULL, NULL,
+					       level->z };
+}
+
 static int compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

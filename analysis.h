@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
+
 /* A finding: a value (bytes or a count), whether it is known, how sure. */
 struct analysis_finding {
 	bool known;
@@ -219,6 +221,21 @@ int analysis_weighted_fit(const double *x, const double *y,
 #define ANALYSIS_FIT_MAX 256
 int analysis_interval_fit(const double *length_bytes, const double *time_ns,
 			  size_t n, double *ns_per_byte, double *access_ns);
+
+/*
+ * A finding as a record of kind "finding": name, value (bytes when bytes,
+ * else a count; unknown empty), confidence (unknown empty) and, when why
+ * is not NULL, why it is not known ("" when it is).  name and why are
+ * pointed to, not copied.
+ */
+void analysis_finding_record(const char *name,
+			     const struct analysis_finding *finding,
+			     bool bytes, const char *why,
+			     struct vm_record *record);
+
+/* A step of the staircase as a record of kind "level". */
+void analysis_level_record(const struct analysis_level *level,
+			   struct vm_record *record);
 
 /* Median of n values (n > 0); the array is reordered. */
 double analysis_median(double *values, size_t n);

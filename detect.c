@@ -863,6 +863,36 @@ void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
 		g->erase_hidden ? g->hidden_confidence : 0.0, g->noise_ns);
 }
 
+void detect_csv_geometry(struct report *report,
+			 const struct analysis_geometry *g)
+{
+	struct vm_record rec;
+
+	for (size_t j = 0; j < g->level_count; j++) {
+		analysis_level_record(&g->levels[j], &rec);
+		report_record(report, &rec);
+	}
+	if (g->erase.known && g->erase_alternative.known) {
+		analysis_finding_record("erase_alternative",
+					&g->erase_alternative, true, NULL,
+					&rec);
+		report_record(report, &rec);
+	}
+}
+
+void detect_csv_advice(struct report *report, char lines[][384],
+		       size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct vm_record rec = { .kind = "recommendation",
+					 .count = 1 };
+
+		rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "text",
+						   NULL, lines[i], 0 };
+		report_record(report, &rec);
+	}
+}
+
 static void print_finding(FILE *out, const char *name,
 			  const struct analysis_finding *f, bool bytes,
 			  const char *unknown)
@@ -893,17 +923,67 @@ static void json_finding(FILE *out, const char *name,
 	(void)last;
 }
 
+/* The findings of a detect run, in the machine formats' order. */
+#define DETECT_FINDINGS 7
+static const char *const finding_names[DETECT_FINDINGS] = {
+	"erase_size", "page_size", "open_au_linear", "open_au_random",
+	"min_write_size", "fat_area", "effective_page_size" };
+static const bool finding_bytes[DETECT_FINDINGS] = {
+	true, true, false, false, true, true, true };
+
+static void all_findings(const struct detect_findings *f,
+			 const struct analysis_finding *all[DETECT_FINDINGS])
+{
+	const struct analysis_finding *each[DETECT_FINDINGS] = {
+		&f->geometry.erase, &f->geometry.page, &f->open_linear,
+		&f->open_random, &f->min_write, &f->fat_area,
+		&f->geometry.effective_page };
+
+	memcpy(all, each, sizeof(each));
+}
+
+/*
+ * CSV: one table of records - the card, each finding, the device's own
+ * erase-size claim, the staircase's levels and the advice.
+ */
+static void print_csv(FILE *out, const struct dev *dev,
+		      const struct detect_findings *f, char lines[][384],
+		      size_t advice)
+{
+	const struct analysis_finding *all[DETECT_FINDINGS];
+	const struct analysis_finding claim = { .known = f->sysfs_known,
+		.value = f->sysfs_erase, .confidence = NAN };
+	struct report_meta meta = { .test = "detect", .device = dev->path };
+	struct report *report = report_open(out, REPORT_CSV, &meta);
+	struct vm_record rec = { .kind = "card", .count = 1 };
+
+	if (!report)
+		return;
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "identity", NULL,
+					   f->identity, 0 };
+	report_record(report, &rec);
+	all_findings(f, all);
+	for (size_t i = 0; i < DETECT_FINDINGS; i++) {
+		analysis_finding_record(finding_names[i], all[i],
+					finding_bytes[i], NULL, &rec);
+		report_record(report, &rec);
+	}
+	analysis_finding_record("preferred_erase_size", &claim, true, NULL,
+				&rec);
+	report_record(report, &rec);
+	detect_csv_geometry(report, &f->geometry);
+	detect_csv_advice(report, lines, advice);
+	report_close(report, &dev->stats, false);
+}
+
 static void print_json(FILE *out, const struct dev *dev,
 		       const struct detect_findings *f, char lines[][384],
 		       size_t advice)
 {
-	const struct analysis_finding *all[] = {
-		&f->geometry.erase, &f->geometry.page, &f->open_linear,
-		&f->open_random, &f->min_write, &f->fat_area,
-		&f->geometry.effective_page };
-	static const char *const names[] = {
-		"erase_size", "page_size", "open_au_linear", "open_au_random",
-		"min_write_size", "fat_area", "effective_page_size" };
+	const struct analysis_finding *all[DETECT_FINDINGS];
+	const char *const *names = finding_names;
+
+	all_findings(f, all);
 
 	fprintf(out, "{\n  \"schema\": %d,\n  \"test\": \"detect\",\n"
 		"  \"card\": ", JSON_SCHEMA);
@@ -1100,8 +1180,12 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 	advice = detect_recommend(f->erase_used, f->geometry.page.known ?
 				  f->geometry.page.value : 0,
 				  (unsigned)f->open_linear.value, lines, 8);
-	if (options->json) {
+	if (options->format == REPORT_JSON) {
 		print_json(out, dev, f, lines, advice);
+		return 0;
+	}
+	if (options->format == REPORT_CSV) {
+		print_csv(out, dev, f, lines, advice);
 		return 0;
 	}
 	print_text(out, dev, f, options->write, lines, advice);

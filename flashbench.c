@@ -102,7 +102,7 @@ enum test_bit {
 #define T_MEASURE (T_VM | T_SPEED | T_DETECT)
 #define T_ALL 0x1ffffu
 /* Tests whose output is records: one table, so CSV can hold it. */
-#define T_CSV (T_VM | T_SPEED | T_INFO | T_DECODE)
+#define T_CSV (T_VM | T_SPEED | T_INFO | T_DECODE | T_DETECT | T_ANALYZE)
 #define T_OUTPUT (T_CSV | T_DETECT | T_INFO | T_DECODE | T_ANALYZE)
 
 /* How an option's argument is read, and into what. */
@@ -1439,7 +1439,7 @@ static int analyze_saved(const struct config *cfg)
 	if (err)
 		runtime_error("%s", why);
 	out = open_output(cfg);
-	err = analyze_report(&result, cfg->format == REPORT_JSON, out);
+	err = analyze_report(&result, cfg->format, out);
 	close_output(cfg, out, err);
 	return 0;
 }
@@ -1450,7 +1450,7 @@ static int run_detect(const struct config *cfg)
 		.write = cfg->write, .budget_ns = cfg->budget_ns,
 		.erase_size = given(cfg, 'e') ? cfg->erasesize : 0,
 		.sysfs_root = cfg->sysfs_root,
-		.json = cfg->format == REPORT_JSON, .verbose = cfg->verbose };
+		.format = cfg->format, .verbose = cfg->verbose };
 	struct detect_findings findings;
 	struct dev dev;
 	FILE *out;

@@ -354,7 +354,7 @@ static void test_lower_bound_reports(void)
 	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n1MiB 9M/s\n"
 		     "flashbench -O -0 4\n4MiB 9M/s\n1MiB 9M/s\n", &r);
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, false, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_TEXT, out) == 0,
 		   "text report written");
 	fclose(out);
 	UNIT_CHECK(buf && strstr(buf, "Open erase blocks:    at least 4 ("),
@@ -362,7 +362,7 @@ static void test_lower_bound_reports(void)
 	free(buf);
 	buf = NULL;
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, true, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_JSON, out) == 0,
 		   "JSON report written");
 	fclose(out);
 	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": 4,") &&
@@ -475,7 +475,7 @@ static void test_reports(void)
 	if (load("su08g.txt"))
 		return;
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, false, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_TEXT, out) == 0,
 		   "text report written");
 	fclose(out);
 	UNIT_CHECK(buf && strstr(buf, "Erase block size:     4MiB") &&
@@ -486,7 +486,7 @@ static void test_reports(void)
 	free(buf);
 	buf = NULL;
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, true, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_JSON, out) == 0,
 		   "JSON report written");
 	fclose(out);
 	UNIT_CHECK(buf && buf[0] == '{' &&
