@@ -101,9 +101,9 @@ enum test_bit {
 #define T_SPEED (T_READ_SPEED | T_WRITE_SPEED | T_IOPS | T_CLASS)
 #define T_MEASURE (T_VM | T_SPEED | T_DETECT)
 #define T_ALL 0x1ffffu
-/* Tests whose output is records: one table, so CSV can hold it. */
-#define T_CSV (T_VM | T_SPEED | T_INFO | T_DECODE | T_DETECT | T_ANALYZE)
-#define T_OUTPUT (T_CSV | T_DETECT | T_INFO | T_DECODE | T_ANALYZE)
+/* Modes whose output is records: text, CSV (one table) or JSON. */
+#define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
+		  T_ANALYZE | T_LIST)
 
 /* How an option's argument is read, and into what. */
 enum arg_kind {
@@ -321,7 +321,7 @@ static const struct option_def option_defs[] = {
 	  .refusal = "is not available for" },
 	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE",
 	  .kind = ARG_TEXT, .field = FIELD(out_path),
-	  .applies = T_OUTPUT | T_LIST, .original = true },
+	  .applies = T_OUTPUT, .original = true },
 	{ OPT_STATS, "stats", NULL, SECTION_OUTPUT,
 	  "print device time and bytes moved on stderr", .kind = ARG_FLAG,
 	  .field = FIELD(stats), .applies = T_MEASURE },
@@ -693,9 +693,6 @@ static void check_options(const struct config *cfg)
 		usage_error("--%s %s %s", o->name, o->refusal ? o->refusal :
 			    "does not apply to", test);
 	}
-	if (cfg->format == REPORT_CSV && !(cfg->test_bit & T_CSV))
-		usage_error("--format=csv does not apply to %s (use text or "
-			    "json)", test);
 }
 
 static uint64_t round_up(uint64_t value, uint64_t step)
@@ -1659,28 +1656,60 @@ static void print_line(void *ctx, const char *line)
 	fprintf(ctx, "%s\n", line);
 }
 
+/*
+ * A built-in program as a record of kind "program": name, summary and
+ * the listing; text prints it as "# name: summary", the listing, a blank
+ * line.
+ */
+static void emit_program(struct report *report, const struct program_def *def,
+			 const char *listing)
+{
+	struct vm_record rec = { .kind = "program", .count = 3,
+				 .style = VM_STYLE_SPACES };
+
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", "# %:",
+					   def->name, 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", "%\n",
+					   def->summary, 0 };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", "%",
+					   listing, 0 };
+	report_record(report, &rec);
+}
+
 static int list_programs(const struct config *cfg)
 {
 	FILE *out = open_output(cfg);
+	struct report_meta meta = { .test = "list-programs" };
+	struct report *report = report_open(out, cfg->format, &meta);
+	int err = 0;
 
+	if (!report)
+		runtime_error("out of memory");
 	/* compiled with the options' values: the table's defaults */
 	set_option_params(cfg);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *program;
 		struct vm_diag diag;
+		char *listing = NULL;
+		size_t listing_bytes = 0;
+		FILE *text = open_memstream(&listing, &listing_bytes);
 
-		fprintf(out, "# %s: %s\n", programs[i].name,
-			programs[i].summary);
+		if (!text)
+			runtime_error("out of memory");
 		if (vm_compile(programs[i].text, program_params,
 			       PARAM_COUNT_OF, &program, &diag))
 			runtime_error("built-in %s:%u:%u: %s",
 				      programs[i].name, diag.line,
 				      diag.column, diag.message);
-		vm_list(program, print_line, out);
+		vm_list(program, print_line, text);
 		vm_free(program);
-		fprintf(out, "\n");
+		if (fclose(text))
+			runtime_error("out of memory");
+		emit_program(report, &programs[i], listing);
+		free(listing);
 	}
-	close_output(cfg, out, 0);
+	err = report_close(report, NULL, false);
+	close_output(cfg, out, err);
 	return 0;
 }
 

@@ -143,7 +143,8 @@ static void text_record(struct report *report, const struct vm_record *rec)
 		if (text_hidden(&rec->fields[i]))
 			continue;
 		field_with_template(&rec->fields[i], field, sizeof(field));
-		if (last)
+		/* a field that ends a line needs no separator after it */
+		if (last || (field[0] && field[strlen(field) - 1] == '\n'))
 			fputs(field, report->out);
 		else if (rec->style == VM_STYLE_COLUMNS)
 			fprintf(report->out, "%-*s ", COLUMN_WIDTH, field);
