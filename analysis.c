@@ -93,7 +93,7 @@ void analysis_level_record(const struct analysis_level *level,
 					       NULL, (double)level->size };
 	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,
 					       NULL, level->cost_ns };
-	record->fields[2] = (struct vm_field){ VM_UNIT_LABEL, "level", NULL,
+	record->fields[2] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 		analysis_level_name(level->kind), 0 };
 	record->fields[3] = (struct vm_field){ VM_UNIT_COUNT, "z", NULL, NULL,
 					       level->z };

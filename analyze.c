@@ -1637,7 +1637,8 @@ static void json_align(FILE *out, const struct analyze_result *r,
 
 		if (r->point_table[i] != f->table)
 			continue;
-		fprintf(out, "%s\n    { \"align\": %llu, \"pre_ns\": %.0f, "
+		fprintf(out, "%s\n    { \"kind\": \"align\", \"align\": %llu, "
+			"\"pre_ns\": %.0f, "
 			"\"on_ns\": %.0f, \"post_ns\": %.0f, "
 			"\"diff_ns\": %.0f }", first ? "" : ",",
 			(unsigned long long)p->align, p->pre, p->on, p->post,
@@ -1658,7 +1659,8 @@ static void json_runs(FILE *out, const struct analyze_result *r)
 		/* the verdict is on the run combined with its repeats */
 		analysis_open_au_verdict(r->combined, r->combined_count, group,
 					 &v);
-		fprintf(out, "%s\n    { \"nr\": ", i ? "," : "");
+		fprintf(out, "%s\n    { \"kind\": \"open_au_run\", \"nr\": ",
+			i ? "," : "");
 		if (run->nr)
 			fprintf(out, "%u", run->nr);
 		else

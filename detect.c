@@ -841,7 +841,8 @@ void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
 {
 	fprintf(out, "  \"levels\": [");
 	for (size_t j = 0; j < g->level_count; j++) {
-		fprintf(out, "%s\n    { \"size\": %llu, \"cost_ns\": %.0f, "
+		fprintf(out, "%s\n    { \"kind\": \"level\", \"size\": %llu, "
+			"\"cost_ns\": %.0f, "
 			"\"name\": ", j ? "," : "",
 			(unsigned long long)g->levels[j].size,
 			g->levels[j].cost_ns);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -501,6 +502,49 @@ static void test_reports(void)
 			  "sector 8192 (4MiB)"),
 		   "JSON: findings, nulls, advice");
 	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	UNIT_CHECK(out && analyze_report(&r, REPORT_CSV, out) == 0,
+		   "CSV report written");
+	fclose(out);
+	UNIT_CHECK(buf && strncmp(buf, "schema,kind,name,value,confidence,"
+				  "why,", 34) == 0 &&
+		   strstr(buf, "\n2,finding,erase_size,4194304,0.") &&
+		   strstr(buf, "\n2,finding,open_au_linear,6,0.") &&
+		   strstr(buf, "\n2,finding,page_size,,,no step") &&
+		   strstr(buf, "\n2,recommendation,") &&
+		   strstr(buf, "\n2,align,"),
+		   "CSV: one table of findings, advice and evidence");
+	free(buf);
+}
+
+/*
+ * The interval regression weighs relative errors: a line through the
+ * small sizes is found although the largest size is far off it, where an
+ * unweighted fit would follow that one point.
+ */
+static void test_interval_fit(void)
+{
+	double length[8], time_ns[8], slope, access;
+
+	for (int i = 0; i < 8; i++) {
+		length[i] = 16384.0 * (1 << i);
+		time_ns[i] = 400000 + 50 * length[i];
+	}
+	UNIT_CHECK(analysis_interval_fit(length, time_ns, 8, &slope,
+					 &access) == 0 &&
+		   fabs(slope - 50) < 1e-9 && fabs(access - 400000) < 1e-3,
+		   "interval fit: an exact line found (%g ns/B, %g ns)", slope,
+		   access);
+	time_ns[7] *= 1.05;
+	UNIT_CHECK(analysis_interval_fit(length, time_ns, 8, &slope,
+					 &access) == 0 &&
+		   fabs(access - 400000) < 40000,
+		   "interval fit: the access time held by the small sizes "
+		   "(%g ns)", access);
+	UNIT_CHECK(analysis_interval_fit(length, time_ns, 1, &slope,
+					 &access) == -1,
+		   "interval fit: one point is no line");
 }
 
 static int write_temp(char *path, const char *text, size_t len)
@@ -548,6 +592,7 @@ int main(void)
 	test_seeds();
 	test_open_reasons();
 	test_reports();
+	test_interval_fit();
 	test_files();
 	test_sweep_separators();
 	test_shell_loops();
