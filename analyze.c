@@ -24,7 +24,7 @@
 #define MAX_NR 1000000
 #define DEFAULT_OPEN_AU_NR 2		/* -O without -0, in both tools */
 #define MAX_DIGITS 18
-#define ADVICE_BYTES 384		/* detect_recommend's line */
+#define ADVICE_BYTES 384		/* analysis_recommend's line */
 #define ADVICE_MAX 16
 
 struct unit {
@@ -1861,7 +1861,7 @@ int analyze_report(const struct analyze_result *r,
 	erase = &f.geometry.erase;
 	page = &f.geometry.page;
 	linear = &f.open.linear;
-	advice_count = detect_recommend(erase->known ? erase->value : 0,
+	advice_count = analysis_recommend(erase->known ? erase->value : 0,
 					page->known ? page->value : 0,
 					/* "at least N" is no limit to plan by */
 					linear->known &&

@@ -77,7 +77,7 @@ void analyze_findings(const struct analyze_result *result,
 		      struct analyze_findings *findings);
 
 /*
- * Findings, advice (detect_recommend's, from the findings) and the
+ * Findings, advice (analysis_recommend's, from the findings) and the
  * evidence behind them, as text for people, one JSON object or one CSV
  * table.
  * Returns 0, or -EIO on a write error.

@@ -766,59 +766,6 @@ static int write_probes(struct detect *d, uint64_t erase,
 	return err;
 }
 
-/* ---- recommendations ---- */
-
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-size_t detect_recommend(uint64_t erase, uint64_t page, unsigned open_linear,
-			char lines[][384], size_t max)
-{
-	char e_text[UNITS_BUF], start_text[UNITS_BUF];
-	uint64_t start, cluster;
-	size_t n = 0;
-
-	if (!erase || max < 5)
-		return 0;
-	start = erase / gcd(erase, MIB) * MIB;	/* lcm with the 1 MiB grid */
-	units_format_exact_size(e_text, erase);
-	units_format_exact_size(start_text, start);
-	snprintf(lines[n++], 384, "partition start: sector %llu (%s): "
-		 "sfdisk 'start=%llu', parted 'mkpart primary %s 100%%' - "
-		 "erase blocks of %s and the 1MiB grid line up there",
-		 (unsigned long long)(start / 512), start_text,
-		 (unsigned long long)(start / 512), start_text, e_text);
-	snprintf(lines[n++], 384, "ext4: mkfs.ext4 -b 4096 -E stride=%llu,"
-		 "stripe_width=%llu - allocations sized and placed by page "
-		 "and erase block",
-		 (unsigned long long)(page > 4096 ? page / 4096 : 1),
-		 (unsigned long long)(erase / 4096 ? erase / 4096 : 1));
-	snprintf(lines[n++], 384, "f2fs: mkfs.f2fs -s %llu -z 1 - a section "
-		 "of %llu 2MiB segments is a whole number of erase blocks",
-		 (unsigned long long)(erase / gcd(erase, 2 * MIB)),
-		 (unsigned long long)(erase / gcd(erase, 2 * MIB)));
-	if (open_linear && open_linear < 6)
-		snprintf(lines[n++], 384, "f2fs: mount -o active_logs=%u - "
-			 "the card keeps only %u erase blocks open",
-			 open_linear >= 4 ? 4 : 2, open_linear);
-	cluster = page > 16384 ? page : 16384;
-	if (cluster > 65536)
-		cluster = 65536;
-	snprintf(lines[n++], 384, "vfat: mkfs.vfat -s %llu (clusters of %s), "
-		 "never -a; raise -R so the data area starts on a %s "
-		 "boundary", (unsigned long long)(cluster / 512),
-		 units_format_exact_size(start_text, cluster), e_text);
-	return n;
-}
-
 /* ---- report ---- */
 
 void detect_print_levels(FILE *out, const struct analysis_geometry *g)
@@ -1178,7 +1125,7 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 		if (err)
 			return err;
 	}
-	advice = detect_recommend(f->erase_used, f->geometry.page.known ?
+	advice = analysis_recommend(f->erase_used, f->geometry.page.known ?
 				  f->geometry.page.value : 0,
 				  (unsigned)f->open_linear.value, lines, 8);
 	if (options->format == REPORT_JSON) {

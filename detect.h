@@ -56,13 +56,6 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 	       volatile sig_atomic_t *stop, FILE *out,
 	       struct detect_findings *findings);
 
-/*
- * Advice from a geometry: partition start, mkfs options.  Writes up to
- * max lines of at most 383 characters; returns how many.
- */
-size_t detect_recommend(uint64_t erase_size, uint64_t page_size,
-			unsigned open_linear, char lines[][384], size_t max);
-
 /* The staircase behind a geometry: one line per level, as text. */
 void detect_print_levels(FILE *out, const struct analysis_geometry *g);
 
