@@ -147,7 +147,7 @@ check-32: all
 	$(CC) -m32 $(CPPFLAGS) -std=gnu11 $(WARNINGS) -Wconversion -Werror \
 		-fsyntax-only $(CONVERSION_CLEAN)
 	FLASHBENCH_BIN_DIR=$(CURDIR)/$(B32_DIR) \
-		sh tests/run.sh $(UNIT_NAMES) check-32bit.sh
+		sh tests/run.sh $(UNIT_NAMES) check-32bit.sh t4100-golden.sh
 
 check-armhf: all
 	$(call copy_tree,$(ARMHF_DIR))
@@ -162,6 +162,6 @@ check-armhf: all
 	done
 	FLASHBENCH_BIN_DIR=$(CURDIR)/$(ARMHF_DIR)/qemu \
 		UNIT_WRAPPER="$(QEMU_ARM)" \
-		sh tests/run.sh $(UNIT_NAMES) check-32bit.sh
+		sh tests/run.sh $(UNIT_NAMES) check-32bit.sh t4100-golden.sh
 
 .PHONY: check-32 check-armhf

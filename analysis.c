@@ -1,14 +1,17 @@
 /*
  * analysis: findings from measurements - erase-block and page size from
  * boundary costs, open erase blocks from open-AU runs, the regression of
- * the interval test.  Numbers in, numbers out; nothing here reads a device
- * or prints.
+ * the interval test, and the advice that follows from a geometry.  Numbers
+ * in, numbers (and advice lines) out; nothing here reads a device or
+ * prints.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "units.h"
 
 /* Separations below this many noise units are not findings. */
 #define MIN_Z 3.0
@@ -49,6 +52,54 @@ int analysis_weighted_fit(const double *x, const double *y,
 	*slope = sxy / sxx;
 	*intercept = mean_y - *slope * mean_x;
 	return 0;
+}
+
+int analysis_interval_fit(const double *length_bytes, const double *time_ns,
+			  size_t n, double *ns_per_byte, double *access_ns)
+{
+	double weight[ANALYSIS_FIT_MAX];
+
+	if (n > ANALYSIS_FIT_MAX)
+		n = ANALYSIS_FIT_MAX;
+	/* relative errors: the small sizes decide the access time */
+	for (size_t i = 0; i < n; i++)
+		weight[i] = time_ns[i] > 0 ? 1 / (time_ns[i] * time_ns[i]) : 0;
+	return analysis_weighted_fit(length_bytes, time_ns, weight, n,
+				     ns_per_byte, access_ns);
+}
+
+void analysis_finding_record(const char *name,
+			     const struct analysis_finding *finding,
+			     bool bytes, const char *why,
+			     struct vm_record *record)
+{
+	double unknown = NAN;
+
+	*record = (struct vm_record){ .kind = "finding", .count = 3 };
+	record->fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+					       name, 0 };
+	record->fields[1] = (struct vm_field){ bytes ? VM_UNIT_BYTES :
+		VM_UNIT_COUNT, "value", NULL, NULL, finding->known ?
+		(double)finding->value : unknown };
+	record->fields[2] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+		NULL, NULL, finding->known ? finding->confidence : unknown };
+	if (why)
+		record->fields[record->count++] = (struct vm_field){
+			VM_UNIT_LABEL, "why", NULL, why, 0 };
+}
+
+void analysis_level_record(const struct analysis_level *level,
+			   struct vm_record *record)
+{
+	*record = (struct vm_record){ .kind = "level", .count = 4 };
+	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size", NULL,
+					       NULL, (double)level->size };
+	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,
+					       NULL, level->cost_ns };
+	record->fields[2] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+		analysis_level_name(level->kind), 0 };
+	record->fields[3] = (struct vm_field){ VM_UNIT_COUNT, "z", NULL, NULL,
+					       level->z };
 }
 
 static int compare_doubles(const void *a, const void *b)
@@ -1119,4 +1170,57 @@ void analysis_open_au(const struct analysis_run *runs, size_t count,
 {
 	analysis_open_au_below(runs, count, whole_block_size(runs, count),
 			       open);
+}
+
+/* ---- advice ---- */
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+size_t analysis_recommend(uint64_t erase, uint64_t page,
+			  unsigned open_linear, char lines[][384], size_t max)
+{
+	char e_text[UNITS_BUF], start_text[UNITS_BUF];
+	uint64_t start, cluster;
+	size_t n = 0;
+
+	if (!erase || max < 5)
+		return 0;
+	start = erase / gcd(erase, MIB) * MIB;	/* lcm with the 1 MiB grid */
+	units_format_exact_size(e_text, erase);
+	units_format_exact_size(start_text, start);
+	snprintf(lines[n++], 384, "partition start: sector %llu (%s): "
+		 "sfdisk 'start=%llu', parted 'mkpart primary %s 100%%' - "
+		 "erase blocks of %s and the 1MiB grid line up there",
+		 (unsigned long long)(start / 512), start_text,
+		 (unsigned long long)(start / 512), start_text, e_text);
+	snprintf(lines[n++], 384, "ext4: mkfs.ext4 -b 4096 -E stride=%llu,"
+		 "stripe_width=%llu - allocations sized and placed by page "
+		 "and erase block",
+		 (unsigned long long)(page > 4096 ? page / 4096 : 1),
+		 (unsigned long long)(erase / 4096 ? erase / 4096 : 1));
+	snprintf(lines[n++], 384, "f2fs: mkfs.f2fs -s %llu -z 1 - a section "
+		 "of %llu 2MiB segments is a whole number of erase blocks",
+		 (unsigned long long)(erase / gcd(erase, 2 * MIB)),
+		 (unsigned long long)(erase / gcd(erase, 2 * MIB)));
+	if (open_linear && open_linear < 6)
+		snprintf(lines[n++], 384, "f2fs: mount -o active_logs=%u - "
+			 "the card keeps only %u erase blocks open",
+			 open_linear >= 4 ? 4 : 2, open_linear);
+	cluster = page > 16384 ? page : 16384;
+	if (cluster > 65536)
+		cluster = 65536;
+	snprintf(lines[n++], 384, "vfat: mkfs.vfat -s %llu (clusters of %s), "
+		 "never -a; raise -R so the data area starts on a %s "
+		 "boundary", (unsigned long long)(cluster / 512),
+		 units_format_exact_size(start_text, cluster), e_text);
+	return n;
 }

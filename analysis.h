@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
+
 /* A finding: a value (bytes or a count), whether it is known, how sure. */
 struct analysis_finding {
 	bool known;
@@ -208,6 +210,41 @@ int analysis_linear_fit(const double *x, const double *y, size_t n,
 int analysis_weighted_fit(const double *x, const double *y,
 			  const double *weight, size_t n, double *slope,
 			  double *intercept);
+
+/*
+ * The interval test's regression of read time (ns) against length
+ * (bytes): weighted by 1/y^2, so the small sizes, which decide the access
+ * time, count as much as the large ones.  The text line and the chart
+ * both take it from here.  Returns 0, or -1 as analysis_weighted_fit.
+ * n is at most ANALYSIS_FIT_MAX; more points are ignored.
+ */
+#define ANALYSIS_FIT_MAX 256
+int analysis_interval_fit(const double *length_bytes, const double *time_ns,
+			  size_t n, double *ns_per_byte, double *access_ns);
+
+/*
+ * A finding as a record of kind "finding": name, value (bytes when bytes,
+ * else a count; unknown empty), confidence (unknown empty) and, when why
+ * is not NULL, why it is not known ("" when it is).  name and why are
+ * pointed to, not copied.
+ */
+void analysis_finding_record(const char *name,
+			     const struct analysis_finding *finding,
+			     bool bytes, const char *why,
+			     struct vm_record *record);
+
+/* A step of the staircase as a record of kind "level". */
+void analysis_level_record(const struct analysis_level *level,
+			   struct vm_record *record);
+
+/*
+ * Advice from a geometry: partition start, mkfs options.  Writes up to
+ * max lines of at most 383 characters; returns how many (none without an
+ * erase size).
+ */
+size_t analysis_recommend(uint64_t erase_size, uint64_t page_size,
+			  unsigned open_linear, char lines[][384],
+			  size_t max);
 
 /* Median of n values (n > 0); the array is reordered. */
 double analysis_median(double *values, size_t n);

@@ -11,6 +11,8 @@
 #include <strings.h>
 
 #include "analyze.h"
+#include "json.h"
+#include "report.h"
 #include "detect.h"
 #include "units.h"
 
@@ -22,7 +24,7 @@
 #define MAX_NR 1000000
 #define DEFAULT_OPEN_AU_NR 2		/* -O without -0, in both tools */
 #define MAX_DIGITS 18
-#define ADVICE_BYTES 384		/* detect_recommend's line */
+#define ADVICE_BYTES 384		/* analysis_recommend's line */
 #define ADVICE_MAX 16
 
 struct unit {
@@ -1574,21 +1576,6 @@ static const char *json_bool(bool b)
 	return b ? "true" : "false";
 }
 
-/* Our strings are ASCII or UTF-8 we wrote; quotes, backslashes, controls. */
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void json_finding(FILE *out, const char *key,
 			 const struct analysis_finding *found)
 {
@@ -1633,7 +1620,7 @@ static void json_reasons(FILE *out, const struct analyze_findings *f)
 		if (!whys[i][0])
 			continue;
 		fprintf(out, "%s\n    \"%s\": ", first ? "" : ",", keys[i]);
-		json_string(out, whys[i]);
+		json_write_string(out, whys[i]);
 		first = false;
 	}
 	fprintf(out, "\n  },\n");
@@ -1650,9 +1637,10 @@ static void json_align(FILE *out, const struct analyze_result *r,
 
 		if (r->point_table[i] != f->table)
 			continue;
-		fprintf(out, "%s\n    { \"align\": %llu, \"pre_ns\": %.10g, "
-			"\"on_ns\": %.10g, \"post_ns\": %.10g, "
-			"\"diff_ns\": %.10g }", first ? "" : ",",
+		fprintf(out, "%s\n    { \"kind\": \"align\", \"align\": %llu, "
+			"\"pre_ns\": %.0f, "
+			"\"on_ns\": %.0f, \"post_ns\": %.0f, "
+			"\"diff_ns\": %.0f }", first ? "" : ",",
 			(unsigned long long)p->align, p->pre, p->on, p->post,
 			p->diff);
 		first = false;
@@ -1671,7 +1659,8 @@ static void json_runs(FILE *out, const struct analyze_result *r)
 		/* the verdict is on the run combined with its repeats */
 		analysis_open_au_verdict(r->combined, r->combined_count, group,
 					 &v);
-		fprintf(out, "%s\n    { \"nr\": ", i ? "," : "");
+		fprintf(out, "%s\n    { \"kind\": \"open_au_run\", \"nr\": ",
+			i ? "," : "");
 		if (run->nr)
 			fprintf(out, "%u", run->nr);
 		else
@@ -1695,7 +1684,7 @@ static void json_runs(FILE *out, const struct analyze_result *r)
 				(unsigned long long)run->size[j]);
 		fprintf(out, "],\n      \"rates\": [");
 		for (size_t j = 0; j < run->count; j++)
-			fprintf(out, "%s%.10g", j ? ", " : "", run->rate[j]);
+			fprintf(out, "%s%.6g", j ? ", " : "", run->rate[j]);
 		fprintf(out, "] }");
 	}
 	fprintf(out, "%s]\n", r->run_count ? "\n  " : "");
@@ -1705,7 +1694,8 @@ static void json_report(FILE *out, const struct analyze_result *r,
 			const struct analyze_findings *f,
 			char (*advice)[ADVICE_BYTES], size_t advice_count)
 {
-	fprintf(out, "{\n");
+	fprintf(out, "{\n  \"schema\": %d,\n  \"test\": \"analyze\",\n",
+		JSON_SCHEMA);
 	json_finding(out, "erase_size", &f->geometry.erase);
 	json_finding(out, "page_size", &f->geometry.page);
 	json_finding(out, "effective_page_size", &f->geometry.effective_page);
@@ -1721,7 +1711,7 @@ static void json_report(FILE *out, const struct analyze_result *r,
 		"  \"bytes_written\": 0,\n  \"recommendations\": [");
 	for (size_t i = 0; i < advice_count; i++) {
 		fprintf(out, "%s\n    ", i ? "," : "");
-		json_string(out, advice[i]);
+		json_write_string(out, advice[i]);
 	}
 	fprintf(out, "%s],\n", advice_count ? "\n  " : "");
 	json_reasons(out, f);
@@ -1746,7 +1736,121 @@ static void json_report(FILE *out, const struct analyze_result *r,
 	fprintf(out, "}\n");
 }
 
-int analyze_report(const struct analyze_result *r, bool json, FILE *out)
+/* ---- CSV report: one table of records ---- */
+
+static void csv_findings(struct report *report,
+			 const struct analyze_findings *f,
+			 const struct analyze_result *r)
+{
+	const struct analysis_finding claim = {
+		.known = r->prior.preferred_erase != 0,
+		.value = r->prior.preferred_erase, .confidence = NAN };
+	const struct {
+		const char *name;
+		const struct analysis_finding *finding;
+		bool bytes;
+		const char *why;
+	} all[] = {
+		{ "erase_size", &f->geometry.erase, true, f->erase_why },
+		{ "page_size", &f->geometry.page, true, f->page_why },
+		{ "effective_page_size", &f->geometry.effective_page, true,
+		  "" },
+		{ "open_au_linear", &f->open.linear, false, f->linear_why },
+		{ "open_au_random", &f->open.random, false, f->random_why },
+		{ "preferred_erase_size", &claim, true, "" },
+	};
+	struct vm_record rec;
+
+	for (size_t i = 0; i < COUNT_OF(all); i++) {
+		analysis_finding_record(all[i].name, all[i].finding,
+					all[i].bytes, all[i].why, &rec);
+		report_record(report, &rec);
+	}
+}
+
+/* The align lines of the table used, as records of kind "align". */
+static void csv_align(struct report *report, const struct analyze_result *r,
+		      const struct analyze_findings *f)
+{
+	static const char *const keys[] = { "pre_ns", "on_ns", "post_ns",
+					     "diff_ns" };
+
+	for (size_t i = 0; i < r->point_count; i++) {
+		const struct analysis_align_point *p = &r->points[i];
+		const double ns[] = { p->pre, p->on, p->post, p->diff };
+		struct vm_record rec = { .kind = "align", .count = 1 };
+
+		if (r->point_table[i] != f->table)
+			continue;
+		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align",
+			NULL, NULL, (double)p->align };
+		for (size_t k = 0; k < COUNT_OF(keys); k++)
+			rec.fields[rec.count++] = (struct vm_field){
+				VM_UNIT_TIME, keys[k], NULL, NULL, ns[k] };
+		report_record(report, &rec);
+	}
+}
+
+/*
+ * Each open-AU run: a record of kind "open_au_run" with its verdict,
+ * then one of kind "open_au_point" per block size, both numbered "run".
+ */
+static void csv_runs(struct report *report, const struct analyze_result *r)
+{
+	for (size_t i = 0; i < r->run_count; i++) {
+		const struct analysis_run *run = &r->runs[i];
+		struct analysis_verdict v;
+		struct vm_record rec = { .kind = "open_au_run" };
+		const struct vm_field numbers[] = {
+			{ VM_UNIT_COUNT, "run", NULL, NULL, (double)i + 1 },
+			{ VM_UNIT_COUNT, "nr", NULL, NULL,
+			  run->nr ? run->nr : NAN },
+			{ VM_UNIT_BOOL, "random", NULL, NULL, run->random },
+		};
+
+		analysis_open_au_verdict(r->combined, r->combined_count,
+					 r->run_combined[i], &v);
+		memcpy(rec.fields, numbers, sizeof(numbers));
+		rec.count = COUNT_OF(numbers);
+		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_BOOL,
+			"falls_off", NULL, NULL, v.compared ? v.fell : NAN };
+		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
+			"median_ratio", NULL, NULL, v.compared ?
+			v.median_ratio : NAN };
+		report_record(report, &rec);
+		rec.kind = "open_au_point";
+		for (size_t j = 0; j < run->count; j++) {
+			rec.count = 1;
+			rec.fields[rec.count++] = (struct vm_field){
+				VM_UNIT_BYTES, "block", NULL, NULL,
+				(double)run->size[j] };
+			rec.fields[rec.count++] = (struct vm_field){
+				VM_UNIT_RATE, "rate", NULL, NULL,
+				run->rate[j] };
+			report_record(report, &rec);
+		}
+	}
+}
+
+static int csv_report(FILE *out, const struct analyze_result *r,
+		      const struct analyze_findings *f,
+		      char (*advice)[ADVICE_BYTES], size_t advice_count)
+{
+	struct report_meta meta = { .test = "analyze" };
+	struct report *report = report_open(out, REPORT_CSV, &meta);
+
+	if (!report)
+		return -ENOMEM;
+	csv_findings(report, f, r);
+	detect_csv_geometry(report, &f->geometry);
+	detect_csv_advice(report, advice, advice_count);
+	csv_align(report, r, f);
+	csv_runs(report, r);
+	return report_close(report, NULL, false);
+}
+
+int analyze_report(const struct analyze_result *r,
+		   enum report_format format, FILE *out)
 {
 	char advice[ADVICE_MAX][ADVICE_BYTES];
 	const struct analysis_finding *erase, *page, *linear;
@@ -1757,16 +1861,19 @@ int analyze_report(const struct analyze_result *r, bool json, FILE *out)
 	erase = &f.geometry.erase;
 	page = &f.geometry.page;
 	linear = &f.open.linear;
-	advice_count = detect_recommend(erase->known ? erase->value : 0,
+	advice_count = analysis_recommend(erase->known ? erase->value : 0,
 					page->known ? page->value : 0,
 					/* "at least N" is no limit to plan by */
 					linear->known &&
 					!f.open.linear_lower_bound ?
 					(unsigned)linear->value : 0,
 					advice, ADVICE_MAX);
-	if (json)
+	if (format == REPORT_CSV && csv_report(out, r, &f, advice,
+						advice_count))
+		return -EIO;
+	if (format == REPORT_JSON)
 		json_report(out, r, &f, advice, advice_count);
-	else
+	if (format == REPORT_TEXT)
 		text_report(out, r, &f, advice, advice_count);
 	return fflush(out) || ferror(out) ? -EIO : 0;
 }

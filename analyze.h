@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "report.h"
 
 #define ANALYZE_MAX_POINTS 256		/* align lines kept */
 #define ANALYZE_MAX_RUNS ANALYSIS_MAX_RUNS /* open-AU runs kept */
@@ -76,10 +77,12 @@ void analyze_findings(const struct analyze_result *result,
 		      struct analyze_findings *findings);
 
 /*
- * Findings, advice (detect_recommend's, from the findings) and the
- * evidence behind them, as text for people or as one JSON object.
+ * Findings, advice (analysis_recommend's, from the findings) and the
+ * evidence behind them, as text for people, one JSON object or one CSV
+ * table.
  * Returns 0, or -EIO on a write error.
  */
-int analyze_report(const struct analyze_result *result, bool json, FILE *out);
+int analyze_report(const struct analyze_result *result,
+		   enum report_format format, FILE *out);
 
 #endif

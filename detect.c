@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "detect.h"
+#include "json.h"
 #include "info.h"
 #include "programs.h"
 #include "report.h"
@@ -703,59 +704,6 @@ static int write_probes(struct detect *d, uint64_t erase,
 	return err;
 }
 
-/* ---- recommendations ---- */
-
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
-size_t detect_recommend(uint64_t erase, uint64_t page, unsigned open_linear,
-			char lines[][384], size_t max)
-{
-	char e_text[UNITS_BUF], start_text[UNITS_BUF];
-	uint64_t start, cluster;
-	size_t n = 0;
-
-	if (!erase || max < 5)
-		return 0;
-	start = erase / gcd(erase, MIB) * MIB;	/* lcm with the 1 MiB grid */
-	units_format_exact_size(e_text, erase);
-	units_format_exact_size(start_text, start);
-	snprintf(lines[n++], 384, "partition start: sector %llu (%s): "
-		 "sfdisk 'start=%llu', parted 'mkpart primary %s 100%%' - "
-		 "erase blocks of %s and the 1MiB grid line up there",
-		 (unsigned long long)(start / 512), start_text,
-		 (unsigned long long)(start / 512), start_text, e_text);
-	snprintf(lines[n++], 384, "ext4: mkfs.ext4 -b 4096 -E stride=%llu,"
-		 "stripe_width=%llu - allocations sized and placed by page "
-		 "and erase block",
-		 (unsigned long long)(page > 4096 ? page / 4096 : 1),
-		 (unsigned long long)(erase / 4096 ? erase / 4096 : 1));
-	snprintf(lines[n++], 384, "f2fs: mkfs.f2fs -s %llu -z 1 - a section "
-		 "of %llu 2MiB segments is a whole number of erase blocks",
-		 (unsigned long long)(erase / gcd(erase, 2 * MIB)),
-		 (unsigned long long)(erase / gcd(erase, 2 * MIB)));
-	if (open_linear && open_linear < 6)
-		snprintf(lines[n++], 384, "f2fs: mount -o active_logs=%u - "
-			 "the card keeps only %u erase blocks open",
-			 open_linear >= 4 ? 4 : 2, open_linear);
-	cluster = page > 16384 ? page : 16384;
-	if (cluster > 65536)
-		cluster = 65536;
-	snprintf(lines[n++], 384, "vfat: mkfs.vfat -s %llu (clusters of %s), "
-		 "never -a; raise -R so the data area starts on a %s "
-		 "boundary", (unsigned long long)(cluster / 512),
-		 units_format_exact_size(start_text, cluster), e_text);
-	return n;
-}
-
 /* ---- report ---- */
 
 void detect_print_levels(FILE *out, const struct analysis_geometry *g)
@@ -778,11 +726,12 @@ void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
 {
 	fprintf(out, "  \"levels\": [");
 	for (size_t j = 0; j < g->level_count; j++) {
-		fprintf(out, "%s\n    { \"size\": %llu, \"cost_ns\": %.6g, "
+		fprintf(out, "%s\n    { \"kind\": \"level\", \"size\": %llu, "
+			"\"cost_ns\": %.0f, "
 			"\"name\": ", j ? "," : "",
 			(unsigned long long)g->levels[j].size,
 			g->levels[j].cost_ns);
-		report_json_string(out,
+		json_write_string(out,
 				   analysis_level_name(g->levels[j].kind));
 		fprintf(out, ", \"z\": %.3g }", g->levels[j].z);
 	}
@@ -795,9 +744,39 @@ void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
 	else
 		fprintf(out, "  \"erase_alternative\": null,\n");
 	fprintf(out, "  \"erase_visible\": %s,\n  \"erase_not_visible_"
-		"confidence\": %.3f,\n  \"diff_noise_ns\": %.6g,\n",
+		"confidence\": %.3f,\n  \"diff_noise_ns\": %.0f,\n",
 		g->erase_hidden ? "false" : "true",
 		g->erase_hidden ? g->hidden_confidence : 0.0, g->noise_ns);
+}
+
+void detect_csv_geometry(struct report *report,
+			 const struct analysis_geometry *g)
+{
+	struct vm_record rec;
+
+	for (size_t j = 0; j < g->level_count; j++) {
+		analysis_level_record(&g->levels[j], &rec);
+		report_record(report, &rec);
+	}
+	if (g->erase.known && g->erase_alternative.known) {
+		analysis_finding_record("erase_alternative",
+					&g->erase_alternative, true, NULL,
+					&rec);
+		report_record(report, &rec);
+	}
+}
+
+void detect_csv_advice(struct report *report, char lines[][384],
+		       size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct vm_record rec = { .kind = "recommendation",
+					 .count = 1 };
+
+		rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "text",
+						   NULL, lines[i], 0 };
+		report_record(report, &rec);
+	}
 }
 
 static void print_finding(FILE *out, const char *name,
@@ -830,21 +809,71 @@ static void json_finding(FILE *out, const char *name,
 	(void)last;
 }
 
+/* The findings of a detect run, in the machine formats' order. */
+#define DETECT_FINDINGS 7
+static const char *const finding_names[DETECT_FINDINGS] = {
+	"erase_size", "page_size", "open_au_linear", "open_au_random",
+	"min_write_size", "fat_area", "effective_page_size" };
+static const bool finding_bytes[DETECT_FINDINGS] = {
+	true, true, false, false, true, true, true };
+
+static void all_findings(const struct detect_findings *f,
+			 const struct analysis_finding *all[DETECT_FINDINGS])
+{
+	const struct analysis_finding *each[DETECT_FINDINGS] = {
+		&f->geometry.erase, &f->geometry.page, &f->open_linear,
+		&f->open_random, &f->min_write, &f->fat_area,
+		&f->geometry.effective_page };
+
+	memcpy(all, each, sizeof(each));
+}
+
+/*
+ * CSV: one table of records - the card, each finding, the device's own
+ * erase-size claim, the staircase's levels and the advice.
+ */
+static void print_csv(FILE *out, const struct dev *dev,
+		      const struct detect_findings *f, char lines[][384],
+		      size_t advice)
+{
+	const struct analysis_finding *all[DETECT_FINDINGS];
+	const struct analysis_finding claim = { .known = f->sysfs_known,
+		.value = f->sysfs_erase, .confidence = NAN };
+	struct report_meta meta = { .test = "detect", .device = dev->path };
+	struct report *report = report_open(out, REPORT_CSV, &meta);
+	struct vm_record rec = { .kind = "card", .count = 1 };
+
+	if (!report)
+		return;
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "identity", NULL,
+					   f->identity, 0 };
+	report_record(report, &rec);
+	all_findings(f, all);
+	for (size_t i = 0; i < DETECT_FINDINGS; i++) {
+		analysis_finding_record(finding_names[i], all[i],
+					finding_bytes[i], NULL, &rec);
+		report_record(report, &rec);
+	}
+	analysis_finding_record("preferred_erase_size", &claim, true, NULL,
+				&rec);
+	report_record(report, &rec);
+	detect_csv_geometry(report, &f->geometry);
+	detect_csv_advice(report, lines, advice);
+	report_close(report, &dev->stats, false);
+}
+
 static void print_json(FILE *out, const struct dev *dev,
 		       const struct detect_findings *f, char lines[][384],
 		       size_t advice)
 {
-	const struct analysis_finding *all[] = {
-		&f->geometry.erase, &f->geometry.page, &f->open_linear,
-		&f->open_random, &f->min_write, &f->fat_area,
-		&f->geometry.effective_page };
-	static const char *const names[] = {
-		"erase_size", "page_size", "open_au_linear", "open_au_random",
-		"min_write_size", "fat_area", "effective_page_size" };
+	const struct analysis_finding *all[DETECT_FINDINGS];
+	const char *const *names = finding_names;
 
-	fprintf(out, "{\n  \"schema\": 1,\n  \"test\": \"detect\",\n"
-		"  \"card\": ");
-	report_json_string(out, f->identity);
+	all_findings(f, all);
+
+	fprintf(out, "{\n  \"schema\": %d,\n  \"test\": \"detect\",\n"
+		"  \"card\": ", JSON_SCHEMA);
+	json_write_string(out, f->identity);
 	fprintf(out, ",\n");
 	for (size_t i = 0; i < 7; i++)
 		json_finding(out, names[i], all[i], false);
@@ -866,7 +895,7 @@ static void print_json(FILE *out, const struct dev *dev,
 		(unsigned long long)dev->stats.bytes_written);
 	for (size_t i = 0; i < advice; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);
-		report_json_string(out, lines[i]);
+		json_write_string(out, lines[i]);
 	}
 	fprintf(out, "%s]\n}\n", advice ? "\n  " : "");
 }
@@ -1035,11 +1064,15 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 		if (err)
 			return err;
 	}
-	advice = detect_recommend(f->erase_used, f->geometry.page.known ?
+	advice = analysis_recommend(f->erase_used, f->geometry.page.known ?
 				  f->geometry.page.value : 0,
 				  (unsigned)f->open_linear.value, lines, 8);
-	if (options->json) {
+	if (options->format == REPORT_JSON) {
 		print_json(out, dev, f, lines, advice);
+		return 0;
+	}
+	if (options->format == REPORT_CSV) {
+		print_csv(out, dev, f, lines, advice);
 		return 0;
 	}
 	print_text(out, dev, f, options->write, lines, advice);

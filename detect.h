@@ -13,13 +13,14 @@
 
 #include "analysis.h"
 #include "dev.h"
+#include "report.h"
 
 struct detect_options {
 	bool write;			/* also run the write probes */
 	uint64_t erase_size;		/* --erasesize, 0: measure it */
 	uint64_t budget_ns;		/* device time for the read probes */
 	const char *sysfs_root;
-	bool json;
+	enum report_format format;	/* of the report */
 	bool verbose;
 	/* called with the exact write range before the first write; a
 	   non-zero return stops the run before it writes anything */
@@ -55,13 +56,6 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 	       volatile sig_atomic_t *stop, FILE *out,
 	       struct detect_findings *findings);
 
-/*
- * Advice from a geometry: partition start, mkfs options.  Writes up to
- * max lines of at most 383 characters; returns how many.
- */
-size_t detect_recommend(uint64_t erase_size, uint64_t page_size,
-			unsigned open_linear, char lines[][384], size_t max);
-
 /* The staircase behind a geometry: one line per level, as text. */
 void detect_print_levels(FILE *out, const struct analysis_geometry *g);
 
@@ -70,5 +64,13 @@ void detect_print_levels(FILE *out, const struct analysis_geometry *g);
  * erase_alternative, erase_visible, hidden confidence, noise.
  */
 void detect_json_geometry(FILE *out, const struct analysis_geometry *g);
+
+/* The same as CSV records: a "level" each, the erase alternative. */
+void detect_csv_geometry(struct report *report,
+			 const struct analysis_geometry *g);
+
+/* Advice lines as records of kind "recommendation". */
+void detect_csv_advice(struct report *report, char lines[][384],
+		       size_t count);
 
 #endif

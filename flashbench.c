@@ -102,9 +102,9 @@ enum test_bit {
 #define T_SPEED (T_READ_SPEED | T_WRITE_SPEED | T_IOPS | T_CLASS)
 #define T_MEASURE (T_VM | T_SPEED | T_DETECT)
 #define T_ALL 0x1ffffu
-/* Tests whose output is records: one table, so CSV can hold it. */
-#define T_CSV (T_VM | T_SPEED)
-#define T_OUTPUT (T_CSV | T_DETECT | T_INFO | T_DECODE | T_ANALYZE)
+/* Modes whose output is records: text, CSV (one table) or JSON. */
+#define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
+		  T_ANALYZE | T_LIST)
 
 /* How an option's argument is read, and into what. */
 enum arg_kind {
@@ -323,7 +323,7 @@ static const struct option_def option_defs[] = {
 	  .refusal = "is not available for" },
 	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE",
 	  .kind = ARG_TEXT, .field = FIELD(out_path),
-	  .applies = T_OUTPUT | T_LIST, .original = true },
+	  .applies = T_OUTPUT, .original = true },
 	{ OPT_STATS, "stats", NULL, SECTION_OUTPUT,
 	  "print device time and bytes moved on stderr", .kind = ARG_FLAG,
 	  .field = FIELD(stats), .applies = T_MEASURE },
@@ -695,9 +695,6 @@ static void check_options(const struct config *cfg)
 		usage_error("--%s %s %s", o->name, o->refusal ? o->refusal :
 			    "does not apply to", test);
 	}
-	if (cfg->format == REPORT_CSV && !(cfg->test_bit & T_CSV))
-		usage_error("--format=csv does not apply to %s (use text or "
-			    "json)", test);
 }
 
 static uint64_t round_up(uint64_t value, uint64_t step)
@@ -833,6 +830,40 @@ static void set_option_params(const struct config *cfg)
 	p[PARAM_TIME].value = (double)cfg->time_ns;
 	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
 	p[PARAM_WRITES].value = !cfg->read_only;
+}
+
+/*
+ * The JSON parameters of a built-in test: each option that applies to it,
+ * named after the long option ("open-au-nr" -> open_au_nr), with the value
+ * the run used.  A --program run reports its variables under their own
+ * names instead.
+ */
+#define OPTION_PARAMS 32
+static char option_param_names[OPTION_PARAMS][32];
+static struct vm_param option_params[OPTION_PARAMS];
+
+static size_t set_option_json_params(const struct config *cfg)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < OPTION_COUNT; i++) {
+		const struct option_def *d = &option_defs[i];
+		const char *field = (const char *)cfg + d->field;
+		char *name = option_param_names[count];
+
+		if (d->section != SECTION_PARAMETERS ||
+		    !(d->applies & cfg->test_bit) || count == OPTION_PARAMS ||
+		    (d->kind != ARG_FLAG && d->kind != ARG_SIZE &&
+		     d->kind != ARG_COUNT))
+			continue;
+		snprintf(name, sizeof(option_param_names[0]), "%s", d->name);
+		for (char *c = name; *c; c++)
+			*c = *c == '-' ? '_' : *c;
+		option_params[count++] = (struct vm_param){ name,
+			d->kind == ARG_FLAG ? *(const bool *)field :
+			(double)*(const uint64_t *)field };
+	}
+	return count;
 }
 
 static void set_params(struct config *cfg, const struct dev *dev)
@@ -1111,20 +1142,16 @@ static int interval_summary(struct interval_points *points)
 	struct vm_record rec = { .style = VM_STYLE_SPACES, .count = 2 };
 	int err;
 
-	double weight[64];
-
-	/* relative errors: the small sizes decide the access time */
-	for (size_t i = 0; i < points->count; i++)
-		weight[i] = points->fastest[i] > 0 ?
-			    1 / (points->fastest[i] * points->fastest[i]) : 0;
-	if (analysis_weighted_fit(points->length, points->fastest, weight,
+	if (analysis_interval_fit(points->length, points->fastest,
 				  points->count, &slope, &intercept))
 		return 0;
+	rec.kind = "regression";
 	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
 	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access",
 					   "% access time", NULL, intercept };
 	err = report_record(points->report, &rec);
+	rec.kind = "overhead";
 	for (size_t i = 0; !err && i < points->count; i++) {
 		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "length",
 			"% bytes:", NULL, points->length[i] };
@@ -1325,6 +1352,10 @@ static int run_test(struct config *cfg)
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
 		.params = program_params, .param_count = PARAM_HEADER_COUNT };
+	if (cfg->test) {
+		meta.params = option_params;
+		meta.param_count = set_option_json_params(cfg);
+	}
 	output_open(cfg, &dev, &meta, &sinks);
 	points.report = sinks.report;
 	prepare_timing(cfg);
@@ -1372,8 +1403,8 @@ static int decode_register(const struct config *cfg)
 	char why[256];
 	FILE *out = open_output(cfg);
 
-	if (info_decode(cfg->decode_kind, cfg->decode_hex,
-			cfg->format == REPORT_JSON, out, why, sizeof(why))) {
+	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format, out,
+			why, sizeof(why))) {
 		if (out != stdout) {
 			fclose(out);
 			remove(cfg->out_path);
@@ -1405,8 +1436,8 @@ static int show_info(const struct config *cfg)
 		runtime_error("%s", dev_strerror(&dev, why, sizeof(why)));
 	}
 	out = open_output(cfg);
-	err = info_show(&device, cfg->sysfs_root, cfg->format == REPORT_JSON,
-			out, why, sizeof(why));
+	err = info_show(&device, cfg->sysfs_root, cfg->format, out, why,
+			sizeof(why));
 	if (err && out != stdout)
 		fclose(out);
 	if (err == -EINVAL)
@@ -1439,7 +1470,7 @@ static int analyze_saved(const struct config *cfg)
 	if (err)
 		runtime_error("%s", why);
 	out = open_output(cfg);
-	err = analyze_report(&result, cfg->format == REPORT_JSON, out);
+	err = analyze_report(&result, cfg->format, out);
 	close_output(cfg, out, err);
 	return 0;
 }
@@ -1450,7 +1481,7 @@ static int run_detect(const struct config *cfg)
 		.write = cfg->write, .budget_ns = cfg->budget_ns,
 		.erase_size = given(cfg, 'e') ? cfg->erasesize : 0,
 		.sysfs_root = cfg->sysfs_root,
-		.json = cfg->format == REPORT_JSON, .verbose = cfg->verbose };
+		.format = cfg->format, .verbose = cfg->verbose };
 	struct detect_findings findings;
 	struct dev dev;
 	FILE *out;
@@ -1691,28 +1722,60 @@ static void print_line(void *ctx, const char *line)
 	fprintf(ctx, "%s\n", line);
 }
 
+/*
+ * A built-in program as a record of kind "program": name, summary and
+ * the listing; text prints it as "# name: summary", the listing, a blank
+ * line.
+ */
+static void emit_program(struct report *report, const struct program_def *def,
+			 const char *listing)
+{
+	struct vm_record rec = { .kind = "program", .count = 3,
+				 .style = VM_STYLE_SPACES };
+
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", "# %:",
+					   def->name, 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", "%\n",
+					   def->summary, 0 };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", "%",
+					   listing, 0 };
+	report_record(report, &rec);
+}
+
 static int list_programs(const struct config *cfg)
 {
 	FILE *out = open_output(cfg);
+	struct report_meta meta = { .test = "list-programs" };
+	struct report *report = report_open(out, cfg->format, &meta);
+	int err = 0;
 
+	if (!report)
+		runtime_error("out of memory");
 	/* compiled with the options' values: the table's defaults */
 	set_option_params(cfg);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *program;
 		struct vm_diag diag;
+		char *listing = NULL;
+		size_t listing_bytes = 0;
+		FILE *text = open_memstream(&listing, &listing_bytes);
 
-		fprintf(out, "# %s: %s\n", programs[i].name,
-			programs[i].summary);
+		if (!text)
+			runtime_error("out of memory");
 		if (vm_compile(programs[i].text, program_params,
 			       PARAM_COUNT_OF, &program, &diag))
 			runtime_error("built-in %s:%u:%u: %s",
 				      programs[i].name, diag.line,
 				      diag.column, diag.message);
-		vm_list(program, print_line, out);
+		vm_list(program, print_line, text);
 		vm_free(program);
-		fprintf(out, "\n");
+		if (fclose(text))
+			runtime_error("out of memory");
+		emit_program(report, &programs[i], listing);
+		free(listing);
 	}
-	close_output(cfg, out, 0);
+	err = report_close(report, NULL, false);
+	close_output(cfg, out, err);
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "info.h"
+#include "json.h"
+#include "report.h"
 #include "infoutil.h"
 
 #define KiB 1024ULL
@@ -98,58 +100,60 @@ struct out {
 	int depth;		/* JSON objects open */
 	bool fresh;		/* nothing written in the innermost object */
 	bool quiet;		/* text lines suppressed */
+	/* CSV: a "field" row per value, under its section's dotted path */
+	struct report *csv;
+	struct report_meta meta;
+	char section[128];
 };
 
-/* Length of the valid UTF-8 sequence at p, 0 if there is none. */
-static size_t utf8_len(const unsigned char *p)
+/* CSV: one row, kind "field": section, key, value (empty: unknown). */
+static void csv_row(struct out *o, const char *key, const char *value)
 {
-	size_t n = *p >= 0xf0 && *p < 0xf5 ? 4 : *p >= 0xe0 ? 3 :
-		   *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
+	struct vm_record rec = { .kind = "field", .count = 3 };
 
-	for (size_t i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "section", NULL,
+					   o->section, 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "key", NULL, key,
+					   0 };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "value", NULL,
+					   value ? value : "", 0 };
+	report_record(o->csv, &rec);
 }
 
-/* A JSON string; bytes that are not UTF-8 are taken as Latin-1. */
-static void json_string(FILE *f, const char *s)
+/* test names the document in the machine formats: "info", "decode-cid" */
+/*
+ * CSV: a value given as JSON text.  A quoted word ("\"matches\"") goes in
+ * as the word; numbers, booleans and arrays as their JSON text.
+ */
+static void csv_value(struct out *o, const char *key, const char *json)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	char word[64];
+	size_t len = json ? strlen(json) : 0;
 
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else if (*p >= 0x80 && utf8_len(p)) {
-			size_t n = utf8_len(p);
-
-			fwrite(p, 1, n, f);
-			p += n - 1;
-		} else if (*p >= 0x80)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	if (len >= 2 && len < sizeof(word) && json[0] == '"' &&
+	    json[len - 1] == '"' && !strchr(json, '\\')) {
+		snprintf(word, sizeof(word), "%.*s", (int)len - 2, json + 1);
+		json = word;
 	}
-	fputc('"', f);
+	csv_row(o, key, json);
 }
 
-static void out_begin(struct out *o, FILE *f, bool json)
+static void out_begin(struct out *o, FILE *f, enum report_format format,
+		      const char *test)
 {
-	o->f = f;
-	o->json = json;
-	o->depth = 0;
-	o->fresh = true;
-	o->quiet = false;
+	bool json = format == REPORT_JSON;
+
+	*o = (struct out){ .f = f, .json = json, .fresh = true };
 	if (json) {
-		fputc('{', f);
+		fprintf(f, "{\n  \"schema\": %d,\n  \"test\": ",
+			JSON_SCHEMA);
+		json_write_string(f, test);
 		o->depth = 1;
+		o->fresh = false;
+	}
+	if (format == REPORT_CSV) {
+		o->meta = (struct report_meta){ .test = test };
+		o->csv = report_open(f, REPORT_CSV, &o->meta);
 	}
 }
 
@@ -157,13 +161,15 @@ static void out_finish(struct out *o)
 {
 	if (o->json)
 		fputs("\n}\n", o->f);
+	if (o->csv && report_close(o->csv, NULL, false))
+		o->f = NULL;
 }
 
 /* Start a JSON member: separator, indentation, key. */
 static void json_key(struct out *o, const char *key)
 {
 	fprintf(o->f, "%s\n%*s", o->fresh ? "" : ",", 2 * o->depth, "");
-	json_string(o->f, key);
+	json_write_string(o->f, key);
 	fputs(": ", o->f);
 	o->fresh = false;
 }
@@ -174,6 +180,14 @@ static void json_key(struct out *o, const char *key)
  */
 static void out_section(struct out *o, const char *key, const char *heading)
 {
+	if (o->csv) {
+		size_t len = strlen(o->section);
+
+		if (key)
+			snprintf(o->section + len, sizeof(o->section) - len,
+				 "%s%s", len ? "." : "", key);
+		return;
+	}
 	if (!o->json) {
 		fprintf(o->f, "%s:\n", heading);
 		return;
@@ -188,6 +202,12 @@ static void out_section(struct out *o, const char *key, const char *heading)
 
 static void out_end(struct out *o, const char *key)
 {
+	if (o->csv && key) {
+		char *dot = strrchr(o->section, '.');
+
+		*(dot ? dot : o->section) = '\0';
+		return;
+	}
 	if (!o->json || !key)
 		return;
 	o->depth--;
@@ -197,6 +217,8 @@ static void out_end(struct out *o, const char *key)
 
 static void out_null_section(struct out *o, const char *key)
 {
+	if (o->csv)
+		csv_row(o, key, NULL);
 	if (o->json) {
 		json_key(o, key);
 		fputs("null", o->f);
@@ -211,10 +233,12 @@ static void out_null_section(struct out *o, const char *key)
 static void put(struct out *o, const char *key, const char *label,
 		const char *json, const char *text)
 {
-	if (o->json && key) {
+	if (o->csv && key) {
+		csv_value(o, key, json);
+	} else if (o->json && key) {
 		json_key(o, key);
 		fputs(json ? json : "null", o->f);
-	} else if (!o->json && label && !o->quiet) {
+	} else if (!o->json && !o->csv && label && !o->quiet) {
 		fprintf(o->f, "  %-*s %s\n", LABEL_WIDTH - 1, label,
 			text ? text : "unknown");
 	}
@@ -223,10 +247,14 @@ static void put(struct out *o, const char *key, const char *label,
 static void put_str(struct out *o, const char *key, const char *label,
 		    const char *s)
 {
+	if (o->csv && key) {
+		csv_row(o, key, s);
+		return;
+	}
 	if (o->json && key) {
 		json_key(o, key);
 		if (s)
-			json_string(o->f, s);
+			json_write_string(o->f, s);
 		else
 			fputs("null", o->f);
 		return;
@@ -575,10 +603,12 @@ static int finish(FILE *out, char *err, size_t errlen)
 	return 0;
 }
 
-int info_decode(const char *kind, const char *hex, bool json, FILE *out,
-		char *err, size_t errlen)
+int info_decode(const char *kind, const char *hex,
+		enum report_format format, FILE *out, char *err,
+		size_t errlen)
 {
 	struct info_register r;
+	char test[32];
 	struct out o;
 	int ret;
 
@@ -589,7 +619,8 @@ int info_decode(const char *kind, const char *hex, bool json, FILE *out,
 	ret = info_decode_register(kind, hex, &r, err, errlen);
 	if (ret)
 		return ret;
-	out_begin(&o, out, json);
+	snprintf(test, sizeof(test), "decode-%s", kind);
+	out_begin(&o, out, format, test);
 	put_s(&o, "register", NULL, kind);
 	out_section(&o, NULL, kind);
 	if (!strcmp(kind, "cid"))
@@ -683,7 +714,7 @@ static void show_device(struct out *o, const struct info_device *d,
 		 q->vendor);
 	put_attr(o, "model", bus_labels ? "model" : NULL, q->has_model,
 		 q->model);
-	if (c->transport == INFO_TRANSPORT_LOOP || o->json)
+	if (c->transport == INFO_TRANSPORT_LOOP || o->json || o->csv)
 		put_attr(o, "backing_file",
 			 c->transport == INFO_TRANSPORT_LOOP ?
 			 "backing file" : NULL, q->has_backing_file,
@@ -697,7 +728,7 @@ static void show_summary(struct out *o, const struct info_card *c)
 {
 	char date[16];
 
-	if (!o->json)
+	if (!o->json && !o->csv)
 		return;
 	put_str(o, "card_type", NULL, *c->card_type ? c->card_type : NULL);
 	put_str(o, "manufacturer", NULL, c->manufacturer);
@@ -849,16 +880,16 @@ static void show_registers(struct out *o, const struct info_card *c)
 }
 
 int info_print(const struct info_device *dev, const struct info_card *card,
-	       bool json, FILE *out, char *err, size_t errlen)
+	       enum report_format format, FILE *out, char *err, size_t errlen)
 {
 	bool is_card = card->transport == INFO_TRANSPORT_SD ||
 		       card->transport == INFO_TRANSPORT_EMMC;
 	struct out o;
 
-	out_begin(&o, out, json);
+	out_begin(&o, out, format, "info");
 	show_device(&o, dev, card);
 	show_summary(&o, card);
-	if (is_card || json)
+	if (is_card || format != REPORT_TEXT)
 		show_card(&o, card);
 	show_registers(&o, card);
 	if (card->has_emmc)
@@ -870,7 +901,7 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 }
 
 int info_show(const struct info_device *dev, const char *sysfs_root,
-	      bool json, FILE *out, char *err, size_t errlen)
+	      enum report_format format, FILE *out, char *err, size_t errlen)
 {
 	struct info_card *card = malloc(sizeof(*card));
 	int ret;
@@ -881,7 +912,7 @@ int info_show(const struct info_device *dev, const char *sysfs_root,
 	}
 	ret = info_read_card(dev, sysfs_root, card, err, errlen);
 	if (ret == 0)
-		ret = info_print(dev, card, json, out, err, errlen);
+		ret = info_print(dev, card, format, out, err, errlen);
 	free(card);
 	return ret;
 }

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "report.h"
+
 #define INFO_PATH_BYTES 4096
 #define INFO_NAME_BYTES 64
 
@@ -318,17 +320,18 @@ int info_read_card(const struct info_device *dev, const char *sysfs_root,
  * err set when the output cannot be written.
  */
 int info_print(const struct info_device *dev, const struct info_card *card,
-	       bool json, FILE *out, char *err, size_t errlen);
+	       enum report_format format, FILE *out, char *err, size_t errlen);
 
 /* info_read_card, then info_print. */
 int info_show(const struct info_device *dev, const char *sysfs_root,
-	      bool json, FILE *out, char *err, size_t errlen);
+	      enum report_format format, FILE *out, char *err, size_t errlen);
 
 /*
  * Decode one register as info_decode_register does, and print it.
  * Return 0, or -EINVAL with a message in err.
  */
-int info_decode(const char *kind, const char *hex, bool json, FILE *out,
-		char *err, size_t errlen);
+int info_decode(const char *kind, const char *hex,
+		enum report_format format, FILE *out, char *err,
+		size_t errlen);
 
 #endif

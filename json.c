@@ -1,7 +1,8 @@
 /*
  * json: recursive-descent reader into a tree of json_value.  Every bound
  * is checked before memory is taken, so hostile input ends in an error
- * message, never a crash.  No writing here; report.c writes.
+ * message, never a crash.  The string writer is here too, so every JSON
+ * document escapes text the same way.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -88,6 +89,33 @@ size_t json_utf8_length(const char *text)
 	    (code >= 0xd800 && code <= 0xdfff))
 		return 0;
 	return n;
+}
+
+void json_write_string(FILE *out, const char *text)
+{
+	const unsigned char *s = (const unsigned char *)(text ? text : "");
+
+	fputc('"', out);
+	while (*s) {
+		size_t n = json_utf8_length((const char *)s);
+
+		if (*s == '"' || *s == '\\') {
+			fprintf(out, "\\%c", *s);
+		} else if (*s == '\n') {
+			fputs("\\n", out);
+		} else if (*s == '\t') {
+			fputs("\\t", out);
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(out, "\\u%04x", *s);
+		} else if (n == 0) {
+			fputs("\\ufffd", out);
+			n = 1;
+		} else {
+			fwrite(s, 1, n, out);
+		}
+		s += n ? n : 1;
+	}
+	fputc('"', out);
 }
 
 static int hex4(struct parser *p, unsigned *code)

@@ -1,14 +1,21 @@
 /*
- * json: a small reader for the JSON documents flashbench writes, so that
- * saved runs can be plotted again.  It parses any RFC 8259 text within
- * fixed bounds (depth, node count, string length) into a tree; it does
- * not write JSON (report.c does).
+ * json: the one JSON string writer every output uses, and a small reader
+ * for the JSON documents flashbench writes, so that saved runs can be
+ * plotted again.  The reader parses any RFC 8259 text within fixed bounds
+ * (depth, node count, string length) into a tree.
  */
 #ifndef FLASHBENCH_JSON_H
 #define FLASHBENCH_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Version of every document flashbench writes, JSON and CSV alike; README
+ * lists what each version changed.
+ */
+#define JSON_SCHEMA 2
 
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_NODES (1 << 20)
@@ -47,5 +54,12 @@ const struct json_value *json_get(const struct json_value *object,
 
 /* Length of the valid UTF-8 sequence starting at text, or 0. */
 size_t json_utf8_length(const char *text);
+
+/*
+ * text (NULL: "") as a JSON string: quoted; quote, backslash and control
+ * characters escaped; each byte that does not start valid UTF-8 written
+ * as U+FFFD, the replacement character, the same in every output.
+ */
+void json_write_string(FILE *out, const char *text);
 
 #endif

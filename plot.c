@@ -435,8 +435,8 @@ static int fit_series(struct plot *plot, const struct series *data)
 	char rate[UNITS_BUF], access[UNITS_BUF];
 	struct series *s;
 
-	if (analysis_linear_fit(data->x, data->y, data->count, &slope,
-				&intercept))
+	if (analysis_interval_fit(data->x, data->y, data->count, &slope,
+				  &intercept))
 		return 0;
 	s = new_series(plot);
 	if (!s)
@@ -1006,11 +1006,13 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 	struct run *run;
 	int err_code;
 
-	if (!schema || schema->type != JSON_NUMBER || schema->number != 1 ||
+	/* schema 1 documents, saved before version 2, plot the same */
+	if (!schema || schema->type != JSON_NUMBER ||
+	    (schema->number != 1 && schema->number != JSON_SCHEMA) ||
 	    !test || test->type != JSON_STRING || !results ||
 	    results->type != JSON_ARRAY) {
 		snprintf(err, errlen, "not a flashbench JSON document "
-			 "(schema 1 with \"test\" and \"results\")");
+			 "(schema 1 or 2 with \"test\" and \"results\")");
 		return -EINVAL;
 	}
 	meta.test = test->string;

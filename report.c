@@ -15,12 +15,12 @@
 #include "report.h"
 #include "units.h"
 
-#define REPORT_SCHEMA 1
 #define COLUMN_WIDTH 7
 
 #define KEY_MAX 32		/* longest key kept for headers and units */
 #define FIELD_TEXT_MAX 1024	/* one field's text, a long label included */
 #define UNIT_KEYS 64		/* distinct keys the JSON "units" lists */
+#define CSV_COLUMNS 64		/* distinct columns of the CSV table */
 
 /*
  * Output is flushed only between records: at once on a terminal, else
@@ -36,9 +36,12 @@ struct report {
 	enum report_format format;
 	const struct report_meta *meta;
 	unsigned records;
-	/* CSV: the columns of the current table */
-	char columns[VM_MAX_FIELDS][KEY_MAX];
+	/* CSV: every column seen, and the rows kept until the end */
+	char columns[CSV_COLUMNS][KEY_MAX];
 	unsigned column_count;
+	FILE *rows;
+	char *rows_text;
+	size_t rows_size;
 	/* JSON: every key seen, with its base unit */
 	char unit_keys[UNIT_KEYS][KEY_MAX];
 	enum vm_unit units[UNIT_KEYS];
@@ -140,7 +143,8 @@ static void text_record(struct report *report, const struct vm_record *rec)
 		if (text_hidden(&rec->fields[i]))
 			continue;
 		field_with_template(&rec->fields[i], field, sizeof(field));
-		if (last)
+		/* a field that ends a line needs no separator after it */
+		if (last || (field[0] && field[strlen(field) - 1] == '\n'))
 			fputs(field, report->out);
 		else if (rec->style == VM_STYLE_COLUMNS)
 			fprintf(report->out, "%-*s ", COLUMN_WIDTH, field);
@@ -183,23 +187,34 @@ const char *report_unit_name(enum vm_unit unit)
 	}
 }
 
-const char *report_format_number(char *buf, size_t size, double value)
+/* Does unit count whole bytes or nanoseconds? */
+static bool unit_is_integral(enum vm_unit unit)
+{
+	return strcmp(report_unit_name(unit), "bytes") == 0 ||
+	       strcmp(report_unit_name(unit), "ns") == 0;
+}
+
+const char *report_format_number(char *buf, size_t size, double value,
+				 enum vm_unit unit)
 {
 	if (!isfinite(value)) {
 		snprintf(buf, size, "null");
 		return buf;
 	}
-	if (value == 0) {
-		/* no "-0" */
-		snprintf(buf, size, "0");
-		return buf;
-	}
-	/* the shortest digits that read back as the same double */
-	for (int digits = 15; digits <= 17; digits++) {
-		snprintf(buf, size, "%.*g", digits, value);
-		if (strtod(buf, NULL) == value)
-			break;
-	}
+	/*
+	 * Bytes and nanoseconds whole, other values (rates, ratios) to six
+	 * significant digits: printf rounds the same on every platform at
+	 * that width, so a run prints the same bytes everywhere.  A count
+	 * that is whole prints whole however long.
+	 */
+	if (unit_is_integral(unit) ||
+	    (value == floor(value) && fabs(value) < 1e15 &&
+	     unit != VM_UNIT_RATE && unit != VM_UNIT_MBPS))
+		snprintf(buf, size, "%.0f", value);
+	else
+		snprintf(buf, size, "%.6g", value);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, size, "0");	/* no "-0" */
 	return buf;
 }
 
@@ -246,123 +261,138 @@ static void csv_string(FILE *out, const char *text)
 	fputc('"', out);
 }
 
-/* Same columns as the current table? */
-static bool csv_same_columns(struct report *report,
-			     const struct vm_record *rec)
+static const char *kind_of(const struct vm_record *rec)
 {
-	char name[KEY_MAX];
+	return rec->kind ? rec->kind : "measurement";
+}
 
-	if (rec->count != report->column_count)
-		return false;
-	for (unsigned i = 0; i < rec->count; i++) {
-		column_name(rec, i, name, sizeof(name));
-		if (strcmp(name, report->columns[i]) != 0)
-			return false;
-	}
-	return true;
+/* Index of the column called name, added if new; CSV_COLUMNS if full. */
+static unsigned csv_column(struct report *report, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < report->column_count; i++)
+		if (strcmp(report->columns[i], name) == 0)
+			return i;
+	if (i == CSV_COLUMNS)
+		return i;
+	snprintf(report->columns[i], KEY_MAX, "%s", name);
+	report->column_count++;
+	return i;
+}
+
+/* One cell's text, as CSV writes it (empty for an unknown value). */
+static void csv_cell(FILE *out, const struct vm_field *field)
+{
+	char number[32];
+
+	if (field->unit == VM_UNIT_LABEL)
+		csv_string(out, field->label ? field->label : "");
+	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+		fputs(field->value != 0 ? "true" : "false", out);
+	else if (isfinite(field->value))
+		fputs(report_format_number(number, sizeof(number),
+					   field->value, field->unit), out);
 }
 
 /*
- * A header row before the first record.  A record of another shape (the
- * interval test's regression after its measurements) starts a new table:
- * an empty line, then its own header.
+ * A record is kept until the end, as cells "column index, text" in
+ * report->rows: the header is the union of every kind's columns, and is
+ * known only when the last record is in.
  */
-static void csv_header(struct report *report, const struct vm_record *rec)
+static void csv_record(struct report *report, const struct vm_record *rec)
 {
-	if (report->records)
-		fputc('\n', report->out);
-	report->column_count = rec->count;
-	fputs("schema", report->out);
+	FILE *rows = report->rows;
+
+	fprintf(rows, "%u", rec->count + 1);
+	fprintf(rows, "%c%u%c", 0, 0u, 0);
+	csv_string(rows, kind_of(rec));
 	for (unsigned i = 0; i < rec->count; i++) {
-		column_name(rec, i, report->columns[i], KEY_MAX);
+		char name[KEY_MAX];
+
+		column_name(rec, i, name, sizeof(name));
+		fprintf(rows, "%c%u%c", 0, csv_column(report, name) + 1, 0);
+		csv_cell(rows, &rec->fields[i]);
+	}
+	fputc(0, rows);
+}
+
+/* Text up to the next NUL at *at, which then moves past it. */
+static const char *next_part(const char **at)
+{
+	const char *part = *at;
+
+	*at += strlen(part) + 1;
+	return part;
+}
+
+/* One stored row, each cell in its column, the others empty. */
+static const char *csv_write_row(struct report *report, const char *at)
+{
+	const char *cells[CSV_COLUMNS + 1] = { 0 };
+	unsigned count = (unsigned)strtoul(next_part(&at), NULL, 10);
+
+	for (unsigned i = 0; i < count; i++) {
+		unsigned column = (unsigned)strtoul(next_part(&at), NULL, 10);
+		const char *text = next_part(&at);
+
+		if (column <= CSV_COLUMNS && !cells[column])
+			cells[column] = text;
+	}
+	fprintf(report->out, "%d", JSON_SCHEMA);
+	for (unsigned c = 0; c <= report->column_count; c++) {
 		fputc(',', report->out);
-		csv_string(report->out, report->columns[i]);
+		fputs(cells[c] ? cells[c] : "", report->out);
 	}
 	fputc('\n', report->out);
+	return at;
 }
 
 /*
- * An interrupted run ends with a line that says so: rows before it are
- * whole, and a reader that skips "#" lines keeps a well-formed table.
+ * One table: "schema,kind," and every column any record has, then the
+ * rows.  An interrupted run ends with a line that says so: rows before it
+ * are whole, and a reader that skips "#" lines keeps a well-formed table.
  */
 static void csv_end(struct report *report, const struct dev_stats *stats,
 		    bool incomplete)
 {
+	const char *at, *end;
+
 	(void)stats;
+	fflush(report->rows);
+	if (report->records) {
+		fputs("schema,kind", report->out);
+		for (unsigned i = 0; i < report->column_count; i++) {
+			fputc(',', report->out);
+			csv_string(report->out, report->columns[i]);
+		}
+		fputc('\n', report->out);
+	}
+	at = report->rows_text;
+	end = at + report->rows_size;
+	while (at < end)
+		at = csv_write_row(report, at);
 	if (incomplete)
 		fputs("# incomplete: interrupted\n", report->out);
 }
 
-static void csv_record(struct report *report, const struct vm_record *rec)
-{
-	char number[32];
-
-	if (!report->records || !csv_same_columns(report, rec))
-		csv_header(report, rec);
-	fprintf(report->out, "%d", REPORT_SCHEMA);
-	for (unsigned i = 0; i < rec->count; i++) {
-		const struct vm_field *field = &rec->fields[i];
-
-		fputc(',', report->out);
-		if (field->unit == VM_UNIT_LABEL)
-			csv_string(report->out, field->label ?
-				   field->label : "");
-		else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
-			fputs(field->value != 0 ? "true" : "false",
-			      report->out);
-		else if (isfinite(field->value))
-			fputs(report_format_number(number, sizeof(number),
-						   field->value),
-			      report->out);
-	}
-	fputc('\n', report->out);
-}
-
 /* ---- JSON (RFC 8259) ---- */
 
-void report_json_string(FILE *out, const char *text)
-{
-	const unsigned char *s = (const unsigned char *)(text ? text : "");
-
-	fputc('"', out);
-	while (*s) {
-		size_t n = json_utf8_length((const char *)s);
-
-		if (*s == '"' || *s == '\\') {
-			fprintf(out, "\\%c", *s);
-		} else if (*s == '\n') {
-			fputs("\\n", out);
-		} else if (*s == '\t') {
-			fputs("\\t", out);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			fprintf(out, "\\u%04x", *s);
-		} else if (n == 0) {
-			/* not UTF-8: the replacement character */
-			fputs("\\ufffd", out);
-			n = 1;
-		} else {
-			fwrite(s, 1, n, out);
-		}
-		s += n ? n : 1;
-	}
-	fputc('"', out);
-}
-
-static void json_number(FILE *out, double value)
+static void json_number(FILE *out, double value, enum vm_unit unit)
 {
 	char number[32];
 
-	fputs(report_format_number(number, sizeof(number), value), out);
+	fputs(report_format_number(number, sizeof(number), value, unit), out);
 }
 
 static void json_value(FILE *out, const struct vm_field *field)
 {
 	if (field->unit == VM_UNIT_LABEL)
-		report_json_string(out, field->label);
+		json_write_string(out, field->label);
 	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);
 	else
-		json_number(out, field->value);
+		json_number(out, field->value, field->unit);
 }
 
 static void json_begin(struct report *report)
@@ -370,24 +400,24 @@ static void json_begin(struct report *report)
 	const struct report_meta *meta = report->meta;
 	FILE *out = report->out;
 
-	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", REPORT_SCHEMA);
+	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
 	if (meta->command)
-		report_json_string(out, meta->command);
+		json_write_string(out, meta->command);
 	else
 		fputs("null", out);
 	fputs(",\n  \"test\": ", out);
-	report_json_string(out, meta->test);
+	json_write_string(out, meta->test);
 	fputs(",\n  \"device\": {\"path\": ", out);
-	report_json_string(out, meta->device);
+	json_write_string(out, meta->device);
 	fprintf(out, ", \"size\": %llu, \"logical_block_size\": %u},\n"
 		"  \"parameters\": {",
 		(unsigned long long)meta->device_size,
 		(unsigned)meta->logical_block_size);
 	for (size_t i = 0; i < meta->param_count; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_string(out, meta->params[i].name);
+		json_write_string(out, meta->params[i].name);
 		fputs(": ", out);
-		json_number(out, meta->params[i].value);
+		json_number(out, meta->params[i].value, VM_UNIT_COUNT);
 	}
 	fputs("},\n  \"results\": [", out);
 }
@@ -485,7 +515,7 @@ static void json_members(struct report *report, FILE *out,
 		fputs(first ? "" : ", ", out);
 		first = false;
 		snprintf(key, sizeof(key), "%.*s", (int)len, name);
-		report_json_string(out, key);
+		json_write_string(out, key);
 		fputs(": ", out);
 		if (nested) {
 			fputc('{', out);
@@ -524,7 +554,7 @@ static void json_index_record(struct report *report,
 	    strcmp(key_of(first), meta->index_key ? meta->index_key : ""))
 		return;
 	fputs(report->index_count++ ? ",\n    " : "\n    ", report->index);
-	report_json_string(report->index, first->label);
+	json_write_string(report->index, first->label);
 	fputs(": {", report->index);
 	json_members(report, report->index, rec, 1, "", 0);
 	fputc('}', report->index);
@@ -534,7 +564,11 @@ static void json_record(struct report *report, const struct vm_record *rec)
 {
 	FILE *out = report->out;
 
-	fputs(report->records ? ",\n    {" : "\n    {", out);
+	fputs(report->records ? ",\n    {\"kind\": " : "\n    {\"kind\": ",
+	      out);
+	json_write_string(out, kind_of(rec));
+	if (rec->count)
+		fputs(", ", out);
 	json_members(report, out, rec, 0, "", 0);
 	fputc('}', out);
 	json_index_record(report, rec);
@@ -559,16 +593,16 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 	if (report->index) {
 		fflush(report->index);
 		fputs("  ", out);
-		report_json_string(out, report->meta->index_member);
+		json_write_string(out, report->meta->index_member);
 		fprintf(out, ": {%.*s%s},\n", (int)report->index_size,
 			report->index_text, report->index_count ? "\n  " : "");
 	}
 	fputs("  \"units\": {", out);
 	for (unsigned i = 0; i < report->unit_key_count; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_string(out, report->unit_keys[i]);
+		json_write_string(out, report->unit_keys[i]);
 		fputs(": ", out);
-		report_json_string(out, report_unit_name(report->units[i]));
+		json_write_string(out, report_unit_name(report->units[i]));
 	}
 	fputs("}\n}\n", out);
 }
@@ -601,6 +635,14 @@ struct report *report_open(FILE *out, enum report_format format,
 	report->format = format;
 	report->meta = meta;
 	report->terminal = isatty(fileno(out));
+	if (format == REPORT_CSV) {
+		report->rows = open_memstream(&report->rows_text,
+					      &report->rows_size);
+		if (!report->rows) {
+			free(report);
+			return NULL;
+		}
+	}
 	if (format == REPORT_JSON && meta->index_member) {
 		report->index = open_memstream(&report->index_text,
 					       &report->index_size);
@@ -639,6 +681,12 @@ int report_close(struct report *report, const struct dev_stats *stats,
 		formatters[report->format].end(report, stats, incomplete);
 	fflush(report->out);
 	err = ferror(report->out) ? -EIO : 0;
+	if (report->rows) {
+		if (ferror(report->rows))
+			err = -ENOMEM;
+		fclose(report->rows);
+		free(report->rows_text);
+	}
 	if (report->index) {
 		if (ferror(report->index))
 			err = -ENOMEM;

@@ -74,10 +74,12 @@ int report_parse_format(const char *name, enum report_format *format);
  */
 const char *report_unit_name(enum vm_unit unit);
 
-/* The shortest decimal that reads back as value; "null" if not finite. */
-const char *report_format_number(char *buf, size_t size, double value);
-
-/* text as a JSON string: quoted, escaped, invalid UTF-8 as U+FFFD. */
-void report_json_string(FILE *out, const char *text);
+/*
+ * value as the machine formats print it: bytes and ns as integers,
+ * anything else whole if it is whole, else to 6 significant digits
+ * (%.6g); "null" if not finite.
+ */
+const char *report_format_number(char *buf, size_t size, double value,
+				 enum vm_unit unit);
 
 #endif

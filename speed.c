@@ -217,6 +217,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 	speed_rate_summary(res, &r);
 	for (size_t i = 0; i < r.window_count; i++) {
 		rec.count = 0;
+		rec.kind = "window";
 		add_value(&rec, VM_UNIT_COUNT, "second", MACHINE_ONLY,
 			  (double)(i + 1));
 		add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", MACHINE_ONLY,
@@ -226,6 +227,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 			return err;
 	}
 	rec.count = 0;
+	rec.kind = "summary";
 	add_value(&rec, VM_UNIT_BYTES, "block_bytes", write ?
 		  "write %-byte blocks for" : "read %-byte blocks for",
 		  (double)block_bytes);
@@ -251,7 +253,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
  */
 static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 {
-	struct vm_record rec = { .style = VM_STYLE_SPACES };
+	struct vm_record rec = { .style = VM_STYLE_SPACES, .kind = "iops" };
 
 	add_label(&rec, "direction", MACHINE_ONLY, r->write ? "write" : "read");
 	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
@@ -441,7 +443,8 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 {
 	static const char *const body[] = { "sequential write % MB/s",
 		"random read % IOPS", "random write % IOPS" };
-	struct vm_record rec = { .style = VM_STYLE_SPACES };
+	struct vm_record rec = { .style = VM_STYLE_SPACES,
+				 .kind = "measured" };
 	char text[3][TEMPLATE_MAX];
 
 	add_value(&rec, VM_UNIT_MBPS, "write_bytes_per_s", NULL,
@@ -467,7 +470,7 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 {
 	static const char *const body[] = { "% MB/s", "r % IOPS",
 					     "w % IOPS" };
-	struct vm_record rec = { .style = VM_STYLE_COLUMNS };
+	struct vm_record rec = { .style = VM_STYLE_COLUMNS, .kind = "class" };
 	char req_text[3][TEMPLATE_MAX], got_text[3][TEMPLATE_MAX];
 	enum speed_verdict v = verdict_of(c, m);
 	bool iops = c->read_iops > 0, known = card && card->has_speed;
@@ -504,7 +507,7 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 			const struct info_card *card)
 {
-	struct vm_record note = { .style = VM_STYLE_SPACES };
+	struct vm_record note = { .style = VM_STYLE_SPACES, .kind = "note" };
 	int err = emit_measured(x, m);
 
 	for (size_t i = 0; !err && i < CLASS_COUNT; i++)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dev.h"
+#include "record.h"
 
 /* Opcodes: one per statement of the program text. */
 enum vm_op {
@@ -55,46 +56,6 @@ enum vm_reduce {
 	VM_REDUCE_P50,		/* median, from a fixed histogram (1.6%) */
 	VM_REDUCE_P99,		/* 99th percentile, the same way */
 	VM_REDUCE_COUNT
-};
-
-/* Units of reported values; the base unit is what CSV and JSON carry. */
-enum vm_unit {
-	VM_UNIT_BYTES,		/* bytes; text: plain integer */
-	VM_UNIT_SIZE,		/* bytes; text: binary units, "4MiB" */
-	VM_UNIT_TIME,		/* ns; text: "87.3µs" */
-	VM_UNIT_RATE,		/* bytes/s from bytes and ns; text: "10.7M/s" */
-	VM_UNIT_MIB,		/* bytes; text: MiB as a decimal number */
-	VM_UNIT_MS,		/* ns; text: milliseconds as a decimal number */
-	VM_UNIT_MBPS,		/* bytes/s from bytes and ns; text: MB/s number */
-	VM_UNIT_COUNT,		/* a plain number */
-	VM_UNIT_LABEL,		/* no number, only text */
-	VM_UNIT_BOOL,		/* 1 true, 0 false, NaN unknown; text: "yes",
-				   "no", "-"; JSON: true, false, null */
-	VM_UNIT_KINDS
-};
-
-/* How text output separates the fields of a record. */
-enum vm_style {
-	VM_STYLE_COLUMNS,	/* each field left-aligned in 7 characters */
-	VM_STYLE_TABS,		/* fields separated by a tab */
-	VM_STYLE_SPACES,	/* fields separated by a space */
-	VM_STYLE_COUNT
-};
-
-#define VM_MAX_FIELDS 32
-
-struct vm_field {
-	enum vm_unit unit;
-	const char *key;	/* machine name: CSV column, JSON key */
-	const char *text;	/* text template, "%" is the value; or NULL */
-	const char *label;	/* VM_UNIT_LABEL only */
-	double value;		/* in the unit's base unit */
-};
-
-struct vm_record {
-	struct vm_field fields[VM_MAX_FIELDS];
-	unsigned count;
-	enum vm_style style;
 };
 
 /* A named parameter a program refers to as $name. */

@@ -14,7 +14,8 @@ doc = json.load(open(sys.argv[2], encoding="utf-8"))
 for key in ("schema", "command", "test", "device", "parameters", "results",
             "incomplete", "device_time_ns", "bytes_read", "bytes_written"):
     assert key in doc, "missing " + key
-assert doc["schema"] == 1 and doc["incomplete"] is False
+assert doc["schema"] == 2 and doc["incomplete"] is False
+assert all(isinstance(r.get("kind"), str) for r in doc["results"])
 assert set(doc["device"]) == {"path", "size", "logical_block_size"}
 scale = {"ns": 1, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9, "B": 1,
          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
@@ -59,11 +60,12 @@ test_expect_success 'json names the test, device and parameters' '
 	d = json.load(open(sys.argv[1]))
 	assert d["test"] == "open-au", d["test"]
 	assert d["device"]["path"] == "sim:sandisk-su08g"
-	assert d["parameters"]["nr"] == 7
+	assert d["parameters"]["open_au_nr"] == 7
+	assert "nr" not in d["parameters"] and "lbs" not in d["parameters"]
 	assert d["parameters"]["blocksize"] == 65536
 	assert "-0 7" in d["command"], d["command"]
-	assert d["results"][0] == {"block": 4194304, "rate":
-		d["results"][0]["rate"]}
+	assert d["results"][0] == {"kind": "measurement", "block": 4194304,
+		"rate": d["results"][0]["rate"]}
 	assert d["bytes_written"] > 0 and d["device_time_ns"] > 0
 	PY
 '

@@ -23,6 +23,14 @@ for t in "-a" "-A" "-O" "-O -r" "-f" "-s" "-i"; do
 	"
 done
 
+test_expect_success '-i: the chart draws the regression the text prints' '
+	"$FLASHBENCH" -i --plot=i.svg sim:sandisk-su08g >out 2>/dev/null &&
+	sed -n "s/^\([0-9.]* MB\/s\), \(.*\) access time\$/\2/p" out >text &&
+	test "$(wc -l <text)" -eq 1 &&
+	grep -o "fit: [^<]*" i.svg | sed "s/.*, \(.*\) access\$/\1/" >chart &&
+	test_cmp text chart
+'
+
 test_expect_success 'plotting leaves the text output as it was' '
 	"$FLASHBENCH" -a sim: >plain 2>/dev/null &&
 	"$FLASHBENCH" -a --plot=a.svg sim: >with-plot 2>/dev/null &&
@@ -40,7 +48,7 @@ test_expect_success 'saved open-au runs N=5..8 overlay as four series' '
 	check_svg cliff.svg &&
 	test "$(grep -c "<polyline" cliff.svg)" = 4 &&
 	for n in 5 6 7 8; do
-		grep -q ">nr=$n<" cliff.svg || return 1
+		grep -q ">open_au_nr=$n<" cliff.svg || return 1
 	done
 '
 

@@ -30,10 +30,10 @@ test_loop '-O: CSV has a header and a constant column count, same sizes as text'
 	"$FLASHBENCH" -O -e 1M -b 128K -0 2 "$LOOP" >text 2>/dev/null &&
 	"$FLASHBENCH" -O -e 1M -b 128K -0 2 --format=csv "$LOOP" \
 		>out.csv 2>/dev/null &&
-	head -n 1 out.csv | grep -q "^schema,block,rate$" &&
-	test "$(awk -F, "{ print NF }" out.csv | sort -u)" = 3 &&
+	head -n 1 out.csv | grep -q "^schema,kind,block,rate$" &&
+	test "$(awk -F, "{ print NF }" out.csv | sort -u)" = 4 &&
 	test "$(($(wc -l <out.csv) - 1))" = "$(wc -l <text)" &&
-	tail -n +2 out.csv | cut -d, -f2 >csv.sizes &&
+	tail -n +2 out.csv | cut -d, -f3 >csv.sizes &&
 	printf "1048576\n524288\n262144\n131072\n" >want.sizes &&
 	test_cmp want.sizes csv.sizes
 '

@@ -81,6 +81,7 @@ check_class_json() {
 	assert [r["class"] for r in rows] == names
 	for r in rows:
 	    c = dict(r)
+	    assert c.pop("kind") == "class", r
 	    del c["class"]
 	    assert doc["classes"][r["class"]] == c, (r, doc["classes"])
 	assert doc["bytes_written"] > 0 and doc["bytes_read"] > 0
@@ -292,26 +293,22 @@ test_expect_success 'sim:ro: --class-check without --read-only is refused' '
 # The four tests on sim: (short runs), each with its arguments.
 SPEED_TESTS="-t --write-speed --iops --class-check"
 
-# csv_tables_ok FILE: every table (tables are separated by an empty line)
-# has a header starting "schema," and rows of the header's column count.
+# csv_tables_ok FILE: one table: a header starting "schema,kind," and
+# rows of the header's column count.
 csv_tables_ok() {
 	python3 - "$1" <<-\PY
 	import csv, sys
-	text = open(sys.argv[1], newline="").read()
-	tables = [t for t in text.split("\n\n") if t.strip()]
-	assert tables, "no table"
-	for t in tables:
-	    rows = list(csv.reader(t.splitlines()))
-	    assert rows[0][0] == "schema", rows[0]
-	    assert len(rows) > 1, rows
-	    for r in rows[1:]:
-	        assert len(r) == len(rows[0]), (rows[0], r)
-	        assert r[0] == "1", r
+	rows = list(csv.reader(open(sys.argv[1], newline="")))
+	assert rows and rows[0][:2] == ["schema", "kind"], rows[:1]
+	assert len(rows) > 1, rows
+	for r in rows[1:]:
+	    assert len(r) == len(rows[0]), (rows[0], r)
+	    assert r[0] == "2" and r[1], r
 	PY
 }
 
 for t in $SPEED_TESTS; do
-	test_expect_success "sim: $t --format=csv: a column count per table" "
+	test_expect_success "sim: $t --format=csv: one table, one column count" "
 		\"\$FLASHBENCH\" $t --time=1 --format=csv sim: >out.csv \
 			2>/dev/null &&
 		cat out.csv &&

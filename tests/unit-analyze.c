@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -354,7 +355,7 @@ static void test_lower_bound_reports(void)
 	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n1MiB 9M/s\n"
 		     "flashbench -O -0 4\n4MiB 9M/s\n1MiB 9M/s\n", &r);
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, false, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_TEXT, out) == 0,
 		   "text report written");
 	fclose(out);
 	UNIT_CHECK(buf && strstr(buf, "Open erase blocks:    at least 4 ("),
@@ -362,7 +363,7 @@ static void test_lower_bound_reports(void)
 	free(buf);
 	buf = NULL;
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, true, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_JSON, out) == 0,
 		   "JSON report written");
 	fclose(out);
 	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": 4,") &&
@@ -475,7 +476,7 @@ static void test_reports(void)
 	if (load("su08g.txt"))
 		return;
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, false, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_TEXT, out) == 0,
 		   "text report written");
 	fclose(out);
 	UNIT_CHECK(buf && strstr(buf, "Erase block size:     4MiB") &&
@@ -486,7 +487,7 @@ static void test_reports(void)
 	free(buf);
 	buf = NULL;
 	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, true, out) == 0,
+	UNIT_CHECK(out && analyze_report(&r, REPORT_JSON, out) == 0,
 		   "JSON report written");
 	fclose(out);
 	UNIT_CHECK(buf && buf[0] == '{' &&
@@ -501,6 +502,49 @@ static void test_reports(void)
 			  "sector 8192 (4MiB)"),
 		   "JSON: findings, nulls, advice");
 	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	UNIT_CHECK(out && analyze_report(&r, REPORT_CSV, out) == 0,
+		   "CSV report written");
+	fclose(out);
+	UNIT_CHECK(buf && strncmp(buf, "schema,kind,name,value,confidence,"
+				  "why,", 34) == 0 &&
+		   strstr(buf, "\n2,finding,erase_size,4194304,0.") &&
+		   strstr(buf, "\n2,finding,open_au_linear,6,0.") &&
+		   strstr(buf, "\n2,finding,page_size,,,no step") &&
+		   strstr(buf, "\n2,recommendation,") &&
+		   strstr(buf, "\n2,align,"),
+		   "CSV: one table of findings, advice and evidence");
+	free(buf);
+}
+
+/*
+ * The interval regression weighs relative errors: a line through the
+ * small sizes is found although the largest size is far off it, where an
+ * unweighted fit would follow that one point.
+ */
+static void test_interval_fit(void)
+{
+	double length[8], time_ns[8], slope, access;
+
+	for (int i = 0; i < 8; i++) {
+		length[i] = 16384.0 * (1 << i);
+		time_ns[i] = 400000 + 50 * length[i];
+	}
+	UNIT_CHECK(analysis_interval_fit(length, time_ns, 8, &slope,
+					 &access) == 0 &&
+		   fabs(slope - 50) < 1e-9 && fabs(access - 400000) < 1e-3,
+		   "interval fit: an exact line found (%g ns/B, %g ns)", slope,
+		   access);
+	time_ns[7] *= 1.05;
+	UNIT_CHECK(analysis_interval_fit(length, time_ns, 8, &slope,
+					 &access) == 0 &&
+		   fabs(access - 400000) < 40000,
+		   "interval fit: the access time held by the small sizes "
+		   "(%g ns)", access);
+	UNIT_CHECK(analysis_interval_fit(length, time_ns, 1, &slope,
+					 &access) == -1,
+		   "interval fit: one point is no line");
 }
 
 static int write_temp(char *path, const char *text, size_t len)
@@ -548,6 +592,7 @@ int main(void)
 	test_seeds();
 	test_open_reasons();
 	test_reports();
+	test_interval_fit();
 	test_files();
 	test_sweep_separators();
 	test_shell_loops();

@@ -48,7 +48,8 @@ static char *show(const char *device, const char *name, bool json,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*ret = info_show(&dev, name ? tree(name) : NULL, json, f, err,
+	*ret = info_show(&dev, name ? tree(name) : NULL,
+			 json ? REPORT_JSON : REPORT_TEXT, f, err,
 			 sizeof(err));
 	fclose(f);
 	return buf;
@@ -61,7 +62,8 @@ static char *decode(const char *kind, const char *hex, bool json, int *ret,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*ret = info_decode(kind, hex, json, f, err, errlen);
+	*ret = info_decode(kind, hex, json ? REPORT_JSON : REPORT_TEXT, f, err,
+			  errlen);
 	fclose(f);
 	return buf;
 }
@@ -585,7 +587,8 @@ static char *print_card(const struct info_device *dev,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*ret = info_print(dev, card, json, f, err, sizeof(err));
+	*ret = info_print(dev, card, json ? REPORT_JSON : REPORT_TEXT, f, err,
+			 sizeof(err));
 	fclose(f);
 	return buf;
 }

@@ -62,18 +62,29 @@ static void test_numbers(void)
 {
 	char buf[32];
 
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 4194304), "4194304",
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 4194304,
+					VM_UNIT_SIZE), "4194304",
 		   "integers print whole");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 0.1), "0.1",
-		   "shortest digits that read back");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), -0.0), "0",
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 418123.6,
+					VM_UNIT_TIME), "418124",
+		   "nanoseconds print as whole numbers");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 19876543.21,
+					VM_UNIT_RATE), "1.98765e+07",
+		   "rates print to six significant digits");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.0 / 3,
+					VM_UNIT_COUNT), "0.333333",
+		   "fractions print to six significant digits");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 123456789,
+					VM_UNIT_COUNT), "123456789",
+		   "whole counts print whole");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), -0.0,
+					VM_UNIT_COUNT), "0",
 		   "negative zero prints as 0");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), NAN), "null",
-		   "NaN is null");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), -INFINITY), "null",
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), NAN, VM_UNIT_RATE),
+		   "null", "NaN is null");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), -INFINITY,
+					VM_UNIT_TIME), "null",
 		   "infinity is null");
-	report_format_number(buf, sizeof(buf), 1.0 / 3);
-	UNIT_CHECK(strtod(buf, NULL) == 1.0 / 3, "1/3 round-trips (%s)", buf);
 }
 
 static void test_parse_format(void)
@@ -107,21 +118,19 @@ static void test_csv(void)
 	char *text;
 
 	recs[1].fields[2].value = NAN;
-	recs[2] = (struct vm_record){ .count = 2 };
+	recs[2] = (struct vm_record){ .count = 2, .kind = "note" };
 	recs[2].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					       "a,\"b\"", 0 };
 	recs[2].fields[1] = (struct vm_field){ VM_UNIT_MS, "time", NULL,
 					       NULL, 1500000 };
 	text = render(REPORT_CSV, recs, 3, false);
 	UNIT_STREQ(text,
-		   "schema,block,rate_0,rate_1,rate_2\n"
-		   "1,4194304,10000000,20000000,30000000\n"
-		   "1,2097152,0.5,,1.5\n"
-		   "\n"
-		   "schema,name,time\n"
-		   "1,\"a,\"\"b\"\"\",1500000\n",
-		   "csv: header, repeated keys numbered, NaN empty, quoting, "
-		   "ns not ms, new table for a new shape");
+		   "schema,kind,block,rate_0,rate_1,rate_2,name,time\n"
+		   "2,measurement,4194304,1e+07,2e+07,3e+07,,\n"
+		   "2,measurement,2097152,0.5,,1.5,,\n"
+		   "2,note,,,,,\"a,\"\"b\"\"\",1500000\n",
+		   "csv: one table, kind column, repeated keys numbered, NaN "
+		   "empty, quoting, ns not ms, empty cells for other kinds");
 	free(text);
 }
 
@@ -139,14 +148,15 @@ static void test_json(void)
 	recs[1].fields[2] = (struct vm_field){ VM_UNIT_MBPS, "rate", NULL,
 					       NULL, 2.5e6 };
 	text = render(REPORT_JSON, recs, 2, true);
-	UNIT_CHECK(text && strstr(text, "{\"block\": 4194304, \"rate\": "
-				  "[10000000, null, 30000000]}"),
+	UNIT_CHECK(text && strstr(text, "{\"kind\": \"measurement\", "
+				  "\"block\": 4194304, \"rate\": "
+				  "[1e+07, null, 3e+07]}"),
 		   "json: repeated key as an array, infinity as null");
 	UNIT_CHECK(text && strstr(text, "\"k\\\"\\\\\\n\": \"tab\\there "
 				  "\\u0001 bad\\ufffd end \xc2\xb5\""),
 		   "json: escapes, control characters, invalid UTF-8");
 	UNIT_CHECK(text && strstr(text, "\"offset\": 1048576, "
-				  "\"rate\": 2500000}"),
+				  "\"rate\": 2.5e+06}"),
 		   "json: MiB and MB/s carried as bytes and bytes/s");
 	UNIT_CHECK(text && strstr(text, "\"command\": \"flashbench -f "
 				  "\\\"x\\\" sim:\""), "json: command");
