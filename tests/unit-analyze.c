@@ -346,26 +346,31 @@ static void test_open_combined(void)
 		   "linear falls at 2: 1; random holds to 3: at least 3");
 }
 
-static void test_lower_bound_reports(void)
+/* The report of r in one format, as a string to search (NULL if none). */
+static char *render(const struct analyze_result *result,
+		    enum report_format format, const char *what)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *out;
+	FILE *out = open_memstream(&buf, &len);
+
+	UNIT_CHECK(out && analyze_report(result, format, out) == 0, "%s", what);
+	if (out)
+		fclose(out);
+	return buf;
+}
+
+static void test_lower_bound_reports(void)
+{
+	char *buf;
 
 	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n1MiB 9M/s\n"
 		     "flashbench -O -0 4\n4MiB 9M/s\n1MiB 9M/s\n", &r);
-	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, REPORT_TEXT, out) == 0,
-		   "text report written");
-	fclose(out);
+	buf = render(&r, REPORT_TEXT, "text report written");
 	UNIT_CHECK(buf && strstr(buf, "Open erase blocks:    at least 4 ("),
 		   "text: at least 4");
 	free(buf);
-	buf = NULL;
-	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, REPORT_JSON, out) == 0,
-		   "JSON report written");
-	fclose(out);
+	buf = render(&r, REPORT_JSON, "JSON report written");
 	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": 4,") &&
 		   strstr(buf, "\"open_au_linear_is_lower_bound\": true,") &&
 		   strstr(buf, "\"open_au_random\": null,") &&
@@ -469,27 +474,18 @@ static void test_open_reasons(void)
 
 static void test_reports(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *buf;
 
 	if (load("su08g.txt"))
 		return;
-	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, REPORT_TEXT, out) == 0,
-		   "text report written");
-	fclose(out);
+	buf = render(&r, REPORT_TEXT, "text report written");
 	UNIT_CHECK(buf && strstr(buf, "Erase block size:     4MiB") &&
 		   strstr(buf, "Open erase blocks:    6") &&
 		   strstr(buf, "falls off") && strstr(buf, "not determined") &&
 		   strstr(buf, "Advice:\n  partition start: sector 8192"),
 		   "text: findings, evidence, what is unknown");
 	free(buf);
-	buf = NULL;
-	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, REPORT_JSON, out) == 0,
-		   "JSON report written");
-	fclose(out);
+	buf = render(&r, REPORT_JSON, "JSON report written");
 	UNIT_CHECK(buf && buf[0] == '{' &&
 		   strstr(buf, "\"erase_size\": 4194304,") &&
 		   strstr(buf, "\"page_size\": null,") &&
@@ -502,11 +498,7 @@ static void test_reports(void)
 			  "sector 8192 (4MiB)"),
 		   "JSON: findings, nulls, advice");
 	free(buf);
-	buf = NULL;
-	out = open_memstream(&buf, &len);
-	UNIT_CHECK(out && analyze_report(&r, REPORT_CSV, out) == 0,
-		   "CSV report written");
-	fclose(out);
+	buf = render(&r, REPORT_CSV, "CSV report written");
 	UNIT_CHECK(buf && strncmp(buf, "schema,kind,name,value,confidence,"
 				  "why,", 34) == 0 &&
 		   strstr(buf, "\n2,finding,erase_size,4194304,0.") &&
