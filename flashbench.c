@@ -53,6 +53,7 @@ enum {
 	OPT_REALTIME,
 	OPT_INFO,
 	OPT_SYSFS_ROOT,
+	OPT_DEBUGFS_ROOT,
 	OPT_DECODE_CID,
 	OPT_DECODE_CSD,
 	OPT_DECODE_SCR,
@@ -149,6 +150,7 @@ struct config {
 	bool quiet;
 	uint64_t budget_ns;
 	const char *sysfs_root;
+	const char *debugfs_root;
 	const char *decode_kind, *decode_hex;
 	enum report_format format;
 	bool given[64];			/* by option_defs[] index */
@@ -311,7 +313,11 @@ static const struct option_def option_defs[] = {
 	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
-	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_CLASS },
+	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_SPEED },
+	{ OPT_DEBUGFS_ROOT, "debugfs-root", "DIR", SECTION_PARAMETERS,
+	  "read the MMC host's ios from DIR, not /sys/kernel/debug",
+	  .kind = ARG_TEXT, .field = FIELD(debugfs_root),
+	  .applies = T_INFO | T_SPEED },
 
 	{ OPT_FORMAT, "format", "FORMAT", SECTION_OUTPUT,
 	  "output format: text (default), csv or json",
@@ -1418,7 +1424,8 @@ static int decode_register(const struct config *cfg)
 /* --info: what the kernel (or the model) knows; never writes. */
 static int show_info(const struct config *cfg)
 {
-	struct info_device device = { .path = cfg->device };
+	struct info_device device = { .path = cfg->device,
+				      .debugfs_root = cfg->debugfs_root };
 	struct dev dev;
 	char why[320];
 	FILE *out;
