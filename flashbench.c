@@ -315,7 +315,7 @@ static const struct option_def option_defs[] = {
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
 	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_SPEED },
 	{ OPT_DEBUGFS_ROOT, "debugfs-root", "DIR", SECTION_PARAMETERS,
-	  "read the MMC host's ios from DIR, not /sys/kernel/debug",
+	  "read debugfs from DIR, not /sys/kernel/debug",
 	  .kind = ARG_TEXT, .field = FIELD(debugfs_root),
 	  .applies = T_INFO | T_SPEED },
 
@@ -1618,10 +1618,15 @@ static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
 /* The test's records, from what the program measured. */
 static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      uint64_t block, uint64_t failed_reads,
+		      const struct info_card *card,
 		      const struct info_card *claimed)
 {
 	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
 				.failed_reads = failed_reads };
+
+	/* a real device's results carry its host link */
+	if (card && card->link.bus != LINK_BUS_NONE)
+		x.link = &card->link;
 
 	switch (cfg->speed) {
 	case SPEED_READ:
@@ -1638,7 +1643,7 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 static int run_speed(struct config *cfg)
 {
 	uint64_t start = 0, end = 0, block;
-	struct info_card *card, *claimed = NULL;
+	struct info_card *card, *known = NULL, *claimed = NULL;
 	struct info_device idev;
 	struct vm_param params[SPEED_PARAM_COUNT];
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
@@ -1680,15 +1685,18 @@ static int run_speed(struct config *cfg)
 	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
 	program = plan_run(cfg, &dev, cfg->test_option, &plan, &text);
+	idev = (struct info_device){ .path = cfg->device,
+		.size_bytes = dev.size_bytes,
+		.logical_block_bytes = dev.logical_block_bytes,
+		.simulated = dev.simulated, .debugfs_root = cfg->debugfs_root };
+	/* read before timing starts: the claims and the host link */
+	if (!dev.simulated &&
+	    info_read_card(&idev, cfg->sysfs_root, card, why,
+			   sizeof(why)) == 0)
+		known = card;
+	if (known && card->has_speed)
+		claimed = card;
 	if (cfg->speed == SPEED_CLASS) {
-		idev = (struct info_device){ .path = cfg->device,
-			.size_bytes = dev.size_bytes,
-			.logical_block_bytes = dev.logical_block_bytes,
-			.simulated = dev.simulated };
-		if (!dev.simulated &&
-		    info_read_card(&idev, cfg->sysfs_root, card, why,
-				   sizeof(why)) == 0 && card->has_speed)
-			claimed = card;
 		/* JSON: "classes", keyed by class name, beside "results" */
 		meta.index_member = "classes";
 		meta.index_key = "class";
@@ -1710,7 +1718,7 @@ static int run_speed(struct config *cfg)
 	progress_end(&sinks.progress);
 	if (!err || err == -EINTR) {
 		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
-				     claimed);
+				     known, claimed);
 		if (emitted)
 			err = emitted;
 	}

@@ -113,6 +113,10 @@ static void field_with_template(const struct vm_field *field, char *buf,
 	report_field_text(field, value, sizeof(value));
 	if (!field->text) {
 		snprintf(buf, size, "%s", value);
+	} else if ((mark = strstr(field->text, "%%"))) {
+		/* a fraction shown as a percentage: 0.78 -> "78%" */
+		snprintf(buf, size, "%.*s%.0f%%%s", (int)(mark - field->text),
+			 field->text, field->value * 100, mark + 2);
 	} else if ((mark = strchr(field->text, '%'))) {
 		snprintf(buf, size, "%.*s%s%s", (int)(mark - field->text),
 			 field->text, value, mark + 1);
@@ -387,7 +391,9 @@ static void json_number(FILE *out, double value, enum vm_unit unit)
 
 static void json_value(FILE *out, const struct vm_field *field)
 {
-	if (field->unit == VM_UNIT_LABEL)
+	if (field->unit == VM_UNIT_LABEL && !field->label)
+		fputs("null", out);	/* a label not known */
+	else if (field->unit == VM_UNIT_LABEL)
 		json_write_string(out, field->label);
 	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);
