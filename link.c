@@ -569,6 +569,20 @@ bool link_below(const struct link_info *l, double required_bytes_per_s)
 	       (double)l->ceiling_bytes_per_s < required_bytes_per_s;
 }
 
+bool link_exceeded(const struct link_info *l, double measured_bytes_per_s)
+{
+	double bound;
+	int speed;
+
+	if (!l || !l->has_ceiling || !isfinite(measured_bytes_per_s))
+		return false;
+	bound = (double)l->ceiling_bytes_per_s;
+	speed = find_usb_speed(&l->usb);
+	if (l->bus == LINK_BUS_USB && speed >= 0)
+		bound = (double)usb_speeds[speed].bulk_bytes_per_s;
+	return measured_bytes_per_s > bound * 1.05;
+}
+
 double link_ceiling_share(const struct link_info *l,
 			  double measured_bytes_per_s)
 {

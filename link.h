@@ -144,6 +144,15 @@ void link_judge(struct link_info *link, const struct link_claims *claims,
  */
 bool link_below(const struct link_info *link, double required_bytes_per_s);
 
+/*
+ * Whether measured_bytes_per_s is more than the link can carry at all
+ * (the MMC ceiling, or for USB the bulk rate before the driver's share,
+ * with 5% for timing noise): then the reading does not describe the path
+ * the data took (a stale mode, a recorded tree, a wrong device).
+ */
+bool link_exceeded(const struct link_info *link,
+		   double measured_bytes_per_s);
+
 /* measured / ceiling, or NaN when the ceiling is not known. */
 double link_ceiling_share(const struct link_info *link,
 			  double measured_bytes_per_s);

@@ -210,9 +210,14 @@ static void add_share(const struct speed_exec *x, struct vm_record *rec,
 {
 	double share = link_ceiling_share(x->link, bytes_per_s);
 
-	if (x->link)
-		add_value(rec, VM_UNIT_COUNT, "ceiling_share",
-			  isfinite(share) ? text : MACHINE_ONLY, share);
+	if (!x->link)
+		return;
+	/* faster than the link can go: say so rather than trust it */
+	if (link_exceeded(x->link, bytes_per_s))
+		text = "(%% of the link's ceiling: more than it can carry, so "
+		       "the link reading does not describe this path)";
+	add_value(rec, VM_UNIT_COUNT, "ceiling_share",
+		  isfinite(share) ? text : MACHINE_ONLY, share);
 }
 
 #define SHARE_TEXT "(%% of the link's ceiling)"

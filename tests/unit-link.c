@@ -250,6 +250,14 @@ static void test_fields(void)
 		   "speed tests: a link record with the same fields");
 	UNIT_CHECK(fabs(link_ceiling_share(&l, 19.8e6) - 0.792) < 1e-9,
 		   "19.8 MB/s through 25 MB/s: a share of 0.792");
+	UNIT_CHECK(!link_exceeded(&l, 25.5e6) && link_exceeded(&l, 30e6),
+		   "30 MB/s through a 25 MB/s bus: the reading is wrong");
+	l = (struct link_info){ .bus = LINK_BUS_USB, .state = LINK_READ,
+		.usb = { .has_speed = true, .speed_kbit = 480000,
+			 .driver = "usb-storage" } };
+	link_judge(&l, &unknown_claims, NULL);
+	UNIT_CHECK(!link_exceeded(&l, 45e6) && link_exceeded(&l, 60e6),
+		   "USB: past the estimate is possible, past the bulk rate not");
 }
 
 /* the class check's verdict, with and without the link's ceiling */
