@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "link.h"
+#include "report.h"
 #include "speed.h"
 #include "unit.h"
 
@@ -335,6 +337,40 @@ static void test_class_records(void)
 	UNIT_CHECK(!seen.link_record, "and no link record");
 }
 
+/* The class check as text, through the report renderer. */
+static void test_class_text(void)
+{
+	struct speed_results r = { .has_rate = true, .rate_ns = 1000000000,
+				   .rate_bytes = 19800000 };
+	struct report_meta meta = { .test = "class-check" };
+	struct speed_exec x = { .emit = report_record };
+	struct link_info l;
+	struct report *report;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	judge_ios(&l, LINK_BUS_SD, ios_sd_hs, &u3);
+	x.link = &l;
+	report = out ? report_open(out, REPORT_TEXT, &meta) : NULL;
+	x.ctx = report;
+	UNIT_CHECK(report && speed_emit_classes(&x, &r, NULL) == 0 &&
+		   report_close(report, NULL, false) == 0, "rendered");
+	if (out)
+		fclose(out);
+	UNIT_CHECK(text && strstr(text, "\nU3      required 30 MB/s; measured "
+				  "19.8 MB/s: limited by the host link\n"),
+		   "U3's line blames the host link");
+	UNIT_CHECK(text && strstr(text, "\nC10     required 10 MB/s; measured "
+				  "19.8 MB/s: pass\n"), "C10's line passes");
+	UNIT_CHECK(text && strstr(text, "measured: sequential write 19.8 MB/s "
+				  "(the write at 79% of the link's ceiling)\n"
+				  "link: the host runs this card at SD "
+				  "high-speed"),
+		   "the share, then the link line");
+	free(text);
+}
+
 int main(void)
 {
 	test_parse();
@@ -346,5 +382,6 @@ int main(void)
 	test_fields();
 	test_class_verdict();
 	test_class_records();
+	test_class_text();
 	return UNIT_DONE();
 }
