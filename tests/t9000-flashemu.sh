@@ -1,0 +1,286 @@
+#!/bin/sh
+# t9000: flashemu, the simulated card as a file and, through a loop device,
+# a block device.  Its bad input exits 2 like the other programs'.  As
+# root with /dev/fuse it serves sim:sandisk-su08g (256 MiB of it) at time
+# scale 1: flashbench -a through the loop device shows the jump at the
+# 4 MiB erase block, -O slows down past the open erase blocks, a pattern
+# reads back, a discard reads back as zeros, and a SIGTERM, a busy loop
+# device or someone else's umount all end with nothing mounted or
+# attached - also after flashbench is killed with SIGKILL mid-run.
+
+. "$(dirname "$0")/lib.sh"
+
+FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
+SPEC=sim:sandisk-su08g,size=256M
+CARD_BYTES=268435456
+
+# emu_usage_error REGEX ARGS...: flashemu ARGS exits 2 with nothing on
+# stdout and two lines on stderr: "flashemu: MESSAGE" (MESSAGE matching
+# REGEX) and the --help hint.
+emu_usage_error() {
+	eue_re=$1
+	shift
+	"$FLASHEMU" "$@" >usage.out 2>usage.err </dev/null
+	eue_code=$?
+	cat usage.err
+	test "$eue_code" = 2 && test ! -s usage.out &&
+	test "$(wc -l <usage.err)" = 2 &&
+	head -n 1 usage.err | grep -Eq -- "^flashemu: $eue_re" &&
+	test "$(sed -n 2p usage.err)" = \
+		"Try 'flashemu --help' for more information."
+}
+
+test_expect_success 'bad input: a spec that is not sim: exits 2' '
+	mkdir -p mnt &&
+	emu_usage_error "spec .* is not a simulated card" /dev/sda mnt
+'
+
+test_expect_success 'bad input: an unknown sim: key exits 2' '
+	mkdir -p mnt &&
+	emu_usage_error "sim: unknown key .bogus." sim:bogus=1 mnt
+'
+
+test_expect_success 'bad input: --time-scale=0 and a missing argument exit 2' '
+	mkdir -p mnt &&
+	emu_usage_error "--time-scale .0. is not a positive number" \
+		--time-scale=0 sim: mnt &&
+	emu_usage_error "expected <spec> <mountpoint>, got 1 argument" sim:
+'
+
+test_expect_success 'bad input: a missing or non-empty mountpoint exits 2' '
+	emu_usage_error "mountpoint nowhere: No such file" sim: nowhere &&
+	mkdir -p full && : >full/file &&
+	emu_usage_error "mountpoint full: not empty" sim: full
+'
+
+# ---- the emulator, as root with /dev/fuse and loop devices ----
+
+have_emu() {
+	[ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && have_loop
+}
+
+# test_emu NAME BODY: like test_loop, also needing /dev/fuse.
+test_emu() {
+	if have_emu; then
+		test_expect_success "$@"
+	elif [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ] && [ "$(id -u)" = 0 ]
+	then
+		test_count=$((test_count + 1))
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1 (/dev/fuse or loop devices" \
+			"required but unavailable)"
+	else
+		test_skip "$1" "needs root, /dev/fuse and loop devices"
+	fi
+}
+
+# emu_start NAME ARGS...: flashemu ARGS NAME-mountpoint in the
+# background, bounded by a timeout; its pid in $TRASH/NAME.pid, output in
+# NAME.out and NAME.err, exit code in NAME.rc once it ends.  Returns when
+# it printed its ready line.
+emu_start() {
+	es_name=$TRASH/$1
+	shift
+	rm -f "$es_name.pid" "$es_name.rc"
+	mkdir -p "$es_name"
+	(
+		timeout -k 5 120 sh -c 'echo $$ >"$0.pid.new" &&
+			mv "$0.pid.new" "$0.pid" && exec "$@"' "$es_name" \
+			"$FLASHEMU" "$@" "$es_name" >"$es_name.out" \
+			2>"$es_name.err" </dev/null
+		echo $? >"$es_name.rc"
+	) &
+	poll_until "flashemu pid" test -s "$es_name.pid" &&
+	fb_pid=$(cat "$es_name.pid") &&
+	poll_until "ready line" grep -q "^ready " "$es_name.out"
+}
+
+# emu_attach NAME: a loop device on NAME's card, direct I/O; printed, and
+# detached when the script ends.
+emu_attach() {
+	ea_dev=$(losetup -f --show --direct-io=on "$TRASH/$1/card") &&
+	echo "$ea_dev" >>"$TRASH/.loops" &&
+	echo "$ea_dev"
+}
+
+emu_mounted() {
+	awk -v m="$TRASH/$1" '$5 == m { found = 1 } END { exit !found }' \
+		/proc/self/mountinfo
+}
+
+emu_attached() {
+	test -n "$(losetup -j "$TRASH/$1/card" 2>/dev/null)"
+}
+
+emu_ended() {
+	test -s "$TRASH/$1.rc"
+}
+
+# emu_gone NAME: it exited 0, nothing is mounted on its directory and no
+# loop device holds its card.
+emu_gone() {
+	fb_pid=
+	poll_until "flashemu exit" emu_ended "$1" &&
+	echo "flashemu exit $(cat "$TRASH/$1.rc")" &&
+	test "$(cat "$TRASH/$1.rc")" = 0 &&
+	! emu_mounted "$1" && ! emu_attached "$1"
+}
+
+# At the end, whatever a failed test left: detach, stop, unmount.
+emu_cleanup() {
+	for ec_name in main busy gone; do
+		[ -d "$TRASH/$ec_name" ] || continue
+		losetup -j "$TRASH/$ec_name/card" 2>/dev/null | cut -d: -f1 |
+		while read -r ec_dev; do losetup -d "$ec_dev"; done
+		if [ -s "$TRASH/$ec_name.pid" ] && ! emu_ended "$ec_name"; then
+			kill -TERM "$(cat "$TRASH/$ec_name.pid")"
+			fb_pid=
+			poll_until "flashemu exit" emu_ended "$ec_name" ||
+				kill -KILL "$(cat "$TRASH/$ec_name.pid")"
+		fi
+		emu_mounted "$ec_name" && umount -l "$TRASH/$ec_name"
+	done
+}
+test_at_exit emu_cleanup
+
+# diff_ns FILE ALIGN: the diff column of -a's line for ALIGN, in ns.
+diff_ns() {
+	time_ns "$(awk -v a="$2" '$2 == a { print $NF }' "$1")"
+}
+
+# rate_of FILE SIZE: -O's rate on the line for SIZE, in bytes per second.
+rate_of() {
+	rate_bps "$(awk -v s="$2" '$1 == s { print $2 }' "$1")"
+}
+
+# stats_field FILE NAME: a number from flashemu's --stats JSON.
+stats_field() {
+	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1"
+}
+
+test_emu 'start: the ready line, and a card of the spec'\''s size' '
+	emu_start main --stats="$TRASH/main.json" "$SPEC" &&
+	cat "$TRASH/main.out" &&
+	test "$(cat "$TRASH/main.out")" = \
+		"ready $TRASH/main/card $CARD_BYTES bytes" &&
+	test "$(stat -c %s "$TRASH/main/card")" = $CARD_BYTES &&
+	test "$(ls "$TRASH/main")" = card
+'
+
+test_emu 'start: a mountpoint already mounted is refused with exit 2' '
+	emu_usage_error "mountpoint .*: already mounted" "$SPEC" \
+		"$TRASH/main"
+'
+
+test_emu 'loop: losetup attaches the card with direct I/O' '
+	emu_attach main >"$TRASH/main.loop" &&
+	loop=$(cat "$TRASH/main.loop") && echo "$loop" &&
+	test "$(blockdev --getsize64 "$loop")" = $CARD_BYTES
+'
+
+# small_median FILE: the median diff, in ns, of -a's lines for alignments
+# of 2 MiB and less: what reads cost that cross no erase block boundary.
+small_median() {
+	awk '$2 <= 2097152 { print $NF }' "$1" | while read -r sm_t; do
+		time_ns "$sm_t"
+	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# The jump is the model's au-cross cost (100 us), well above a FUSE round
+# trip, which pre, on and post all pay alike; the host's noise is judged
+# by the median of the lines below the erase block.
+test_emu 'loop: -a at time scale 1 jumps at the 4 MiB erase block' '
+	loop=$(cat "$TRASH/main.loop") &&
+	"$FLASHBENCH" -a -b 1024 "$loop" >out &&
+	"$FLASHBENCH" -a -b 1024 "$SPEC" >model &&
+	test_lines_match out "$ALIGN_RE" &&
+	want=$(diff_ns model 4194304) && small=$(small_median out) &&
+	echo "model diff at 4MiB $want ns; below it, median $small ns" &&
+	for a in 4194304 8388608 16777216 67108864; do
+		d=$(diff_ns out $a) && echo "diff at $a: $d ns" &&
+		awk -v d="$d" -v s="$small" -v w="$want" "BEGIN {
+			exit !(d - s > 0.5 * w && d - s < 1.5 * w) }" ||
+		return 1
+	done
+'
+
+test_emu 'loop: -O with more erase blocks than the card keeps open is slower' '
+	loop=$(cat "$TRASH/main.loop") &&
+	"$FLASHBENCH" -O -e 1M -b 512K -0 2 "$loop" >two 2>err &&
+	"$FLASHBENCH" -O -e 1M -b 512K -0 8 "$loop" >eight 2>err &&
+	fast=$(rate_of two 512KiB) && slow=$(rate_of eight 512KiB) &&
+	echo "2 blocks $fast B/s, 8 blocks $slow B/s" &&
+	awk -v f="$fast" -v s="$slow" "BEGIN { exit !(s * 1.6 < f) }"
+'
+
+test_emu 'loop: a pattern written with dd oflag=direct reads back' '
+	loop=$(cat "$TRASH/main.loop") &&
+	head -c 1048576 /dev/urandom >pattern &&
+	dd if=pattern of="$loop" bs=64K seek=1024 oflag=direct \
+		status=none &&
+	dd if="$loop" bs=64K skip=1024 count=16 iflag=direct status=none \
+		>back &&
+	cmp pattern back &&
+	dd if="$TRASH/main/card" bs=64K skip=1024 count=16 iflag=direct \
+		status=none | cmp pattern -
+'
+
+test_emu 'loop: blkdiscard punches the range: it reads back as zeros' '
+	loop=$(cat "$TRASH/main.loop") &&
+	blkdiscard -o 64M -l 1M "$loop" &&
+	dd if="$loop" bs=64K skip=1024 count=16 iflag=direct status=none \
+		>back &&
+	head -c 1048576 /dev/zero | cmp - back
+'
+
+test_emu 'stats: SIGUSR1 writes the JSON: the discard and the writes count' '
+	rm -f "$TRASH/main.json" &&
+	kill -USR1 "$(cat "$TRASH/main.pid")" &&
+	poll_until "stats file" test -s "$TRASH/main.json" &&
+	cat "$TRASH/main.json" &&
+	test "$(stats_field "$TRASH/main.json" discards)" -ge 1 &&
+	test "$(stats_field "$TRASH/main.json" bytes_written)" -ge 1048576 &&
+	test "$(stats_field "$TRASH/main.json" fuse_max_write_bytes)" \
+		-ge 131072 &&
+	grep -q "^flashemu: stats: reads " "$TRASH/main.err"
+'
+
+test_emu 'SIGKILL of flashbench mid-run leaves the loop device detachable' '
+	loop=$(cat "$TRASH/main.loop") &&
+	fb_start -O -e 1M -b 512K -0 8 "$loop" &&
+	poll_until "the announcement" grep -q "overwrites bytes" err &&
+	kill -KILL "$fb_pid" &&
+	fb_wait && test "$(cat code)" = 137 &&
+	losetup -d "$loop" &&
+	poll_until "the loop device detached" eval "! emu_attached main"
+'
+
+test_emu 'SIGTERM unmounts: exit 0, nothing mounted or attached, stats' '
+	kill -TERM "$(cat "$TRASH/main.pid")" &&
+	emu_gone main &&
+	grep "^flashemu: stats: " "$TRASH/main.err" &&
+	test "$(stats_field "$TRASH/main.json" writes)" -ge 1
+'
+
+test_emu 'busy: SIGTERM with a loop device attached names it, then waits' '
+	emu_start busy --time-scale=100 sim:size=64M &&
+	loop=$(emu_attach busy) &&
+	kill -TERM "$(cat "$TRASH/busy.pid")" &&
+	poll_until "the lazy unmount" grep -q "lazily" "$TRASH/busy.err" &&
+	cat "$TRASH/busy.err" &&
+	grep -q "^flashemu: $loop still holds .*: detach it with losetup -d $loop\$" \
+		"$TRASH/busy.err" &&
+	! emu_ended busy &&
+	dd if="$loop" bs=4K count=1 iflag=direct status=none | wc -c >n &&
+	test "$(cat n)" = 4096 &&
+	losetup -d "$loop" &&
+	emu_gone busy
+'
+
+test_emu 'gone: an umount by someone else ends flashemu cleanly' '
+	emu_start gone --time-scale=100 sim:size=64M &&
+	umount "$TRASH/gone" &&
+	emu_gone gone
+'
+
+test_done
