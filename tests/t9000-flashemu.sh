@@ -53,6 +53,31 @@ test_expect_success 'bad input: a missing or non-empty mountpoint exits 2' '
 	emu_usage_error "mountpoint full: not empty" sim: full
 '
 
+test_expect_success 'make install puts flashemu and flashemu.1 under DESTDIR' '
+	make -C "$TOP" -s install DESTDIR="$TRASH/root" PREFIX=/opt/fb \
+		>/dev/null &&
+	test -x root/opt/fb/bin/flashemu &&
+	test -f root/opt/fb/share/man/man1/flashemu.1 &&
+	root/opt/fb/bin/flashemu --help | grep -q "^ flashemu \[options\]"
+'
+
+test_expect_success groff 'the man page renders without warnings' '
+	groff -man -Tutf8 -ww "$TOP/flashemu.1" >/dev/null 2>warn &&
+	test ! -s warn || { cat warn; return 1; }
+'
+
+test_expect_success 'every long option of --help is in the man page and README' '
+	"$FLASHEMU" --help | grep -oE -- "--[a-z][a-z0-9-]+" | sort -u >opts &&
+	test -s opts && missing=0 &&
+	while read -r opt; do
+		grep -q -- "$(echo "${opt#--}" | sed "s/-/\\\\\\\\-/g")" \
+			"$TOP/flashemu.1" || { echo "man: $opt"; missing=1; }
+		grep -q -- "$opt" "$TOP/README.md" ||
+			{ echo "README: $opt"; missing=1; }
+	done <opts &&
+	test $missing = 0
+'
+
 # ---- the emulator, as root with /dev/fuse and loop devices ----
 
 have_emu() {
