@@ -48,6 +48,10 @@ flashemu: flashemu.o $(EMU_OBJS)
 tests/unit-%: tests/unit-%.c $(MODULE_OBJS)
 	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# flashemu's store is no module of flashbench's
+tests/unit-emustore: tests/unit-emustore.c $(MODULE_OBJS) emustore.o
+	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # make check runs the suite, then again on a copy of the tree built with
 # AddressSanitizer and UndefinedBehaviorSanitizer (SANITIZE=0 skips that)
 SANITIZE ?= 1
