@@ -63,7 +63,7 @@ static void test_memory(void)
 		   (unsigned long long)emustore_held_bytes(s));
 	UNIT_CHECK(emustore_write(s, buf, 32 * MIB, 256 * KIB) == 0 &&
 		   emustore_write(s, buf, 40 * MIB, 300 * KIB) == 0 &&
-		   emustore_write(s, buf, 48 * MIB, 128 * KIB) == -ENOSPC &&
+		   emustore_write(s, buf, 48 * MIB, 192 * KIB) == -ENOSPC &&
 		   emustore_held_bytes(s) == MIB,
 		   "past the 1 MiB cap a write gets -ENOSPC (%llu held)",
 		   (unsigned long long)emustore_held_bytes(s));
