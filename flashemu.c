@@ -132,20 +132,6 @@ static void sectors(const struct card *c, uint64_t offset, uint64_t length,
 	*count = end - *start;
 }
 
-static int card_read(void *ctx, void *buf, uint64_t offset, uint32_t length)
-{
-	struct card *c = ctx;
-	uint64_t start_ns = monotonic_ns(), model_ns = 0, first, bytes;
-	int err;
-
-	sectors(c, offset, length, &first, &bytes);
-	err = dev_read(&c->dev, NULL, first, bytes, &model_ns);
-	if (!err)
-		err = emustore_read(c->store, buf, offset, length);
-	complete_at(c, start_ns, model_ns);
-	return err;
-}
-
 static void tell_full(struct card *c)
 {
 	char cap[UNITS_BUF];
@@ -159,21 +145,35 @@ static void tell_full(struct card *c)
 		emustore_held_bytes(c->store)));
 }
 
-static int card_write(void *ctx, const void *buf, uint64_t offset,
-		      uint32_t length)
+/* A read or a write: charged to the model, moved in the store, timed. */
+static int card_transfer(struct card *c, bool write, void *buf,
+			 uint64_t offset, uint32_t length)
 {
-	struct card *c = ctx;
 	uint64_t start_ns = monotonic_ns(), model_ns = 0, first, bytes;
 	int err;
 
 	sectors(c, offset, length, &first, &bytes);
-	err = dev_write(&c->dev, buf, first, bytes, &model_ns);
+	err = write ? dev_write(&c->dev, buf, first, bytes, &model_ns) :
+		      dev_read(&c->dev, NULL, first, bytes, &model_ns);
 	if (!err)
-		err = emustore_write(c->store, buf, offset, length);
+		err = write ? emustore_write(c->store, buf, offset, length) :
+			      emustore_read(c->store, buf, offset, length);
 	if (err == -ENOSPC)
 		tell_full(c);
 	complete_at(c, start_ns, model_ns);
 	return err;
+}
+
+static int card_read(void *ctx, void *buf, uint64_t offset, uint32_t length)
+{
+	return card_transfer(ctx, false, buf, offset, length);
+}
+
+static int card_write(void *ctx, const void *buf, uint64_t offset,
+		      uint32_t length)
+{
+	/* the store only reads from buf when writing */
+	return card_transfer(ctx, true, (void *)buf, offset, length);
 }
 
 /* A discard covers the whole sectors inside the range; the store all. */
