@@ -7,6 +7,7 @@
  * wall clock.  SIGINT and SIGTERM unmount; SIGUSR1 reports what the card
  * did so far.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <glob.h>
@@ -18,7 +19,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <dirent.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,8 +101,10 @@ static uint64_t monotonic_ns(void)
  */
 static void complete_at(struct card *c, uint64_t start_ns, uint64_t model_ns)
 {
+	double wait_ns = (double)model_ns / c->time_scale;
+	/* a spiked hours-long operation slowed down: at most ~30 years */
 	uint64_t deadline_ns = start_ns +
-		(uint64_t)((double)model_ns / c->time_scale);
+		(wait_ns < 1e18 ? (uint64_t)wait_ns : (uint64_t)1e18);
 	uint64_t now_ns = monotonic_ns();
 	struct timespec until = {
 		.tv_sec = (time_t)(deadline_ns / NS_PER_S),
