@@ -7,6 +7,8 @@
 # reads back, a discard reads back as zeros, and a SIGTERM, a busy loop
 # device or someone else's umount all end with nothing mounted or
 # attached - also after flashbench is killed with SIGKILL mid-run.
+# --store=FILE keeps the data across runs; a write-protected card (ro)
+# refuses writes.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -153,7 +155,7 @@ emu_gone() {
 
 # At the end, whatever a failed test left: detach, stop, unmount.
 emu_cleanup() {
-	for ec_name in main busy gone; do
+	for ec_name in main busy gone store ro; do
 		[ -d "$TRASH/$ec_name" ] || continue
 		losetup -j "$TRASH/$ec_name/card" 2>/dev/null | cut -d: -f1 |
 		while read -r ec_dev; do losetup -d "$ec_dev"; done
@@ -306,6 +308,32 @@ test_emu 'gone: an umount by someone else ends flashemu cleanly' '
 	emu_start gone --time-scale=100 sim:size=64M &&
 	umount "$TRASH/gone" &&
 	emu_gone gone
+'
+
+test_emu 'store: --store=FILE keeps the data across runs' '
+	head -c 65536 /dev/urandom >pattern &&
+	emu_start store --time-scale=100 --store="$TRASH/card.img" \
+		sim:size=64M &&
+	dd if=pattern of="$TRASH/store/card" bs=64K seek=100 oflag=direct \
+		conv=notrunc status=none &&
+	kill -TERM "$(cat "$TRASH/store.pid")" && emu_gone store &&
+	test "$(stat -c %s "$TRASH/card.img")" = 67108864 &&
+	emu_start store --time-scale=100 --store="$TRASH/card.img" \
+		sim:size=64M &&
+	dd if="$TRASH/store/card" bs=64K skip=100 count=1 iflag=direct \
+		status=none | cmp pattern - &&
+	kill -TERM "$(cat "$TRASH/store.pid")" && emu_gone store
+'
+
+test_emu 'ro: a write-protected card serves reads and refuses writes' '
+	emu_start ro --time-scale=100 sim:size=64M,ro &&
+	dd if="$TRASH/ro/card" bs=4K count=1 iflag=direct status=none |
+		wc -c >n &&
+	test "$(cat n)" = 4096 &&
+	test_expect_code 1 dd if=/dev/zero of="$TRASH/ro/card" bs=4K \
+		count=1 oflag=direct conv=notrunc status=none 2>err &&
+	cat err && grep -q "Read-only file system" err &&
+	kill -TERM "$(cat "$TRASH/ro.pid")" && emu_gone ro
 '
 
 test_done
