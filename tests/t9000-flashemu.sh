@@ -12,7 +12,10 @@
 
 . "$(dirname "$0")/lib.sh"
 
+# beside the flashbench under test (the sanitized build's, say), else the
+# tree's
 FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
+[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
 SPEC=sim:sandisk-su08g,size=256M
 CARD_BYTES=268435456
 
