@@ -160,9 +160,9 @@ static int card_transfer(struct card *c, bool write, void *buf,
 	if (!err)
 		err = write ? emustore_write(c->store, buf, offset, length) :
 			      emustore_read(c->store, buf, offset, length);
-	if (err == -ENOSPC)
-		tell_full(c);
 	complete_at(c, start_ns, model_ns);
+	if (err == -ENOSPC)	/* said after the request's time, not in it */
+		tell_full(c);
 	return err;
 }
 
