@@ -387,7 +387,9 @@ static void json_number(FILE *out, double value, enum vm_unit unit)
 
 static void json_value(FILE *out, const struct vm_field *field)
 {
-	if (field->unit == VM_UNIT_LABEL)
+	if (field->unit == VM_UNIT_LABEL && !field->label)
+		fputs("null", out);	/* a label not known */
+	else if (field->unit == VM_UNIT_LABEL)
 		json_write_string(out, field->label);
 	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);
