@@ -444,7 +444,9 @@ static int measure_cache(struct search *s, struct vm_program *program)
 		err = undo_sync(&s->undo);
 	if (!err)
 		err = vm_run(program, &plan, &exec);
-	if (!err && s->cache_last_intact >= 0)
+	/* intact throughout: that block keeps data, nothing was measured */
+	if (!err && s->cache_last_intact >= 0 &&
+	    (uint64_t)s->cache_last_intact < s->flush_bytes / CHUNK_BYTES)
 		s->result->cache_bytes = (double)(s->cache_last_intact + 1) *
 					 CHUNK_BYTES;
 	return err;
@@ -491,8 +493,19 @@ static void set_verdict(struct search *s)
 		r->verdict = "genuine";
 		return;
 	}
+	if (s->bad_below_good && !s->aliased) {
+		r->verdict = "damaged";	/* bad areas, not a fake size */
+		return;
+	}
+	r->verdict = "fake";
 	r->fake_kind = fake_kind(s);
-	r->verdict = s->bad_below_good && !s->aliased ? "damaged" : "fake";
+}
+
+/* A fake's end is a clean edge: a cache round can measure past it. */
+static bool clean_edge(const struct search *s)
+{
+	return s->lo == s->hi && s->hi < s->dev->size_bytes && s->lo &&
+	       !(s->bad_below_good && !s->aliased);
 }
 
 static int emit_summary(struct search *s)
@@ -598,10 +611,12 @@ static int search(struct search *s)
 		err = compile_builtin("capacity-cache", &cache);
 	while (!err && s->lo < s->hi && s->round < MAX_ROUNDS) {
 		err = run_round(s, rounds);
+		if (!err && s->opt->stop && *s->opt->stop)
+			err = -EINTR;
 		s->round++;
 		s->result->rounds = s->round;
 	}
-	if (!err && s->lo == s->hi && s->hi < s->dev->size_bytes && s->lo)
+	if (!err && clean_edge(s))
 		err = measure_cache(s, cache);
 	vm_free(rounds);
 	vm_free(cache);

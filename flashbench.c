@@ -245,7 +245,7 @@ static const struct option_def option_defs[] = {
 	     "measure against SD speed classes (destructive)",
 	     MODE_SPEED, NULL, SPEED_CLASS, T_CLASS),
 	TEST(OPT_CAPACITY_CHECK, "capacity-check", SECTION_TESTS,
-	     "real capacity of a possibly fake card (destructive, restored)",
+	     "real capacity of a fake card (destructive, restored)",
 	     MODE_CAPACITY, NULL, SPEED_NONE, T_CAPACITY),
 	{ .id = OPT_RESTORE, .name = "restore", .arg = "FILE",
 	  .section = SECTION_TESTS,
@@ -330,11 +330,11 @@ static const struct option_def option_defs[] = {
 	  "with --iops, --class-check: never write", .kind = ARG_FLAG,
 	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
 	{ OPT_CACHE_LIMIT, "cache-limit", "SIZE", SECTION_PARAMETERS,
-	  "--capacity-check sees through caches up to SIZE (default %s)",
+	  "caches --capacity-check sees through (default %s)",
 	  .kind = ARG_SIZE, .field = FIELD(cache_limit), .def = 16 * MIB,
 	  .min = 1, .applies = T_CAPACITY },
 	{ OPT_UNDO_FILE, "undo-file", "FILE", SECTION_PARAMETERS,
-	  "old blocks saved here (default /var/tmp/flashbench-DEV.undo)",
+	  "where --capacity-check saves the blocks it writes",
 	  .kind = ARG_TEXT, .field = FIELD(undo_path),
 	  .applies = T_CAPACITY },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
@@ -1920,16 +1920,25 @@ static int run_restore(const struct config *cfg)
 	char why[PATH_MAX + 160];
 	int err;
 
+	/* the file is checked on a read-only open: a wrong one writes
+	   nothing */
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	err = undo_check_file(cfg->restore_path, &dev, why, sizeof(why));
+	dev_close(&dev);
+	if (err == -ENODEV || err == -EINVAL)
+		usage_error("--restore: %s: %s", cfg->restore_path, why);
+	if (err)
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
 	open_device(cfg, &dev, DEV_READ_WRITE);
 	announce_writes("--restore", &dev, 0, dev.size_bytes);
 	err = undo_restore(cfg->restore_path, &dev, dev.size_bytes, &r, why,
 			   sizeof(why));
-	if (err == -ENODEV || err == -EINVAL) {
-		dev_close(&dev);
-		usage_error("--restore: %s: %s", cfg->restore_path, why);
-	}
-	if (err == -ENOENT || err == -EACCES)
+	if (err == -ENODEV || err == -EINVAL || err == -ENOENT)
 		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+	if (err == -EBADMSG || err == -ENODATA)
+		runtime_error("--restore: %s: a saved block does not match its "
+			      "checksum; the file is damaged",
+			      cfg->restore_path);
 	if (!err) {
 		output_open(cfg, &dev, &meta, &sinks);
 		progress_end(&sinks.progress);

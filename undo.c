@@ -394,6 +394,22 @@ static int restore_records(int fd, struct dev *dev, uint64_t verify_below,
 	return err;
 }
 
+int undo_check_file(const char *path, const struct dev *dev, char *why,
+		    size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, size, "%s", strerror(-err));
+		return err;
+	}
+	err = check_header(fd, dev, why, size);
+	close(fd);
+	return err;
+}
+
 int undo_restore(const char *path, struct dev *dev, uint64_t verify_below,
 		 struct undo_result *result, char *why, size_t size)
 {
@@ -404,8 +420,9 @@ int undo_restore(const char *path, struct dev *dev, uint64_t verify_below,
 
 	*result = (struct undo_result){ 0 };
 	if (fd < 0) {
-		snprintf(why, size, "%s", strerror(errno));
-		return -errno;
+		err = -errno;
+		snprintf(why, size, "%s", strerror(-err));
+		return err;
 	}
 	err = check_header(fd, dev, why, size);
 	if (!err)

@@ -67,6 +67,14 @@ struct undo_result {
 };
 
 /*
+ * Does the undo file at path belong to dev?  0, -ENODEV with why set
+ * when its size or fingerprint differ, -EINVAL when it is not an undo
+ * file, another negative errno when it cannot be read.
+ */
+int undo_check_file(const char *path, const struct dev *dev, char *why,
+		    size_t size);
+
+/*
  * Put every saved block back, newest first (so a block saved twice ends
  * as it was before the first save, even when two offsets share storage),
  * then read each back and compare it with what was saved, below
