@@ -594,10 +594,15 @@ static int setup(struct search *s)
 	s->saved = dev_alloc_buffer((uint64_t)PROBES_PER_ROUND * s->lbs,
 				    DEV_PATTERN_ZEROS);
 	s->chunk = dev_alloc_buffer(CHUNK_BYTES, DEV_PATTERN_ZEROS);
-	/* every block of the widest scan (the first round's: two probe
-	   gaps and a chunk) can name another offset */
-	s->edge_alloc = PROBES_PER_ROUND + (2 * (s->hi / PROBES_PER_ROUND) +
-					    2 * CHUNK_BYTES) / s->lbs;
+	/*
+	 * A block reads back another offset's stamp only where a write of
+	 * this round landed: a probe or a flush block, each on at most a
+	 * few of the offsets read (a scan shorter than the real capacity
+	 * sees each storage block once).  Four per written block is room
+	 * enough, and bounded on a huge card; aliases past it go uncounted.
+	 */
+	s->edge_alloc = 4 * (PROBES_PER_ROUND +
+			     (size_t)(s->flush_bytes / s->lbs));
 	s->edges = malloc(s->edge_alloc * sizeof(*s->edges));
 	return s->saved && s->chunk && s->edges ? 0 : -ENOMEM;
 }
