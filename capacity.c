@@ -650,7 +650,7 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 		 size_t size)
 {
 	struct search *s = calloc(1, sizeof(*s));
-	int err, restored;
+	int err, restore_err;
 
 	*result = (struct capacity_result){ .cache_bytes = NAN };
 	undo_error[0] = '\0';
@@ -672,11 +672,11 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 		set_verdict(s);
 	/* whatever happened, once the undo file exists it is applied;
 	   interrupted, every block is checked */
-	restored = s->undo.fd >= 0 || s->undo.records ?
-		   restore(s, err ? dev->size_bytes : result->usable_bytes,
-			   undo_error, size) : 0;
+	restore_err = s->undo.fd >= 0 ?
+		      restore(s, err ? dev->size_bytes : result->usable_bytes,
+			      undo_error, size) : 0;
 	result->device_time_ns = dev->stats.time_ns;
-	if (!err && !restored)
+	if (!err && !restore_err)
 		err = emit_summary(s);
 	if (!err && result->fake_kind)
 		err = emit_fix(s);
@@ -684,5 +684,5 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	free(s->chunk);
 	free(s->edges);
 	free(s);
-	return err ? err : restored;
+	return err ? err : restore_err;
 }

@@ -1873,7 +1873,10 @@ static int run_capacity(struct config *cfg)
 {
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
 	const char *undo_path = cfg->undo_path;
-	struct report_meta meta = { .test = "capacity-check" };
+	struct vm_param params[] = {
+		{ "cache_limit_bytes", (double)cfg->cache_limit } };
+	struct report_meta meta = { .test = "capacity-check",
+				    .params = params, .param_count = 1 };
 	struct capacity_options options;
 	struct capacity_result result;
 	struct sinks sinks;
