@@ -337,11 +337,26 @@ static int emit_probe(struct search *s, const struct probe *p)
 
 /* ---- the search ---- */
 
+/* The round's evidence: the probes either side of the edge, or all. */
+static int emit_evidence(struct search *s, size_t first_bad)
+{
+	int err = 0;
+
+	for (size_t i = 0; s->opt->every_probe && i < s->count && !err; i++)
+		err = emit_probe(s, &s->probes[i]);
+	if (s->opt->every_probe)
+		return err;
+	if (first_bad > 0)
+		err = emit_probe(s, &s->probes[first_bad - 1]);
+	if (!err && first_bad < s->count)
+		err = emit_probe(s, &s->probes[first_bad]);
+	return err;
+}
+
 /* Narrow [lo, hi) to the last good probe and the first bad one. */
 static int narrow(struct search *s)
 {
 	size_t first_bad = s->count;
-	int err = 0;
 
 	for (size_t i = 0; i < s->count && first_bad == s->count; i++)
 		if (s->probes[i].bad)
@@ -349,24 +364,20 @@ static int narrow(struct search *s)
 	for (size_t i = first_bad + 1; s->round == 0 && i < s->count; i++)
 		if (!s->probes[i].bad)
 			s->bad_below_good = true;
-	if (first_bad > 0)
-		err = emit_probe(s, &s->probes[first_bad - 1]);
 	if (first_bad == s->count) {
 		s->lo = s->hi;
-		return err;
+		return emit_evidence(s, first_bad);
 	}
-	if (!err)
-		err = emit_probe(s, &s->probes[first_bad]);
 	s->hi = s->probes[first_bad].offset;
-	if (first_bad == 0 && s->round == 0)
-		s->lo = s->hi = 0;	/* the end is inside the flush area */
 	if (first_bad > 0)
 		s->lo = s->probes[first_bad - 1].offset + s->lbs;
+	if (first_bad == 0 && s->round == 0)
+		s->lo = s->hi = 0;	/* the end is inside the flush area */
 	s->boundary_state = s->probes[first_bad].write_failed ?
 			    STAMP_WRITE_ERROR : s->probes[first_bad].state;
 	if (s->probes[first_bad].state == STAMP_ALIAS)
 		s->aliased = true;
-	return err;
+	return emit_evidence(s, first_bad);
 }
 
 static int run_round(struct search *s, struct vm_program *program)

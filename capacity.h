@@ -11,6 +11,7 @@
 #define FLASHBENCH_CAPACITY_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,6 +25,8 @@ struct capacity_options {
 	volatile sig_atomic_t *stop;	/* set by a signal: stop, restore */
 	struct report *report;		/* the records go here */
 	FILE *out;			/* flushed after each round */
+	bool every_probe;		/* evidence: each probe, not only the
+					   two at the edge */
 };
 
 /* What the check found, and what it cost. */

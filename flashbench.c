@@ -1832,6 +1832,11 @@ static void check_capacity_args(const struct config *cfg,
 			    cfg->device,
 			    (unsigned long long)dev->size_bytes,
 			    (unsigned long long)cfg->cache_limit);
+	if (access(undo_path, F_OK) == 0)
+		usage_error("--undo-file: %s exists (left by a run that did "
+			    "not finish? %s --restore=%s %s puts its blocks "
+			    "back); remove it to start over", undo_path,
+			    program_name, undo_path, cfg->device);
 	err = undo_check_location(undo_path, cfg->device, why, sizeof(why));
 	if (err == -EXDEV)
 		usage_error("--undo-file: %s; put it on another device",
@@ -1899,7 +1904,7 @@ static int run_capacity(struct config *cfg)
 	options = (struct capacity_options){
 		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
 		.stop = &stop_signal, .report = sinks.report,
-		.out = sinks.out };
+		.out = sinks.out, .every_probe = cfg->verbose };
 	err = capacity_run(&dev, &options, &result, undo_why,
 			   sizeof(undo_why));
 	output_close(cfg, &sinks, &dev, err);

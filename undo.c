@@ -164,7 +164,7 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev)
 	*u = (struct undo){ .path = path, .device_bytes = dev->size_bytes,
 			    .block_bytes = dev->logical_block_bytes,
 			    .fingerprint = undo_fingerprint(dev) };
-	u->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	u->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (u->fd < 0)
 		return -errno;
 	memcpy(header, header_magic, sizeof(header_magic));

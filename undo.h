@@ -40,7 +40,10 @@ int undo_check_location(const char *path, const char *device, char *why,
 /* A fingerprint of the device's identity (sysfs, or the file itself). */
 uint64_t undo_fingerprint(const struct dev *dev);
 
-/* Create (truncate) the file and write its header.  0 or -errno. */
+/*
+ * Create the file (never over an existing one: it may hold the only copy
+ * of a crashed run's blocks) and write its header.  0 or -errno.
+ */
 int undo_create(struct undo *u, const char *path, const struct dev *dev);
 
 /*

@@ -205,6 +205,29 @@ test_expect_success '--restore: an undo file for another card, or not an undo fi
 		--restore=junk sim:size=1G,fake=1G
 '
 
+test_expect_success 'an undo file that exists already is never overwritten: refused' '
+	printf "blocks of a crashed run\n" >"$UNDO" &&
+	test_usage_error flashbench \
+		"--undo-file: .*card.undo exists \(left by a run that did not finish\? flashbench --restore=.*card.undo sim:size=1G,fake=1G puts its blocks back\); remove it to start over" \
+		--capacity-check --undo-file="$UNDO" sim:size=1G,fake=1G &&
+	test "$(cat "$UNDO")" = "blocks of a crashed run" &&
+	rm "$UNDO"
+'
+
+test_expect_success python3 '-v: the evidence is every probe of every round' '
+	capacity size=1G,fake=500M,fake-mode=zero -v &&
+	python3 -c "
+import json
+d = json.load(open(\"out.json\"))
+probes = [p for p in d[\"results\"] if p[\"kind\"] == \"capacity-probe\"]
+rounds = [r for r in d[\"results\"] if r[\"kind\"] == \"capacity\"][0][\"rounds\"]
+assert len(probes) > 256 * (rounds - 1), (len(probes), rounds)
+for p in probes:
+    assert p[\"good\"] == (p[\"offset\"] < 500 * 2**20), p
+print(len(probes), \"probes in\", rounds, \"rounds\")
+"
+'
+
 # A run on a card paced at 10 ms an operation takes seconds: killed as
 # soon as its undo file has a header, it leaves the file behind.
 PACED=sim:size=256M,fake=256M,pace=10ms

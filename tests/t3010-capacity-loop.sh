@@ -6,7 +6,8 @@
 # full FIFO, so it cannot finish on its own), exit 130 and the old
 # checksum; after kill -9 in the middle, the device differs until
 # --restore puts it back, while the same undo file is refused for
-# another loop device of the same size; and an undo file on the file
+# another loop device of the same size; SIGTERM is SIGINT's 143; a
+# mounted device is refused; and an undo file on the file
 # system of the device under test is refused before the device is opened
 # for writing (the refusal is the only line: no write announced).
 
@@ -104,6 +105,19 @@ test_loop_io 'loop: SIGINT in the middle: exit 130, every byte put back' '
 	test ! -e "$UNDO"
 '
 
+test_loop_io 'loop: SIGTERM in the middle: exit 143, every byte put back' '
+	full_fifo &&
+	FB_OUT=$FIFO fb_start --capacity-check --undo-file="$UNDO" "$LOOP" &&
+	wait_written $IN_ROUND &&
+	kill -TERM $fb_pid &&
+	poll_until "delivery of SIGTERM" signal_taken 15 &&
+	drain_fifo &&
+	fb_wait &&
+	exit_is 143 &&
+	test "$(dev_sum "$LOOP")" = "$(cat "$TRASH/loop.sum")" &&
+	test ! -e "$UNDO"
+'
+
 test_loop_io 'loop: kill -9 in the middle, then --restore: every byte back; another device refused' '
 	full_fifo &&
 	FB_OUT=$FIFO fb_start --capacity-check --undo-file="$UNDO" "$LOOP" &&
@@ -133,6 +147,12 @@ test_loop_ext4 'loop: an undo file on the device under test is refused, nothing 
 		"--undo-file: the undo file $MNT/x.undo would be on $MLOOP itself; put it on another device" \
 		--capacity-check --undo-file="$MNT/x.undo" "$MLOOP" &&
 	test ! -e "$MNT/x.undo"
+'
+
+test_loop_ext4 'loop: a mounted device is refused in one line, nothing written' '
+	refused_busy "$FLASHBENCH" --capacity-check \
+		--undo-file="$TRASH/mounted.undo" "$MLOOP" &&
+	test ! -e "$TRASH/mounted.undo"
 '
 
 test_done
