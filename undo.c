@@ -58,6 +58,19 @@ void undo_default_path(const char *device, char *buf, size_t size)
 	snprintf(buf, size, "/var/tmp/flashbench-%s.undo", name);
 }
 
+/* The directory a path names a file in: "dir", "/" or ".". */
+static void directory_of(const char *path, char *dir, size_t size)
+{
+	char *slash;
+
+	snprintf(dir, size, "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		snprintf(dir, size, ".");
+}
+
 /* The sysfs directory of a block device number, resolved; or "". */
 static void sysfs_dir(dev_t number, char *buf, size_t size)
 {
@@ -74,17 +87,11 @@ int undo_check_location(const char *path, const char *device, char *why,
 {
 	char dir[PATH_MAX], disk[PATH_MAX], fs[PATH_MAX];
 	struct stat dev_st, dir_st;
-	char *slash;
 	size_t n;
 
 	if (stat(device, &dev_st) || !S_ISBLK(dev_st.st_mode))
 		return 0;	/* a file or a simulated card */
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
+	directory_of(path, dir, sizeof(dir));
 	if (stat(dir, &dir_st))
 		return -errno;
 	sysfs_dir(dev_st.st_rdev, disk, sizeof(disk));
@@ -157,9 +164,26 @@ static int write_all(int fd, const void *buf, size_t length)
 	return 0;
 }
 
+/* The new file's name must survive a power loss too: sync its directory. */
+static int sync_directory(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd, err = 0;
+
+	directory_of(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 int undo_create(struct undo *u, const char *path, const struct dev *dev)
 {
 	unsigned char header[HEADER_BYTES] = { 0 };
+	int err;
 
 	*u = (struct undo){ .path = path, .device_bytes = dev->size_bytes,
 			    .block_bytes = dev->logical_block_bytes,
@@ -172,7 +196,8 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev)
 	put64(header + 16, u->block_bytes);
 	put64(header + 24, u->fingerprint);
 	u->unsynced = true;
-	return write_all(u->fd, header, sizeof(header));
+	err = write_all(u->fd, header, sizeof(header));
+	return err ? err : sync_directory(path);
 }
 
 int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
