@@ -58,6 +58,7 @@ struct search {
 	uint32_t lbs;
 	uint64_t flush_bytes;
 	uint64_t lo, hi;		/* the end of the real capacity */
+	uint64_t end;			/* the last whole block's end */
 	struct probe probes[PROBES_PER_ROUND];
 	size_t count;
 	unsigned char *saved;		/* the probes' old contents */
@@ -389,7 +390,7 @@ static int run_round(struct search *s, struct vm_program *program)
 
 	set_scan(s, place_probes(s));
 	s->edge_count = 0;
-	err = vm_plan(program, s->dev, 0, &plan);
+	err = vm_plan(program, s->dev, 0, &plan) ? -ERANGE : 0;
 	if (!err)
 		err = save_blocks(s);
 	if (!err && s->opt->stop && *s->opt->stop)
@@ -440,7 +441,7 @@ static int measure_cache(struct search *s, struct vm_program *program)
 
 	s->round++;
 	exec.salt = round_salt(s);
-	if (probe + s->lbs > s->dev->size_bytes)
+	if (probe + s->lbs > s->end)
 		probe = usable;
 	s->probes[0] = (struct probe){ .offset = probe };
 	s->probes[1] = (struct probe){ .offset = probe % usable };
@@ -448,7 +449,7 @@ static int measure_cache(struct search *s, struct vm_program *program)
 	s->cache_last_intact = -1;
 	program_params[PARAM_PROBE_LAST].value = (double)probe;
 	program_params[PARAM_PROBE_LO].value = (double)(probe % usable);
-	err = vm_plan(program, s->dev, 0, &plan);
+	err = vm_plan(program, s->dev, 0, &plan) ? -ERANGE : 0;
 	for (size_t i = 0; !err && i < 2; i++)
 		err = save_probe(s, i);
 	if (!err)
@@ -479,7 +480,7 @@ static const char *certainty(const struct search *s)
 {
 	const struct capacity_result *r = s->result;
 
-	if (r->usable_bytes == r->announced_bytes)
+	if (!r->fake_kind && !strcmp(r->verdict, "genuine"))
 		return "every probe across the device read back intact after "
 		       "a flush larger than --cache-limit; a larger write "
 		       "cache could still hide a fake";
@@ -500,7 +501,7 @@ static void set_verdict(struct search *s)
 
 	r->usable_bytes = s->lo;
 	r->announced_bytes = s->dev->size_bytes;
-	if (s->lo == s->dev->size_bytes) {
+	if (s->lo == s->end) {
 		r->verdict = "genuine";
 		return;
 	}
@@ -515,7 +516,7 @@ static void set_verdict(struct search *s)
 /* A fake's end is a clean edge: a cache round can measure past it. */
 static bool clean_edge(const struct search *s)
 {
-	return s->lo == s->hi && s->hi < s->dev->size_bytes && s->lo &&
+	return s->lo == s->hi && s->hi < s->end && s->lo &&
 	       !(s->bad_below_good && !s->aliased);
 }
 
@@ -594,7 +595,8 @@ static int setup(struct search *s)
 	s->flush_bytes = round_up(s->opt->cache_limit_bytes +
 				  s->opt->cache_limit_bytes / 4, CHUNK_BYTES);
 	s->lo = s->flush_bytes;
-	s->hi = s->dev->size_bytes / s->lbs * s->lbs;
+	s->end = s->dev->size_bytes / s->lbs * s->lbs;
+	s->hi = s->end;
 	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
 		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
 	s->salt = salt;

@@ -53,7 +53,8 @@ uint64_t capacity_min_device_bytes(uint64_t cache_limit_bytes);
  * before it is written, and put back and read back at the end, also when
  * stopped.  Returns 0, -EINTR when stopped (restored all the same), or a
  * negative errno: dev->error holds a device failure; undo_error is set
- * for a failure of the undo file (its errno is returned).
+ * for a failure of the undo file (its errno is returned); -ERANGE says a
+ * round's program did not fit the device (a flaw of the search).
  */
 int capacity_run(struct dev *dev, const struct capacity_options *options,
 		 struct capacity_result *result, char *undo_error,

@@ -1912,6 +1912,9 @@ static int run_capacity(struct config *cfg)
 		dev_close(&dev);
 		runtime_error("%s", undo_why);
 	}
+	if (err == -ERANGE)
+		runtime_error("--capacity-check: %s: a probe round does not fit "
+			      "the device", cfg->device);
 	report_restore(cfg, &result, undo_path, err == -EINTR);
 	return end_run(cfg, &dev, err, "interrupted; every block written "
 		       "was put back");
