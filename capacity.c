@@ -574,6 +574,22 @@ static int emit_fix(struct search *s)
 	return err ? err : report_record(s->opt->report, &rec);
 }
 
+int capacity_emit_restore(struct report *report,
+			  const struct undo_result *restore)
+{
+	struct vm_record rec = { .kind = "restore", .style = VM_STYLE_SPACES };
+
+	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", "restored % bytes",
+		  NULL, (double)restore->bytes_restored);
+	add_field(&rec, VM_UNIT_COUNT, "records", "from % records;", NULL,
+		  (double)restore->records);
+	add_field(&rec, VM_UNIT_COUNT, "blocks_checked", "% blocks read back,",
+		  NULL, (double)restore->blocks_checked);
+	add_field(&rec, VM_UNIT_COUNT, "blocks_differing", "% not as saved",
+		  NULL, (double)restore->blocks_differing);
+	return report_record(report, &rec);
+}
+
 /* ---- setting up, and putting everything back ---- */
 
 static int compile_builtin(const char *name, struct vm_program **program)

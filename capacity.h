@@ -60,4 +60,8 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 		 struct capacity_result *result, char *undo_error,
 		 size_t size);
 
+/* --restore's record: what was put back, and how much read back as saved. */
+int capacity_emit_restore(struct report *report,
+			  const struct undo_result *restore);
+
 #endif

@@ -1920,19 +1920,13 @@ static int run_capacity(struct config *cfg)
 		       "was put back");
 }
 
-static int run_restore(const struct config *cfg)
+/* Before --restore writes anything: is the undo file this device's? */
+static void check_undo_file(const struct config *cfg)
 {
-	struct report_meta meta = { .test = "restore" };
-	struct vm_record rec = { .kind = "restore",
-				 .style = VM_STYLE_SPACES };
-	struct undo_result r;
-	struct sinks sinks;
-	struct dev dev;
 	char why[PATH_MAX + 160];
+	struct dev dev;
 	int err;
 
-	/* the file is checked on a read-only open: a wrong one writes
-	   nothing */
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	err = undo_check_file(cfg->restore_path, &dev, why, sizeof(why));
 	dev_close(&dev);
@@ -1940,6 +1934,18 @@ static int run_restore(const struct config *cfg)
 		usage_error("--restore: %s: %s", cfg->restore_path, why);
 	if (err)
 		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+}
+
+static int run_restore(const struct config *cfg)
+{
+	struct report_meta meta = { .test = "restore" };
+	struct undo_result r;
+	struct sinks sinks;
+	struct dev dev;
+	char why[PATH_MAX + 160];
+	int err;
+
+	check_undo_file(cfg);
 	open_device(cfg, &dev, DEV_READ_WRITE);
 	announce_writes("--restore", &dev, 0, dev.size_bytes);
 	err = undo_restore(cfg->restore_path, &dev, dev.size_bytes, &r, why,
@@ -1953,18 +1959,7 @@ static int run_restore(const struct config *cfg)
 	if (!err) {
 		output_open(cfg, &dev, &meta, &sinks);
 		progress_end(&sinks.progress);
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_BYTES,
-			"bytes_restored", "restored % bytes", NULL,
-			(double)r.bytes_restored };
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
-			"records", "from % records;", NULL, (double)r.records };
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
-			"blocks_checked", "% blocks read back,", NULL,
-			(double)r.blocks_checked };
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
-			"blocks_differing", "% not as saved", NULL,
-			(double)r.blocks_differing };
-		report_record(sinks.report, &rec);
+		capacity_emit_restore(sinks.report, &r);
 		output_close(cfg, &sinks, &dev, 0);
 	}
 	if (!err && r.blocks_differing)
