@@ -713,5 +713,6 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	free(s->chunk);
 	free(s->edges);
 	free(s);
-	return err ? err : restore_err;
+	/* a failed restore outranks everything, an interrupt included */
+	return restore_err ? restore_err : err;
 }

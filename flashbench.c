@@ -1908,7 +1908,11 @@ static int run_capacity(struct config *cfg)
 	err = capacity_run(&dev, &options, &result, undo_why,
 			   sizeof(undo_why));
 	output_close(cfg, &sinks, &dev, err);
-	if (undo_why[0] && err != -EINTR) {
+	if (err && err != -EINTR && access(undo_path, F_OK) == 0)
+		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
+			"%s\n", program_name, undo_path, program_name,
+			undo_path, cfg->device);
+	if (undo_why[0]) {
 		dev_close(&dev);
 		runtime_error("%s", undo_why);
 	}

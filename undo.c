@@ -89,11 +89,11 @@ int undo_check_location(const char *path, const char *device, char *why,
 	struct stat dev_st, dir_st;
 	size_t n;
 
+	directory_of(path, dir, sizeof(dir));
+	if (stat(dir, &dir_st) || access(dir, W_OK))
+		return -errno;
 	if (stat(device, &dev_st) || !S_ISBLK(dev_st.st_mode))
 		return 0;	/* a file or a simulated card */
-	directory_of(path, dir, sizeof(dir));
-	if (stat(dir, &dir_st))
-		return -errno;
 	sysfs_dir(dev_st.st_rdev, disk, sizeof(disk));
 	sysfs_dir(dir_st.st_dev, fs, sizeof(fs));
 	n = strlen(disk);

@@ -32,7 +32,7 @@ void undo_default_path(const char *device, char *buf, size_t size);
 /*
  * Refuse an undo file whose file system lives on the device under test
  * or one of its partitions.  Returns 0, or -EXDEV with why set; other
- * negative errnos when the file's directory cannot be examined.
+ * negative errnos when the file's directory is missing or not writable.
  */
 int undo_check_location(const char *path, const char *device, char *why,
 			size_t size);

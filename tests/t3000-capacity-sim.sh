@@ -214,6 +214,12 @@ test_expect_success 'an undo file that exists already is never overwritten: refu
 	rm "$UNDO"
 '
 
+test_expect_success 'an undo file in a directory that does not exist: refused before any write' '
+	test_usage_error flashbench "--undo-file: .*/nowhere/x.undo: No such file or directory" \
+		--capacity-check --undo-file="$TRASH/nowhere/x.undo" \
+		sim:size=1G,fake=1G
+'
+
 test_expect_success python3 '-v: the evidence is every probe of every round' '
 	capacity size=1G,fake=500M,fake-mode=zero -v &&
 	python3 -c "
