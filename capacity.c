@@ -36,6 +36,7 @@
 
 #define PROBES_PER_ROUND 256
 #define MAX_ROUNDS 16		/* 255^16 blocks: more than any device */
+_Static_assert(PROBES_PER_ROUND >= 3, "a step, and the last block");
 #define CHUNK_BYTES (1024 * 1024)	/* flush and scan transfers */
 
 struct probe {
@@ -77,15 +78,34 @@ struct search {
 	bool cache_lost;
 };
 
-uint64_t capacity_min_device_bytes(uint64_t cache_limit_bytes)
-{
-	return 2 * (cache_limit_bytes + cache_limit_bytes / 4) +
-	       2 * CHUNK_BYTES;
-}
-
 static uint64_t round_up(uint64_t value, uint64_t step)
 {
 	return (value + step - 1) / step * step;
+}
+
+static uint64_t flush_bytes_for(uint64_t cache_limit_bytes)
+{
+	return round_up(cache_limit_bytes + cache_limit_bytes / 4, CHUNK_BYTES);
+}
+
+uint64_t capacity_min_device_bytes(uint64_t cache_limit_bytes)
+{
+	return 2 * flush_bytes_for(cache_limit_bytes) + 2 * CHUNK_BYTES;
+}
+
+uint64_t capacity_max_write_bytes(uint64_t device_bytes, uint32_t lbs,
+				  uint64_t cache_limit_bytes)
+{
+	uint64_t flush = flush_bytes_for(cache_limit_bytes);
+	uint64_t blocks = device_bytes / lbs, rounds = 1;
+
+	/* each round leaves a range no wider than its step: a 255th */
+	for (uint64_t left = blocks; left > PROBES_PER_ROUND;
+	     left = (left + PROBES_PER_ROUND - 2) / (PROBES_PER_ROUND - 1))
+		rounds++;
+	/* and the cache pass: two blocks and a flush */
+	return rounds * (flush + (uint64_t)PROBES_PER_ROUND * lbs) + flush +
+	       2 * (uint64_t)lbs;
 }
 
 static uint64_t round_salt(const struct search *s)
@@ -138,30 +158,40 @@ static void round_check(void *ctx, uint64_t offset, int state,
 			     s->lbs, s->lbs) == 0;
 }
 
-/* Probes evenly over [lo, hi), the last one at hi - lbs. */
+/*
+ * Probes over [lo, hi): every block when there are few, else every
+ * step from lo, step a 255th of the range (rounded up), and always the
+ * last block, so no gap between probes is wider than a step.
+ */
 static uint64_t place_probes(struct search *s)
 {
-	uint64_t span = s->hi - s->lo, blocks = span / s->lbs, step, gap;
+	uint64_t blocks = (s->hi - s->lo) / s->lbs, step_blocks, gap;
+	uint64_t last = s->hi - s->lbs;
 	size_t n;
 
 	if (blocks <= PROBES_PER_ROUND) {
-		step = s->lbs;
+		step_blocks = 1;
 		n = (size_t)blocks - 1;
 	} else {
-		step = span / PROBES_PER_ROUND / s->lbs * s->lbs;
-		n = PROBES_PER_ROUND - 1;
+		step_blocks = (blocks + PROBES_PER_ROUND - 2) /
+			      (PROBES_PER_ROUND - 1);
+		n = (size_t)((blocks - 1) / step_blocks) + 1;
+		if ((n - 1) * step_blocks == blocks - 1)
+			n--;		/* that one is the last block */
 	}
 	for (size_t i = 0; i < n; i++)
-		s->probes[i] = (struct probe){ .offset = s->lo + i * step };
-	s->probes[n] = (struct probe){ .offset = s->hi - s->lbs };
+		s->probes[i] = (struct probe){
+			.offset = s->lo + i * step_blocks * s->lbs };
+	s->probes[n] = (struct probe){ .offset = last };
 	s->count = n + 1;
 	program_params[PARAM_PROBE_LO].value = (double)s->lo;
-	program_params[PARAM_PROBE_STEP].value = (double)step;
+	program_params[PARAM_PROBE_STEP].value =
+		(double)(step_blocks * s->lbs);
 	program_params[PARAM_PROBES].value = (double)n;
-	program_params[PARAM_PROBE_LAST].value = (double)(s->hi - s->lbs);
+	program_params[PARAM_PROBE_LAST].value = (double)last;
 	/* the widest gap between a good probe and the next one */
-	gap = n ? s->hi - s->lbs - s->probes[n - 1].offset : s->lbs;
-	return step > gap ? step : gap;
+	gap = n ? last - s->probes[n - 1].offset : s->lbs;
+	return step_blocks * s->lbs > gap ? step_blocks * s->lbs : gap;
 }
 
 /*
@@ -608,8 +638,7 @@ static int setup(struct search *s)
 	uint64_t salt = 0;
 
 	s->lbs = s->dev->logical_block_bytes;
-	s->flush_bytes = round_up(s->opt->cache_limit_bytes +
-				  s->opt->cache_limit_bytes / 4, CHUNK_BYTES);
+	s->flush_bytes = flush_bytes_for(s->opt->cache_limit_bytes);
 	s->lo = s->flush_bytes;
 	s->end = s->dev->size_bytes / s->lbs * s->lbs;
 	s->hi = s->end;

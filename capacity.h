@@ -47,6 +47,10 @@ struct capacity_result {
 /* Smallest device the check takes with a given cache limit. */
 uint64_t capacity_min_device_bytes(uint64_t cache_limit_bytes);
 
+/* The most the check can write (probes, flushes), for the announcement. */
+uint64_t capacity_max_write_bytes(uint64_t device_bytes, uint32_t lbs,
+				  uint64_t cache_limit_bytes);
+
 /*
  * Run the check on dev, opened for writing with the whole device
  * allowed.  The undo file is created first; every block is saved there

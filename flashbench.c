@@ -1846,13 +1846,19 @@ static void check_capacity_args(const struct config *cfg,
 			    strerror(-err));
 }
 
-static void announce_capacity(struct dev *dev, const char *undo_path)
+static void announce_capacity(const struct config *cfg, struct dev *dev,
+			      const char *undo_path)
 {
+	uint64_t most = capacity_max_write_bytes(dev->size_bytes,
+						 dev->logical_block_bytes,
+						 cfg->cache_limit);
+
 	announce_writes("--capacity-check", dev, 0, dev->size_bytes);
-	fprintf(stderr, "%s: --capacity-check writes probe blocks across "
-		"the device and a flush area at its start; each block's old "
-		"contents go to %s first and are put back at the end (after "
-		"a crash: %s --restore=%s %s)\n", program_name, undo_path,
+	fprintf(stderr, "%s: --capacity-check writes at most %llu bytes, in "
+		"probe blocks across the device and a flush area at its "
+		"start; each block's old contents go to %s first and are "
+		"put back at the end (after a crash: %s --restore=%s %s)\n",
+		program_name, (unsigned long long)most, undo_path,
 		program_name, undo_path, dev->path);
 }
 
@@ -1897,7 +1903,7 @@ static int run_capacity(struct config *cfg)
 	check_capacity_args(cfg, &dev, undo_path);
 	dev_close(&dev);
 	open_device(cfg, &dev, DEV_READ_WRITE);
-	announce_capacity(&dev, undo_path);
+	announce_capacity(cfg, &dev, undo_path);
 	output_open(cfg, &dev, &meta, &sinks);
 	progress_end(&sinks.progress);
 	prepare_timing(cfg);
