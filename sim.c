@@ -1526,8 +1526,13 @@ static int parse_fake_mode(const char *text, struct sim_params *p)
 	return -EINVAL;
 }
 
+/* fake-cache= is allocated when the card opens: a card's RAM, not more */
+#define SIM_MAX_FAKE_CACHE (256 * MIB)
+
 static int check_fake(const struct sim_params *p, char *msg, size_t size)
 {
+	if (p->fake_cache_bytes > SIM_MAX_FAKE_CACHE)
+		return usage(msg, size, "sim: fake-cache is at most 256MiB");
 	if (p->fake_bytes > p->size_bytes)
 		return usage(msg, size, "sim: fake %llu is more than the "
 			     "announced size %llu",

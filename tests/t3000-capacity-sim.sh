@@ -194,6 +194,8 @@ test_expect_success 'fake keys: bad values refused' '
 		--capacity-check sim:size=1G,fake=1G,fake-mode=loop &&
 	test_usage_error flashbench "sim: fake [0-9]+ is more than the announced size" \
 		--capacity-check sim:size=1G,fake=2G &&
+	test_usage_error flashbench "sim: fake-cache is at most 256MiB" \
+		--capacity-check sim:size=1G,fake=1G,fake-cache=1G &&
 	test_usage_error flashbench "--cache-limit goes with --capacity-check" \
 		--cache-limit=1M sim:
 '
