@@ -21,6 +21,7 @@ INSTALL ?= install
 
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
+	stamp capacity undo \
 	report analysis analyze info inforeg infosysfs link json \
 	plot progress speed detect hist
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))

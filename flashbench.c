@@ -18,6 +18,7 @@
 
 #include "analysis.h"
 #include "analyze.h"
+#include "capacity.h"
 #include "cli.h"
 #include "detect.h"
 #include "dev.h"
@@ -28,7 +29,10 @@
 #include "progress.h"
 #include "speed.h"
 #include "report.h"
+#include "sim.h"
+#include "stamp.h"
 #include "units.h"
+#include "undo.h"
 #include "vm.h"
 
 #define VERSION "1.0"
@@ -69,6 +73,10 @@ enum {
 	OPT_SPAN,
 	OPT_ANALYZE,
 	OPT_PLOT,
+	OPT_CAPACITY_CHECK,
+	OPT_CACHE_LIMIT,
+	OPT_UNDO_FILE,
+	OPT_RESTORE,
 };
 
 /* What a run does: options that choose it say so in the table. */
@@ -81,6 +89,8 @@ enum run_mode {
 	MODE_DECODE,		/* --decode-REGISTER */
 	MODE_ANALYZE,		/* --analyze */
 	MODE_LIST,		/* --list-programs */
+	MODE_CAPACITY,		/* --capacity-check */
+	MODE_RESTORE,		/* --restore */
 };
 
 enum speed_test { SPEED_NONE, SPEED_READ, SPEED_WRITE, SPEED_IOPS,
@@ -95,17 +105,18 @@ enum test_bit {
 	T_INFO = 1u << 12, T_DECODE = 1u << 13, T_ANALYZE = 1u << 14,
 	T_LIST = 1u << 15,
 	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
+	T_CAPACITY = 1u << 17, T_RESTORE = 1u << 18,
 };
 
 /* The original tool's tests: it took every option with each of them. */
 #define T_ORIGINAL (T_ALIGN | T_OPEN_AU | T_FIND_FAT | T_SCATTER | T_INTERVAL)
 #define T_VM (T_ORIGINAL | T_WRITE_ALIGN | T_PROGRAM)
 #define T_SPEED (T_READ_SPEED | T_WRITE_SPEED | T_IOPS | T_CLASS)
-#define T_MEASURE (T_VM | T_SPEED | T_DETECT)
-#define T_ALL 0x1ffffu
+#define T_MEASURE (T_VM | T_SPEED | T_DETECT | T_CAPACITY)
+#define T_ALL 0x7ffffu
 /* Modes whose output is records: text, CSV (one table) or JSON. */
 #define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
-		  T_ANALYZE | T_LIST)
+		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE)
 
 /* How an option's argument is read, and into what. */
 enum arg_kind {
@@ -153,6 +164,8 @@ struct config {
 	const char *debugfs_root;
 	const char *decode_kind, *decode_hex;
 	enum report_format format;
+	uint64_t cache_limit;		/* --capacity-check */
+	const char *undo_path, *restore_path;
 	bool given[64];			/* by option_defs[] index */
 };
 
@@ -233,6 +246,13 @@ static const struct option_def option_defs[] = {
 	TEST(OPT_CLASS_CHECK, "class-check", SECTION_TESTS,
 	     "measure against SD speed classes (destructive)",
 	     MODE_SPEED, NULL, SPEED_CLASS, T_CLASS),
+	TEST(OPT_CAPACITY_CHECK, "capacity-check", SECTION_TESTS,
+	     "real capacity of a fake card (destructive, restored)",
+	     MODE_CAPACITY, NULL, SPEED_NONE, T_CAPACITY),
+	{ .id = OPT_RESTORE, .name = "restore", .arg = "FILE",
+	  .section = SECTION_TESTS,
+	  .help = "put back the blocks saved in an undo FILE",
+	  .mode = MODE_RESTORE, .test = T_RESTORE },
 	TEST(OPT_ANALYZE, "analyze", SECTION_TESTS,
 	     "read saved -a, -O output from FILEs (- is stdin)",
 	     MODE_ANALYZE, NULL, SPEED_NONE, T_ANALYZE),
@@ -311,6 +331,14 @@ static const struct option_def option_defs[] = {
 	{ OPT_READ_ONLY, "read-only", NULL, SECTION_PARAMETERS,
 	  "with --iops, --class-check: never write", .kind = ARG_FLAG,
 	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
+	{ OPT_CACHE_LIMIT, "cache-limit", "SIZE", SECTION_PARAMETERS,
+	  "caches --capacity-check sees through (default %s)",
+	  .kind = ARG_SIZE, .field = FIELD(cache_limit), .def = 16 * MIB,
+	  .min = 1, .applies = T_CAPACITY },
+	{ OPT_UNDO_FILE, "undo-file", "FILE", SECTION_PARAMETERS,
+	  "where --capacity-check saves the blocks it writes",
+	  .kind = ARG_TEXT, .field = FIELD(undo_path),
+	  .applies = T_CAPACITY },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
 	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_SPEED },
@@ -589,6 +617,8 @@ static void choose_test(struct config *cfg, const struct option_def *o,
 	cfg->speed = o->speed;
 	if (o->id == OPT_PROGRAM)
 		cfg->program_path = arg;
+	if (o->id == OPT_RESTORE)
+		cfg->restore_path = arg;
 	if (o->mode == MODE_DECODE) {
 		cfg->decode_kind = o->name + strlen("decode-");
 		cfg->decode_hex = arg;
@@ -1794,6 +1824,177 @@ static int list_programs(const struct config *cfg)
 	return 0;
 }
 
+/* ---- --capacity-check and --restore ---- */
+
+/* Refused before anything is opened for writing: exit 2. */
+static void check_capacity_args(const struct config *cfg,
+				const struct dev *dev, const char *undo_path)
+{
+	char why[PATH_MAX + 160];
+	int err;
+
+	if (dev->logical_block_bytes < STAMP_MIN_BYTES)
+		usage_error("--capacity-check: %s has blocks of %u bytes; "
+			    "stamps need %d", cfg->device,
+			    dev->logical_block_bytes, STAMP_MIN_BYTES);
+	if (dev->simulated && !sim_keeps_data(dev))
+		usage_error("--capacity-check: the simulated card keeps no "
+			    "data; give it fake=SIZE (fake=%llu for a genuine "
+			    "one)", (unsigned long long)dev->size_bytes);
+	if (dev->size_bytes < capacity_min_device_bytes(cfg->cache_limit))
+		usage_error("--capacity-check: %s (%llu bytes) is too small "
+			    "for --cache-limit %llu; give a smaller one",
+			    cfg->device,
+			    (unsigned long long)dev->size_bytes,
+			    (unsigned long long)cfg->cache_limit);
+	if (access(undo_path, F_OK) == 0)
+		usage_error("--undo-file: %s exists (left by a run that did "
+			    "not finish? %s --restore=%s %s puts its blocks "
+			    "back); remove it to start over", undo_path,
+			    program_name, undo_path, cfg->device);
+	err = undo_check_location(undo_path, cfg->device, why, sizeof(why));
+	if (err == -EXDEV)
+		usage_error("--undo-file: %s; put it on another device",
+			    why);
+	if (err)
+		usage_error("--undo-file: %s: %s", undo_path,
+			    strerror(-err));
+}
+
+static void announce_capacity(const struct config *cfg, struct dev *dev,
+			      const char *undo_path)
+{
+	uint64_t most = capacity_max_write_bytes(dev->size_bytes,
+						 dev->logical_block_bytes,
+						 cfg->cache_limit);
+
+	announce_writes("--capacity-check", dev, 0, dev->size_bytes);
+	fprintf(stderr, "%s: --capacity-check writes at most %llu bytes, in "
+		"probe blocks across the device and a flush area at its "
+		"start; each block's old contents go to %s first and are "
+		"put back at the end (after a crash: %s --restore=%s %s)\n",
+		program_name, (unsigned long long)most, undo_path,
+		program_name, undo_path, dev->path);
+}
+
+/* After the restore: said on stderr, and a failure is exit 1. */
+static void report_restore(const struct config *cfg,
+			   const struct capacity_result *r,
+			   const char *undo_path, bool interrupted)
+{
+	if (r->restore.blocks_differing == 0)
+		return;
+	fprintf(stderr, "%s: %s: %llu of %llu blocks put back do not read "
+		"back as saved (first at %llu); the undo file %s is kept: "
+		"%s --restore=%s %s\n", program_name, cfg->device,
+		(unsigned long long)r->restore.blocks_differing,
+		(unsigned long long)r->restore.blocks_checked,
+		(unsigned long long)r->restore.first_differing, undo_path,
+		program_name, undo_path, cfg->device);
+	if (!interrupted)
+		exit(EXIT_RUNTIME);
+}
+
+static int run_capacity(struct config *cfg)
+{
+	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
+	const char *undo_path = cfg->undo_path;
+	struct vm_param params[] = {
+		{ "cache_limit_bytes", (double)cfg->cache_limit } };
+	struct report_meta meta = { .test = "capacity-check",
+				    .params = params, .param_count = 1 };
+	struct capacity_options options;
+	struct capacity_result result;
+	struct sinks sinks;
+	struct dev dev;
+	int err;
+
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	if (!undo_path) {
+		undo_default_path(cfg->device, default_undo,
+				  sizeof(default_undo));
+		undo_path = default_undo;
+	}
+	check_capacity_args(cfg, &dev, undo_path);
+	dev_close(&dev);
+	open_device(cfg, &dev, DEV_READ_WRITE);
+	announce_capacity(cfg, &dev, undo_path);
+	output_open(cfg, &dev, &meta, &sinks);
+	progress_end(&sinks.progress);
+	prepare_timing(cfg);
+	options = (struct capacity_options){
+		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
+		.stop = &stop_signal, .report = sinks.report,
+		.out = sinks.out, .every_probe = cfg->verbose };
+	err = capacity_run(&dev, &options, &result, undo_why,
+			   sizeof(undo_why));
+	output_close(cfg, &sinks, &dev, err);
+	if (err && err != -EINTR && access(undo_path, F_OK) == 0)
+		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
+			"%s\n", program_name, undo_path, program_name,
+			undo_path, cfg->device);
+	if (undo_why[0]) {
+		dev_close(&dev);
+		runtime_error("%s", undo_why);
+	}
+	if (err == -ERANGE)
+		runtime_error("--capacity-check: %s: a probe round does not fit "
+			      "the device", cfg->device);
+	report_restore(cfg, &result, undo_path, err == -EINTR);
+	return end_run(cfg, &dev, err, "interrupted; every block written "
+		       "was put back");
+}
+
+/* Before --restore writes anything: is the undo file this device's? */
+static void check_undo_file(const struct config *cfg)
+{
+	char why[PATH_MAX + 160];
+	struct dev dev;
+	int err;
+
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	err = undo_check_file(cfg->restore_path, &dev, why, sizeof(why));
+	dev_close(&dev);
+	if (err == -ENODEV || err == -EINVAL)
+		usage_error("--restore: %s: %s", cfg->restore_path, why);
+	if (err)
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+}
+
+static int run_restore(const struct config *cfg)
+{
+	struct report_meta meta = { .test = "restore" };
+	struct undo_result r;
+	struct sinks sinks;
+	struct dev dev;
+	char why[PATH_MAX + 160];
+	int err;
+
+	check_undo_file(cfg);
+	open_device(cfg, &dev, DEV_READ_WRITE);
+	announce_writes("--restore", &dev, 0, dev.size_bytes);
+	err = undo_restore(cfg->restore_path, &dev, dev.size_bytes, &r, why,
+			   sizeof(why));
+	if (err == -ENODEV || err == -EINVAL || err == -ENOENT)
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+	if (err == -EBADMSG || err == -ENODATA)
+		runtime_error("--restore: %s: a saved block does not match its "
+			      "checksum; the file is damaged",
+			      cfg->restore_path);
+	if (!err) {
+		output_open(cfg, &dev, &meta, &sinks);
+		progress_end(&sinks.progress);
+		capacity_emit_restore(sinks.report, &r);
+		output_close(cfg, &sinks, &dev, 0);
+	}
+	if (!err && r.blocks_differing)
+		runtime_error("--restore: %s: %llu blocks do not read back as "
+			      "saved (first at %llu)", cfg->device,
+			      (unsigned long long)r.blocks_differing,
+			      (unsigned long long)r.first_differing);
+	return end_run(cfg, &dev, err, "interrupted");
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
@@ -1817,6 +2018,10 @@ int main(int argc, char **argv)
 	catch_signals();
 	if (cfg.mode == MODE_DETECT)
 		return run_detect(&cfg);
+	if (cfg.mode == MODE_RESTORE)
+		return run_restore(&cfg);
+	if (cfg.mode == MODE_CAPACITY)
+		return run_capacity(&cfg);
 	cfg.command = join_command(argc, argv);
 	ret = cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
 	free(cfg.command);

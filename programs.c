@@ -44,6 +44,13 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_W] = { "w", 0 },
 	[PARAM_FAT] = { "fat", 0 },
 	[PARAM_POS] = { "pos", 0 },
+	[PARAM_PROBE_LO] = { "probe_lo", 0 },
+	[PARAM_PROBE_STEP] = { "probe_step", 0 },
+	[PARAM_PROBES] = { "probes", 0 },
+	[PARAM_PROBE_LAST] = { "probe_last", 0 },
+	[PARAM_FLUSH] = { "flush", 0 },
+	[PARAM_SCAN] = { "scan", 0 },
+	[PARAM_CHUNK] = { "chunk", 0 },
 };
 
 /*
@@ -411,6 +418,61 @@ IOPS_PROGRAM,
 "	for au in linear $base $erase $nr none {\n"
 "		write au + ($slot + $rounds - 1 - r) * $w $w random\n"
 "	}\n"
+"}\n",
+	},
+	/*
+	 * --capacity-check, one round of its search (capacity.c runs
+	 * rounds, each narrowing the range where the real capacity ends,
+	 * with this program and new $probe_* values: which probes the next
+	 * round takes depends on what this one read back, and a program's
+	 * offsets are fixed when it is planned).  A self-naming stamp in
+	 * each probe block; then $flush bytes of stamps from offset 0, more
+	 * than any write cache holds, so what is read back comes from the
+	 * flash; the probes read back in pseudo-random order; and the
+	 * first $scan bytes read, where the first probe past the real
+	 * capacity of a wrapping card lands.  capacity.c classifies each
+	 * block read; the program reports nothing itself.
+	 */
+	{
+		.name = "capacity-check",
+		.summary = "real capacity of a possibly fake card "
+			   "(destructive, restored)",
+		.writes = true,
+		.text =
+"for i in shuffle 0 1 $probes none {\n"
+"	stamp $probe_lo + i * $probe_step $lbs\n"
+"}\n"
+"stamp $probe_last $lbs\n"
+"for f in linear 0 $chunk $flush / $chunk none {\n"
+"	stamp f $chunk\n"
+"}\n"
+"for i in shuffle 0 1 $probes none {\n"
+"	verify $probe_lo + i * $probe_step $lbs\n"
+"}\n"
+"verify $probe_last $lbs\n"
+"for s in linear 0 $chunk $scan / $chunk none {\n"
+"	verify s $chunk\n"
+"}\n",
+	},
+	/*
+	 * --capacity-check, once the end is found: a block past it
+	 * ($probe_last) and the block it would alias on a wrapping card
+	 * ($probe_lo) stamped, then read back after each chunk of the
+	 * flush.  It reads back intact as long as a write cache holds it.
+	 */
+	{
+		.name = "capacity-cache",
+		.summary = "--capacity-check: the size of a write cache "
+			   "past the end",
+		.writes = true,
+		.probe = true,
+		.text =
+"stamp $probe_last $lbs\n"
+"stamp $probe_lo $lbs\n"
+"verify $probe_last $lbs\n"
+"for f in linear 0 $chunk $flush / $chunk none {\n"
+"	stamp f $chunk\n"
+"	verify $probe_last $lbs\n"
 "}\n",
 	},
 	/* Writes of one size, in order, in a fresh erase block. */

@@ -58,6 +58,14 @@ enum program_param {
 	PARAM_W,		/* write size */
 	PARAM_FAT,		/* the candidate FAT erase block's offset */
 	PARAM_POS,		/* where writes start inside each erase block */
+	/* --capacity-check; capacity.c sets them before each round */
+	PARAM_PROBE_LO,		/* first probe block */
+	PARAM_PROBE_STEP,	/* bytes between probes */
+	PARAM_PROBES,		/* probes from $probe_lo on */
+	PARAM_PROBE_LAST,	/* one more probe: the top of the range */
+	PARAM_FLUSH,		/* bytes stamped from 0 to flush a cache */
+	PARAM_SCAN,		/* bytes verified from 0: where aliases land */
+	PARAM_CHUNK,		/* transfer size of the flush and the scan */
 	PARAM_COUNT_OF
 };
 

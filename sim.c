@@ -4,7 +4,9 @@
  * virtual clock.  It stores no data (reads leave the buffer alone) and
  * keeps state only for the erase blocks the card holds open.  It sleeps
  * only when the spec asks for pace=, so that tests which interrupt a run
- * can rely on it still being inside its timed work.
+ * can rely on it still being inside its timed work.  With a fake= key
+ * (or fake-mode=, fake-cache=) it also keeps what was written, and plays
+ * a counterfeit card: see "fake capacity" below.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -79,6 +81,9 @@ struct sim_params {
 	bool ro;
 	unsigned int nbad;
 	struct sim_range bad[SIM_MAX_BAD];
+	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
+	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
+	uint64_t fake_cache_bytes;	/* fake-cache= */
 };
 
 /*
@@ -107,6 +112,7 @@ struct sim_state {
 	struct sim_stats stats;	/* what the model did, for sim_stats() */
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
+	struct sim_fake *fake;		/* the data, with a fake key only */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -359,6 +365,7 @@ enum sim_kind {
 	SIM_RANGE,	/* OFFSET+LEN, appended to the bad list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
+	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
 };
 
 struct sim_key {
@@ -410,6 +417,9 @@ static const struct sim_key keys[] = {
 	{ .name = "cross", .kind = SIM_CROSS },
 	{ .name = "bad", .kind = SIM_RANGE },
 	{ .name = "ro", .kind = SIM_FLAG },
+	KEY("fake", SIM_SIZE, fake_bytes),
+	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
+	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -555,6 +565,9 @@ static int parse_number(const struct sim_key *key, const char *text,
 	}
 }
 
+static int parse_fake_mode(const char *text, struct sim_params *p);
+static int check_fake(const struct sim_params *p, char *msg, size_t size);
+
 static int set_value(const struct sim_key *key, const char *text,
 		     struct sim_params *p, char *msg, size_t size)
 {
@@ -565,6 +578,8 @@ static int set_value(const struct sim_key *key, const char *text,
 			     key->name);
 	if (key->kind == SIM_RANGE)
 		err = parse_range(text, p);
+	else if (key->kind == SIM_FAKE_MODE)
+		err = parse_fake_mode(text, p);
 	else if (key->kind == SIM_CROSS)
 		err = parse_cross(text, p);
 	else
@@ -698,7 +713,8 @@ static int check_params(const struct sim_params *p, char *msg, size_t size)
 	if (p->pace_ns > SIM_MAX_PACE_NS)
 		return usage(msg, size, "sim: pace is at most 1s per "
 			     "operation");
-	return check_bad_ranges(p, msg, size);
+	err = check_fake(p, msg, size);
+	return err ? err : check_bad_ranges(p, msg, size);
 }
 
 /*
@@ -1213,6 +1229,352 @@ static void pace(const struct sim_params *p)
 		nanosleep(&left, NULL);
 }
 
+/*
+ * --- fake capacity (fake=, fake-mode=, fake-cache=) -------------------
+ *
+ * A counterfeit card announces size but holds fake bytes.  Only when a
+ * fake key is given does the card keep the data written to it: sparsely,
+ * a sector at a time, so memory grows with what a test wrote, not with
+ * the card.  Sectors never written read as a fixed pattern of their
+ * physical number (the "old data" a card came with).  Past the real
+ * capacity, wrap aliases offset to offset mod fake, drop loses writes
+ * (reads return the old data), zero loses them and reads zeros, error
+ * loses them and fails reads with EIO.  fake-cache= keeps the last
+ * SIZE bytes written, by offset, and serves reads from them first: the
+ * write cache that makes a fresh write read back correctly anywhere.
+ * Memory is allocated inside a simulated write; its time is the model's,
+ * not the clock's, so nothing measured is disturbed.
+ */
+
+/* A map from a sector number to a slot: open addressing, linear probing. */
+struct fake_map {
+	uint64_t *keys;		/* sector + 1; 0 is an empty slot */
+	uint32_t *slots;
+	size_t cap;		/* a power of two, or 0 */
+	size_t count;
+};
+
+struct sim_fake {
+	uint64_t real_bytes;
+	enum sim_fake_mode mode;
+	struct fake_map stored;		/* physical sector -> data slot */
+	unsigned char *data;		/* SIM_SECTOR bytes a slot */
+	size_t data_cap;
+	uint64_t cache_sectors;		/* fake-cache= in sectors */
+	struct fake_map cached;		/* logical sector -> ring slot */
+	uint64_t *ring_sector;		/* logical sector of each ring slot */
+	unsigned char *ring_data;
+	uint64_t ring_next, ring_used;
+};
+
+static size_t map_home(const struct fake_map *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 17) & (m->cap - 1);
+}
+
+static bool map_find(const struct fake_map *m, uint64_t sector,
+		     uint32_t *slot)
+{
+	if (!m->cap)
+		return false;
+	for (size_t i = map_home(m, sector + 1); m->keys[i];
+	     i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == sector + 1) {
+			*slot = m->slots[i];
+			return true;
+		}
+	return false;
+}
+
+static int map_grow(struct fake_map *m);
+
+static int map_put(struct fake_map *m, uint64_t sector, uint32_t slot)
+{
+	size_t i;
+
+	if ((m->count + 1) * 2 > m->cap && map_grow(m))
+		return -ENOMEM;
+	for (i = map_home(m, sector + 1); m->keys[i];
+	     i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == sector + 1)
+			break;
+	if (!m->keys[i])
+		m->count++;
+	m->keys[i] = sector + 1;
+	m->slots[i] = slot;
+	return 0;
+}
+
+static int map_grow(struct fake_map *m)
+{
+	struct fake_map bigger = { .cap = m->cap ? m->cap * 2 : 1024 };
+
+	bigger.keys = calloc(bigger.cap, sizeof(*bigger.keys));
+	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+	if (!bigger.keys || !bigger.slots) {
+		free(bigger.keys);
+		free(bigger.slots);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i])
+			map_put(&bigger, m->keys[i] - 1, m->slots[i]);
+	free(m->keys);
+	free(m->slots);
+	*m = bigger;
+	return 0;
+}
+
+/* Remove sector, moving later members of its run back into the hole. */
+static void map_remove(struct fake_map *m, uint64_t sector)
+{
+	size_t hole, i;
+
+	if (!m->cap)
+		return;
+	for (hole = map_home(m, sector + 1); m->keys[hole] != sector + 1;
+	     hole = (hole + 1) & (m->cap - 1))
+		if (!m->keys[hole])
+			return;
+	m->count--;
+	for (i = (hole + 1) & (m->cap - 1); m->keys[i];
+	     i = (i + 1) & (m->cap - 1)) {
+		size_t home = map_home(m, m->keys[i]);
+
+		/* stays if its home lies cyclically in (hole, i] */
+		if (hole < i ? home > hole && home <= i :
+			       home > hole || home <= i)
+			continue;
+		m->keys[hole] = m->keys[i];
+		m->slots[hole] = m->slots[i];
+		hole = i;
+	}
+	m->keys[hole] = 0;
+}
+
+static void map_free(struct fake_map *m)
+{
+	free(m->keys);
+	free(m->slots);
+}
+
+static bool fake_wanted(const struct sim_params *p)
+{
+	return p->fake_bytes || p->fake_mode || p->fake_cache_bytes;
+}
+
+static int fake_open(struct sim_state *s)
+{
+	struct sim_params *p = &s->p;
+	struct sim_fake *f;
+
+	if (!fake_wanted(p))
+		return 0;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->real_bytes = p->fake_bytes ? p->fake_bytes : p->size_bytes;
+	f->mode = p->fake_mode ? p->fake_mode : SIM_FAKE_WRAP;
+	f->cache_sectors = p->fake_cache_bytes / SIM_SECTOR;
+	if (f->cache_sectors) {
+		f->ring_sector = calloc(f->cache_sectors,
+					sizeof(*f->ring_sector));
+		f->ring_data = malloc(f->cache_sectors * SIM_SECTOR);
+		if (!f->ring_sector || !f->ring_data) {
+			free(f->ring_sector);
+			free(f->ring_data);
+			free(f);
+			return -ENOMEM;
+		}
+	}
+	s->fake = f;
+	return 0;
+}
+
+static void fake_close(struct sim_state *s)
+{
+	struct sim_fake *f = s->fake;
+
+	if (!f)
+		return;
+	map_free(&f->stored);
+	map_free(&f->cached);
+	free(f->data);
+	free(f->ring_sector);
+	free(f->ring_data);
+	free(f);
+	s->fake = NULL;
+}
+
+/* Where the card puts a sector: its fate, and the real sector for wrap. */
+static enum sim_fake_fate fake_fate(const struct sim_fake *f,
+				    uint64_t offset, uint64_t *real_offset)
+{
+	*real_offset = offset;
+	if (offset < f->real_bytes)
+		return SIM_FAKE_REAL;
+	switch (f->mode) {
+	case SIM_FAKE_WRAP:
+		*real_offset = offset % f->real_bytes;
+		return SIM_FAKE_ALIASED;
+	case SIM_FAKE_ZERO:
+		return SIM_FAKE_ZEROED;
+	case SIM_FAKE_ERROR:
+		return SIM_FAKE_FAILED;
+	default:
+		return SIM_FAKE_DROPPED;
+	}
+}
+
+/* What a sector held before anything was written: fixed, never zeros. */
+static void fake_old_data(uint64_t sector, unsigned char *buf)
+{
+	uint64_t state = sector * 0x2545f4914f6cdd1dULL + 0x5851f42d4c957f2dULL;
+
+	for (size_t i = 0; i < SIM_SECTOR; i += 8) {
+		uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z ^= z >> 27;
+		memcpy(buf + i, &z, 8);
+	}
+}
+
+static int fake_store(struct sim_fake *f, uint64_t sector,
+		      const unsigned char *data)
+{
+	uint32_t slot;
+
+	if (!map_find(&f->stored, sector, &slot)) {
+		size_t used = f->stored.count;
+
+		if (used == f->data_cap) {
+			size_t cap = f->data_cap ? f->data_cap * 2 : 256;
+			unsigned char *bigger = realloc(f->data,
+							cap * SIM_SECTOR);
+
+			if (!bigger)
+				return -ENOMEM;
+			f->data = bigger;
+			f->data_cap = cap;
+		}
+		slot = (uint32_t)used;
+		if (map_put(&f->stored, sector, slot))
+			return -ENOMEM;
+	}
+	memcpy(f->data + (size_t)slot * SIM_SECTOR, data, SIM_SECTOR);
+	return 0;
+}
+
+/* The cache keeps the newest writes; the oldest slot is reused. */
+static int fake_cache(struct sim_fake *f, uint64_t sector,
+		      const unsigned char *data)
+{
+	uint32_t slot = (uint32_t)(f->ring_next % f->cache_sectors), held;
+
+	if (f->ring_used == f->cache_sectors &&
+	    map_find(&f->cached, f->ring_sector[slot], &held) &&
+	    held == slot)
+		map_remove(&f->cached, f->ring_sector[slot]);
+	if (f->ring_used < f->cache_sectors)
+		f->ring_used++;
+	f->ring_sector[slot] = sector;
+	memcpy(f->ring_data + (size_t)slot * SIM_SECTOR, data, SIM_SECTOR);
+	f->ring_next++;
+	return map_put(&f->cached, sector, slot);
+}
+
+static int fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
+		      uint64_t length)
+{
+	const unsigned char *data = buf;
+
+	for (uint64_t done = 0; done < length; done += SIM_SECTOR) {
+		uint64_t real;
+		enum sim_fake_fate fate = fake_fate(f, offset + done, &real);
+		int err = 0;
+
+		if (f->cache_sectors)
+			err = fake_cache(f, (offset + done) / SIM_SECTOR,
+					 data + done);
+		if (!err && (fate == SIM_FAKE_REAL || fate == SIM_FAKE_ALIASED))
+			err = fake_store(f, real / SIM_SECTOR, data + done);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void fake_read_sector(const struct sim_fake *f, uint64_t offset,
+			     unsigned char *buf)
+{
+	uint64_t real;
+	uint32_t slot;
+	enum sim_fake_fate fate;
+
+	if (map_find(&f->cached, offset / SIM_SECTOR, &slot)) {
+		memcpy(buf, f->ring_data + (size_t)slot * SIM_SECTOR,
+		       SIM_SECTOR);
+		return;
+	}
+	fate = fake_fate(f, offset, &real);
+	if (fate == SIM_FAKE_ZEROED)
+		memset(buf, 0, SIM_SECTOR);
+	else if ((fate == SIM_FAKE_REAL || fate == SIM_FAKE_ALIASED) &&
+		 map_find(&f->stored, real / SIM_SECTOR, &slot))
+		memcpy(buf, f->data + (size_t)slot * SIM_SECTOR, SIM_SECTOR);
+	else
+		fake_old_data(real / SIM_SECTOR, buf);
+}
+
+/* error mode: a read of an uncached sector past the real capacity fails. */
+static int fake_read(const struct sim_fake *f, void *buf, uint64_t offset,
+		     uint64_t length)
+{
+	unsigned char *out = buf;
+	uint32_t slot;
+	uint64_t real;
+
+	for (uint64_t done = 0; done < length; done += SIM_SECTOR)
+		if (fake_fate(f, offset + done, &real) == SIM_FAKE_FAILED &&
+		    !map_find(&f->cached, (offset + done) / SIM_SECTOR, &slot))
+			return -EIO;
+	for (uint64_t done = 0; done < length; done += SIM_SECTOR)
+		fake_read_sector(f, offset + done, out + done);
+	return 0;
+}
+
+/* fake-mode=wrap|drop|zero|error */
+static int parse_fake_mode(const char *text, struct sim_params *p)
+{
+	static const char *const names[] = {
+		[SIM_FAKE_WRAP] = "wrap", [SIM_FAKE_DROP] = "drop",
+		[SIM_FAKE_ZERO] = "zero", [SIM_FAKE_ERROR] = "error",
+	};
+
+	for (int i = SIM_FAKE_WRAP; i <= SIM_FAKE_ERROR; i++)
+		if (strcmp(text, names[i]) == 0) {
+			p->fake_mode = (enum sim_fake_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* fake-cache= is allocated when the card opens: a card's RAM, not more */
+#define SIM_MAX_FAKE_CACHE (256 * MIB)
+
+static int check_fake(const struct sim_params *p, char *msg, size_t size)
+{
+	if (p->fake_cache_bytes > SIM_MAX_FAKE_CACHE)
+		return usage(msg, size, "sim: fake-cache is at most 256MiB");
+	if (p->fake_bytes > p->size_bytes)
+		return usage(msg, size, "sim: fake %llu is more than the "
+			     "announced size %llu",
+			     (unsigned long long)p->fake_bytes,
+			     (unsigned long long)p->size_bytes);
+	return 0;
+}
+
 /* --- the ops table -------------------------------------------------- */
 
 /* read-lat + L / read-rate + page and erase block crossings */
@@ -1224,7 +1586,8 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 	uint64_t t;
 	int err = check_io(p, offset, length);
 
-	(void)buf;
+	if (!err && s->fake)
+		err = fake_read(s->fake, buf, offset, length);
 	if (err)
 		return err;
 	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
@@ -1244,7 +1607,8 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 	uint64_t t, pos, end = offset + length;
 	int err = check_io(p, offset, length);
 
-	(void)buf;
+	if (!err && s->fake)
+		err = fake_write(s->fake, buf, offset, length);
 	if (err)
 		return err;
 	t = p->write_lat_ns +
@@ -1331,6 +1695,10 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	s->cached = s->blocks + p.open;
 	s->spilled = s->cached + p.cache_blocks;
 	s->rng = p.seed;
+	if (fake_open(s)) {
+		free(s);
+		return -ENOMEM;
+	}
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
 	dev->logical_block_bytes = SIM_SECTOR;
@@ -1341,6 +1709,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 
 static void sim_close(struct dev *dev)
 {
+	if (dev->backend)
+		fake_close(dev->backend);
 	free(dev->backend);
 	dev->backend = NULL;
 }
@@ -1399,4 +1769,23 @@ int sim_list_presets(FILE *out)
 		fprintf(out, "  %-15s %s\n", presets[i].name,
 			presets[i].description);
 	return 0;
+}
+
+enum sim_fake_fate sim_fake_resolve(const struct dev *dev, uint64_t offset,
+				    uint64_t *real_offset)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s || !s->fake) {
+		*real_offset = offset;
+		return SIM_FAKE_REAL;
+	}
+	return fake_fate(s->fake, offset, real_offset);
+}
+
+bool sim_keeps_data(const struct dev *dev)
+{
+	const struct sim_state *s = dev->backend;
+
+	return dev->ops == &dev_sim_ops && s && s->fake;
 }

@@ -7,6 +7,7 @@
 #ifndef FLASHBENCH_SIM_H
 #define FLASHBENCH_SIM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,5 +63,40 @@ const char *sim_preset(size_t i, const char **description);
 
 /* Print "  NAME  DESCRIPTION" for each preset, one a line.  Returns 0. */
 int sim_list_presets(FILE *out);
+
+/* fake-mode=: what a counterfeit card does past its real capacity. */
+enum sim_fake_mode {
+	SIM_FAKE_NONE,		/* no fake-mode= given: wrap */
+	SIM_FAKE_WRAP,		/* offsets alias offset mod real capacity */
+	SIM_FAKE_DROP,		/* writes are lost, reads return old data */
+	SIM_FAKE_ZERO,		/* writes are lost, reads return zeros */
+	SIM_FAKE_ERROR,		/* writes are lost, reads fail with EIO */
+};
+
+/* Where a write to an offset of a simulated card ends up. */
+enum sim_fake_fate {
+	SIM_FAKE_REAL,		/* stored at the offset itself */
+	SIM_FAKE_ALIASED,	/* stored at *real_offset, a lower one */
+	SIM_FAKE_DROPPED,	/* lost; reads return the old data */
+	SIM_FAKE_ZEROED,	/* lost; reads return zeros */
+	SIM_FAKE_FAILED,	/* lost; reads fail with EIO */
+};
+
+/*
+ * How the card opened on dev maps offset (a multiple of 512), for a
+ * component that serves a simulated card's data itself: the fate of a
+ * write there and, for REAL and ALIASED, the offset that holds it in
+ * *real_offset.  Not counted: fake-cache=, which serves the most recent
+ * writes (up to its size) correctly wherever the fate sends them.  A
+ * card without fake keys, or a dev that is not simulated, is all REAL.
+ */
+enum sim_fake_fate sim_fake_resolve(const struct dev *dev, uint64_t offset,
+				    uint64_t *real_offset);
+
+/*
+ * Does the simulated card keep the data written to it (a fake key was
+ * given)?  Only then can a test read back what it wrote.
+ */
+bool sim_keeps_data(const struct dev *dev);
 
 #endif

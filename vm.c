@@ -12,6 +12,7 @@
 
 #include "hist.h"
 #include "lfsr.h"
+#include "stamp.h"
 #include "vmprog.h"
 
 struct run {
@@ -24,6 +25,7 @@ struct run {
 	struct vm_record record;
 	void *read_buffer;
 	void *write_buffers[DEV_PATTERN_COUNT];
+	void *stamp_buffer;		/* refilled before each stamp */
 	uint64_t steps;			/* loop iterations and operations */
 	uint64_t step_limit;
 	uint64_t done;			/* operations run so far */
@@ -144,15 +146,18 @@ static void plan_io(struct run *r, const struct node *n, uint64_t offset,
 	plan->operations++;
 	if (length > plan->max_length)
 		plan->max_length = length;
-	if (n->op == VM_READ) {
+	if (n->op == VM_READ || n->op == VM_VERIFY) {
 		plan->reads++;
 		plan->bytes_read += length;
 		return;
 	}
-	if (n->op == VM_WRITE) {
+	if (n->op == VM_WRITE || n->op == VM_STAMP) {
 		plan->writes++;
 		plan->bytes_written += length;
-		plan->patterns[n->pattern] = true;
+		if (n->op == VM_STAMP)
+			plan->stamps = true;
+		else
+			plan->patterns[n->pattern] = true;
 	} else {
 		plan->discards++;
 	}
@@ -164,6 +169,57 @@ static void plan_io(struct run *r, const struct node *n, uint64_t offset,
 		plan->write_start = offset;
 	if (offset + length > plan->write_end)
 		plan->write_end = offset + length;
+}
+
+/* Hand each block of [offset, offset + length) to the check callback. */
+static void check_blocks(struct run *r, uint64_t offset, uint64_t length,
+			 int failed_state)
+{
+	uint32_t lbs = r->dev->logical_block_bytes;
+	const unsigned char *buf = r->read_buffer;
+
+	if (!r->exec->check)
+		return;
+	for (uint64_t done = 0; done + lbs <= length; done += lbs) {
+		uint64_t named = offset + done;
+		int state = failed_state;
+
+		if (state < 0)
+			state = stamp_classify(buf + done, offset + done, lbs,
+					       r->exec->salt, &named);
+		r->exec->check(r->exec->ctx, offset + done, state, named,
+			       failed_state < 0 ? buf + done : NULL);
+	}
+}
+
+/*
+ * stamp and verify: the stamps are made before the timed write, the
+ * classification after the timed read.  An I/O error is a finding here,
+ * not the end of the run: past a fake card's capacity it is the answer.
+ */
+static int run_stamp_verify(struct run *r, const struct node *n,
+			    uint64_t offset, uint64_t length, uint64_t *ns)
+{
+	struct dev *dev = r->exec->dev;
+	int err;
+
+	if (n->op == VM_STAMP) {
+		stamp_fill(r->stamp_buffer, offset, length,
+			   dev->logical_block_bytes, r->exec->salt);
+		err = dev_write(dev, r->stamp_buffer, offset, length, ns);
+		if (err == -EIO)
+			check_blocks(r, offset, length, STAMP_WRITE_ERROR);
+	} else {
+		err = dev_read(dev, r->read_buffer, offset, length, ns);
+		if (!err || err == -EIO)
+			check_blocks(r, offset, length, err == -EIO ?
+				     STAMP_READ_ERROR : -1);
+	}
+	if (err == -EIO) {
+		*ns = 0;
+		return 0;
+	}
+	return err;
 }
 
 static int run_io(struct run *r, const struct node *n, double *value)
@@ -184,7 +240,9 @@ static int run_io(struct run *r, const struct node *n, double *value)
 	}
 	if (r->exec->stop && *r->exec->stop)
 		return -EINTR;
-	if (n->op == VM_READ)
+	if (n->op == VM_STAMP || n->op == VM_VERIFY)
+		err = run_stamp_verify(r, n, offset, length, &ns);
+	else if (n->op == VM_READ)
 		err = dev_read(r->exec->dev, r->read_buffer, offset, length,
 			       &ns);
 	else if (n->op == VM_WRITE)
@@ -663,6 +721,8 @@ static long run_node(struct run *r, unsigned index, bool *has_value,
 	case VM_READ:
 	case VM_WRITE:
 	case VM_DISCARD:
+	case VM_STAMP:
+	case VM_VERIFY:
 		err = run_io(r, n, value);
 		*has_value = true;
 		break;
@@ -756,6 +816,7 @@ int vm_plan(const struct vm_program *program, const struct dev *dev,
 static void free_buffers(struct run *r)
 {
 	free(r->read_buffer);
+	free(r->stamp_buffer);
 	for (int i = 0; i < DEV_PATTERN_COUNT; i++)
 		free(r->write_buffers[i]);
 	for (unsigned i = 0; r->hists && i < r->program->node_count; i++)
@@ -818,7 +879,11 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 		if (plan->patterns[i])
 			r.write_buffers[i] = dev_alloc_buffer(
 				plan->max_length, (enum dev_pattern)i);
-	if (plan->reads && !r.read_buffer)
+	if (plan->stamps)
+		r.stamp_buffer = dev_alloc_buffer(plan->max_length,
+						  DEV_PATTERN_ZEROS);
+	if ((plan->reads && !r.read_buffer) ||
+	    (plan->stamps && !r.stamp_buffer))
 		err = -ENOMEM;
 	for (int i = 0; i < DEV_PATTERN_COUNT; i++)
 		if (plan->patterns[i] && !r.write_buffers[i])

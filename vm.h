@@ -22,6 +22,8 @@ enum vm_op {
 	VM_READ,	/* read LEN bytes at OFFSET; value: its time in ns */
 	VM_WRITE,	/* write LEN bytes of PATTERN at OFFSET; value: ns */
 	VM_DISCARD,	/* discard LEN bytes at OFFSET; value: ns */
+	VM_STAMP,	/* write self-naming blocks (stamp.h) at OFFSET; ns */
+	VM_VERIFY,	/* read LEN at OFFSET, classify each block; ns */
 	VM_REPEAT,	/* run BODY COUNT times; value: REDUCE of the runs */
 	VM_FOR,		/* run BODY with VAR bound to each value of SERIES */
 	VM_FOR_TIME,	/* VM_FOR, SERIES over and over, until BODY's I/O
@@ -102,6 +104,7 @@ struct vm_plan {
 	uint64_t write_start;		/* writes and discards: [start, end) */
 	uint64_t write_end;		/* start == end: the program never writes */
 	bool patterns[DEV_PATTERN_COUNT];
+	bool stamps;			/* it has stamp statements */
 	/*
 	 * First problem found, with the offending operation: -EINVAL
 	 * misaligned, -ENOSPC past the device end, -EDOM an offset, length
@@ -132,6 +135,16 @@ struct vm_exec {
 	 * failure are kept here.
 	 */
 	bool skip_read_errors;
+	/*
+	 * Stamps carry salt; each block a verify reads (or a stamp failed
+	 * to write) is handed to check, after the timed operation, with
+	 * what it holds (enum stamp_state) and, for an alias, the offset
+	 * its stamp names.  A failed stamp or verify does not end the run:
+	 * its blocks are checked as write or read errors.
+	 */
+	uint64_t salt;
+	void (*check)(void *ctx, uint64_t offset, int state, uint64_t named,
+		      const void *block);
 	uint64_t failed_reads;
 	uint64_t dropped_records;
 	struct dev_error first_failure;

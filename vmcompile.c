@@ -540,6 +540,8 @@ static bool has_io(const struct vm_program *program, unsigned loop)
 	for (unsigned i = loop + 1; i < program->nodes[loop].end; i++)
 		if (program->nodes[i].op == VM_READ ||
 		    program->nodes[i].op == VM_WRITE ||
+		    program->nodes[i].op == VM_STAMP ||
+		    program->nodes[i].op == VM_VERIFY ||
 		    program->nodes[i].op == VM_DISCARD)
 			return true;
 	return false;
@@ -761,6 +763,10 @@ static void parse_statement(struct parser *p)
 		parse_io(p, VM_WRITE);
 	} else if (token_is(&p->token, "discard")) {
 		parse_io(p, VM_DISCARD);
+	} else if (token_is(&p->token, "stamp")) {
+		parse_io(p, VM_STAMP);
+	} else if (token_is(&p->token, "verify")) {
+		parse_io(p, VM_VERIFY);
 	} else if (token_is(&p->token, "repeat")) {
 		parse_repeat(p);
 	} else if (token_is(&p->token, "for")) {
@@ -778,7 +784,8 @@ static void parse_statement(struct parser *p)
 	} else {
 		describe_token(&p->token, what, sizeof(what));
 		error_here(p, "expected a statement (read, write, discard, "
-			   "repeat, for, let, report, newline), found %s",
+			   "stamp, verify, repeat, for, let, report, "
+			   "newline), found %s",
 			   what);
 	}
 }

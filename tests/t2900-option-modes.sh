@@ -11,6 +11,14 @@ SYSFS=$TESTS_DIR/sysfs
 PROG=$TRASH/reads.prog
 printf 'format tabs\nfor pos in linear 0 $blocksize 4 none {\n\tlet t = read pos $blocksize\n\treport bytes "pos" pos\n\treport time "time" t\n\tnewline\n}\n' >"$PROG"
 truncate -s 64M "$TRASH/image"
+# An undo file as a crash leaves it, for --restore: a run on a card paced
+# at 10 ms an operation, killed once the file has its header.
+KEPT=$TRASH/kept.undo
+PACED=sim:size=64M,fake=64M,pace=10ms
+(cd "$TRASH" && fb_start --capacity-check --undo-file="$KEPT" $PACED &&
+	poll_until "an undo file header" test -s "$KEPT" &&
+	poll_until "a whole header" test "$(wc -c <"$KEPT")" -ge 64 &&
+	kill -9 $fb_pid && fb_wait) >/dev/null 2>&1
 
 # check-csv.py FILE: one table, as a CSV reader sees it: a header that
 # starts "schema,kind", rows as wide as the header, none without a kind.
@@ -52,6 +60,8 @@ decode-csd	--decode-csd=400e00325b5900003b377f800a404000	ok ok ok refused
 decode-scr	--decode-scr=0235800300000000	ok ok ok refused
 decode-ssr	--decode-ssr=$(cat "$SYSFS/samsung-sdxc64/block/mmcblk0/device/ssr")	ok ok ok refused
 list-programs	--list-programs	ok ok ok refused
+capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=50M,fake-mode=drop	ok ok ok refused
+restore	--restore=$KEPT $PACED	ok ok ok refused
 EOF
 
 # refused ARGS...: exit 2, nothing on stdout, two lines on stderr (the

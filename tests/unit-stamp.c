@@ -1,0 +1,219 @@
+/*
+ * unit-stamp: the self-naming blocks of --capacity-check (stamp.c), the
+ * simulated fake cards they are tested on (sim.c's fake= keys), and the
+ * VM's stamp and verify statements that write and read them.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+#include "sim.h"
+#include "stamp.h"
+#include "unit.h"
+#include "vm.h"
+
+#define MIB (1024ULL * 1024)
+#define SALT 0x1234abcd5678ef01ULL
+
+static unsigned char block[4096], other[4096];
+
+static void test_classify(void)
+{
+	uint64_t named;
+
+	stamp_fill(block, 8192, 512, 512, SALT);
+	UNIT_CHECK(stamp_classify(block, 8192, 512, SALT, &named) ==
+		   STAMP_INTACT && named == 8192,
+		   "a stamp read back where it was written is intact");
+	UNIT_CHECK(stamp_classify(block, 4096, 512, SALT, &named) ==
+		   STAMP_ALIAS && named == 8192,
+		   "read back at another offset it names where it was written");
+	UNIT_CHECK(stamp_classify(block, 8192, 512, SALT + 1, &named) ==
+		   STAMP_OTHER, "another run's stamp is old data");
+	block[300] ^= 1;
+	UNIT_CHECK(stamp_classify(block, 8192, 512, SALT, &named) ==
+		   STAMP_GARBAGE, "one flipped bit: garbage");
+	memset(block, 0, 512);
+	UNIT_CHECK(stamp_classify(block, 0, 512, SALT, &named) == STAMP_ZEROS,
+		   "zeros");
+	memset(block, 0xff, 512);
+	UNIT_CHECK(stamp_classify(block, 0, 512, SALT, &named) == STAMP_ONES,
+		   "ones");
+	memset(block, 0x5a, 512);
+	UNIT_CHECK(stamp_classify(block, 0, 512, SALT, &named) == STAMP_OTHER,
+		   "anything else is other");
+	stamp_fill(block, 0, 1024, 512, SALT);
+	stamp_fill(other, 512, 512, 512, SALT);
+	UNIT_CHECK(memcmp(block + 512, other, 512) == 0 &&
+		   memcmp(block, other, 512) != 0,
+		   "a long stamp is a stamp per block, each its own");
+	UNIT_STREQ(stamp_state_name(STAMP_READ_ERROR), "read-error",
+		   "states have names");
+}
+
+static bool open_card(struct dev *dev, const char *spec)
+{
+	if (dev_open(dev, spec, DEV_READ_WRITE))
+		return false;
+	dev_allow_writes(dev, 0, dev->size_bytes);
+	return true;
+}
+
+/* Write a stamp at offset; what reading back at where returns. */
+static enum stamp_state round_trip(struct dev *dev, uint64_t offset,
+				   uint64_t where, uint64_t *named)
+{
+	uint64_t ns;
+
+	stamp_fill(block, offset, 512, 512, SALT);
+	if (dev_write(dev, block, offset, 512, &ns))
+		return STAMP_WRITE_ERROR;
+	if (dev_read(dev, other, where, 512, &ns))
+		return STAMP_READ_ERROR;
+	return stamp_classify(other, where, 512, SALT, named);
+}
+
+static void test_fake_modes(void)
+{
+	struct dev dev;
+	uint64_t named, real;
+
+	UNIT_CHECK(open_card(&dev, "sim:size=1G,fake=300M,fake-mode=wrap"),
+		   "a wrapping fake opens");
+	UNIT_CHECK(round_trip(&dev, 100 * MIB, 100 * MIB, &named) ==
+		   STAMP_INTACT, "wrap: below the real capacity data stays");
+	UNIT_CHECK(round_trip(&dev, 310 * MIB, 10 * MIB, &named) ==
+		   STAMP_ALIAS && named == 310 * MIB,
+		   "wrap: past it, a write lands on offset mod real");
+	UNIT_CHECK(sim_fake_resolve(&dev, 310 * MIB, &real) ==
+		   SIM_FAKE_ALIASED && real == 10 * MIB,
+		   "sim_fake_resolve says where it lands");
+	UNIT_CHECK(sim_keeps_data(&dev), "a fake keeps data");
+	dev_close(&dev);
+
+	UNIT_CHECK(open_card(&dev, "sim:size=1G,fake=300M,fake-mode=drop"),
+		   "a dropping fake opens");
+	UNIT_CHECK(round_trip(&dev, 400 * MIB, 400 * MIB, &named) ==
+		   STAMP_OTHER, "drop: the old data reads back");
+	dev_close(&dev);
+
+	UNIT_CHECK(open_card(&dev, "sim:size=1G,fake=300M,fake-mode=zero"),
+		   "a zeroing fake opens");
+	UNIT_CHECK(round_trip(&dev, 400 * MIB, 400 * MIB, &named) ==
+		   STAMP_ZEROS, "zero: zeros read back");
+	dev_close(&dev);
+
+	UNIT_CHECK(open_card(&dev, "sim:size=1G,fake=300M,fake-mode=error"),
+		   "a failing fake opens");
+	UNIT_CHECK(round_trip(&dev, 400 * MIB, 400 * MIB, &named) ==
+		   STAMP_READ_ERROR && dev.error.errnum == EIO,
+		   "error: the read fails with EIO");
+	dev_close(&dev);
+
+	UNIT_CHECK(open_card(&dev, "sim:size=1G,fake=300M,fake-mode=drop,"
+			     "fake-cache=1M"), "a fake with a cache opens");
+	UNIT_CHECK(round_trip(&dev, 400 * MIB, 400 * MIB, &named) ==
+		   STAMP_INTACT, "cache: a fresh write reads back");
+	for (uint64_t at = 0; at < 2 * MIB; at += 512)
+		round_trip(&dev, at, at, &named);
+	UNIT_CHECK(round_trip(&dev, 0, 400 * MIB, &named) == STAMP_OTHER,
+		   "cache: after 2 MiB more it is gone");
+	dev_close(&dev);
+
+	UNIT_CHECK(open_card(&dev, "sim:size=1G"), "a plain card opens");
+	UNIT_CHECK(!sim_keeps_data(&dev) &&
+		   sim_fake_resolve(&dev, 400 * MIB, &real) == SIM_FAKE_REAL,
+		   "without fake keys: no data, every offset real");
+	dev_close(&dev);
+}
+
+/* ---- the VM statements ---- */
+
+struct seen {
+	uint64_t offset, named;
+	int state;
+};
+
+static struct seen seen[64];
+static unsigned seen_count;
+
+static void keep_check(void *ctx, uint64_t offset, int state, uint64_t named,
+		       const void *data)
+{
+	(void)ctx;
+	(void)data;
+	if (seen_count < 64)
+		seen[seen_count++] = (struct seen){ offset, named, state };
+}
+
+static int run(const char *spec, const char *text, struct vm_plan *plan)
+{
+	struct vm_program *program;
+	struct vm_diag diag;
+	struct vm_exec exec = { .check = keep_check, .salt = SALT };
+	struct dev dev;
+	int err;
+
+	seen_count = 0;
+	if (vm_compile(text, NULL, 0, &program, &diag))
+		return -EINVAL;
+	if (!open_card(&dev, spec)) {
+		vm_free(program);
+		return -ENODEV;
+	}
+	exec.dev = &dev;
+	err = vm_plan(program, &dev, 0, plan);
+	if (!err)
+		err = vm_run(program, plan, &exec);
+	dev_close(&dev);
+	vm_free(program);
+	return err;
+}
+
+static void test_vm(void)
+{
+	struct vm_plan plan;
+	int err;
+
+	err = run("sim:size=1G,fake=300M",
+		  "stamp 0 1024\nverify 0 1024\nverify 1024 512\n", &plan);
+	UNIT_CHECK(err == 0, "stamp and verify run");
+	UNIT_CHECK(plan.writes == 1 && plan.bytes_written == 1024 &&
+		   plan.reads == 2 && plan.bytes_read == 1536 && plan.stamps &&
+		   plan.write_start == 0 && plan.write_end == 1024,
+		   "the plan counts a stamp as a write, a verify as a read");
+	UNIT_CHECK(seen_count == 3 && seen[0].state == STAMP_INTACT &&
+		   seen[1].offset == 512 && seen[1].state == STAMP_INTACT &&
+		   seen[2].offset == 1024 && seen[2].state == STAMP_OTHER,
+		   "verify classifies each block it reads");
+
+	err = run("sim:size=1G,fake=300M,fake-mode=wrap",
+		  "stamp 310M 512\nverify 10M 512\n", &plan);
+	UNIT_CHECK(err == 0 && seen_count == 1 &&
+		   seen[0].state == STAMP_ALIAS && seen[0].named == 310 * MIB,
+		   "verify names the offset an alias came from");
+
+	err = run("sim:size=1G,fake=300M,fake-mode=error",
+		  "stamp 400M 512\nverify 400M 512\nverify 0 512\n", &plan);
+	UNIT_CHECK(err == 0 && seen_count == 2 &&
+		   seen[0].state == STAMP_READ_ERROR &&
+		   seen[1].state == STAMP_OTHER,
+		   "a failed verify is a finding, and the run goes on");
+
+	err = run("sim:size=1G,fake=1G,bad=0+512", "stamp 0 512\n", &plan);
+	UNIT_CHECK(err == 0 && seen_count == 1 &&
+		   seen[0].state == STAMP_WRITE_ERROR,
+		   "a failed stamp is checked as a write error");
+}
+
+int main(void)
+{
+	test_classify();
+	test_fake_modes();
+	test_vm();
+	return UNIT_DONE();
+}
