@@ -84,6 +84,8 @@ struct card {
 					   than the model allows */
 	uint64_t slept_ns;
 	bool full_told;			/* the memory cap was reported */
+	unsigned char *bounce;		/* a fake card's part-sector reads */
+	uint64_t bounce_bytes;
 };
 
 static uint64_t monotonic_ns(void)
@@ -147,6 +149,39 @@ static void tell_full(struct card *c)
 		emustore_held_bytes(c->store)));
 }
 
+/*
+ * A counterfeit card (a fake= key) keeps its own data, and only it knows
+ * what a read past its real capacity returns: the data moves through the
+ * model itself.  A whole-sector request goes straight through; a read of
+ * part of a sector reads the whole sectors into a buffer first.  A write
+ * of part of a sector would need a read the card never saw, so it is
+ * refused, as a block device would.
+ */
+static int fake_transfer(struct card *c, bool write, void *buf,
+			 uint64_t offset, uint64_t length, uint64_t first,
+			 uint64_t bytes, uint64_t *model_ns)
+{
+	unsigned char *bigger;
+	int err;
+
+	if (first == offset && bytes == length)
+		return write ? dev_write(&c->dev, buf, first, bytes, model_ns) :
+			       dev_read(&c->dev, buf, first, bytes, model_ns);
+	if (write)
+		return -EINVAL;
+	if (bytes > c->bounce_bytes) {
+		bigger = realloc(c->bounce, (size_t)bytes);
+		if (!bigger)
+			return -ENOMEM;
+		c->bounce = bigger;
+		c->bounce_bytes = bytes;
+	}
+	err = dev_read(&c->dev, c->bounce, first, bytes, model_ns);
+	if (!err)
+		memcpy(buf, c->bounce + (offset - first), (size_t)length);
+	return err;
+}
+
 /* A read or a write: charged to the model, moved in the store, timed. */
 static int card_transfer(struct card *c, bool write, void *buf,
 			 uint64_t offset, uint32_t length)
@@ -155,9 +190,14 @@ static int card_transfer(struct card *c, bool write, void *buf,
 	int err;
 
 	sectors(c, offset, length, &first, &bytes);
-	err = write ? dev_write(&c->dev, buf, first, bytes, &model_ns) :
-		      dev_read(&c->dev, NULL, first, bytes, &model_ns);
-	if (!err)
+	if (sim_keeps_data(&c->dev))
+		err = fake_transfer(c, write, buf, offset, length, first,
+				    bytes, &model_ns);
+	else if (write)
+		err = dev_write(&c->dev, buf, first, bytes, &model_ns);
+	else
+		err = dev_read(&c->dev, NULL, first, bytes, &model_ns);
+	if (!err && !sim_keeps_data(&c->dev))
 		err = write ? emustore_write(c->store, buf, offset, length) :
 			      emustore_read(c->store, buf, offset, length);
 	complete_at(c, start_ns, model_ns);
@@ -684,6 +724,7 @@ int main(int argc, char **argv)
 	report(&o, &c, &fs);
 	fuse_server_close(&fs);
 	emustore_close(c.store);
+	free(c.bounce);
 	dev_close(&c.dev);
 	return err ? EXIT_RUNTIME : 0;
 }
