@@ -20,12 +20,12 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 # every module; the two programs add their own main
-MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
+MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
 	report analysis analyze info inforeg infosysfs json \
 	plot progress speed detect hist
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors
-ERASE_OBJS = $(addsuffix .o,cli units dev blockdev sim)
+ERASE_OBJS = $(addsuffix .o,cli units dev blockdev uring aio sim)
 PROGRAMS = flashbench erase
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
 

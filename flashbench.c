@@ -66,6 +66,7 @@ enum {
 	OPT_READ_ONLY,
 	OPT_TIME,
 	OPT_SPAN,
+	OPT_IODEPTH,
 	OPT_ANALYZE,
 	OPT_PLOT,
 };
@@ -139,7 +140,7 @@ struct config {
 	bool write;
 	enum speed_test speed;
 	bool read_only;
-	uint64_t time_ns, span;
+	uint64_t time_ns, span, iodepth;
 	const char *const *files;	/* --analyze */
 	size_t file_count;
 	const char *plot_path;
@@ -306,6 +307,10 @@ static const struct option_def option_defs[] = {
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
 	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS },
+	{ OPT_IODEPTH, "iodepth", "N", SECTION_PARAMETERS,
+	  "operations in flight (default %s; up to 256)", .kind = ARG_COUNT,
+	  .field = FIELD(iodepth), .def = 1, .min = 1, .max = DEV_MAX_DEPTH,
+	  .applies = T_SPEED | T_PROGRAM },
 	{ OPT_READ_ONLY, "read-only", NULL, SECTION_PARAMETERS,
 	  "with --iops, --class-check: never write", .kind = ARG_FLAG,
 	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
@@ -830,6 +835,7 @@ static void set_option_params(const struct config *cfg)
 	p[PARAM_TIME].value = (double)cfg->time_ns;
 	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
 	p[PARAM_WRITES].value = !cfg->read_only;
+	p[PARAM_IODEPTH].value = (double)cfg->iodepth;
 }
 
 /*
@@ -987,6 +993,26 @@ static void open_device(const struct config *cfg, struct dev *dev,
 			enum dev_mode mode);
 
 /*
+ * Loops with a depth run on an asynchronous engine; when none works the
+ * run goes on at depth 1, and says so.
+ */
+static void setup_engine(struct dev *dev, unsigned depth)
+{
+	char why[320];
+
+	if (dev_async_setup(dev, depth) == 0) {
+		if (dev->engine_note[0])
+			fprintf(stderr, "%s: note: %s\n", program_name,
+				dev->engine_note);
+		return;
+	}
+	dev_strerror(dev, why, sizeof(why));
+	if (dev->error.usage)
+		usage_error("%s", why);
+	runtime_error("%s", why);
+}
+
+/*
  * The first half of every planned test: compile and plan on the
  * read-only open the caller made (nothing can be written by mistake),
  * then, when the plan writes, reopen for writing and announce the
@@ -1004,6 +1030,7 @@ static struct vm_program *plan_run(const struct config *cfg,
 		open_device(cfg, dev, DEV_READ_WRITE);
 		announce_writes(what, dev, plan->write_start, plan->write_end);
 	}
+	setup_engine(dev, plan->max_depth);
 	return program;
 }
 
@@ -1536,7 +1563,8 @@ static void speed_params(const struct config *cfg, uint64_t block,
 	p[SPEED_PARAM_SPAN] = (struct vm_param){ "span_bytes", (double)span };
 	p[SPEED_PARAM_TIME] = (struct vm_param){ "duration_ns",
 						 (double)cfg->time_ns };
-	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "queue_depth", 1 };
+	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "iodepth",
+						  (double)cfg->iodepth };
 	p[SPEED_PARAM_READ_ONLY] = (struct vm_param){ "read_only",
 						      cfg->read_only };
 	meta->params = p;
@@ -1690,6 +1718,10 @@ static int run_speed(struct config *cfg)
 		speed_params(cfg, block, cfg->offset, 0, params, &meta);
 	else
 		speed_params(cfg, block, start, end - start, params, &meta);
+	/* what ran: at depth 1 when no engine could queue */
+	if (dev.depth < cfg->iodepth)
+		params[SPEED_PARAM_QUEUE].value = dev.depth;
+	meta.engine = dev_engine_name(dev.engine);
 	output_open(cfg, &dev, &meta, &sinks);
 	run.sinks = &sinks;
 	if (speed_results_init(&run.results, cfg->time_ns))

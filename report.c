@@ -419,6 +419,11 @@ static void json_begin(struct report *report)
 		fputs(": ", out);
 		json_number(out, meta->params[i].value, VM_UNIT_COUNT);
 	}
+	if (meta->engine) {
+		fputs(meta->param_count ? ", \"engine\": " : "\"engine\": ",
+		      out);
+		json_write_string(out, meta->engine);
+	}
 	fputs("},\n  \"results\": [", out);
 }
 
