@@ -22,7 +22,7 @@ INSTALL ?= install
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
 	report analysis analyze info inforeg infosysfs json \
-	plot progress speed detect hist
+	plot progress speed detect hist hostq
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors
 ERASE_OBJS = $(addsuffix .o,cli units dev blockdev uring aio sim)

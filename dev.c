@@ -24,6 +24,7 @@ int dev_open(struct dev *dev, const char *path, enum dev_mode mode)
 	dev->fd = -1;
 	dev->path = path;
 	dev->mode = mode;
+	dev->depth = 1;
 	dev->ops = &dev_blockdev_ops;
 	if (strncmp(path, SIM_PREFIX, strlen(SIM_PREFIX)) == 0) {
 		dev->ops = &dev_sim_ops;

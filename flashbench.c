@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "detect.h"
 #include "dev.h"
+#include "hostq.h"
 #include "info.h"
 #include "lfsr.h"
 #include "plot.h"
@@ -1639,10 +1640,12 @@ static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
 /* The test's records, from what the program measured. */
 static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      uint64_t block, uint64_t failed_reads,
-		      const struct info_card *claimed)
+		      const struct info_card *claimed, bool simulated)
 {
 	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
 				.failed_reads = failed_reads };
+	struct hostq q;
+	int err;
 
 	switch (cfg->speed) {
 	case SPEED_READ:
@@ -1652,8 +1655,12 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 	case SPEED_IOPS:
 		return speed_emit_iops(&x, &run->results);
 	default:
-		return speed_emit_classes(&x, &run->results, claimed);
+		break;
 	}
+	err = speed_emit_classes(&x, &run->results, claimed);
+	if (!err && !simulated)
+		hostq_read(cfg->device, cfg->sysfs_root, &q);
+	return err ? err : speed_emit_host_queue(&x, simulated ? NULL : &q);
 }
 
 static int run_speed(struct config *cfg)
@@ -1735,7 +1742,7 @@ static int run_speed(struct config *cfg)
 	progress_end(&sinks.progress);
 	if (!err || err == -EINTR) {
 		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
-				     claimed);
+				     claimed, dev.simulated);
 		if (emitted)
 			err = emitted;
 	}

@@ -85,6 +85,7 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 "report time p50 p50\n"							\
 "report time p99 p99\n"							\
 "report time max slowest\n"						\
+"report count iodepth " DEPTH "\n"					\
 "newline\n"
 
 /* KEY names the records' first field, so speed.c tells passes apart */

@@ -46,6 +46,7 @@ struct speed_rate {
 /* A random-I/O run at queue depth 1. */
 struct speed_iops_result {
 	bool write;
+	unsigned iodepth;		/* operations in flight */
 	uint64_t io_bytes;		/* size of each read or write */
 	uint64_t device_time_ns;
 	uint64_t operations;
@@ -67,7 +68,13 @@ struct speed_results {
 	uint64_t rate_ns, rate_bytes;
 	struct speed_iops_result iops[2];	/* random reads, writes */
 	bool has_iops[2];
+	/* --class-check's second pass, at SPEED_CLASS_DEPTH */
+	struct speed_iops_result queued[2];
+	bool has_queued[2];
 };
+
+/* The depth --class-check also measures at, as A2 ratings assume. */
+#define SPEED_CLASS_DEPTH 32
 
 int speed_results_init(struct speed_results *r, uint64_t duration_ns);
 void speed_results_free(struct speed_results *r);
@@ -108,6 +115,12 @@ struct speed_measured {
 	double read_iops;
 	bool has_write_iops;
 	double write_iops;
+	/* the same at SPEED_CLASS_DEPTH */
+	bool has_queued_read_iops;
+	double queued_read_iops;
+	bool has_queued_write_iops;
+	double queued_write_iops;
+	unsigned write_depth;		/* of the sequential writes; 0 is 1 */
 };
 
 enum speed_verdict {
@@ -137,5 +150,14 @@ bool speed_class_claimed(const char *name, const struct info_card *card);
  */
 int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
 		       const struct info_card *card);
+
+struct hostq;
+
+/*
+ * --class-check: whether the host path queues (q NULL: a simulated
+ * card, whose queue= key decides), so a reader knows what the QD32
+ * verdicts can mean.
+ */
+int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q);
 
 #endif
