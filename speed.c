@@ -632,10 +632,11 @@ int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
 		  "card command queue %;", q && q->cmdq >= 0 ?
 		  (double)q->cmdq : NAN);
 	if (!isfinite(rec.fields[0].value))
-		rec.fields[0].text = "host queue:";
+		rec.fields[0].text = MACHINE_ONLY;
 	if (!isfinite(rec.fields[1].value))
 		rec.fields[1].text = MACHINE_ONLY;
 	add_label(&rec, "queues", MACHINE_ONLY, label);
-	add_label(&rec, "reading", NULL, text);
+	add_label(&rec, "reading", isfinite(rec.fields[0].value) ? NULL :
+		  "host queue: %", text);
 	return x->emit(x->ctx, &rec);
 }
