@@ -313,7 +313,11 @@ int dev_async_setup(struct dev *dev, unsigned depth)
 		return err;
 	if (depth > DEV_MAX_DEPTH)
 		depth = DEV_MAX_DEPTH;
-	if (depth <= 1 || !dev->ops->async_setup || forced == DEV_ENGINE_PSYNC)
+	if (depth > 1 && forced == DEV_ENGINE_PSYNC && !dev->simulated)
+		snprintf(dev->engine_note, sizeof(dev->engine_note),
+			 "FLASHBENCH_ENGINE=psync: running at queue depth 1");
+	if (depth <= 1 || !dev->ops->async_setup ||
+	    (forced == DEV_ENGINE_PSYNC && !dev->simulated))
 		return 0;
 	err = dev->ops->async_setup(dev, depth, forced);
 	if (err)

@@ -18,7 +18,8 @@
 #define COLUMN_WIDTH 7
 
 #define KEY_MAX 32		/* longest key kept for headers and units */
-#define FIELD_TEXT_MAX 1024	/* one field's text, a long label included */
+#define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
+				   program listing) */
 #define UNIT_KEYS 64		/* distinct keys the JSON "units" lists */
 #define CSV_COLUMNS 64		/* distinct columns of the CSV table */
 
