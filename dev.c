@@ -304,11 +304,15 @@ static int forced_engine(struct dev *dev, enum dev_engine *forced)
 int dev_async_setup(struct dev *dev, unsigned depth)
 {
 	enum dev_engine forced;
-	int err = forced_engine(dev, &forced);
+	int err;
 
 	dev->depth = 1;
 	dev->engine = dev->simulated ? DEV_ENGINE_SIM : DEV_ENGINE_PSYNC;
 	dev->engine_note[0] = '\0';
+	/* depth 1 is the synchronous path whatever the environment says */
+	if (depth <= 1)
+		return 0;
+	err = forced_engine(dev, &forced);
 	if (err)
 		return err;
 	if (depth > DEV_MAX_DEPTH)
@@ -316,7 +320,7 @@ int dev_async_setup(struct dev *dev, unsigned depth)
 	if (depth > 1 && forced == DEV_ENGINE_PSYNC && !dev->simulated)
 		snprintf(dev->engine_note, sizeof(dev->engine_note),
 			 "FLASHBENCH_ENGINE=psync: running at queue depth 1");
-	if (depth <= 1 || !dev->ops->async_setup ||
+	if (!dev->ops->async_setup ||
 	    (forced == DEV_ENGINE_PSYNC && !dev->simulated))
 		return 0;
 	err = dev->ops->async_setup(dev, depth, forced);

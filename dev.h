@@ -168,9 +168,10 @@ int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
 /*
  * Ready dev for up to depth operations in flight (1..DEV_MAX_DEPTH):
  * sets dev->engine and dev->depth (1 when no engine can queue, with
- * dev->engine_note saying why).  FLASHBENCH_ENGINE=io_uring|aio|psync
- * forces an engine; a forced one that fails is an error (-errno, with
- * dev->error set).  Call after the last dev_open of a run.
+ * dev->engine_note saying why).  Above depth 1,
+ * FLASHBENCH_ENGINE=io_uring|aio|psync forces an engine; a forced one
+ * that fails is an error (-errno, with dev->error set; error.usage for
+ * an unknown name).  Call after the last dev_open of a run.
  */
 int dev_async_setup(struct dev *dev, unsigned depth);
 

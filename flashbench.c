@@ -1569,10 +1569,10 @@ static void speed_params(const struct config *cfg, uint64_t block,
 	p[SPEED_PARAM_READ_ONLY] = (struct vm_param){ "read_only",
 						      cfg->read_only };
 	meta->params = p;
-	/* -t and --write-speed: block, offset, span, time */
+	/* -t and --write-speed: block, offset, span, time, iodepth */
 	meta->param_count = cfg->speed == SPEED_IOPS ||
 			    cfg->speed == SPEED_CLASS ? SPEED_PARAM_COUNT :
-			    SPEED_PARAM_QUEUE;
+			    SPEED_PARAM_QUEUE + 1;
 }
 
 /* -t and --iops take -b, each with its own default; the rest erase blocks */

@@ -291,7 +291,7 @@ job_dd_seq() {
 job_fb_floor() {
 	measure fb_floor "$FB" --program=bench/floor.prog -c "$FLOOR_READS" \
 		--format=csv -q "$LOOP"
-	record fb_floor "$(sed 1d "$TMP/fb_floor.out" | cut -d, -f2 |
+	record fb_floor "$(sed 1d "$TMP/fb_floor.out" | cut -d, -f3 |
 		median_stdin)"
 }
 
