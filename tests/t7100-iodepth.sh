@@ -166,6 +166,47 @@ test_expect_success 'list-programs: --iops and the rate tests loop at $iodepth' 
 	grep "within \$time depth 32 (total, runs, p50, p99, max) {" out
 '
 
+# ---- does the host path queue? (a file standing in for the card) ----
+
+# host_queue CMDQ: --class-check --read-only on the file mmcblk0 with a
+# sysfs tree whose mmcblk0 has nr_requests 64 and, unless CMDQ is "-",
+# device/cmdq_en CMDQ; the host_queue record in host.json
+host_queue() {
+	rm -rf sys && mkdir -p sys/block/mmcblk0/queue sys/block/mmcblk0/device &&
+	echo 64 >sys/block/mmcblk0/queue/nr_requests &&
+	if [ "$1" != - ]; then echo "$1" >sys/block/mmcblk0/device/cmdq_en; fi &&
+	truncate -s 64M mmcblk0 &&
+	"$FLASHBENCH" --class-check --read-only --time=0.05 --sysfs-root=sys \
+		--format=json mmcblk0 >doc.json &&
+	python3 -c "import json
+d = json.load(open(\"doc.json\"))
+print(json.dumps([r for r in d[\"results\"] if r[\"kind\"] == \"host_queue\"][0]))" >host.json &&
+	cat host.json
+}
+
+test_expect_success 'host queue: the card'"'"'s command queue on' '
+	host_queue 1 &&
+	grep "\"nr_requests\": 64, \"command_queue\": true, \"queues\": \"card\"" host.json
+'
+
+test_expect_success 'host queue: the card'"'"'s command queue off: not A2'"'"'s queueing' '
+	host_queue 0 &&
+	grep "\"command_queue\": false, \"queues\": \"host\"" host.json &&
+	grep "so QD32 is not A2" host.json
+'
+
+test_expect_success 'host queue: not an mmc card: the block layer only' '
+	host_queue - &&
+	grep "\"command_queue\": null, \"queues\": \"host\"" host.json
+'
+
+test_expect_success 'host queue: not in sysfs: cannot tell' '
+	truncate -s 64M other &&
+	"$FLASHBENCH" --class-check --read-only --time=0.05 --sysfs-root=sys \
+		other >out &&
+	grep "^host queue: cannot tell: the device is not in sysfs\$" out
+'
+
 # ---- loop devices: the engines ----
 
 if have_loop; then
