@@ -74,7 +74,7 @@ static int aio_submit(struct engine *e)
 	unsigned sent = 0;
 
 	while (sent < a->queued) {
-		int rc = sys_submit(a->context, a->queued - sent,
+		int rc = sys_submit(a->context, (long)(a->queued - sent),
 				    a->queue + sent);
 
 		if (rc < 0 && errno == EINTR)
@@ -98,7 +98,7 @@ static int aio_complete(struct engine *e, struct engine_done *done,
 	if (max > a->depth)
 		max = a->depth;
 	do
-		n = sys_getevents(a->context, 1, max, a->events);
+		n = sys_getevents(a->context, 1, (long)max, a->events);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
