@@ -294,6 +294,26 @@ test_loop 'loop: aio --write-speed at depth 32 only inside the announced range' 
 	engine_writes aio --write-speed
 '
 
+test_loop 'loop: SIGINT at depth 32: exit 130, a whole document, writes inside the range' '
+	dd if="$IMAGE" of="$LOOP" bs=1M oflag=direct status=none &&
+	FLASHBENCH_ENGINE=io_uring &&
+	export FLASHBENCH_ENGINE &&
+	FB_OUT=doc.json fb_start --iops --iodepth=32 --span=32M --time=60 \
+		--format=json -q "$LOOP" &&
+	unset FLASHBENCH_ENGINE &&
+	wait_announced &&
+	kill -INT "$fb_pid" &&
+	fb_wait &&
+	test "$(cat code)" = 130 &&
+	grep "^flashbench: interrupted; results are incomplete\$" err &&
+	python3 -c "import json
+d = json.load(open(\"doc.json\"))
+assert d[\"incomplete\"] is True and d[\"parameters\"][\"iodepth\"] == 32, d" &&
+	chunk_sums_quick "$LOOP" $MIB >after &&
+	changed_chunks "$TRASH/image.sums" after >changed &&
+	chunks_within changed 16 48
+'
+
 test_loop 'loop: --class-check says the block layer queues' '
 	"$FLASHBENCH" --class-check --read-only --time=0.2 "$LOOP" >out 2>err &&
 	grep "^A1-QD32 .* at QD32: " out &&
