@@ -54,7 +54,9 @@ struct dev_ops {
 	 * depth operations in flight (forced: the engine to use, or
 	 * DEV_ENGINE_COUNT for the best that works) and sets dev->engine
 	 * and dev->depth; batch runs the operations struct dev_batch
-	 * describes, already checked, at most dev->depth in flight.
+	 * describes, already checked, at most dev->depth in flight;
+	 * async_buffers (optional) is offered the run's buffers to
+	 * register.
 	 */
 	int (*async_setup)(struct dev *dev, unsigned depth,
 			   enum dev_engine forced);

@@ -47,7 +47,7 @@ struct run {
 };
 
 /* Operations a loop with a depth hands the device at a time. */
-#define VM_BATCH_OPS 1024
+#define VM_BATCH_OPS 4096
 
 /* Device time between progress calls of a time-bounded loop. */
 #define TIMED_PROGRESS_NS 10000000ULL
