@@ -1740,6 +1740,7 @@ static int run_speed(struct config *cfg)
 				 .skip_read_errors = cfg->test->skips_bad };
 	err = vm_run(program, &plan, &exec);
 	progress_end(&sinks.progress);
+	speed_results_ran_at(&run.results, dev.depth);
 	if (!err || err == -EINTR) {
 		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
 				     claimed, dev.simulated);

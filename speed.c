@@ -138,6 +138,16 @@ int speed_collect(void *ctx, const struct vm_record *record)
 	return 0;
 }
 
+void speed_results_ran_at(struct speed_results *r, unsigned depth)
+{
+	for (int i = 0; i < 2; i++) {
+		if (r->iops[i].iodepth > depth)
+			r->iops[i].iodepth = depth;
+		if (depth < SPEED_CLASS_DEPTH)
+			r->has_queued[i] = false;
+	}
+}
+
 /* Whole-run rate and the windows' spread, after the run. */
 static void summarise(const struct speed_results *r, struct speed_rate *sum)
 {

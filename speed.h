@@ -80,6 +80,14 @@ int speed_results_init(struct speed_results *r, uint64_t duration_ns);
 void speed_results_free(struct speed_results *r);
 int speed_collect(void *ctx, const struct vm_record *record);
 
+/*
+ * After the run: the device kept at most depth operations in flight (1
+ * when no engine could queue).  The records say the depth that ran, and
+ * figures meant for SPEED_CLASS_DEPTH measured below it are dropped: a
+ * verdict on them is "not measured", not a QD1 figure passed off as QD32.
+ */
+void speed_results_ran_at(struct speed_results *r, unsigned depth);
+
 /* $windows of a program that runs duration_ns: every window that fits */
 uint64_t speed_windows(uint64_t duration_ns);
 

@@ -268,8 +268,18 @@ test_loop 'loop: psync forced: depth 1, said on stderr' '
 		--iodepth=32 --span=32M --format=json "$LOOP" >doc.json 2>err &&
 	grep "^flashbench: note: FLASHBENCH_ENGINE=psync: running at queue depth 1\$" err &&
 	python3 -c "import json
-p = json.load(open(\"doc.json\"))[\"parameters\"]
-assert p[\"engine\"] == \"psync\" and p[\"iodepth\"] == 1, p"
+d = json.load(open(\"doc.json\"))
+p = d[\"parameters\"]
+assert p[\"engine\"] == \"psync\" and p[\"iodepth\"] == 1, p
+assert d[\"results\"][0][\"iodepth\"] == 1, d[\"results\"]"
+'
+
+test_loop 'loop: psync forced: the QD32 verdicts are not measured, not QD1 figures' '
+	FLASHBENCH_ENGINE=psync "$FLASHBENCH" --class-check --read-only \
+		--time=0.1 "$LOOP" >out 2>err &&
+	grep "^A1-QD32 .* at QD32: not measured\$" out &&
+	grep "^A2 .* at QD32: not measured\$" out &&
+	grep "^A1 .* measured r [0-9]* IOPS at QD1: not measured\$" out
 '
 
 # engine_writes ENGINE TEST...: TEST at depth 32 on ENGINE changes only
