@@ -20,15 +20,15 @@ MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
 # every module; the two programs add their own main
-MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
+MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
 	stamp capacity undo \
 	report analysis analyze info inforeg infosysfs link json \
-	plot progress speed detect hist
+	plot progress speed detect hist hostq
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors
-ERASE_OBJS = $(addsuffix .o,cli units dev blockdev sim)
+ERASE_OBJS = $(addsuffix .o,cli units dev blockdev uring aio sim)
 # flashemu: the devices, the store, the FUSE server and the JSON string
-EMU_OBJS = $(addsuffix .o,cli units dev blockdev sim json emustore fuse)
+EMU_OBJS = $(addsuffix .o,cli units dev blockdev uring aio sim json emustore fuse)
 PROGRAMS = flashbench erase flashemu
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
 

@@ -1,7 +1,8 @@
 /*
  * blockdev: the backend for real block devices and regular files.
  * Direct I/O, one system call per timed operation, clock read right
- * around it.  Read-only opens never ask for write access; read-write opens
+ * around it; at queue depth above 1, an engine (io_uring, else Linux
+ * AIO) driven by one loop that times every operation the same way.  Read-only opens never ask for write access; read-write opens
  * claim the device exclusively so a mounted one is refused.
  */
 #include <errno.h>
@@ -15,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "aio.h"
 #include "dev.h"
+#include "uring.h"
 
 /* A 32-bit off_t would wrap every offset past 2 GiB: a write test would
    write at the wrong place.  The Makefile asks for 64-bit file offsets. */
@@ -154,8 +157,207 @@ static int blockdev_discard(struct dev *dev, uint64_t offset,
 	return rc ? -errno : 0;
 }
 
+/* ---- queue depth above 1 ---------------------------------------------- */
+
+struct engine_choice {
+	enum dev_engine id;
+	struct engine *(*open)(int fd, unsigned depth, int *err, char *why,
+			       size_t why_size);
+};
+
+/* In order of preference. */
+static const struct engine_choice engines[] = {
+	{ DEV_ENGINE_IO_URING, uring_open },
+	{ DEV_ENGINE_AIO, aio_open },
+};
+#define ENGINE_COUNT (sizeof(engines) / sizeof(engines[0]))
+
+/* The note for stderr: what failed, and what runs instead. */
+static void note_fallback(struct dev *dev, const char *why, bool last)
+{
+	size_t used = strlen(dev->engine_note);
+
+	snprintf(dev->engine_note + used, sizeof(dev->engine_note) - used,
+		 "%s%s", used ? "; " : "", why);
+	if (last) {
+		used = strlen(dev->engine_note);
+		snprintf(dev->engine_note + used,
+			 sizeof(dev->engine_note) - used,
+			 ": running at queue depth 1");
+	}
+}
+
+static int blockdev_async_setup(struct dev *dev, unsigned depth,
+				enum dev_engine forced)
+{
+	char why[96];
+	int err = 0;
+
+	for (size_t i = 0; i < ENGINE_COUNT; i++) {
+		struct engine *e;
+
+		if (forced != DEV_ENGINE_COUNT && forced != engines[i].id)
+			continue;
+		e = engines[i].open(dev->fd, depth, &err, why, sizeof(why));
+		if (e) {
+			dev->async = e;
+			dev->engine = engines[i].id;
+			dev->depth = depth;
+			return 0;
+		}
+		if (forced != DEV_ENGINE_COUNT) {
+			snprintf(dev->error.message,
+				 sizeof(dev->error.message), "%s: %s (forced "
+				 "by FLASHBENCH_ENGINE)", dev->path, why);
+			return err;
+		}
+		note_fallback(dev, why, i + 1 == ENGINE_COUNT);
+	}
+	return 0;
+}
+
+static void blockdev_async_buffers(struct dev *dev, void *const *bufs,
+				   const uint64_t *lengths, unsigned count)
+{
+	struct engine *e = dev->async;
+
+	if (e && e->ops->buffers)
+		e->ops->buffers(e, bufs, lengths, count);
+}
+
+/* io_uring's lengths are 32 bits and its results signed: 1 GiB is ample. */
+#define ENGINE_MAX_LENGTH (1ULL << 30)
+
+static int check_engine_range(struct dev_batch *b)
+{
+	for (unsigned i = 0; i < b->count; i++)
+		if (syscall_range(b->ios[i].offset, b->ios[i].length) ||
+		    b->ios[i].length > ENGINE_MAX_LENGTH) {
+			b->failed = i;
+			return -EOVERFLOW;
+		}
+	return 0;
+}
+
+/* The queue loop's state between its rounds. */
+struct queue_loop {
+	struct dev *dev;
+	struct engine *engine;
+	struct dev_batch *b;
+	unsigned submitted, inflight;
+	uint64_t start_ns, last_ns;
+	int err;			/* the first failure's */
+	bool stopping;			/* submit nothing more */
+};
+
+/* A completion: its time since its submission, or its failure. */
+static void completed(struct queue_loop *q, const struct engine_done *d)
+{
+	struct dev_io *io = &q->b->ios[d->index];
+	int err = 0;
+
+	if (d->result < 0)
+		err = (int)d->result;
+	else if ((uint64_t)d->result != io->length)
+		err = -ENODATA;
+	if (!err) {
+		io->ns = q->last_ns - io->ns;
+		return;
+	}
+	io->ns = DEV_IO_NO_TIME;
+	q->stopping = true;
+	if (!q->err || d->index < q->b->failed) {
+		q->err = err;
+		q->b->failed = d->index;
+		q->dev->error.transferred = d->result > 0 ?
+					    (uint64_t)d->result : 0;
+	}
+}
+
+/* Keep the queue full: prepare, stamp and submit what fits. */
+static int fill(struct queue_loop *q)
+{
+	struct dev_batch *b = q->b;
+	unsigned first = q->submitted;
+	uint64_t now;
+
+	while (!q->stopping && q->submitted < b->count &&
+	       q->inflight < b->depth) {
+		q->engine->ops->prep(q->engine, b->kind,
+				     &b->ios[q->submitted], q->submitted);
+		q->submitted++;
+		q->inflight++;
+	}
+	if (q->submitted == first)
+		return 0;
+	now = dev_now_ns();
+	if (first == 0)
+		q->start_ns = q->last_ns = now;
+	for (unsigned i = first; i < q->submitted; i++)
+		b->ios[i].ns = now;	/* until completion: when submitted */
+	return q->engine->ops->submit(q->engine);
+}
+
+/* Wait for completions and take them in. */
+static int drain_some(struct queue_loop *q)
+{
+	struct engine_done done[DEV_MAX_DEPTH];
+	int n = q->engine->ops->complete(q->engine, done, DEV_MAX_DEPTH);
+
+	if (n < 0)
+		return n;
+	q->last_ns = dev_now_ns();
+	for (int i = 0; i < n; i++)
+		completed(q, &done[i]);
+	q->inflight -= (unsigned)n;
+	if (q->last_ns - q->start_ns >= q->b->budget_ns ||
+	    (q->b->stop && *q->b->stop))
+		q->stopping = true;
+	return 0;
+}
+
+/*
+ * An engine that fails itself (not an operation) may still hold
+ * operations on the run's buffers: closing it waits for them, and the
+ * device goes on at depth 1.
+ */
+static int engine_failed(struct queue_loop *q, int err)
+{
+	q->engine->ops->close(q->engine);
+	q->dev->async = NULL;
+	q->dev->depth = 1;
+	q->b->failed = q->submitted - (q->inflight ? q->inflight : 1);
+	return err;
+}
+
+static int blockdev_batch(struct dev *dev, struct dev_batch *b)
+{
+	struct queue_loop q = { .dev = dev, .engine = dev->async, .b = b };
+	int err = check_engine_range(b);
+
+	if (err)
+		return err;
+	while (q.submitted < b->count || q.inflight) {
+		err = fill(&q);
+		if (!err && q.inflight)
+			err = drain_some(&q);
+		if (err)
+			return engine_failed(&q, err);
+		if (q.stopping && !q.inflight)
+			break;
+	}
+	b->done = q.submitted;
+	b->elapsed_ns = q.last_ns - q.start_ns;
+	return q.err;
+}
+
 static void blockdev_close(struct dev *dev)
 {
+	struct engine *e = dev->async;
+
+	if (e)
+		e->ops->close(e);
+	dev->async = NULL;
 	if (dev->fd >= 0)
 		close(dev->fd);
 	dev->fd = -1;
@@ -168,4 +370,7 @@ const struct dev_ops dev_blockdev_ops = {
 	.write = blockdev_write,
 	.discard = blockdev_discard,
 	.close = blockdev_close,
+	.async_setup = blockdev_async_setup,
+	.async_buffers = blockdev_async_buffers,
+	.batch = blockdev_batch,
 };

@@ -24,6 +24,7 @@ int dev_open(struct dev *dev, const char *path, enum dev_mode mode)
 	dev->fd = -1;
 	dev->path = path;
 	dev->mode = mode;
+	dev->depth = 1;
 	dev->ops = &dev_blockdev_ops;
 	if (strncmp(path, SIM_PREFIX, strlen(SIM_PREFIX)) == 0) {
 		dev->ops = &dev_sim_ops;
@@ -264,4 +265,170 @@ const char *dev_strerror(const struct dev *dev, char *buf, size_t size)
 			 (unsigned long long)e->offset,
 			 (unsigned long long)e->length, strerror(e->errnum));
 	return buf;
+}
+
+/* ---- queue depth above 1 ---------------------------------------------- */
+
+static const char *const engine_names[] = {
+	[DEV_ENGINE_PSYNC] = "psync", [DEV_ENGINE_IO_URING] = "io_uring",
+	[DEV_ENGINE_AIO] = "aio", [DEV_ENGINE_SIM] = "sim",
+};
+_Static_assert(sizeof(engine_names) / sizeof(engine_names[0]) ==
+	       DEV_ENGINE_COUNT, "one name per engine");
+
+const char *dev_engine_name(enum dev_engine engine)
+{
+	return engine < DEV_ENGINE_COUNT ? engine_names[engine] : "?";
+}
+
+/* FLASHBENCH_ENGINE: unset or empty is any engine (DEV_ENGINE_COUNT). */
+static int forced_engine(struct dev *dev, enum dev_engine *forced)
+{
+	const char *want = getenv("FLASHBENCH_ENGINE");
+
+	*forced = DEV_ENGINE_COUNT;
+	if (!want || !*want)
+		return 0;
+	for (int i = DEV_ENGINE_PSYNC; i < DEV_ENGINE_SIM; i++)
+		if (strcmp(want, engine_names[i]) == 0) {
+			*forced = (enum dev_engine)i;
+			return 0;
+		}
+	dev->error.usage = true;
+	snprintf(dev->error.message, sizeof(dev->error.message),
+		 "FLASHBENCH_ENGINE: '%.40s' is not an engine; use io_uring, "
+		 "aio or psync", want);
+	return -EINVAL;
+}
+
+int dev_async_setup(struct dev *dev, unsigned depth)
+{
+	enum dev_engine forced;
+	int err;
+
+	dev->depth = 1;
+	dev->engine = dev->simulated ? DEV_ENGINE_SIM : DEV_ENGINE_PSYNC;
+	dev->engine_note[0] = '\0';
+	/* depth 1 is the synchronous path whatever the environment says */
+	if (depth <= 1)
+		return 0;
+	err = forced_engine(dev, &forced);
+	if (err)
+		return err;
+	if (depth > DEV_MAX_DEPTH)
+		depth = DEV_MAX_DEPTH;
+	if (depth > 1 && forced == DEV_ENGINE_PSYNC && !dev->simulated)
+		snprintf(dev->engine_note, sizeof(dev->engine_note),
+			 "FLASHBENCH_ENGINE=psync: running at queue depth 1");
+	if (!dev->ops->async_setup ||
+	    (forced == DEV_ENGINE_PSYNC && !dev->simulated))
+		return 0;
+	err = dev->ops->async_setup(dev, depth, forced);
+	if (err)
+		dev->error.operation = "setup";
+	return err;
+}
+
+void dev_async_buffers(struct dev *dev, void *const *bufs,
+		       const uint64_t *lengths, unsigned count)
+{
+	if (dev->depth > 1 && dev->ops->async_buffers)
+		dev->ops->async_buffers(dev, bufs, lengths, count);
+}
+
+static const char *batch_op_name(enum dev_io_kind kind)
+{
+	return kind == DEV_IO_WRITE ? "write" : "read";
+}
+
+/* Every operation checked before the first is submitted. */
+static int check_batch(struct dev *dev, const struct dev_batch *b)
+{
+	const char *name = batch_op_name(b->kind);
+
+	for (unsigned i = 0; i < b->count; i++) {
+		const struct dev_io *io = &b->ios[i];
+		int err = b->kind == DEV_IO_WRITE ?
+			  check_write(dev, name, io->offset, io->length) :
+			  dev_check_range(dev, io->offset, io->length);
+
+		if (err && b->kind != DEV_IO_WRITE)
+			refuse(dev, name, io->offset, io->length, err);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Depth 1 without an engine: the synchronous path, one after another. */
+static int batch_in_turn(struct dev *dev, struct dev_batch *b)
+{
+	for (unsigned i = 0; i < b->count; i++) {
+		struct dev_io *io = &b->ios[i];
+		int err;
+
+		if (i && (b->elapsed_ns >= b->budget_ns ||
+			  (b->stop && *b->stop)))
+			break;
+		err = b->kind == DEV_IO_WRITE ?
+		      dev->ops->write(dev, io->buf, io->offset, io->length,
+				      &io->ns) :
+		      dev->ops->read(dev, io->buf, io->offset, io->length,
+				     &io->ns);
+		b->done = i + 1;
+		if (err) {
+			io->ns = DEV_IO_NO_TIME;
+			b->failed = i;
+			return err;
+		}
+		b->elapsed_ns += io->ns;
+	}
+	return 0;
+}
+
+/* What a batch moved: its successful operations and its device time. */
+static void account_batch(struct dev *dev, const struct dev_batch *b)
+{
+	uint64_t bytes = 0, ok = 0;
+
+	for (unsigned i = 0; i < b->done; i++)
+		if (b->ios[i].ns != DEV_IO_NO_TIME) {
+			bytes += b->ios[i].length;
+			ok++;
+		}
+	if (b->kind == DEV_IO_WRITE)
+		dev->stats.bytes_written += bytes;
+	else
+		dev->stats.bytes_read += bytes;
+	dev->stats.operations += ok;
+	dev->stats.time_ns += b->elapsed_ns;
+}
+
+int dev_batch(struct dev *dev, struct dev_batch *b)
+{
+	int err = check_batch(dev, b);
+
+	b->done = 0;
+	b->elapsed_ns = 0;
+	b->failed = 0;
+	if (err)
+		return err;
+	if (b->count == 0)
+		return 0;
+	if (dev->depth > 1 && b->depth > 1 && dev->ops->batch) {
+		struct dev_batch queued = *b;
+
+		queued.depth = b->depth < dev->depth ? b->depth : dev->depth;
+		err = dev->ops->batch(dev, &queued);
+		b->done = queued.done;
+		b->elapsed_ns = queued.elapsed_ns;
+		b->failed = queued.failed;
+	} else {
+		err = batch_in_turn(dev, b);
+	}
+	account_batch(dev, b);
+	if (err)
+		fail(dev, batch_op_name(b->kind), b->ios[b->failed].offset,
+		     b->ios[b->failed].length, err);
+	return err;
 }

@@ -8,11 +8,13 @@
 #ifndef FLASHBENCH_DEV_H
 #define FLASHBENCH_DEV_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct dev;
+struct dev_batch;
 
 enum dev_mode {
 	DEV_READ_ONLY,		/* O_RDONLY: works on write-protected media */
@@ -25,6 +27,10 @@ enum dev_pattern {
 	DEV_PATTERN_RANDOM,	/* pseudo-random bytes, never compressible */
 	DEV_PATTERN_COUNT
 };
+
+/* The asynchronous engines, by what they are called in reports. */
+enum dev_engine { DEV_ENGINE_PSYNC, DEV_ENGINE_IO_URING, DEV_ENGINE_AIO,
+		  DEV_ENGINE_SIM, DEV_ENGINE_COUNT };
 
 /*
  * A backend.  Each I/O operation returns 0 and the time it took in *ns, or
@@ -42,6 +48,21 @@ struct dev_ops {
 	int (*discard)(struct dev *dev, uint64_t offset, uint64_t length,
 		       uint64_t *ns);
 	void (*close)(struct dev *dev);
+	/*
+	 * Queue depth above 1 (optional; NULL: dev_batch runs one
+	 * operation at a time).  async_setup readies the engine for up to
+	 * depth operations in flight (forced: the engine to use, or
+	 * DEV_ENGINE_COUNT for the best that works) and sets dev->engine
+	 * and dev->depth; batch runs the operations struct dev_batch
+	 * describes, already checked, at most dev->depth in flight;
+	 * async_buffers (optional) is offered the run's buffers to
+	 * register.
+	 */
+	int (*async_setup)(struct dev *dev, unsigned depth,
+			   enum dev_engine forced);
+	void (*async_buffers)(struct dev *dev, void *const *bufs,
+			      const uint64_t *lengths, unsigned count);
+	int (*batch)(struct dev *dev, struct dev_batch *batch);
 };
 
 extern const struct dev_ops dev_blockdev_ops;	/* blockdev.c */
@@ -66,6 +87,43 @@ struct dev_stats {
 	uint64_t operations;
 };
 
+/* The most operations a batch keeps in flight (--iodepth's maximum). */
+#define DEV_MAX_DEPTH 256
+/* An operation of a batch that failed or was never submitted has no time. */
+#define DEV_IO_NO_TIME UINT64_MAX
+
+enum dev_io_kind { DEV_IO_READ, DEV_IO_WRITE };
+
+/* One operation of a batch: the caller fills the first three. */
+struct dev_io {
+	uint64_t offset;
+	uint64_t length;
+	void *buf;		/* read into, or written from; at depth the
+				   operations may share one buffer */
+	uint64_t ns;		/* out: submission to completion, or
+				   DEV_IO_NO_TIME */
+};
+
+/*
+ * A batch: count operations of one kind, in order, with up to depth of
+ * them in flight.  Submitting stops early once budget_ns have passed
+ * since the first submission, or *stop is set; what was submitted is
+ * always waited for, so done operations are a prefix of ios.
+ */
+struct dev_batch {
+	enum dev_io_kind kind;
+	struct dev_io *ios;
+	unsigned count;
+	unsigned depth;
+	uint64_t budget_ns;
+	volatile sig_atomic_t *stop;	/* may be NULL */
+	unsigned done;			/* out: operations submitted */
+	uint64_t elapsed_ns;		/* out: first submission to last
+					   completion: the device time */
+	unsigned failed;		/* out: the first failed one's index
+					   (when batch returned an error) */
+};
+
 struct dev {
 	const struct dev_ops *ops;
 	const char *path;		/* as the user named it */
@@ -79,6 +137,12 @@ struct dev {
 	uint64_t write_end;
 	struct dev_stats stats;
 	struct dev_error error;
+	enum dev_engine engine;		/* what dev_batch runs on */
+	unsigned depth;			/* in flight at most: 1 unless
+					   dev_async_setup said more */
+	char engine_note[200];		/* why a faster engine was not
+					   used, for stderr; or empty */
+	void *async;			/* the engine's state */
 };
 
 /*
@@ -102,6 +166,36 @@ int dev_write(struct dev *dev, const void *buf, uint64_t offset,
 	      uint64_t length, uint64_t *ns);
 int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
 		uint64_t *ns);
+
+/*
+ * Ready dev for up to depth operations in flight (1..DEV_MAX_DEPTH):
+ * sets dev->engine and dev->depth (1 when no engine can queue, with
+ * dev->engine_note saying why).  Above depth 1,
+ * FLASHBENCH_ENGINE=io_uring|aio|psync forces an engine; a forced one
+ * that fails is an error (-errno, with dev->error set; error.usage for
+ * an unknown name).  Call after the last dev_open of a run.
+ */
+int dev_async_setup(struct dev *dev, unsigned depth);
+
+/*
+ * Offer the buffers a run's batches will use, so an engine can register
+ * them (io_uring fixed buffers, where the memory-lock limit allows).
+ * Purely an optimisation: batches work on any buffer.
+ */
+void dev_async_buffers(struct dev *dev, void *const *bufs,
+		       const uint64_t *lengths, unsigned count);
+
+/*
+ * Run a batch (see struct dev_batch) at min(batch->depth, dev->depth).
+ * Every operation is checked first, writes against the announced range
+ * too: a refused one fails the batch before any I/O.  Returns 0 or the
+ * first failure's negative errno, with dev->error describing that
+ * operation like dev_read's and dev_write's.
+ */
+int dev_batch(struct dev *dev, struct dev_batch *batch);
+
+/* "io_uring", "aio", "psync", "sim" */
+const char *dev_engine_name(enum dev_engine engine);
 
 /* How erase(1) clears a range. */
 enum dev_erase_kind {

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "detect.h"
 #include "dev.h"
+#include "hostq.h"
 #include "info.h"
 #include "lfsr.h"
 #include "plot.h"
@@ -71,6 +72,7 @@ enum {
 	OPT_READ_ONLY,
 	OPT_TIME,
 	OPT_SPAN,
+	OPT_IODEPTH,
 	OPT_ANALYZE,
 	OPT_PLOT,
 	OPT_CAPACITY_CHECK,
@@ -151,7 +153,7 @@ struct config {
 	bool write;
 	enum speed_test speed;
 	bool read_only;
-	uint64_t time_ns, span;
+	uint64_t time_ns, span, iodepth;
 	const char *const *files;	/* --analyze */
 	size_t file_count;
 	const char *plot_path;
@@ -328,6 +330,10 @@ static const struct option_def option_defs[] = {
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
 	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS },
+	{ OPT_IODEPTH, "iodepth", "N", SECTION_PARAMETERS,
+	  "operations in flight (default %s; up to 256)", .kind = ARG_COUNT,
+	  .field = FIELD(iodepth), .def = 1, .min = 1, .max = DEV_MAX_DEPTH,
+	  .applies = T_SPEED | T_PROGRAM },
 	{ OPT_READ_ONLY, "read-only", NULL, SECTION_PARAMETERS,
 	  "with --iops, --class-check: never write", .kind = ARG_FLAG,
 	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
@@ -866,6 +872,7 @@ static void set_option_params(const struct config *cfg)
 	p[PARAM_TIME].value = (double)cfg->time_ns;
 	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
 	p[PARAM_WRITES].value = !cfg->read_only;
+	p[PARAM_IODEPTH].value = (double)cfg->iodepth;
 }
 
 /*
@@ -1023,6 +1030,26 @@ static void open_device(const struct config *cfg, struct dev *dev,
 			enum dev_mode mode);
 
 /*
+ * Loops with a depth run on an asynchronous engine; when none works the
+ * run goes on at depth 1, and says so.
+ */
+static void setup_engine(struct dev *dev, unsigned depth)
+{
+	char why[320];
+
+	if (dev_async_setup(dev, depth) == 0) {
+		if (dev->engine_note[0])
+			fprintf(stderr, "%s: note: %s\n", program_name,
+				dev->engine_note);
+		return;
+	}
+	dev_strerror(dev, why, sizeof(why));
+	if (dev->error.usage)
+		usage_error("%s", why);
+	runtime_error("%s", why);
+}
+
+/*
  * The first half of every planned test: compile and plan on the
  * read-only open the caller made (nothing can be written by mistake),
  * then, when the plan writes, reopen for writing and announce the
@@ -1040,6 +1067,7 @@ static struct vm_program *plan_run(const struct config *cfg,
 		open_device(cfg, dev, DEV_READ_WRITE);
 		announce_writes(what, dev, plan->write_start, plan->write_end);
 	}
+	setup_engine(dev, plan->max_depth);
 	return program;
 }
 
@@ -1573,14 +1601,15 @@ static void speed_params(const struct config *cfg, uint64_t block,
 	p[SPEED_PARAM_SPAN] = (struct vm_param){ "span_bytes", (double)span };
 	p[SPEED_PARAM_TIME] = (struct vm_param){ "duration_ns",
 						 (double)cfg->time_ns };
-	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "queue_depth", 1 };
+	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "iodepth",
+						  (double)cfg->iodepth };
 	p[SPEED_PARAM_READ_ONLY] = (struct vm_param){ "read_only",
 						      cfg->read_only };
 	meta->params = p;
-	/* -t and --write-speed: block, offset, span, time */
+	/* -t and --write-speed: block, offset, span, time, iodepth */
 	meta->param_count = cfg->speed == SPEED_IOPS ||
 			    cfg->speed == SPEED_CLASS ? SPEED_PARAM_COUNT :
-			    SPEED_PARAM_QUEUE;
+			    SPEED_PARAM_QUEUE + 1;
 }
 
 /* -t and --iops take -b, each with its own default; the rest erase blocks */
@@ -1649,10 +1678,12 @@ static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
 static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      uint64_t block, uint64_t failed_reads,
 		      const struct info_card *card,
-		      const struct info_card *claimed)
+		      const struct info_card *claimed, bool simulated)
 {
 	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
 				.failed_reads = failed_reads };
+	struct hostq q;
+	int err;
 
 	/* a real device's results carry its host link */
 	if (card && card->link.bus != LINK_BUS_NONE)
@@ -1666,8 +1697,12 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 	case SPEED_IOPS:
 		return speed_emit_iops(&x, &run->results);
 	default:
-		return speed_emit_classes(&x, &run->results, claimed);
+		break;
 	}
+	err = speed_emit_classes(&x, &run->results, claimed);
+	if (!err && !simulated)
+		hostq_read(cfg->device, cfg->sysfs_root, &q);
+	return err ? err : speed_emit_host_queue(&x, simulated ? NULL : &q);
 }
 
 static int run_speed(struct config *cfg)
@@ -1735,6 +1770,10 @@ static int run_speed(struct config *cfg)
 		speed_params(cfg, block, cfg->offset, 0, params, &meta);
 	else
 		speed_params(cfg, block, start, end - start, params, &meta);
+	/* what ran: at depth 1 when no engine could queue */
+	if (dev.depth < cfg->iodepth)
+		params[SPEED_PARAM_QUEUE].value = dev.depth;
+	meta.engine = dev_engine_name(dev.engine);
 	output_open(cfg, &dev, &meta, &sinks);
 	run.sinks = &sinks;
 	if (speed_results_init(&run.results, cfg->time_ns))
@@ -1746,9 +1785,10 @@ static int run_speed(struct config *cfg)
 				 .skip_read_errors = cfg->test->skips_bad };
 	err = vm_run(program, &plan, &exec);
 	progress_end(&sinks.progress);
+	speed_results_ran_at(&run.results, dev.depth);
 	if (!err || err == -EINTR) {
 		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
-				     known, claimed);
+				     known, claimed, dev.simulated);
 		if (emitted)
 			err = emitted;
 	}

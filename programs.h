@@ -45,6 +45,7 @@ enum program_param {
 	PARAM_SLOTS,		/* speed tests: blocks from $offset they use */
 	PARAM_SPAN,		/* speed tests: bytes they may write */
 	PARAM_WRITES,		/* 0 with --read-only, else 1 */
+	PARAM_IODEPTH,		/* --iodepth: operations in flight */
 	/* --detect's probes; detect.c sets them before each run */
 	PARAM_ALIGN,		/* the alignment whose boundaries are read */
 	PARAM_NB,		/* boundaries per alignment */

@@ -18,7 +18,8 @@
 #define COLUMN_WIDTH 7
 
 #define KEY_MAX 32		/* longest key kept for headers and units */
-#define FIELD_TEXT_MAX 1024	/* one field's text, a long label included */
+#define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
+				   program listing) */
 #define UNIT_KEYS 64		/* distinct keys the JSON "units" lists */
 #define CSV_COLUMNS 64		/* distinct columns of the CSV table */
 
@@ -424,6 +425,11 @@ static void json_begin(struct report *report)
 		json_write_string(out, meta->params[i].name);
 		fputs(": ", out);
 		json_number(out, meta->params[i].value, VM_UNIT_COUNT);
+	}
+	if (meta->engine) {
+		fputs(meta->param_count ? ", \"engine\": " : "\"engine\": ",
+		      out);
+		json_write_string(out, meta->engine);
 	}
 	fputs("},\n  \"results\": [", out);
 }

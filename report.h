@@ -28,6 +28,7 @@ struct report_meta {
 	uint32_t logical_block_size;
 	const struct vm_param *params;	/* the test's parameters */
 	size_t param_count;
+	const char *engine;		/* JSON parameter "engine", or NULL */
 	/*
 	 * JSON only, NULL for none: a top-level member of this name after
 	 * "results", an object with each record whose first field is the

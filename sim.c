@@ -78,6 +78,7 @@ struct sim_params {
 	double spikes;
 	uint64_t seed;
 	uint64_t pace_ns;		/* wall-clock sleep per operation */
+	uint64_t queue;			/* operations served at once; 0 is 1 */
 	bool ro;
 	unsigned int nbad;
 	struct sim_range bad[SIM_MAX_BAD];
@@ -414,6 +415,7 @@ static const struct sim_key keys[] = {
 	FRACTION("spikes", spikes, 1.0),
 	COUNT("seed", seed, 0, UINT64_MAX),
 	KEY("pace", SIM_TIME, pace_ns),
+	COUNT("queue", queue, 1, DEV_MAX_DEPTH),
 	{ .name = "cross", .kind = SIM_CROSS },
 	{ .name = "bad", .kind = SIM_RANGE },
 	{ .name = "ro", .kind = SIM_FLAG },
@@ -1713,6 +1715,102 @@ static void sim_close(struct dev *dev)
 		fake_close(dev->backend);
 	free(dev->backend);
 	dev->backend = NULL;
+	free(dev->async);
+	dev->async = NULL;
+}
+
+/* --- queue=: operations in flight overlap --------------------------- */
+
+/*
+ * The card serves up to queue= operations at once, each taking the time
+ * the single-operation model gives it, in submission order on the first
+ * free one of min(depth, queue) lanes.  The host keeps depth in flight:
+ * operation i is submitted when operation i - depth completes.  So at
+ * depth d <= queue, d equal operations take the time of one; beyond
+ * queue the extra ones wait in the card and go no faster.  Times are the
+ * model's, relative to the batch's first submission.
+ */
+struct sim_queue {
+	uint64_t lane_free_ns[DEV_MAX_DEPTH];
+	uint64_t window_ns[DEV_MAX_DEPTH];	/* by i % depth: when the
+						   slot op i took frees */
+};
+
+static int sim_async_setup(struct dev *dev, unsigned depth,
+			   enum dev_engine forced)
+{
+	(void)forced;			/* the card has one engine: itself */
+	if (!dev->async)
+		dev->async = calloc(1, sizeof(struct sim_queue));
+	if (!dev->async)
+		return -ENOMEM;
+	dev->depth = depth;
+	dev->engine = DEV_ENGINE_SIM;
+	return 0;
+}
+
+static unsigned sim_lanes(const struct sim_state *s, unsigned depth)
+{
+	uint64_t queue = s->p.queue ? s->p.queue : 1;
+
+	return queue < depth ? (unsigned)queue : depth;
+}
+
+static unsigned first_free_lane(const struct sim_queue *q, unsigned lanes)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < lanes; i++)
+		if (q->lane_free_ns[i] < q->lane_free_ns[best])
+			best = i;
+	return best;
+}
+
+/* One operation's service time from the single-operation model. */
+static int sim_service(struct dev *dev, enum dev_io_kind kind,
+		       const struct dev_io *io, uint64_t *ns)
+{
+	return kind == DEV_IO_WRITE ?
+	       sim_write(dev, io->buf, io->offset, io->length, ns) :
+	       sim_read(dev, io->buf, io->offset, io->length, ns);
+}
+
+static int sim_batch(struct dev *dev, struct dev_batch *b)
+{
+	struct sim_queue *q = dev->async;
+	unsigned lanes = sim_lanes(dev->backend, b->depth);
+	uint64_t end_ns = 0;
+
+	memset(q->lane_free_ns, 0, sizeof(q->lane_free_ns));
+	for (unsigned i = 0; i < b->count; i++) {
+		struct dev_io *io = &b->ios[i];
+		uint64_t submit_ns = i < b->depth ? 0 :
+				     q->window_ns[i % b->depth];
+		uint64_t service_ns, start_ns;
+		unsigned lane;
+		int err;
+
+		if (i && (submit_ns >= b->budget_ns || (b->stop && *b->stop)))
+			break;
+		err = sim_service(dev, b->kind, io, &service_ns);
+		b->done = i + 1;
+		if (err) {
+			io->ns = DEV_IO_NO_TIME;
+			b->failed = i;
+			b->elapsed_ns = end_ns;
+			return err;
+		}
+		lane = first_free_lane(q, lanes);
+		start_ns = q->lane_free_ns[lane] > submit_ns ?
+			   q->lane_free_ns[lane] : submit_ns;
+		q->lane_free_ns[lane] = start_ns + service_ns;
+		q->window_ns[i % b->depth] = start_ns + service_ns;
+		io->ns = start_ns + service_ns - submit_ns;
+		if (start_ns + service_ns > end_ns)
+			end_ns = start_ns + service_ns;
+	}
+	b->elapsed_ns = end_ns;
+	return 0;
 }
 
 const struct dev_ops dev_sim_ops = {
@@ -1722,6 +1820,8 @@ const struct dev_ops dev_sim_ops = {
 	.write = sim_write,
 	.discard = sim_discard,
 	.close = sim_close,
+	.async_setup = sim_async_setup,
+	.batch = sim_batch,
 };
 
 /* --- for the front end ---------------------------------------------- */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostq.h"
 #include "speed.h"
 
 #define MB 1e6
@@ -91,13 +92,19 @@ static void take_window(struct speed_results *r, const struct vm_record *rec)
 		r->windows[r->window_count++] = rate_of(bytes, ns);
 }
 
-static void take_iops(struct speed_results *r, const struct vm_record *rec)
+/* An IOPS record; queued: --class-check's pass at SPEED_CLASS_DEPTH. */
+static void take_iops(struct speed_results *r, const struct vm_record *rec,
+		      bool queued)
 {
 	bool write = rec->fields[0].label &&
 		     strcmp(rec->fields[0].label, "write") == 0;
-	struct speed_iops_result *io = &r->iops[write];
+	struct speed_iops_result *io = queued ? &r->queued[write] :
+						&r->iops[write];
+	double depth = field(rec, "iodepth");
 
 	*io = (struct speed_iops_result){ .write = write,
+		.iodepth = isfinite(depth) && depth >= 1 ?
+			   (unsigned)depth : 1,
 		.io_bytes = whole(field(rec, "block_bytes")),
 		.device_time_ns = whole(field(rec, "device_time_ns")),
 		.operations = whole(field(rec, "operations")),
@@ -107,7 +114,10 @@ static void take_iops(struct speed_results *r, const struct vm_record *rec)
 	io->iops = io->device_time_ns ? (double)io->operations * 1e9 /
 					(double)io->device_time_ns : 0;
 	/* a signal before the first operation: not measured */
-	r->has_iops[write] = io->operations > 0 || !write;
+	if (queued)
+		r->has_queued[write] = io->operations > 0;
+	else
+		r->has_iops[write] = io->operations > 0 || !write;
 }
 
 int speed_collect(void *ctx, const struct vm_record *record)
@@ -117,14 +127,25 @@ int speed_collect(void *ctx, const struct vm_record *record)
 
 	if (strcmp(first, "second") == 0) {
 		take_window(r, record);
-	} else if (strcmp(first, "direction") == 0) {
-		take_iops(r, record);
+	} else if (strcmp(first, "direction") == 0 ||
+		   strcmp(first, "queued") == 0) {
+		take_iops(r, record, strcmp(first, "queued") == 0);
 	} else if (strcmp(first, "write_ns") == 0) {
 		r->has_rate = true;
 		r->rate_ns = whole(field(record, "write_ns"));
 		r->rate_bytes = whole(field(record, "write_bytes"));
 	}
 	return 0;
+}
+
+void speed_results_ran_at(struct speed_results *r, unsigned depth)
+{
+	for (int i = 0; i < 2; i++) {
+		if (r->iops[i].iodepth > depth)
+			r->iops[i].iodepth = depth;
+		if (depth < SPEED_CLASS_DEPTH)
+			r->has_queued[i] = false;
+	}
 }
 
 /* Whole-run rate and the windows' spread, after the run. */
@@ -305,6 +326,9 @@ static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 	add_value(&rec, VM_UNIT_COUNT, "operations", MACHINE_ONLY,
 		  (double)r->operations);
 	add_share(x, &rec, r->iops * (double)r->io_bytes, SHARE_TEXT);
+	/* the text names the depth when it is not the usual 1 */
+	add_value(&rec, VM_UNIT_COUNT, "iodepth", r->iodepth > 1 ?
+		  "(queue depth %)" : MACHINE_ONLY, (double)r->iodepth);
 	return x->emit(x->ctx, &rec);
 }
 
@@ -328,22 +352,26 @@ struct speed_class {
 	double write_mb;		/* sustained sequential write, MB/s */
 	double read_iops;		/* 0: no requirement */
 	double write_iops;
+	unsigned iodepth;		/* of the IOPS figures judged */
 };
 
 static const struct speed_class classes[] = {
-	{ "C2", FAMILY_C, 2, 2, 0, 0 },
-	{ "C4", FAMILY_C, 4, 4, 0, 0 },
-	{ "C6", FAMILY_C, 6, 6, 0, 0 },
-	{ "C10", FAMILY_C, 10, 10, 0, 0 },
-	{ "U1", FAMILY_U, 1, 10, 0, 0 },
-	{ "U3", FAMILY_U, 3, 30, 0, 0 },
-	{ "V6", FAMILY_V, 6, 6, 0, 0 },
-	{ "V10", FAMILY_V, 10, 10, 0, 0 },
-	{ "V30", FAMILY_V, 30, 30, 0, 0 },
-	{ "V60", FAMILY_V, 60, 60, 0, 0 },
-	{ "V90", FAMILY_V, 90, 90, 0, 0 },
-	{ "A1", FAMILY_A, 1, 10, 1500, 500 },
-	{ "A2", FAMILY_A, 2, 10, 4000, 2000 },
+	{ "C2", FAMILY_C, 2, 2, 0, 0, 0 },
+	{ "C4", FAMILY_C, 4, 4, 0, 0, 0 },
+	{ "C6", FAMILY_C, 6, 6, 0, 0, 0 },
+	{ "C10", FAMILY_C, 10, 10, 0, 0, 0 },
+	{ "U1", FAMILY_U, 1, 10, 0, 0, 0 },
+	{ "U3", FAMILY_U, 3, 30, 0, 0, 0 },
+	{ "V6", FAMILY_V, 6, 6, 0, 0, 0 },
+	{ "V10", FAMILY_V, 10, 10, 0, 0, 0 },
+	{ "V30", FAMILY_V, 30, 30, 0, 0, 0 },
+	{ "V60", FAMILY_V, 60, 60, 0, 0, 0 },
+	{ "V90", FAMILY_V, 90, 90, 0, 0, 0 },
+	/* A1 as the card's rating measures it, and at the depth fio-based
+	   tests use; A2 assumes command queueing, so at that depth only */
+	{ "A1", FAMILY_A, 1, 10, 1500, 500, 1 },
+	{ "A1-QD32", FAMILY_A, 1, 10, 1500, 500, SPEED_CLASS_DEPTH },
+	{ "A2", FAMILY_A, 2, 10, 4000, 2000, SPEED_CLASS_DEPTH },
 };
 
 #define CLASS_COUNT (sizeof(classes) / sizeof(classes[0]))
@@ -381,6 +409,23 @@ static bool link_limited(const struct speed_class *c,
 	       m->has_ceiling && m->ceiling_bytes_per_s < c->write_mb * MB;
 }
 
+/* The random I/O figures a class at this depth is judged by. */
+struct iops_figures {
+	bool has_read, has_write;
+	double read, write;
+};
+
+static struct iops_figures iops_at(const struct speed_measured *m,
+				   unsigned iodepth)
+{
+	if (iodepth > 1)
+		return (struct iops_figures){ m->has_queued_read_iops,
+			m->has_queued_write_iops, m->queued_read_iops,
+			m->queued_write_iops };
+	return (struct iops_figures){ m->has_read_iops, m->has_write_iops,
+				      m->read_iops, m->write_iops };
+}
+
 static enum speed_verdict verdict_of(const struct speed_class *c,
 				     const struct speed_measured *m)
 {
@@ -390,10 +435,12 @@ static enum speed_verdict verdict_of(const struct speed_class *c,
 		return SPEED_LINK_LIMITED;
 	judge(true, m->has_write_rate, m->write_bytes_per_s,
 	      c->write_mb * MB, &fail, &missing);
-	judge(c->read_iops > 0, m->has_read_iops, m->read_iops,
-	      c->read_iops, &fail, &missing);
-	judge(c->write_iops > 0, m->has_write_iops, m->write_iops,
-	      c->write_iops, &fail, &missing);
+	struct iops_figures io = iops_at(m, c->iodepth);
+
+	judge(c->read_iops > 0, io.has_read, io.read, c->read_iops, &fail,
+	      &missing);
+	judge(c->write_iops > 0, io.has_write, io.write, c->write_iops,
+	      &fail, &missing);
 	if (fail)
 		return SPEED_FAIL;
 	return missing ? SPEED_NOT_MEASURED : SPEED_PASS;
@@ -488,10 +535,11 @@ static double figure(bool has, double value)
 static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 {
 	static const char *const body[] = { "sequential write % MB/s",
-		"random read % IOPS", "random write % IOPS" };
+		"random read % IOPS", "random write % IOPS",
+		"QD32 random read % IOPS", "QD32 random write % IOPS" };
 	struct vm_record rec = { .style = VM_STYLE_SPACES,
 				 .kind = "measured" };
-	char text[3][TEMPLATE_MAX];
+	char text[5][TEMPLATE_MAX];
 
 	add_value(&rec, VM_UNIT_MBPS, "write_bytes_per_s", NULL,
 		  figure(m->has_write_rate, m->write_bytes_per_s));
@@ -499,7 +547,11 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 		  figure(m->has_read_iops, m->read_iops));
 	add_value(&rec, VM_UNIT_COUNT, "write_iops", NULL,
 		  figure(m->has_write_iops, m->write_iops));
-	list_templates(rec.fields, 3, body, "measured: ", "", text);
+	add_value(&rec, VM_UNIT_COUNT, "qd32.read_iops", NULL,
+		  figure(m->has_queued_read_iops, m->queued_read_iops));
+	add_value(&rec, VM_UNIT_COUNT, "qd32.write_iops", NULL,
+		  figure(m->has_queued_write_iops, m->queued_write_iops));
+	list_templates(rec.fields, 5, body, "measured: ", "", text);
 	add_share(x, &rec, figure(m->has_write_rate, m->write_bytes_per_s),
 		  "(the write at %% of the link's ceiling)");
 	return x->emit(x->ctx, &rec);
@@ -523,6 +575,9 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 	enum speed_verdict v = verdict_of(c, m);
 	bool iops = c->read_iops > 0, known = card && card->has_speed;
 	unsigned shown = iops ? 3 : 1;
+	struct iops_figures io = iops_at(m, c->iodepth);
+	unsigned depth = iops ? c->iodepth :
+			 m->write_depth ? m->write_depth : 1;
 
 	add_label(&rec, "class", NULL, c->name);
 	add_value(&rec, VM_UNIT_MBPS, "required.write_bytes_per_s", NULL,
@@ -534,9 +589,12 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 	add_value(&rec, VM_UNIT_MBPS, "measured.write_bytes_per_s", NULL,
 		  figure(m->has_write_rate, m->write_bytes_per_s));
 	add_value(&rec, VM_UNIT_COUNT, "measured.read_iops", NULL,
-		  figure(m->has_read_iops, m->read_iops));
+		  figure(io.has_read, io.read));
 	add_value(&rec, VM_UNIT_COUNT, "measured.write_iops", NULL,
-		  figure(m->has_write_iops, m->write_iops));
+		  figure(io.has_write, io.write));
+	/* which depth the verdict's figures were measured at */
+	add_value(&rec, VM_UNIT_COUNT, "iodepth", iops ? "at QD%:" :
+		  MACHINE_ONLY, depth);
 	add_label(&rec, "result", NULL, verdict_text[v]);
 	add_value(&rec, VM_UNIT_BOOL, "pass", MACHINE_ONLY,
 		  v == SPEED_NOT_MEASURED || v == SPEED_LINK_LIMITED ? NAN :
@@ -546,8 +604,8 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 	/* the text shows IOPS for the classes that require them */
 	list_templates(&rec.fields[1], shown, body, "required ", ";",
 		       req_text);
-	list_templates(&rec.fields[4], shown, body, "measured ", ":",
-		       got_text);
+	list_templates(&rec.fields[4], shown, body, "measured ",
+		       iops ? "" : ":", got_text);
 	for (unsigned i = shown; i < 3; i++)
 		rec.fields[1 + i].text = rec.fields[4 + i].text = MACHINE_ONLY;
 	return x->emit(x->ctx, &rec);
@@ -583,7 +641,66 @@ int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
 		.has_ceiling = x->link && x->link->has_ceiling,
 		.ceiling_bytes_per_s = x->link ?
 			(double)x->link->ceiling_bytes_per_s : 0,
+		.has_queued_read_iops = r->has_queued[0] &&
+					r->queued[0].operations,
+		.queued_read_iops = r->queued[0].iops,
+		.has_queued_write_iops = r->has_queued[1],
+		.queued_write_iops = r->queued[1].iops,
 	};
 
 	return emit_classes(x, &m, card);
+}
+
+/* --- does the host path queue? ----------------------------------------- */
+
+/* What the sysfs findings mean for the QD32 verdicts: label and text. */
+static void host_queue_reading(const struct hostq *q, const char **label,
+			       const char **text)
+{
+	if (!q) {
+		*label = "simulated";
+		*text = "a simulated card: its queue= key says how many "
+			"operations overlap";
+	} else if (!q->known) {
+		*label = "cannot tell";
+		*text = "cannot tell: the device is not in sysfs";
+	} else if (q->cmdq == 1) {
+		*label = "card";
+		*text = "the card's command queue is on: QD32 shows what "
+			"the card does with queued commands";
+	} else if (q->cmdq == 0) {
+		*label = "host";
+		*text = "the card's command queue is off: the card gets one "
+			"command at a time, so QD32 is not A2's queueing";
+	} else if (q->nr_requests > 1) {
+		*label = "host";
+		*text = "the block layer queues; whether the card does is not "
+			"exposed";
+	} else {
+		*label = "no";
+		*text = "no request queue: QD32 cannot be faster than QD1";
+	}
+}
+
+int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
+{
+	struct vm_record rec = { .style = VM_STYLE_SPACES,
+				 .kind = "host_queue" };
+	const char *label, *text;
+
+	host_queue_reading(q, &label, &text);
+	add_value(&rec, VM_UNIT_COUNT, "nr_requests", "host queue: "
+		  "nr_requests %,", q && q->nr_requests >= 0 ?
+		  (double)q->nr_requests : NAN);
+	add_value(&rec, VM_UNIT_BOOL, "command_queue",
+		  "card command queue %;", q && q->cmdq >= 0 ?
+		  (double)q->cmdq : NAN);
+	if (!isfinite(rec.fields[0].value))
+		rec.fields[0].text = MACHINE_ONLY;
+	if (!isfinite(rec.fields[1].value))
+		rec.fields[1].text = MACHINE_ONLY;
+	add_label(&rec, "queues", MACHINE_ONLY, label);
+	add_label(&rec, "reading", isfinite(rec.fields[0].value) ? NULL :
+		  "host queue: %", text);
+	return x->emit(x->ctx, &rec);
 }

@@ -49,6 +49,7 @@ struct speed_rate {
 /* A random-I/O run at queue depth 1. */
 struct speed_iops_result {
 	bool write;
+	unsigned iodepth;		/* operations in flight */
 	uint64_t io_bytes;		/* size of each read or write */
 	uint64_t device_time_ns;
 	uint64_t operations;
@@ -70,11 +71,25 @@ struct speed_results {
 	uint64_t rate_ns, rate_bytes;
 	struct speed_iops_result iops[2];	/* random reads, writes */
 	bool has_iops[2];
+	/* --class-check's second pass, at SPEED_CLASS_DEPTH */
+	struct speed_iops_result queued[2];
+	bool has_queued[2];
 };
+
+/* The depth --class-check also measures at, as A2 ratings assume. */
+#define SPEED_CLASS_DEPTH 32
 
 int speed_results_init(struct speed_results *r, uint64_t duration_ns);
 void speed_results_free(struct speed_results *r);
 int speed_collect(void *ctx, const struct vm_record *record);
+
+/*
+ * After the run: the device kept at most depth operations in flight (1
+ * when no engine could queue).  The records say the depth that ran, and
+ * figures meant for SPEED_CLASS_DEPTH measured below it are dropped: a
+ * verdict on them is "not measured", not a QD1 figure passed off as QD32.
+ */
+void speed_results_ran_at(struct speed_results *r, unsigned depth);
 
 /* $windows of a program that runs duration_ns: every window that fits */
 uint64_t speed_windows(uint64_t duration_ns);
@@ -113,6 +128,12 @@ struct speed_measured {
 	double write_iops;
 	bool has_ceiling;		/* the host link's, bytes/s */
 	double ceiling_bytes_per_s;
+	/* the same at SPEED_CLASS_DEPTH */
+	bool has_queued_read_iops;
+	double queued_read_iops;
+	bool has_queued_write_iops;
+	double queued_write_iops;
+	unsigned write_depth;		/* of the sequential writes; 0 is 1 */
 };
 
 enum speed_verdict {
@@ -145,5 +166,14 @@ bool speed_class_claimed(const char *name, const struct info_card *card);
  */
 int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
 		       const struct info_card *card);
+
+struct hostq;
+
+/*
+ * --class-check: whether the host path queues (q NULL: a simulated
+ * card, whose queue= key decides), so a reader knows what the QD32
+ * verdicts can mean.
+ */
+int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q);
 
 #endif

@@ -45,7 +45,11 @@ struct run {
 	unsigned timed_depth;		/* planning: timed loops entered */
 	uint64_t next_progress_ns;
 	bool interrupted;		/* a timed loop ended on *stop */
+	struct dev_io *ios;		/* a batch of a loop with a depth */
 };
+
+/* Operations a loop with a depth hands the device at a time. */
+#define VM_BATCH_OPS 4096
 
 /* Device time between progress calls of a time-bounded loop. */
 #define TIMED_PROGRESS_NS 10000000ULL
@@ -512,6 +516,33 @@ static int loop_run(struct run *r, unsigned index, double v,
 	return 0;
 }
 
+/* A loop's depth: 1 without one; a whole number 1..DEV_MAX_DEPTH. */
+static int loop_depth(struct run *r, const struct node *n, unsigned *depth)
+{
+	double v;
+
+	*depth = 1;
+	if (!n->has_depth)
+		return 0;
+	eval(r, &n->depth, &v);
+	if (!isfinite(v) || v < 1 || v > DEV_MAX_DEPTH || v != floor(v))
+		return plan_error(r, -EDOM, "depth",
+				  (uint64_t)(isfinite(v) && v > 0 &&
+					     v < 9.0e18 ? v : 0), 0, n->line);
+	*depth = (unsigned)v;
+	return 0;
+}
+
+static int plan_depth(struct run *r, const struct node *n)
+{
+	unsigned depth;
+	int err = loop_depth(r, n, &depth);
+
+	if (!err && depth > r->plan->max_depth)
+		r->plan->max_depth = depth;
+	return err;
+}
+
 /*
  * Planning a loop bounded by time: how often it runs is the device's
  * business, so the body is planned at the series' lowest and highest
@@ -529,7 +560,7 @@ static int plan_timed(struct run *r, unsigned index, struct reducer *red)
 	int err = 0;
 
 	if (eval_whole(r, n, n->operand_count - 1, &bound_ns) ||
-	    series_start(r, n, &s))
+	    series_start(r, n, &s) || plan_depth(r, n))
 		return -EDOM;
 	/* a loop inside a timed loop takes the outer one's time */
 	if (r->timed_depth++ == 0)
@@ -565,6 +596,140 @@ static void timed_progress(struct run *r)
 			  r->timed_total_ns / 1000000);
 }
 
+/* ---- loops with a depth: batches of operations in flight ---- */
+
+/*
+ * The series' next value, from its start again at its end (unless it
+ * has no values: *any says whether the last pass had one).
+ */
+static bool next_value(struct run *r, const struct node *n,
+		       struct series *s, bool *any, double *v)
+{
+	while (!series_next(s, v)) {
+		if (!*any || series_start(r, n, s))
+			return false;
+		*any = false;
+	}
+	*any = true;
+	return true;
+}
+
+/* The next batch's operations, from the series; *count of them. */
+static int gather(struct run *r, unsigned index, struct series *s,
+		  unsigned *count)
+{
+	const struct node *n = &r->program->nodes[index];
+	const struct node *io = &r->program->nodes[index + 1];
+	void *buf = io->op == VM_WRITE ? r->write_buffers[io->pattern] :
+			      r->read_buffer;
+	bool any = true;
+	double v;
+
+	for (*count = 0; *count < VM_BATCH_OPS; ++*count) {
+		struct dev_io *op = &r->ios[*count];
+
+		if (!next_value(r, n, s, &any, &v))
+			break;
+		r->vars[n->var] = v;
+		if (eval_whole(r, io, 0, &op->offset) ||
+		    eval_whole(r, io, 1, &op->length))
+			return -EDOM;
+		op->buf = buf;
+	}
+	return 0;
+}
+
+/* Where the series stands after the batch's first done operations. */
+static void replay(struct run *r, unsigned index, struct series *s,
+		   unsigned done)
+{
+	const struct node *n = &r->program->nodes[index];
+	bool any = true;
+	double v;
+
+	for (unsigned i = 0; i < done && next_value(r, n, s, &any, &v); i++)
+		;
+}
+
+/*
+ * A batch's values: each operation's latency to the reducers and the
+ * histogram, except total, which takes the batch's device time (the
+ * operations overlap).  Failed reads a scatter-like test may skip are
+ * counted; any other failure is the run's.
+ */
+static int take_batch(struct run *r, const struct node *n,
+		      const struct dev_batch *b, struct reducer *red,
+		      struct hist *hist, int err)
+{
+	uint64_t failed = 0;
+
+	for (unsigned i = 0; i < b->done; i++) {
+		double ns = (double)b->ios[i].ns;
+
+		if (b->ios[i].ns == DEV_IO_NO_TIME) {
+			failed++;
+			continue;
+		}
+		for (unsigned j = 0; j < n->reduce_count; j++)
+			if (red[j].kind != VM_REDUCE_TOTAL)
+				reduce_add(&red[j], ns);
+		if (hist)
+			hist_add(hist, b->ios[i].ns);
+	}
+	for (unsigned j = 0; j < n->reduce_count; j++)
+		if (red[j].kind == VM_REDUCE_TOTAL && b->done > failed)
+			reduce_add(&red[j], (double)b->elapsed_ns);
+	if (err != -EIO || b->kind != DEV_IO_READ ||
+	    !r->exec->skip_read_errors)
+		return err;
+	if (r->exec->failed_reads == 0)
+		r->exec->first_failure = r->exec->dev->error;
+	r->exec->failed_reads += failed ? failed : 1;
+	return 0;
+}
+
+/*
+ * run_timed for a loop with a depth above 1: batches of the body's
+ * operations, each with up to depth in flight and the time left as its
+ * budget, until the bound.  Its device time is the batches' (first
+ * submission to last completion), not the sum of latencies.
+ */
+static int run_queued(struct run *r, unsigned index, struct series *s,
+		      unsigned depth, struct reducer *red, struct hist *hist)
+{
+	const struct node *n = &r->program->nodes[index];
+	enum dev_io_kind kind = r->program->nodes[index + 1].op == VM_WRITE ?
+				DEV_IO_WRITE : DEV_IO_READ;
+	unsigned idle = 0;
+
+	while (r->timed_done_ns < r->deadline_ns && !timed_stopped(r)) {
+		struct series before = *s;
+		struct dev_batch b = { .kind = kind, .ios = r->ios,
+				       .depth = depth, .stop = r->exec->stop,
+				       .budget_ns = r->deadline_ns -
+						    r->timed_done_ns };
+		int err = gather(r, index, s, &b.count);
+
+		if (err || b.count == 0)
+			return err;
+		err = take_batch(r, n, &b, red, hist,
+				 dev_batch(r->exec->dev, &b));
+		if (b.done < b.count) {
+			*s = before;
+			replay(r, index, s, b.done);
+		}
+		r->timed_done_ns += b.elapsed_ns;
+		timed_progress(r);
+		if (err)
+			return err;
+		if (b.elapsed_ns)
+			idle = 0;
+		else if (++idle > VM_MAX_IDLE_RUNS)
+			return -EIO;
+	}
+	return 0;
+}
+
 /*
  * Running it: the series over and over until the I/O inside took the
  * bound, or the bound of a timed loop around it is reached.  A stop
@@ -582,7 +747,7 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 	struct resumed *saved = n->resume ? &r->resumed[index] : NULL;
 	uint64_t bound_ns, outer_ns = r->deadline_ns, before_ns, failed;
 	struct series s;
-	unsigned idle = 0;
+	unsigned idle = 0, depth = 1;
 	bool any = true, timed;
 	double v, body;
 	int err = 0;
@@ -595,7 +760,11 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 		s = saved->s;
 	else if (series_start(r, n, &s))
 		err = -EDOM;
-	while (!err && r->timed_done_ns < r->deadline_ns &&
+	if (!err && loop_depth(r, n, &depth))
+		err = -EDOM;
+	if (!err && depth > 1)
+		err = run_queued(r, index, &s, depth, red, hist);
+	while (!err && depth == 1 && r->timed_done_ns < r->deadline_ns &&
 	       !timed_stopped(r)) {
 		if (!series_next(&s, &v)) {
 			/* the end of the series: once more from the start,
@@ -804,6 +973,7 @@ int vm_plan(const struct vm_program *program, const struct dev *dev,
 			 .planning = true, .deadline_ns = UINT64_MAX };
 
 	memset(plan, 0, sizeof(*plan));
+	plan->max_depth = 1;
 	/* loops without I/O still count, so no program can spin forever */
 	r.step_limit = max_operations ? max_operations * 4 : UINT64_MAX;
 	run_program(&r);
@@ -823,6 +993,25 @@ static void free_buffers(struct run *r)
 		free(r->hists[i]);
 	free(r->hists);
 	free(r->resumed);
+	free(r->ios);
+}
+
+/* The batch table, and the buffers offered to the engine to register. */
+static int alloc_batch(struct run *r, const struct vm_plan *plan)
+{
+	void *bufs[1 + DEV_PATTERN_COUNT] = { r->read_buffer };
+	uint64_t lengths[1 + DEV_PATTERN_COUNT];
+
+	r->ios = calloc(VM_BATCH_OPS, sizeof(*r->ios));
+	if (!r->ios)
+		return -ENOMEM;
+	for (int i = 0; i < DEV_PATTERN_COUNT; i++)
+		bufs[1 + i] = r->write_buffers[i];
+	for (int i = 0; i <= DEV_PATTERN_COUNT; i++)
+		lengths[i] = bufs[i] ? plan->max_length : 0;
+	dev_async_buffers(r->exec->dev, bufs, lengths,
+			  1 + DEV_PATTERN_COUNT);
+	return 0;
 }
 
 static bool wants_hist(const struct node *n)
@@ -890,6 +1079,8 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 			err = -ENOMEM;
 	if (!err)
 		err = alloc_hists(&r);
+	if (!err && plan->max_depth > 1)
+		err = alloc_batch(&r, plan);
 	if (!err)
 		err = run_program(&r);
 	free_buffers(&r);

@@ -101,6 +101,7 @@ struct vm_plan {
 	 * offsets are planned at the series' lowest and highest values.
 	 */
 	uint64_t timed_ns;
+	unsigned max_depth;		/* deepest "depth" of a loop; 1 */
 	uint64_t write_start;		/* writes and discards: [start, end) */
 	uint64_t write_end;		/* start == end: the program never writes */
 	bool patterns[DEV_PATTERN_COUNT];

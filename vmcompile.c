@@ -547,6 +547,35 @@ static bool has_io(const struct vm_program *program, unsigned loop)
 	return false;
 }
 
+/*
+ * "depth EXPR" after "within": up to EXPR operations of the body in
+ * flight at once.  The body is then one operation, so the operations
+ * of successive runs can overlap.
+ */
+static bool parse_depth(struct parser *p, unsigned index)
+{
+	if (p->program->nodes[index].op != VM_FOR_TIME) {
+		error_here(p, "'depth' needs a loop bounded by time "
+			   "('within' first)");
+		return false;
+	}
+	next_token(p);
+	p->program->nodes[index].has_depth = true;
+	return parse_operand(p, &p->program->nodes[index].depth, false,
+			     "a queue depth");
+}
+
+static void check_depth_body(struct parser *p, unsigned index)
+{
+	const struct node *n = &p->program->nodes[index];
+	const struct node *body = &p->program->nodes[index + 1];
+
+	if (n->end != index + 2 ||
+	    (body->op != VM_READ && body->op != VM_WRITE))
+		error_at(p, n->line, n->column, "a loop with a depth needs "
+			 "a single read or write as its body");
+}
+
 static void parse_for(struct parser *p)
 {
 	unsigned index = p->program->node_count;
@@ -590,6 +619,8 @@ static void parse_for(struct parser *p)
 			p->program->nodes[index].resume = true;
 		}
 	}
+	if (token_is(&p->token, "depth") && !parse_depth(p, index))
+		return;
 	if (!parse_reducers(p, index))
 		return;
 	n = &p->program->nodes[index];
@@ -601,6 +632,8 @@ static void parse_for(struct parser *p)
 	    !has_io(p->program, index))
 		error_at(p, n->line, n->column, "a loop bounded by time needs "
 			 "a read, write or discard in its body");
+	if (!p->failed && p->program->nodes[index].has_depth)
+		check_depth_body(p, index);
 }
 
 static bool starts_value_statement(const struct token *t)

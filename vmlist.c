@@ -102,6 +102,18 @@ static void list_body(const struct vm_program *prog, unsigned first,
 		i = list_node(prog, i, depth, out, ctx, false);
 }
 
+/* " depth EXPR", in parentheses when it has spaces */
+static void list_depth(const struct vm_program *prog, const struct node *n,
+		       char *line, size_t size)
+{
+	char text[EXPR_TEXT];
+
+	expr_text(prog, &n->depth, text, sizeof(text));
+	snprintf(line + strlen(line), size - strlen(line), " depth %s%s%s",
+		 strchr(text, ' ') ? "(" : "", text,
+		 strchr(text, ' ') ? ")" : "");
+}
+
 static unsigned list_node(const struct vm_program *prog, unsigned index,
 			  unsigned depth, void (*out)(void *, const char *),
 			  void *ctx, bool inline_let)
@@ -135,6 +147,8 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 				snprintf(line + strlen(line),
 					 sizeof(line) - strlen(line),
 					 " resume");
+			if (n->has_depth)
+				list_depth(prog, n, line, sizeof(line));
 		}
 		for (unsigned i = 0; i < n->reduce_count; i++)
 			snprintf(line + strlen(line),

@@ -75,6 +75,9 @@ struct node {
 	struct expr operands[VM_MAX_OPERANDS];
 	bool resume;			/* VM_FOR_TIME: the series goes on
 					   where this loop left it last time */
+	bool has_depth;			/* VM_FOR_TIME: "depth EXPR", its
+					   body one read or write */
+	struct expr depth;		/* operations kept in flight */
 	unsigned end;			/* index of the node after the body */
 	char *key, *text, *label;
 };

@@ -1,8 +1,10 @@
 #!/bin/sh
 # bench/run.sh [RESULTS.json]: flashbench against a bare pread loop, fio and
-# dd on a RAM-backed loop device, then peak RSS and wall time of every test,
-# and the simulator's cost per operation.  Needs root (losetup) and a C
-# compiler; installs nothing.  Peers that are missing are "not measured".
+# dd on a RAM-backed loop device (random reads at queue depth 1, and at 32
+# on io_uring and AIO against fio's io_uring and libaio), then peak RSS
+# and wall time of every test, and the simulator's cost per operation.
+# Needs root (losetup) and a C compiler; installs nothing.  Peers that are
+# missing are "not measured".
 #
 # Environment: FLASHBENCH (binary, default ./flashbench, built if missing),
 # BENCH_ROUNDS (5), BENCH_TIME (device seconds per measurement, 2),
@@ -182,10 +184,13 @@ job_bare_iops_xs() {
 	record bare_iops_xs "$(kv iops "$TMP/bare_iops_xs.out")"
 }
 
+# fio_terse NAME RW BS OFFSET SIZE [ENGINE DEPTH]: psync at depth 1 unless
+# told
 fio_terse() {
-	measure "$1" fio --name=bench --filename="$LOOP" --ioengine=psync \
-		--direct=1 --iodepth=1 --rw="$2" --bs="$3" --offset="$4" \
-		--size="$5" --runtime="$FIO_RUNTIME" --time_based \
+	measure "$1" fio --name=bench --filename="$LOOP" \
+		--ioengine="${6:-psync}" --direct=1 --iodepth="${7:-1}" \
+		--rw="$2" --bs="$3" --offset="$4" --size="$5" \
+		--runtime="$FIO_RUNTIME" --time_based \
 		--output-format=terse --terse-version=3
 }
 
@@ -197,6 +202,44 @@ job_fio_iops() {
 	record fio_iops_p50 "$(tr ';' '\n' <"$TMP/fio_iops.out" |
 		sed -n 's/^50\.000000%=//p' | head -n 1 |
 		awk '{ print $1 * 1000 }')"
+}
+
+# --- queue depth 32: flashbench's engines against fio's ---
+
+QD=32
+
+# fb_queued NAME ENGINE: --iops at depth $QD, FLASHBENCH_ENGINE=ENGINE
+fb_queued() {
+	measure "$1" env FLASHBENCH_ENGINE="$2" "$FB" --iops --read-only \
+		--iodepth=$QD --span=${SPAN_MIB}M --time="$SECS" \
+		--format=json -q "$LOOP"
+	record "$1" "$(jnum iops "$TMP/$1.out")"
+	record "$1_p50" "$(jnum p50 "$TMP/$1.out")"
+	record "$1_wall" "$(awk -v n="$(jnum operations "$TMP/$1.out")" \
+		-v w="$(wall_of "$1")" 'BEGIN { print n * 1e9 / w }')"
+}
+
+job_fb_qd_uring() {
+	fb_queued fb_qd_uring io_uring
+}
+
+job_fb_qd_aio() {
+	fb_queued fb_qd_aio aio
+}
+
+# fio_queued NAME ENGINE: fio's random reads at depth $QD on ENGINE
+fio_queued() {
+	[ $HAVE_FIO = 1 ] || return 0
+	fio_terse "$1" randread 4k $IOPS_OFFSET $SPAN "$2" $QD
+	record "$1" "$(cut -d';' -f8 "$TMP/$1.out")"
+}
+
+job_fio_qd_uring() {
+	fio_queued fio_qd_uring io_uring
+}
+
+job_fio_qd_aio() {
+	fio_queued fio_qd_aio libaio
 }
 
 # dd has no random mode: 4 KiB reads in order, for scale only
@@ -248,7 +291,7 @@ job_dd_seq() {
 job_fb_floor() {
 	measure fb_floor "$FB" --program=bench/floor.prog -c "$FLOOR_READS" \
 		--format=csv -q "$LOOP"
-	record fb_floor "$(sed 1d "$TMP/fb_floor.out" | cut -d, -f2 |
+	record fb_floor "$(sed 1d "$TMP/fb_floor.out" | cut -d, -f3 |
 		median_stdin)"
 }
 
@@ -289,6 +332,10 @@ while [ $r -lt "$ROUNDS" ]; do
 	pair ratio_iops_bare fb_iops bare_iops
 	pair ratio_iops_fio fb_iops fio_iops
 	pair ratio_iops_fio_wall fb_iops_wall fio_iops
+	run_group fb_qd_uring fio_qd_uring fb_qd_aio fio_qd_aio
+	pair ratio_qd_uring fb_qd_uring fio_qd_uring
+	pair ratio_qd_uring_wall fb_qd_uring_wall fio_qd_uring
+	pair ratio_qd_aio fb_qd_aio fio_qd_aio
 	run_group fb_seq bare_seq fio_seq dd_seq
 	pair ratio_seq_bare fb_seq bare_seq
 	run_group fb_floor bare_floor
@@ -318,6 +365,7 @@ tname "-s" -s
 tname "-i" -i
 tname "-t --time=1" -t --time=1
 tname "--iops --time=1" --iops --time=1
+tname "--iops --time=1 --iodepth=32" --iops --time=1 --iodepth=32
 tname "--detect --budget=2" --detect --budget=2
 tname "--detect --write -e 4M" --detect --write --erasesize=4M
 tname "--class-check --time=0.5" --class-check --time=0.5
@@ -370,6 +418,12 @@ M_FIO_SEQ=$(median fio_seq)
 M_DD_SEQ=$(median dd_seq)
 M_FB_FLOOR=$(median fb_floor)
 M_BARE_FLOOR=$(median bare_floor)
+M_FB_QD_URING=$(median fb_qd_uring)
+M_FB_QD_URING_WALL=$(median fb_qd_uring_wall)
+M_FB_QD_AIO=$(median fb_qd_aio)
+M_FIO_QD_URING=$(median fio_qd_uring)
+M_FIO_QD_AIO=$(median fio_qd_aio)
+M_FB_QD_P50=$(median fb_qd_uring_p50)
 M_FB_P50=$(median fb_iops_p50)
 M_BARE_P50=$(median bare_iops_p50)
 M_FIO_P50=$(median fio_iops_p50)
@@ -400,6 +454,12 @@ target "4K QD1 IOPS / fio" "$R_IOPS_FIO" ">= 1.00x" \
 	"v >= 1" "(v - 1) * 100"
 target "4K QD1 IOPS / fio, wall clock" "$R_IOPS_FIO_WALL" ">= 1.00x" \
 	"v >= 1" "(v - 1) * 100"
+target "4K QD32 IOPS / fio io_uring" "$(median ratio_qd_uring)" \
+	">= 1.00x" "v >= 1" "(v - 1) * 100"
+target "4K QD32, wall / fio io_uring" "$(median ratio_qd_uring_wall)" \
+	">= 1.00x" "v >= 1" "(v - 1) * 100"
+target "4K QD32 aio / fio libaio" "$(median ratio_qd_aio)" ">= 1.00x" \
+	"v >= 1" "(v - 1) * 100"
 target "1M read MB/s / bare loop" "$R_SEQ_BARE" ">= 0.98x" \
 	"v >= 0.98" "(v / 0.98 - 1) * 100"
 target "512 B reported / bare median" "$R_FLOOR" "within 2%" \
@@ -429,6 +489,14 @@ num() {
 	printf '%-26s %12s %12s %12s %12s\n' "  p50 latency ns" \
 		"$(num "$M_FB_P50")" "$(num "$M_BARE_P50")" \
 		"$(num "$M_FIO_P50" 0 "$nm")" "-"
+	printf '%-26s %12s %12s %12s %12s\n' "4K QD32 IOPS, io_uring" \
+		"$(num "$M_FB_QD_URING")" "-" \
+		"$(num "$M_FIO_QD_URING" 0 "$nm")" "-"
+	printf '%-26s %12s %12s %12s %12s\n' "  p50 latency ns" \
+		"$(num "$M_FB_QD_P50")" "-" "-" "-"
+	printf '%-26s %12s %12s %12s %12s\n' "4K QD32 IOPS, aio" \
+		"$(num "$M_FB_QD_AIO")" "-" \
+		"$(num "$M_FIO_QD_AIO" 0 "$nm")" "-"
 	printf '%-26s %12s %12s %12s %12s\n' "1M sequential read MB/s" \
 		"$(num "$M_FB_SEQ" 1)" "$(num "$M_BARE_SEQ" 1)" \
 		"$(num "$M_FIO_SEQ" 1 "$nm")" "$(num "$M_DD_SEQ" 1 "$nm")"
@@ -438,13 +506,17 @@ num() {
 		"$(num "$M_FB_IOPS_WALL")" "$(num "$M_BARE_IOPS_WALL")" \
 		"$(num "$M_FIO_IOPS" 0 "$nm")" \
 		"$(num "$M_DD_IOPS" 0 "$nm")"
+	printf '%-26s %12s %12s %12s %12s\n' "4K QD32 io_uring, wall" \
+		"$(num "$M_FB_QD_URING_WALL")" "-" \
+		"$(num "$M_FIO_QD_URING" 0 "$nm")" "-"
 	printf '%-26s %12s %12s %12s %12s\n' "1M MB/s, wall clock" \
 		"$(num "$M_FB_SEQ_WALL" 1)" "$(num "$M_BARE_SEQ_WALL" 1)" \
 		"$(num "$M_FIO_SEQ" 1 "$nm")" "$(num "$M_DD_SEQ" 1 "$nm")"
 	echo "flashbench and bare count device time (the sum of the timed" \
 		"calls), fio and dd wall clock; wall-clock rows divide by the" \
 		"whole run (flashbench: the process); dd 4K reads are" \
-		"sequential"
+		"sequential; QD32: flashbench's io_uring and aio engines" \
+		"against fio's io_uring and libaio, at depth 32 both"
 	echo
 	echo "targets: the median over rounds of each round's ratio"
 	printf '%-30s %10s %10s  %s\n' "target" "value" "goal" "result"
@@ -501,6 +573,12 @@ peer() {
 	printf ' "bare_xorshift": %s,' "$(peer bare_iops_xs)"
 	printf ' "bare_wall": %s, "fio": %s, "dd_sequential": %s},\n' \
 		"$(peer bare_iops_wall)" "$(peer fio_iops)" "$(peer dd_iops)"
+	printf '  "iops_4k_qd32": {"flashbench_io_uring": %s,' \
+		"$(peer fb_qd_uring)"
+	printf ' "flashbench_io_uring_wall": %s,' "$(peer fb_qd_uring_wall)"
+	printf ' "fio_io_uring": %s, "flashbench_aio": %s,' \
+		"$(peer fio_qd_uring)" "$(peer fb_qd_aio)"
+	printf ' "fio_libaio": %s},\n' "$(peer fio_qd_aio)"
 	printf '  "p50_ns_4k": {"flashbench": %s, "bare": %s, "fio": %s},\n' \
 		"$(peer fb_iops_p50)" "$(peer bare_iops_p50)" \
 		"$(peer fio_iops_p50)"
@@ -513,9 +591,12 @@ peer() {
 		"$(peer fb_floor)" "$(peer bare_floor)"
 	printf '  "round_ratios": {"iops_bare": %s, "iops_fio": %s,' \
 		"$(peer ratio_iops_bare)" "$(peer ratio_iops_fio)"
-	printf ' "iops_fio_wall": %s, "seq_bare": %s, "read_512": %s},\n' \
+	printf ' "iops_fio_wall": %s, "seq_bare": %s, "read_512": %s,' \
 		"$(peer ratio_iops_fio_wall)" "$(peer ratio_seq_bare)" \
 		"$(peer ratio_floor)"
+	printf ' "qd32_io_uring": %s, "qd32_io_uring_wall": %s,' \
+		"$(peer ratio_qd_uring)" "$(peer ratio_qd_uring_wall)"
+	printf ' "qd32_aio": %s},\n' "$(peer ratio_qd_aio)"
 	printf '  "targets": ['
 	sep=
 	while IFS="$(printf '\t')" read -r name v goal res margin; do

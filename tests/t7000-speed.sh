@@ -35,7 +35,8 @@ verdicts() {
 	awk -v w="$1" -v ri="$2" -v wi="$3" 'BEGIN {
 		n = split("C2 2 0 0 C4 4 0 0 C6 6 0 0 C10 10 0 0 U1 10 0 0 " \
 			"U3 30 0 0 V6 6 0 0 V10 10 0 0 V30 30 0 0 V60 60 0 0 " \
-			"V90 90 0 0 A1 10 1500 500 A2 10 4000 2000", t, " ")
+			"V90 90 0 0 A1 10 1500 500 A1-QD32 10 1500 500 " \
+			"A2 10 4000 2000", t, " ")
 		for (i = 1; i <= n; i += 4)
 			print t[i], (w >= t[i + 1] * 1e6 && ri >= t[i + 2] &&
 				     wi >= t[i + 3]) ? "pass" : "FAIL" }'
@@ -44,7 +45,7 @@ verdicts() {
 # text_verdicts FILE: "CLASS RESULT" from --class-check text output (the
 # result after the figures: pass, FAIL or "not measured").
 text_verdicts() {
-	awk '$1 ~ /^[CUVA][0-9]+$/ {
+	awk '$1 ~ /^[CUVA][0-9]+(-QD32)?$/ {
 		r = $0; sub(/ +\(claimed: [a-z-]+\)$/, "", r)
 		if (r ~ /; not measured$/) r = "not measured"
 		else sub(/.*: /, "", r)
@@ -67,7 +68,7 @@ check_class_json() {
 	doc = json.load(open(sys.argv[1]))
 	w, ri, wi = (float(x) for x in sys.argv[2:5])
 	want = dict(l.split() for l in open("verdicts.expect"))
-	names = "C2 C4 C6 C10 U1 U3 V6 V10 V30 V60 V90 A1 A2".split()
+	names = "C2 C4 C6 C10 U1 U3 V6 V10 V30 V60 V90 A1 A1-QD32 A2".split()
 	assert doc["test"] == "class-check", doc["test"]
 	assert doc["parameters"]["read_only"] == 0
 	assert list(doc["classes"]) == names, list(doc["classes"])
@@ -87,7 +88,7 @@ check_class_json() {
 	assert doc["bytes_written"] > 0 and doc["bytes_read"] > 0
 	mb = {"C2": 2, "C4": 4, "C6": 6, "C10": 10, "U1": 10, "U3": 30,
 	      "V6": 6, "V10": 10, "V30": 30, "V60": 60, "V90": 90, "A1": 10,
-	      "A2": 10}
+	      "A1-QD32": 10, "A2": 10}
 	for name, c in doc["classes"].items():
 	    assert set(c) >= {"required", "measured", "pass"}, (name, c)
 	    assert c["required"]["write_bytes_per_s"] == mb[name] * 1e6, c
@@ -95,7 +96,8 @@ check_class_json() {
 	    if name.startswith("A"):
 	        near(c["measured"]["read_iops"], ri)
 	        near(c["measured"]["write_iops"], wi)
-	        r = {"A1": (1500, 500), "A2": (4000, 2000)}[name]
+	        r = {"A1": (1500, 500), "A1-QD32": (1500, 500),
+	             "A2": (4000, 2000)}[name]
 	        assert (c["required"]["read_iops"],
 	                c["required"]["write_iops"]) == r, c
 	    assert c["pass"] is (want[name] == "pass"), (name, c, want[name])
@@ -124,9 +126,10 @@ test_expect_success 'sim: the fast card: text shows the model figures' '
 	ri=$(awk -v x="$2" "BEGIN { printf \"%.0f\", x }") &&
 	wi=$(awk -v x="$3" "BEGIN { printf \"%.0f\", x }") &&
 	echo "want $w MB/s, r $ri w $wi IOPS" &&
-	grep "^measured: sequential write $w MB/s, random read $ri IOPS, random write $wi IOPS\$" out &&
+	grep "^measured: sequential write $w MB/s, random read $ri IOPS, random write $wi IOPS, QD32 random read $ri IOPS, QD32 random write $wi IOPS\$" out &&
 	grep "^U3 *required 30 MB/s; measured $w MB/s: pass\$" out &&
-	grep "^A1 *required 10 MB/s, r 1500 IOPS, w 500 IOPS; measured $w MB/s, r $ri IOPS, w $wi IOPS: pass\$" out
+	grep "^A1 *required 10 MB/s, r 1500 IOPS, w 500 IOPS; measured $w MB/s, r $ri IOPS, w $wi IOPS at QD1: pass\$" out &&
+	grep "^A1-QD32 *required 10 MB/s, r 1500 IOPS, w 500 IOPS; measured $w MB/s, r $ri IOPS, w $wi IOPS at QD32: pass\$" out
 '
 
 test_expect_success 'sim: the fast card: json classes with required, measured, pass' '
@@ -210,7 +213,8 @@ test_expect_success 'sim: --iops json has iops and p50 <= p99 <= max' '
 	import json
 	d = json.load(open("doc.json"))
 	assert d["test"] == "iops"
-	assert d["parameters"]["queue_depth"] == 1
+	assert d["parameters"]["iodepth"] == 1
+	assert d["parameters"]["engine"] == "sim"
 	rd, wr = d["results"]
 	def check(r, want):
 	    lat = r["latency_ns"]
@@ -393,9 +397,10 @@ test_expect_success 'sim: --class-check: json numbers are the text numbers' '
 	m = d["results"][0]
 	text = open("out").read().splitlines()
 	assert text[0] == ("measured: sequential write %s MB/s, random read "
-	                   "%.0f IOPS, random write %.0f IOPS") % (
-	    mb(m["write_bytes_per_s"]), m["read_iops"], m["write_iops"]), \
-	    text[0]
+	                   "%.0f IOPS, random write %.0f IOPS, QD32 random read "
+	                   "%.0f IOPS, QD32 random write %.0f IOPS") % (
+	    mb(m["write_bytes_per_s"]), m["read_iops"], m["write_iops"],
+	    m["qd32"]["read_iops"], m["qd32"]["write_iops"]), text[0]
 	got = dict(l.split(" ", 1) for l in open("got").read().splitlines())
 	for name, c in d["classes"].items():
 	    assert got[name] == c["result"], (name, got[name], c)
@@ -405,7 +410,8 @@ test_expect_success 'sim: --class-check: json numbers are the text numbers' '
 	        in line, (line, c)
 	    assert "measured %s MB/s" % mb(c["measured"]["write_bytes_per_s"]) \
 	        in line, (line, c)
-	assert text[-1].startswith("note: claimed classes unknown"), text[-1]
+	assert text[-2].startswith("note: claimed classes unknown"), text[-2]
+	assert text[-1].startswith("host queue: a simulated card"), text[-1]
 	PY
 '
 

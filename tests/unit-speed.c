@@ -393,7 +393,7 @@ static void test_records(void)
 	if (!err)
 		err = speed_emit_classes(&x, &p.job.results, NULL);
 	speed_results_free(&p.job.results);
-	UNIT_CHECK(err == 0 && c.records == 15 &&
+	UNIT_CHECK(err == 0 && c.records == 16 &&
 		   p.job.plan.write_end == p.job.plan.write_start,
 		   "read-only class check: %u records, nothing written",
 		   c.records);
