@@ -1136,27 +1136,40 @@ static int collect_interval(void *ctx, const struct vm_record *record)
 	return report_record(points->report, record);
 }
 
+/* "19.6 MB/s, 418µs access time", then "4096 bytes: 87µs overhead" */
+static const struct text_look regression_looks[] = {
+	{ TEXT_MBPS, "% MB/s," }, { TEXT_AS_UNIT, "% access time" },
+};
+static const struct text_layout regression_layout = { TEXT_SPACES,
+	regression_looks, 2 };
+static const struct text_look overhead_looks[] = {
+	{ TEXT_AS_UNIT, "% bytes:" }, { TEXT_AS_UNIT, "% overhead" },
+};
+static const struct text_layout overhead_layout = { TEXT_SPACES,
+	overhead_looks, 2 };
+
 static int interval_summary(struct interval_points *points)
 {
 	double slope, intercept;
-	struct vm_record rec = { .style = VM_STYLE_SPACES, .count = 2 };
+	struct vm_record rec = { .layout = &regression_layout, .count = 2 };
 	int err;
 
 	if (analysis_interval_fit(points->length, points->fastest,
 				  points->count, &slope, &intercept))
 		return 0;
 	rec.kind = "regression";
-	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",
+	rec.fields[0] = (struct vm_field){ VM_UNIT_RATE, "rate", NULL,
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access",
-					   "% access time", NULL, intercept };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access", NULL,
+					   NULL, intercept };
 	err = report_record(points->report, &rec);
 	rec.kind = "overhead";
+	rec.layout = &overhead_layout;
 	for (size_t i = 0; !err && i < points->count; i++) {
 		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "length",
-			"% bytes:", NULL, points->length[i] };
+			NULL, NULL, points->length[i] };
 		rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "overhead",
-			"% overhead", NULL,
+			NULL, NULL,
 			points->fastest[i] - slope * points->length[i] };
 		err = report_record(points->report, &rec);
 	}
@@ -1727,17 +1740,24 @@ static void print_line(void *ctx, const char *line)
  * the listing; text prints it as "# name: summary", the listing, a blank
  * line.
  */
+static const struct text_look program_looks[] = {
+	{ TEXT_AS_UNIT, "# %:" }, { TEXT_AS_UNIT, "%\n" },
+	{ TEXT_AS_UNIT, "%" },
+};
+static const struct text_layout program_layout = { TEXT_SPACES,
+	program_looks, 3 };
+
 static void emit_program(struct report *report, const struct program_def *def,
 			 const char *listing)
 {
 	struct vm_record rec = { .kind = "program", .count = 3,
-				 .style = VM_STYLE_SPACES };
+				 .layout = &program_layout };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", "# %:",
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					   def->name, 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", "%\n",
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", NULL,
 					   def->summary, 0 };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", "%",
+	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", NULL,
 					   listing, 0 };
 	report_record(report, &rec);
 }

@@ -40,7 +40,8 @@ struct report_meta {
 
 /*
  * How the formats read a record's fields:
- * - a field whose text template is "" is left out of the text line, and
+ * - a field whose look's template is "" (text_hidden) is left out of the
+ *   text line, and
  *   a record with nothing else prints no line (a per-second series behind
  *   a summary); CSV, JSON and plots carry it as usual;
  * - JSON writes the fields keyed "a.b", "a.c" as one member "a", an
@@ -61,8 +62,9 @@ int report_record(void *report, const struct vm_record *record);
 int report_close(struct report *report, const struct dev_stats *stats,
 		 bool incomplete);
 
-/* Text of one field's value, as the text format prints it. */
-const char *report_field_text(const struct vm_field *field, char *buf,
+/* Text of one field's value, as the text format shows it in display. */
+const char *report_field_text(const struct vm_field *field,
+			      enum text_display display, char *buf,
 			      size_t size);
 
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
