@@ -835,7 +835,7 @@ static void set_option_params(const struct config *cfg)
 /*
  * The JSON parameters of a built-in test: each option that applies to it,
  * named after the long option ("open-au-nr" -> open_au_nr), with the value
- * the run used.  A --program run reports its variables under their own
+ * the run used (durations in ns).  A --program run reports its variables under their own
  * names instead.
  */
 #define OPTION_PARAMS 32
@@ -854,7 +854,7 @@ static size_t set_option_json_params(const struct config *cfg)
 		if (d->section != SECTION_PARAMETERS ||
 		    !(d->applies & cfg->test_bit) || count == OPTION_PARAMS ||
 		    (d->kind != ARG_FLAG && d->kind != ARG_SIZE &&
-		     d->kind != ARG_COUNT))
+		     d->kind != ARG_COUNT && d->kind != ARG_SECONDS))
 			continue;
 		snprintf(name, sizeof(option_param_names[0]), "%s", d->name);
 		for (char *c = name; *c; c++)
@@ -1532,31 +1532,26 @@ static const char *const speed_tests[] = {
 	[SPEED_IOPS] = "iops", [SPEED_CLASS] = "class-check",
 };
 
-/* Parameters of a speed test, for the machine formats' headers. */
-enum {
-	SPEED_PARAM_BLOCK, SPEED_PARAM_OFFSET, SPEED_PARAM_SPAN,
-	SPEED_PARAM_TIME, SPEED_PARAM_QUEUE, SPEED_PARAM_READ_ONLY,
-	SPEED_PARAM_COUNT
-};
-
-static void speed_params(const struct config *cfg, uint64_t block,
-			 uint64_t offset, uint64_t span,
-			 struct vm_param *p, struct report_meta *meta)
+/*
+ * The JSON parameters of a speed test: its options, as for every built-in
+ * test, with the values the run used (-t's and --iops' own -b default,
+ * the span that fit), and the queue depth.
+ */
+static void speed_params(struct config *cfg, uint64_t block, uint64_t span,
+			 struct report_meta *meta)
 {
-	p[SPEED_PARAM_BLOCK] = (struct vm_param){ "block_bytes",
-						  (double)block };
-	p[SPEED_PARAM_OFFSET] = (struct vm_param){ "offset", (double)offset };
-	p[SPEED_PARAM_SPAN] = (struct vm_param){ "span_bytes", (double)span };
-	p[SPEED_PARAM_TIME] = (struct vm_param){ "duration_ns",
-						 (double)cfg->time_ns };
-	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "queue_depth", 1 };
-	p[SPEED_PARAM_READ_ONLY] = (struct vm_param){ "read_only",
-						      cfg->read_only };
-	meta->params = p;
-	/* -t and --write-speed: block, offset, span, time */
-	meta->param_count = cfg->speed == SPEED_IOPS ||
-			    cfg->speed == SPEED_CLASS ? SPEED_PARAM_COUNT :
-			    SPEED_PARAM_QUEUE;
+	bool queued = cfg->speed == SPEED_IOPS || cfg->speed == SPEED_CLASS;
+	size_t count;
+
+	if (cfg->speed == SPEED_READ || cfg->speed == SPEED_IOPS)
+		cfg->blocksize = block;
+	if (cfg->speed != SPEED_READ)
+		cfg->span = span;
+	count = set_option_json_params(cfg);
+	if (queued && count < OPTION_PARAMS)
+		option_params[count++] = (struct vm_param){ "queue_depth", 1 };
+	meta->params = option_params;
+	meta->param_count = count;
 }
 
 /* -t and --iops take -b, each with its own default; the rest erase blocks */
@@ -1646,7 +1641,6 @@ static int run_speed(struct config *cfg)
 	uint64_t start = 0, end = 0, block;
 	struct info_card *card, *claimed = NULL;
 	struct info_device idev;
-	struct vm_param params[SPEED_PARAM_COUNT];
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
 	struct vm_program *program;
 	struct vm_plan plan;
@@ -1699,10 +1693,7 @@ static int run_speed(struct config *cfg)
 		meta.index_member = "classes";
 		meta.index_key = "class";
 	}
-	if (cfg->speed == SPEED_READ)
-		speed_params(cfg, block, cfg->offset, 0, params, &meta);
-	else
-		speed_params(cfg, block, start, end - start, params, &meta);
+	speed_params(cfg, block, end - start, &meta);
 	output_open(cfg, &dev, &meta, &sinks);
 	run.sinks = &sinks;
 	if (speed_results_init(&run.results, cfg->time_ns))
