@@ -835,8 +835,8 @@ static void set_option_params(const struct config *cfg)
 /*
  * The JSON parameters of a built-in test: each option that applies to it,
  * named after the long option ("open-au-nr" -> open_au_nr), with the value
- * the run used (durations in ns).  A --program run reports its variables under their own
- * names instead.
+ * the run used (durations in ns).  A --program run reports its variables
+ * under their own names instead.
  */
 #define OPTION_PARAMS 32
 static char option_param_names[OPTION_PARAMS][32];
@@ -1138,15 +1138,17 @@ static int collect_interval(void *ctx, const struct vm_record *record)
 
 /* "19.6 MB/s, 418µs access time", then "4096 bytes: 87µs overhead" */
 static const struct text_look regression_looks[] = {
-	{ TEXT_MBPS, "% MB/s," }, { TEXT_AS_UNIT, "% access time" },
+	{ .display = TEXT_MBPS, .template = "% MB/s," },
+	{ .display = TEXT_AS_UNIT, .template = "% access time" },
 };
-static const struct text_layout regression_layout = { TEXT_SPACES,
-	regression_looks, 2 };
+static const struct text_layout regression_layout = {
+	.style = TEXT_SPACES, .looks = regression_looks, .look_count = 2 };
 static const struct text_look overhead_looks[] = {
-	{ TEXT_AS_UNIT, "% bytes:" }, { TEXT_AS_UNIT, "% overhead" },
+	{ .display = TEXT_AS_UNIT, .template = "% bytes:" },
+	{ .display = TEXT_AS_UNIT, .template = "% overhead" },
 };
-static const struct text_layout overhead_layout = { TEXT_SPACES,
-	overhead_looks, 2 };
+static const struct text_layout overhead_layout = {
+	.style = TEXT_SPACES, .looks = overhead_looks, .look_count = 2 };
 
 static int interval_summary(struct interval_points *points)
 {
@@ -1732,11 +1734,12 @@ static void print_line(void *ctx, const char *line)
  * line.
  */
 static const struct text_look program_looks[] = {
-	{ TEXT_AS_UNIT, "# %:" }, { TEXT_AS_UNIT, "%\n" },
-	{ TEXT_AS_UNIT, "%" },
+	{ .display = TEXT_AS_UNIT, .template = "# %:" },
+	{ .display = TEXT_AS_UNIT, .template = "%\n" },
+	{ .display = TEXT_AS_UNIT, .template = "%" },
 };
-static const struct text_layout program_layout = { TEXT_SPACES,
-	program_looks, 3 };
+static const struct text_layout program_layout = {
+	.style = TEXT_SPACES, .looks = program_looks, .look_count = 3 };
 
 static void emit_program(struct report *report, const struct program_def *def,
 			 const char *listing)

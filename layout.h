@@ -24,6 +24,12 @@ enum text_display {
 	TEXT_MIB,		/* bytes as MiB, a decimal number */
 	TEXT_MS,		/* ns as milliseconds, a decimal number */
 	TEXT_MBPS,		/* bytes/s as MB/s, three digits */
+	TEXT_EXACT_SIZE,	/* bytes in the largest binary unit that
+				   divides them, "12KiB", "1536B" */
+	TEXT_FIXED,		/* a number with the look's digits after
+				   the point, "0.99" */
+	TEXT_SECONDS,		/* ns as seconds, the look's digits after
+				   the point, "3.252" */
 	TEXT_DISPLAY_COUNT
 };
 
@@ -39,22 +45,30 @@ enum text_style {
  * One field's look.  template: NULL, the value alone; "" leaves the
  * field out of the text line (a record with nothing else shown prints no
  * line); with a '%', the value in its place ("min %" -> "min 1.2ms");
- * else the template, a space, the value.
+ * else the template, a space, the value.  width pads the value's text
+ * (before the template) on the right to that many bytes, as printf's
+ * "%-8s" does.
  */
 struct text_look {
 	enum text_display display;
 	const char *template;
+	unsigned width;
+	unsigned digits;	/* TEXT_FIXED, TEXT_SECONDS */
 };
 
 /*
  * The layout of one kind of record.  A field shows with its own look if
  * it points to one; else, for records of a fixed shape, with the look at
- * its position in looks; else as its unit's own, without template.
+ * its position in looks; else as its unit's own, without template.  A
+ * caption, if any, starts the line, padded on the right to caption_width
+ * bytes ("device:                    /dev/sdb").
  */
 struct text_layout {
 	enum text_style style;
 	const struct text_look *looks;	/* by position; may be NULL */
 	unsigned look_count;
+	const char *caption;
+	unsigned caption_width;
 };
 
 /* A look for the machine formats only: the text line leaves it out. */

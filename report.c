@@ -17,7 +17,8 @@
 
 #define COLUMN_WIDTH 7
 
-const struct text_look text_hidden = { TEXT_AS_UNIT, "" };
+const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
+				       .template = "" };
 
 #define KEY_MAX 32		/* longest key kept for headers and units */
 #define FIELD_TEXT_MAX 1024	/* one field's text, a long label included */
@@ -67,7 +68,7 @@ struct formatter {
 static const struct text_look *look_of(const struct vm_record *rec,
 				       unsigned i)
 {
-	static const struct text_look own = { TEXT_AS_UNIT, NULL };
+	static const struct text_look own = { .display = TEXT_AS_UNIT };
 	const struct text_layout *layout = rec->layout;
 
 	if (rec->fields[i].look)
@@ -99,8 +100,8 @@ static void text_as_unit(const struct vm_field *field, char *buf,
 }
 
 const char *report_field_text(const struct vm_field *field,
-			      enum text_display display, char *buf,
-			      size_t size)
+			      enum text_display display, unsigned digits,
+			      char *buf, size_t size)
 {
 	char value[UNITS_BUF];
 
@@ -124,6 +125,17 @@ const char *report_field_text(const struct vm_field *field,
 		snprintf(value, sizeof(value), fabs(field->value) >= 999.5e6 ?
 			 "%.0f" : "%.3g", field->value / 1e6);
 		break;
+	case TEXT_EXACT_SIZE:
+		units_format_exact_size(value, (uint64_t)field->value);
+		break;
+	case TEXT_FIXED:
+		snprintf(value, sizeof(value), "%.*f", (int)digits,
+			 field->value);
+		break;
+	case TEXT_SECONDS:
+		snprintf(value, sizeof(value), "%.*f", (int)digits,
+			 field->value / 1e9);
+		break;
 	default:
 		text_as_unit(field, value, sizeof(value));
 		break;
@@ -137,10 +149,12 @@ static void field_with_template(const struct vm_field *field,
 				const struct text_look *look, char *buf,
 				size_t size)
 {
-	char value[FIELD_TEXT_MAX];
+	char text[FIELD_TEXT_MAX], value[FIELD_TEXT_MAX];
 	const char *mark;
 
-	report_field_text(field, look->display, value, sizeof(value));
+	report_field_text(field, look->display, look->digits, text,
+			  sizeof(text));
+	snprintf(value, sizeof(value), "%-*s", (int)look->width, text);
 	if (!look->template) {
 		snprintf(buf, size, "%s", value);
 	} else if ((mark = strchr(look->template, '%'))) {
@@ -170,6 +184,9 @@ static void text_record(struct report *report, const struct vm_record *rec)
 		shown--;
 	if (!shown)
 		return;
+	if (rec->layout && rec->layout->caption)
+		fprintf(report->out, "%-*s", (int)rec->layout->caption_width,
+			rec->layout->caption);
 	for (unsigned i = 0; i < shown; i++) {
 		char field[2 * FIELD_TEXT_MAX];
 		bool last = i + 1 == shown;

@@ -64,8 +64,8 @@ int report_close(struct report *report, const struct dev_stats *stats,
 
 /* Text of one field's value, as the text format shows it in display. */
 const char *report_field_text(const struct vm_field *field,
-			      enum text_display display, char *buf,
-			      size_t size);
+			      enum text_display display, unsigned digits,
+			      char *buf, size_t size);
 
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int report_parse_format(const char *name, enum report_format *format);

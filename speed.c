@@ -21,11 +21,11 @@
 #define MACHINE_ONLY (&text_hidden)
 
 /* A field's look in the text line: display and template (layout.h). */
-#define LOOK(display, template) \
-	(&(const struct text_look){ display, template })
+#define LOOK(how, text) \
+	(&(const struct text_look){ .display = how, .template = text })
 
 /* The speed tests' text lines: fields separated by a space. */
-static const struct text_layout spaces = { TEXT_SPACES, NULL, 0 };
+static const struct text_layout spaces = { .style = TEXT_SPACES };
 
 /* --- helpers ---------------------------------------------------------- */
 
@@ -444,8 +444,9 @@ static void list_templates(struct vm_field *fields, unsigned n,
 		snprintf(buf->templates[i], TEMPLATE_MAX, "%s%s%s",
 			 shown++ ? "" : lead, body[i].template,
 			 i == last ? end : ",");
-		buf->looks[i] = (struct text_look){ body[i].display,
-						    buf->templates[i] };
+		buf->looks[i] = (struct text_look){
+			.display = body[i].display,
+			.template = buf->templates[i] };
 		fields[i].look = &buf->looks[i];
 	}
 }
@@ -463,9 +464,9 @@ static double figure(bool has, double value)
 static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 {
 	static const struct text_look body[] = {
-		{ TEXT_MBPS, "sequential write % MB/s" },
-		{ TEXT_AS_UNIT, "random read % IOPS" },
-		{ TEXT_AS_UNIT, "random write % IOPS" },
+		{ .display = TEXT_MBPS, .template = "sequential write % MB/s" },
+		{ .display = TEXT_AS_UNIT, .template = "random read % IOPS" },
+		{ .display = TEXT_AS_UNIT, .template = "random write % IOPS" },
 	};
 	struct vm_record rec = { .layout = &spaces, .kind = "measured" };
 	struct figure_looks text;
@@ -492,8 +493,9 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 		      const struct info_card *card)
 {
 	static const struct text_look body[] = {
-		{ TEXT_MBPS, "% MB/s" }, { TEXT_AS_UNIT, "r % IOPS" },
-		{ TEXT_AS_UNIT, "w % IOPS" },
+		{ .display = TEXT_MBPS, .template = "% MB/s" },
+		{ .display = TEXT_AS_UNIT, .template = "r % IOPS" },
+		{ .display = TEXT_AS_UNIT, .template = "w % IOPS" },
 	};
 	struct vm_record rec = { .kind = "class" };	/* in columns */
 	struct figure_looks req_text, got_text;

@@ -736,7 +736,8 @@ static void parse_report(struct parser *p)
 	n->unit_word = unit;
 	n->unit = vm_unit_table[unit].unit;
 	/* the statement's template and display are its row of the layout */
-	n->look = (struct text_look){ vm_unit_table[unit].display, n->text };
+	n->look = (struct text_look){
+		.display = vm_unit_table[unit].display, .template = n->text };
 	n->end = index + 1;
 	if (n->unit == VM_UNIT_LABEL) {
 		if (p->token.kind != TOK_STRING) {

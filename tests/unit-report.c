@@ -29,7 +29,7 @@ static const struct dev_stats stats = {
 	.time_ns = 123456789, .bytes_read = 4096, .bytes_written = 8192,
 };
 
-static const struct text_look size_look = { TEXT_SIZE, NULL };
+static const struct text_look size_look = { .display = TEXT_SIZE };
 
 /* block, then rate three times: find-fat's shape. */
 static struct vm_record fat_record(double block, double rate)
@@ -120,11 +120,15 @@ static void test_text(void)
 static void test_text_layout(void)
 {
 	static const struct text_look looks[] = {
-		{ TEXT_MIB, "% MiB" }, { TEXT_MS, "at" },
-		{ TEXT_MBPS, "% MB/s" },
+		{ .display = TEXT_MIB, .template = "% MiB" },
+		{ .display = TEXT_MS, .template = "at" },
+		{ .display = TEXT_MBPS, .template = "% MB/s" },
 	};
-	static const struct text_layout tabs = { TEXT_TABS, looks, 3 };
-	static const struct text_look own = { TEXT_AS_UNIT, "own %" };
+	static const struct text_layout tabs = { .style = TEXT_TABS,
+						 .looks = looks,
+						 .look_count = 3 };
+	static const struct text_look own = { .display = TEXT_AS_UNIT,
+					      .template = "own %" };
 	struct vm_record recs[2] = { { .count = 4, .layout = &tabs },
 				     { .count = 2, .layout = &tabs } };
 	char *text;
@@ -165,7 +169,8 @@ static void test_csv(void)
 	recs[2].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					       "a,\"b\"", 0 };
 	recs[2].fields[1] = (struct vm_field){ VM_UNIT_TIME, "time",
-		&(const struct text_look){ TEXT_MS, NULL }, NULL, 1500000 };
+		&(const struct text_look){ .display = TEXT_MS }, NULL,
+		1500000 };
 	text = render(REPORT_CSV, recs, 3, false);
 	UNIT_STREQ(text,
 		   "schema,kind,block,rate_0,rate_1,rate_2,name,time\n"
@@ -187,9 +192,11 @@ static void test_json(void)
 	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "k\"\\\n",
 		NULL, "tab\there \x01 bad\xff end \xc2\xb5", 0 };
 	recs[1].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "offset",
-		&(const struct text_look){ TEXT_MIB, NULL }, NULL, 1048576 };
+		&(const struct text_look){ .display = TEXT_MIB }, NULL,
+		1048576 };
 	recs[1].fields[2] = (struct vm_field){ VM_UNIT_RATE, "rate",
-		&(const struct text_look){ TEXT_MBPS, NULL }, NULL, 2.5e6 };
+		&(const struct text_look){ .display = TEXT_MBPS }, NULL,
+		2.5e6 };
 	text = render(REPORT_JSON, recs, 2, true);
 	UNIT_CHECK(text && strstr(text, "{\"kind\": \"measurement\", "
 				  "\"block\": 4194304, \"rate\": "
