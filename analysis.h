@@ -239,12 +239,13 @@ void analysis_level_record(const struct analysis_level *level,
 
 /*
  * Advice from a geometry: partition start, mkfs options.  Writes up to
- * max lines of at most 383 characters; returns how many (none without an
- * erase size).
+ * max lines of at most ANALYSIS_ADVICE_BYTES - 1 characters; returns how
+ * many (none without an erase size).
  */
+#define ANALYSIS_ADVICE_BYTES 384
 size_t analysis_recommend(uint64_t erase_size, uint64_t page_size,
-			  unsigned open_linear, char lines[][384],
-			  size_t max);
+			  unsigned open_linear,
+			  char lines[][ANALYSIS_ADVICE_BYTES], size_t max);
 
 /* Median of n values (n > 0); the array is reordered. */
 double analysis_median(double *values, size_t n);

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "report.h"
 #include "detect.h"
+#include "reportdetect.h"
 #include "units.h"
 
 /* Sizes a parsed record may carry; anything outside is junk. */
@@ -1842,8 +1843,9 @@ static int csv_report(FILE *out, const struct analyze_result *r,
 	if (!report)
 		return -ENOMEM;
 	csv_findings(report, f, r);
-	detect_csv_geometry(report, &f->geometry);
-	detect_csv_advice(report, advice, advice_count);
+	report_staircase(report, &f->geometry);
+	report_erase_alternative(report, &f->geometry);
+	report_advice(report, "Advice:", advice, advice_count);
 	csv_align(report, r, f);
 	csv_runs(report, r);
 	return report_close(report, NULL, false);

@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "speed.h"
 #include "report.h"
+#include "reportdetect.h"
 #include "units.h"
 #include "vm.h"
 
@@ -1490,13 +1491,31 @@ static int analyze_saved(const struct config *cfg)
 	return 0;
 }
 
+/* A detect run's report; its parameters with the erase size it used. */
+static int detect_output(const struct config *cfg, const struct dev *dev,
+			 const struct detect_findings *findings, FILE *out)
+{
+	struct config used = *cfg;
+	struct report_meta meta = { .test = "detect",
+		.command = cfg->command, .device = cfg->device,
+		.device_size = dev->size_bytes,
+		.logical_block_size = dev->logical_block_bytes,
+		.params = option_params };
+
+	used.erasesize = findings->erase_used;
+	meta.param_count = set_option_json_params(&used);
+	if (report_detect(out, cfg->format, &meta, dev, findings))
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+	return 0;
+}
+
 static int run_detect(const struct config *cfg)
 {
 	struct detect_options options = {
 		.write = cfg->write, .budget_ns = cfg->budget_ns,
 		.erase_size = given(cfg, 'e') ? cfg->erasesize : 0,
-		.sysfs_root = cfg->sysfs_root,
-		.format = cfg->format, .verbose = cfg->verbose };
+		.sysfs_root = cfg->sysfs_root, .verbose = cfg->verbose };
 	struct detect_findings findings;
 	struct dev dev;
 	FILE *out;
@@ -1516,7 +1535,9 @@ static int run_detect(const struct config *cfg)
 	}
 	out = open_output(cfg);
 	prepare_timing(cfg);
-	err = detect_run(&dev, &options, &stop_signal, out, &findings);
+	err = detect_run(&dev, &options, &stop_signal, &findings);
+	if (!err)
+		err = detect_output(cfg, &dev, &findings, out);
 	if (out != stdout)
 		fclose(out);
 	if (err == -EDOM)
@@ -1814,10 +1835,9 @@ int main(int argc, char **argv)
 		break;
 	}
 	catch_signals();
-	if (cfg.mode == MODE_DETECT)
-		return run_detect(&cfg);
 	cfg.command = join_command(argc, argv);
-	ret = cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
+	ret = cfg.mode == MODE_DETECT ? run_detect(&cfg) :
+	      cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
 	free(cfg.command);
 	return ret;
 }

@@ -1,0 +1,37 @@
+/*
+ * reportdetect: --detect's findings as records with their text layout,
+ * rendered in every format by report.c; the staircase and the advice,
+ * which --analyze reports the same way.
+ */
+#ifndef FLASHBENCH_REPORTDETECT_H
+#define FLASHBENCH_REPORTDETECT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+#include "detect.h"
+#include "report.h"
+
+/*
+ * A detect run's report: the device, the card, each finding, the cost,
+ * the staircase, the advice and the read timing behind them.  meta
+ * names the run; JSON adds "findings", the findings keyed by name.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int report_detect(FILE *out, enum report_format format,
+		  const struct report_meta *meta, const struct dev *dev,
+		  const struct detect_findings *findings);
+
+/* The second reading of the erase size, where two fit: a "finding". */
+int report_erase_alternative(struct report *report,
+			     const struct analysis_geometry *geometry);
+
+/* A "staircase" record (noise, erase visible), then a "level" each. */
+int report_staircase(struct report *report,
+		     const struct analysis_geometry *geometry);
+
+/* Advice lines as "recommendation" records, the first under heading. */
+int report_advice(struct report *report, const char *heading,
+		  const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count);
+
+#endif
