@@ -21,7 +21,7 @@ INSTALL ?= install
 
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
-	report reportdetect analysis analyze info inforeg infosysfs json \
+	report reportanalyze reportdetect analysis analyze info inforeg infosysfs json \
 	plot progress speed detect hist
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors

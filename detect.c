@@ -3,7 +3,7 @@
  * power-of-two and 3 x 2^n boundaries in rounds until the answer is clear
  * or the budget is spent; write probes search the open erase-block counts
  * by growing then bisecting.  Measurement is VM programs; decisions are
- * analysis.c's; this file only orchestrates and reports.
+ * analysis.c's; this file only orchestrates.  reportdetect.c reports.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "detect.h"
-#include "json.h"
 #include "info.h"
 #include "programs.h"
 #include "report.h"
@@ -702,51 +701,6 @@ static int write_probes(struct detect *d, uint64_t erase,
 		err = fat_probe_run(d, (unsigned)f->open_random.value,
 				    &f->fat_area, log);
 	return err;
-}
-
-/* ---- report ---- */
-
-void detect_print_levels(FILE *out, const struct analysis_geometry *g)
-{
-	char size[UNITS_BUF], cost[UNITS_BUF], noise[UNITS_BUF];
-
-	fprintf(out, "\nStaircase (levels of the diff column, noise %s per "
-		"diff):\n", units_format_time(noise, g->noise_ns));
-	if (!g->level_count)
-		fprintf(out, "  no step stands clear of the noise\n");
-	for (size_t j = 0; j < g->level_count; j++)
-		fprintf(out, "  from %-8s +%-9s %-17s (%.1f noise units)\n",
-			units_format_exact_size(size, g->levels[j].size),
-			units_format_time(cost, g->levels[j].cost_ns),
-			analysis_level_name(g->levels[j].kind),
-			g->levels[j].z);
-}
-
-void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
-{
-	fprintf(out, "  \"levels\": [");
-	for (size_t j = 0; j < g->level_count; j++) {
-		fprintf(out, "%s\n    { \"kind\": \"level\", \"size\": %llu, "
-			"\"cost_ns\": %.0f, "
-			"\"name\": ", j ? "," : "",
-			(unsigned long long)g->levels[j].size,
-			g->levels[j].cost_ns);
-		json_write_string(out,
-				   analysis_level_name(g->levels[j].kind));
-		fprintf(out, ", \"z\": %.3g }", g->levels[j].z);
-	}
-	fprintf(out, "%s],\n", g->level_count ? "\n  " : "");
-	if (g->erase.known && g->erase_alternative.known)
-		fprintf(out, "  \"erase_alternative\": { \"size\": %llu, "
-			"\"weight\": %.3f },\n",
-			(unsigned long long)g->erase_alternative.value,
-			g->erase_alternative.confidence);
-	else
-		fprintf(out, "  \"erase_alternative\": null,\n");
-	fprintf(out, "  \"erase_visible\": %s,\n  \"erase_not_visible_"
-		"confidence\": %.3f,\n  \"diff_noise_ns\": %.0f,\n",
-		g->erase_hidden ? "false" : "true",
-		g->erase_hidden ? g->hidden_confidence : 0.0, g->noise_ns);
 }
 
 /* One line of who made the card and when, from what sysfs decoded. */

@@ -65,14 +65,4 @@ int detect_write_range(const struct dev *dev, uint64_t erase_size,
 int detect_run(struct dev *dev, const struct detect_options *options,
 	       volatile sig_atomic_t *stop, struct detect_findings *findings);
 
-/* The staircase behind a geometry: one line per level, as text. */
-void detect_print_levels(FILE *out, const struct analysis_geometry *g);
-
-/*
- * The same as JSON members, each line "  \"key\": value,": levels,
- * erase_alternative, erase_visible, hidden confidence, noise.
- */
-void detect_json_geometry(FILE *out, const struct analysis_geometry *g);
-
-
 #endif

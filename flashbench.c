@@ -28,6 +28,7 @@
 #include "progress.h"
 #include "speed.h"
 #include "report.h"
+#include "reportanalyze.h"
 #include "reportdetect.h"
 #include "units.h"
 #include "vm.h"

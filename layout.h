@@ -15,6 +15,8 @@
 #ifndef FLASHBENCH_LAYOUT_H
 #define FLASHBENCH_LAYOUT_H
 
+#include <stdbool.h>
+
 /* How a value is written in text; each reads the field's base unit. */
 enum text_display {
 	TEXT_AS_UNIT,		/* the unit's own: bytes and counts as
@@ -38,6 +40,7 @@ enum text_style {
 	TEXT_COLUMNS,		/* each field left-aligned in 7 characters */
 	TEXT_TABS,		/* fields separated by a tab */
 	TEXT_SPACES,		/* fields separated by a space */
+	TEXT_PACKED,		/* side by side: the looks space them */
 	TEXT_STYLE_COUNT
 };
 
@@ -47,13 +50,16 @@ enum text_style {
  * line); with a '%', the value in its place ("min %" -> "min 1.2ms");
  * else the template, a space, the value.  width pads the value's text
  * (before the template) on the right to that many bytes, as printf's
- * "%-8s" does.
+ * "%-8s" does, or with right on the left to that many characters, as a
+ * table's column of "87.3µs" needs.
  */
 struct text_look {
 	enum text_display display;
 	const char *template;
 	unsigned width;
+	bool right;
 	unsigned digits;	/* TEXT_FIXED, TEXT_SECONDS */
+	const char *unknown;	/* text for a value not known (NaN) */
 };
 
 /*

@@ -144,6 +144,26 @@ const char *report_field_text(const struct vm_field *field,
 	return buf;
 }
 
+/* text padded to the look's width: left-aligned in bytes, or right-aligned
+   in characters (UTF-8 continuation bytes take no column) */
+static void pad_to_width(const struct text_look *look, const char *text,
+			 char *buf, size_t size)
+{
+	size_t columns = 0, pad;
+
+	if (!look->right) {
+		snprintf(buf, size, "%-*s", (int)look->width, text);
+		return;
+	}
+	for (const char *c = text; *c; c++)
+		columns += ((unsigned char)*c & 0xc0) != 0x80;
+	pad = look->width > columns ? look->width - columns : 0;
+	if (pad >= size)
+		pad = size - 1;
+	memset(buf, ' ', pad);
+	snprintf(buf + pad, size - pad, "%s", text);
+}
+
 /* Apply a look's template: "min %" -> "min 1.2ms"; "pre" -> "pre X". */
 static void field_with_template(const struct vm_field *field,
 				const struct text_look *look, char *buf,
@@ -152,9 +172,13 @@ static void field_with_template(const struct vm_field *field,
 	char text[FIELD_TEXT_MAX], value[FIELD_TEXT_MAX];
 	const char *mark;
 
-	report_field_text(field, look->display, look->digits, text,
-			  sizeof(text));
-	snprintf(value, sizeof(value), "%-*s", (int)look->width, text);
+	if (look->unknown && field->unit != VM_UNIT_LABEL &&
+	    !isfinite(field->value))
+		snprintf(text, sizeof(text), "%s", look->unknown);
+	else
+		report_field_text(field, look->display, look->digits, text,
+				  sizeof(text));
+	pad_to_width(look, text, value, sizeof(value));
 	if (!look->template) {
 		snprintf(buf, size, "%s", value);
 	} else if ((mark = strchr(look->template, '%'))) {
@@ -200,6 +224,8 @@ static void text_record(struct report *report, const struct vm_record *rec)
 			fputs(field, report->out);
 		else if (style == TEXT_COLUMNS)
 			fprintf(report->out, "%-*s ", COLUMN_WIDTH, field);
+		else if (style == TEXT_PACKED)
+			fputs(field, report->out);
 		else
 			fprintf(report->out, "%s%c", field,
 				style == TEXT_TABS ? '\t' : ' ');

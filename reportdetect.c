@@ -141,7 +141,8 @@ static int emit_finding(struct report *report,
 
 /* "  or:  2MiB (weight 0.40 against 0.60)", when two readings fit. */
 int report_erase_alternative(struct report *report,
-			     const struct analysis_geometry *g)
+			     const struct analysis_geometry *g,
+			     const struct text_layout *line, const char *tail)
 {
 	char template[TEMPLATE_MAX];
 	struct text_look weight = { .display = TEXT_FIXED, .digits = 2,
@@ -150,11 +151,11 @@ int report_erase_alternative(struct report *report,
 
 	if (!g->erase.known || !g->erase_alternative.known)
 		return 0;
-	snprintf(template, sizeof(template), "(weight %% against %.2f)",
-		 g->erase.confidence);
+	snprintf(template, sizeof(template), "(weight %% against %.2f%s)",
+		 g->erase.confidence, tail);
 	analysis_finding_record("erase_alternative", &g->erase_alternative,
 				true, NULL, &rec);
-	rec.layout = &alternative_line;
+	rec.layout = line;
 	rec.fields[0].look = &text_hidden;
 	rec.fields[1].look = &exact_size;
 	rec.fields[2].look = &weight;
@@ -239,7 +240,7 @@ static int emit_cost(struct report *report, const struct dev_stats *stats)
  * diff):"), then a "level" record each ("  from 4MiB     +99.2µs ...").
  */
 int report_staircase(struct report *report,
-		     const struct analysis_geometry *g)
+		     const struct analysis_geometry *g, bool shown)
 {
 	static const struct text_look level_looks[] = {
 		{ .display = TEXT_EXACT_SIZE, .template = "  from %",
@@ -268,18 +269,23 @@ int report_staircase(struct report *report,
 	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT,
 		"erase_not_visible_confidence", &text_hidden, NULL,
 		g->erase_hidden ? g->hidden_confidence : 0 };
+	if (!shown)
+		hide_all(&rec);
 	err = report_record(report, &rec);
 	for (size_t j = 0; !err && j < g->level_count; j++) {
 		analysis_level_record(&g->levels[j], &rec);
 		rec.layout = &level_layout;
+		if (!shown)
+			hide_all(&rec);
 		err = report_record(report, &rec);
 	}
 	return err;
 }
 
-/* The advice, a "recommendation" each, under "Recommendations:". */
-int report_advice(struct report *report, const char *heading,
-		  const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count)
+/* Lines of text, a record of kind each, the first under heading. */
+int report_lines(struct report *report, const char *kind,
+		 const char *heading,
+		 const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count)
 {
 	char first[TEMPLATE_MAX];
 	const struct text_look looks[] = {
@@ -290,8 +296,8 @@ int report_advice(struct report *report, const char *heading,
 
 	snprintf(first, sizeof(first), "\n%s\n  %%", heading);
 	for (size_t i = 0; !err && i < count; i++) {
-		struct vm_record rec = { .kind = "recommendation",
-					 .count = 1, .layout = &spaces };
+		struct vm_record rec = { .kind = kind, .count = 1,
+					 .layout = &spaces };
 
 		rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "text",
 			&looks[i ? 1 : 0], lines[i], 0 };
@@ -357,7 +363,8 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_finding(report, f, ROW_ERASE);
 	if (!err)
-		err = report_erase_alternative(report, &f->geometry);
+		err = report_erase_alternative(report, &f->geometry,
+					       &alternative_line, "");
 	for (unsigned row = ROW_PAGE; !err && row <= ROW_EFFECTIVE_PAGE;
 	     row++)
 		err = emit_finding(report, f, row);
@@ -368,10 +375,11 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_cost(report, &dev->stats);
 	if (!err)
-		err = report_staircase(report, &f->geometry);
+		err = report_staircase(report, &f->geometry, true);
 	if (!err)
-		err = report_advice(report, "Recommendations:", f->advice,
-				    f->advice_count);
+		err = report_lines(report, "recommendation",
+				   "Recommendations:", f->advice,
+				   f->advice_count);
 	if (!err)
 		err = emit_evidence(report, f);
 	return err;

@@ -22,16 +22,25 @@ int report_detect(FILE *out, enum report_format format,
 		  const struct report_meta *meta, const struct dev *dev,
 		  const struct detect_findings *findings);
 
-/* The second reading of the erase size, where two fit: a "finding". */
+/*
+ * The second reading of the erase size, where two fit: a "finding",
+ * shown on line as "SIZE (weight W against C<tail>)".
+ */
 int report_erase_alternative(struct report *report,
-			     const struct analysis_geometry *geometry);
+			     const struct analysis_geometry *geometry,
+			     const struct text_layout *line, const char *tail);
 
-/* A "staircase" record (noise, erase visible), then a "level" each. */
+/*
+ * A "staircase" record (noise, erase visible), then a "level" each;
+ * shown: in the text too.
+ */
 int report_staircase(struct report *report,
-		     const struct analysis_geometry *geometry);
+		     const struct analysis_geometry *geometry, bool shown);
 
-/* Advice lines as "recommendation" records, the first under heading. */
-int report_advice(struct report *report, const char *heading,
-		  const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count);
+/* Lines of text (advice, notes), a record of kind each, the first
+   under heading. */
+int report_lines(struct report *report, const char *kind,
+		 const char *heading,
+		 const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count);
 
 #endif

@@ -66,7 +66,7 @@ _Static_assert(sizeof(vm_pattern_names) / sizeof(vm_pattern_names[0]) ==
 
 const char *const vm_style_names[] = {
 	[TEXT_COLUMNS] = "columns", [TEXT_TABS] = "tabs",
-	[TEXT_SPACES] = "spaces",
+	[TEXT_SPACES] = "spaces", [TEXT_PACKED] = "packed",
 };
 _Static_assert(sizeof(vm_style_names) / sizeof(vm_style_names[0]) ==
 	       TEXT_STYLE_COUNT, "one name per text format");
