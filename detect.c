@@ -13,7 +13,6 @@
 #include "detect.h"
 #include "info.h"
 #include "programs.h"
-#include "report.h"
 #include "units.h"
 #include "vm.h"
 

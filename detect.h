@@ -9,11 +9,9 @@
 
 #include <stdbool.h>
 #include <signal.h>
-#include <stdio.h>
 
 #include "analysis.h"
 #include "dev.h"
-#include "report.h"
 
 struct detect_options {
 	bool write;			/* also run the write probes */

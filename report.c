@@ -64,6 +64,12 @@ struct formatter {
 		    bool incomplete);
 };
 
+void report_hide_fields(struct vm_record *rec)
+{
+	for (unsigned i = 0; i < rec->count; i++)
+		rec->fields[i].look = &text_hidden;
+}
+
 /* The look field i of rec shows with (layout.h says which). */
 static const struct text_look *look_of(const struct vm_record *rec,
 				       unsigned i)

@@ -67,6 +67,13 @@ const char *report_field_text(const struct vm_field *field,
 			      enum text_display display, unsigned digits,
 			      char *buf, size_t size);
 
+/*
+ * Leave every field of rec out of the text line (the record prints no
+ * line); CSV and JSON carry it as usual.  Callers then give the fields
+ * the text shows their looks.
+ */
+void report_hide_fields(struct vm_record *rec);
+
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int report_parse_format(const char *name, enum report_format *format);
 

@@ -41,12 +41,6 @@ static const struct text_look lower_bound_confidence = {
 	.template = "(confidence %): no run fell off; try a larger "
 		    "--open-au-nr" };
 
-static void hide_all(struct vm_record *rec)
-{
-	for (unsigned i = 0; i < rec->count; i++)
-		rec->fields[i].look = &text_hidden;
-}
-
 /* "Read 12 align lines in 1 table and 2 open-AU runs; 0 lines ignored" */
 static int emit_input(struct report *report, const struct analyze_result *r,
 		      const struct analyze_findings *f)
@@ -165,7 +159,7 @@ static int emit_finding(struct report *report,
 		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_BOOL,
 			"lower_bound", NULL, NULL, bound };
 	rec.layout = &r->line;
-	hide_all(&rec);
+	report_hide_fields(&rec);
 	if (r->shown == SHOWN_NEVER ||
 	    (r->shown == SHOWN_IF_KNOWN && !found->known))
 		return report_record(report, &rec);
@@ -200,7 +194,7 @@ static int emit_claim(struct report *report, const struct analyze_result *r,
 	analysis_finding_record("preferred_erase_size", &claim, true, "",
 				&rec);
 	rec.layout = &claim_line;
-	hide_all(&rec);
+	report_hide_fields(&rec);
 	if (claim.known)
 		rec.fields[1].look = &look;
 	return report_record(report, &rec);

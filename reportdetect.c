@@ -104,12 +104,6 @@ static const char *unknown_text(const struct detect_findings *f,
 	}
 }
 
-static void hide_all(struct vm_record *rec)
-{
-	for (unsigned i = 0; i < rec->count; i++)
-		rec->fields[i].look = &text_hidden;
-}
-
 /*
  * A finding: name, value, confidence and, when unknown, why.  Text shows
  * "caption value (confidence c)" or "caption why", or no line.
@@ -129,7 +123,7 @@ static int emit_finding(struct report *report,
 
 	analysis_finding_record(r->name, found, r->bytes, why, &rec);
 	rec.layout = &r->line;
-	hide_all(&rec);
+	report_hide_fields(&rec);
 	if (shown && found->known) {
 		rec.fields[1].look = r->bytes ? &exact_size : NULL;
 		rec.fields[2].look = &confidence;
@@ -177,7 +171,7 @@ static int emit_claim(struct report *report, const struct detect_findings *f)
 	analysis_finding_record("preferred_erase_size", &claim, true, NULL,
 				&rec);
 	rec.layout = &claim_line;
-	hide_all(&rec);
+	report_hide_fields(&rec);
 	if (f->sysfs_known)
 		rec.fields[1].look = &verdict;
 	return report_record(report, &rec);
@@ -270,13 +264,13 @@ int report_staircase(struct report *report,
 		"erase_not_visible_confidence", &text_hidden, NULL,
 		g->erase_hidden ? g->hidden_confidence : 0 };
 	if (!shown)
-		hide_all(&rec);
+		report_hide_fields(&rec);
 	err = report_record(report, &rec);
 	for (size_t j = 0; !err && j < g->level_count; j++) {
 		analysis_level_record(&g->levels[j], &rec);
 		rec.layout = &level_layout;
 		if (!shown)
-			hide_all(&rec);
+			report_hide_fields(&rec);
 		err = report_record(report, &rec);
 	}
 	return err;
