@@ -89,6 +89,53 @@ static void test_numbers(void)
 		   "infinity is null");
 }
 
+/*
+ * The readings' looks: a caption padded to its width, values padded to
+ * theirs (left in bytes as printf does, right in characters), text for
+ * an unknown value, fixed-point and exact displays, the packed style.
+ */
+static void test_text_readings(void)
+{
+	static const struct text_layout caption = { .style = TEXT_SPACES,
+		.caption = "cost:", .caption_width = 8 };
+	static const struct text_look looks[] = {
+		{ .display = TEXT_SECONDS, .digits = 3, .template = "% s," },
+		{ .display = TEXT_EXACT_SIZE, .width = 6 },
+		{ .display = TEXT_FIXED, .digits = 2, .template = "(%)" },
+	};
+	static const struct text_look columns[] = {
+		{ .display = TEXT_AS_UNIT, .width = 8, .right = true },
+		{ .display = TEXT_AS_UNIT, .width = 8 },
+		{ .display = TEXT_FIXED, .digits = 1, .template = "|%",
+		  .width = 4, .right = true, .unknown = "-" },
+	};
+	static const struct text_layout packed = { .style = TEXT_PACKED };
+	struct vm_record recs[2] = {
+		{ .count = 3, .layout = &caption },
+		{ .count = 3, .layout = &packed },
+	};
+	char *text;
+
+	recs[0].fields[0] = (struct vm_field){ VM_UNIT_TIME, "t", &looks[0],
+					       NULL, 3252187376.0 };
+	recs[0].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "b", &looks[1],
+					       NULL, 12288 };
+	recs[0].fields[2] = (struct vm_field){ VM_UNIT_COUNT, "c", &looks[2],
+					       NULL, 0.989 };
+	recs[1].fields[0] = (struct vm_field){ VM_UNIT_TIME, "x", &columns[0],
+					       NULL, 87300 };
+	recs[1].fields[1] = (struct vm_field){ VM_UNIT_TIME, "y", &columns[1],
+					       NULL, 87300 };
+	recs[1].fields[2] = (struct vm_field){ VM_UNIT_COUNT, "z",
+					       &columns[2], NULL, NAN };
+	text = render(REPORT_TEXT, recs, 2, false);
+	UNIT_STREQ(text, "cost:   3.252 s, 12KiB  (0.99)\n"
+		   "  87.3\xc2\xb5s87.3\xc2\xb5s |   -\n",
+		   "text: caption, widths in bytes and in characters, unknown "
+		   "text, fixed and exact displays, packed fields");
+	free(text);
+}
+
 static void test_parse_format(void)
 {
 	enum report_format f = REPORT_TEXT;
@@ -393,6 +440,7 @@ int main(void)
 	test_parse_format();
 	test_text();
 	test_text_layout();
+	test_text_readings();
 	test_csv();
 	test_json();
 	test_json_empty();
