@@ -222,6 +222,21 @@ int analysis_weighted_fit(const double *x, const double *y,
 int analysis_interval_fit(const double *length_bytes, const double *time_ns,
 			  size_t n, double *ns_per_byte, double *access_ns);
 
+/* The findings a reading reports, in the order the reports give them. */
+enum analysis_finding_id {
+	ANALYSIS_ERASE, ANALYSIS_PAGE, ANALYSIS_EFFECTIVE_PAGE,
+	ANALYSIS_OPEN_LINEAR, ANALYSIS_OPEN_RANDOM, ANALYSIS_MIN_WRITE,
+	ANALYSIS_FAT_AREA, ANALYSIS_FINDING_COUNT
+};
+
+/* Each one's machine name ("erase_size") and whether it counts bytes. */
+struct analysis_finding_name {
+	const char *name;
+	bool bytes;
+};
+extern const struct analysis_finding_name
+	analysis_finding_names[ANALYSIS_FINDING_COUNT];
+
 /*
  * A finding as a record of kind "finding": name, value (bytes when bytes,
  * else a count; unknown empty), confidence (unknown empty) and, when why

@@ -29,9 +29,6 @@ static const struct text_layout alternative_line = LINE("  or:");
 static const struct text_layout claim_line = LINE("Preferred erase size:");
 static const struct text_layout limit_line = LINE("");
 
-static const struct text_look exact_size = { .display = TEXT_EXACT_SIZE };
-static const struct text_look confidence = { .display = TEXT_FIXED,
-	.template = "(confidence %)", .digits = 2 };
 static const struct text_look not_determined = {
 	.display = TEXT_AS_UNIT, .template = "not determined: %" };
 static const struct text_look at_least = { .display = TEXT_AS_UNIT,
@@ -76,32 +73,22 @@ static int emit_input(struct report *report, const struct analyze_result *r,
 enum finding_shown { SHOWN_ALWAYS, SHOWN_IF_KNOWN, SHOWN_NEVER };
 
 struct finding_row {
-	const char *name;
 	struct text_layout line;
-	bool bytes;
 	enum finding_shown shown;
 	bool open;		/* an open count: at least N, or exactly */
 };
 
-enum {
-	ROW_ERASE, ROW_PAGE, ROW_EFFECTIVE_PAGE, ROW_OPEN_LINEAR,
-	ROW_OPEN_RANDOM, ROW_MIN_WRITE, ROW_FAT_AREA, ROW_COUNT
-};
-
-static const struct finding_row finding_rows[ROW_COUNT] = {
-	[ROW_ERASE] = { "erase_size", LINE("Erase block size:"), true,
-			SHOWN_ALWAYS, false },
-	[ROW_PAGE] = { "page_size", LINE("Page size:"), true, SHOWN_ALWAYS,
-		       false },
-	[ROW_EFFECTIVE_PAGE] = { "effective_page_size",
-		LINE("Effective page size:"), true, SHOWN_IF_KNOWN, false },
-	[ROW_OPEN_LINEAR] = { "open_au_linear", LINE("Open erase blocks:"),
-			      false, SHOWN_ALWAYS, true },
-	[ROW_OPEN_RANDOM] = { "open_au_random", LINE("  with --random:"),
-			      false, SHOWN_ALWAYS, true },
-	[ROW_MIN_WRITE] = { "min_write_size", LINE(""), true, SHOWN_NEVER,
-			    false },
-	[ROW_FAT_AREA] = { "fat_area", LINE(""), true, SHOWN_NEVER, false },
+static const struct finding_row finding_rows[ANALYSIS_FINDING_COUNT] = {
+	[ANALYSIS_ERASE] = { LINE("Erase block size:"), SHOWN_ALWAYS, false },
+	[ANALYSIS_PAGE] = { LINE("Page size:"), SHOWN_ALWAYS, false },
+	[ANALYSIS_EFFECTIVE_PAGE] = { LINE("Effective page size:"),
+				      SHOWN_IF_KNOWN, false },
+	[ANALYSIS_OPEN_LINEAR] = { LINE("Open erase blocks:"), SHOWN_ALWAYS,
+				   true },
+	[ANALYSIS_OPEN_RANDOM] = { LINE("  with --random:"), SHOWN_ALWAYS,
+				   true },
+	[ANALYSIS_MIN_WRITE] = { LINE(""), SHOWN_NEVER, false },
+	[ANALYSIS_FAT_AREA] = { LINE(""), SHOWN_NEVER, false },
 };
 
 static const char not_shown[] = "not shown by align or open-AU output";
@@ -115,20 +102,20 @@ static const struct analysis_finding *finding_of(
 
 	*lower_bound = false;
 	switch (row) {
-	case ROW_ERASE:
+	case ANALYSIS_ERASE:
 		*why = f->erase_why;
 		return &f->geometry.erase;
-	case ROW_PAGE:
+	case ANALYSIS_PAGE:
 		*why = f->page_why;
 		return &f->geometry.page;
-	case ROW_EFFECTIVE_PAGE:
+	case ANALYSIS_EFFECTIVE_PAGE:
 		*why = "";
 		return &f->geometry.effective_page;
-	case ROW_OPEN_LINEAR:
+	case ANALYSIS_OPEN_LINEAR:
 		*why = f->linear_why;
 		*lower_bound = f->open.linear_lower_bound;
 		return &f->open.linear;
-	case ROW_OPEN_RANDOM:
+	case ANALYSIS_OPEN_RANDOM:
 		*why = f->random_why;
 		*lower_bound = f->open.random_lower_bound;
 		return &f->open.random;
@@ -148,13 +135,14 @@ static int emit_finding(struct report *report,
 			const struct analyze_findings *f, unsigned row)
 {
 	const struct finding_row *r = &finding_rows[row];
+	const struct analysis_finding_name *id = &analysis_finding_names[row];
 	const char *why;
 	bool bound;
 	const struct analysis_finding *found = finding_of(f, row, &why,
 							  &bound);
 	struct vm_record rec;
 
-	analysis_finding_record(r->name, found, r->bytes, why, &rec);
+	analysis_finding_record(id->name, found, id->bytes, why, &rec);
 	if (r->open)
 		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_BOOL,
 			"lower_bound", NULL, NULL, bound };
@@ -169,8 +157,8 @@ static int emit_finding(struct report *report,
 		rec.fields[1].look = &at_least;
 		rec.fields[2].look = &lower_bound_confidence;
 	} else {
-		rec.fields[1].look = r->bytes ? &exact_size : NULL;
-		rec.fields[2].look = &confidence;
+		rec.fields[1].look = id->bytes ? &reading_exact_size : NULL;
+		rec.fields[2].look = &reading_confidence;
 	}
 	return report_record(report, &rec);
 }
@@ -460,19 +448,20 @@ static int emit_all(struct report *report, const struct analyze_result *r,
 	int err = emit_input(report, r, f);
 
 	if (!err)
-		err = emit_finding(report, f, ROW_ERASE);
+		err = emit_finding(report, f, ANALYSIS_ERASE);
 	if (!err)
 		err = report_erase_alternative(report, &f->geometry,
 			&alternative_line,
 			": a lower step that could be the erase block");
-	for (unsigned row = ROW_PAGE; !err && row <= ROW_EFFECTIVE_PAGE;
-	     row++)
+	for (unsigned row = ANALYSIS_PAGE;
+	     !err && row <= ANALYSIS_EFFECTIVE_PAGE; row++)
 		err = emit_finding(report, f, row);
 	if (!err)
 		err = emit_claim(report, r, &f->geometry);
 	if (!err)
 		err = emit_limit(report, &f->geometry);
-	for (unsigned row = ROW_OPEN_LINEAR; !err && row < ROW_COUNT; row++)
+	for (unsigned row = ANALYSIS_OPEN_LINEAR;
+	     !err && row < ANALYSIS_FINDING_COUNT; row++)
 		err = emit_finding(report, f, row);
 	if (!err)
 		err = report_lines(report, "recommendation", "Advice:", advice,

@@ -29,52 +29,44 @@ static const struct text_layout alternative_line = LINE("  or:");
 static const struct text_layout claim_line = LINE("card's preferred erase:");
 static const struct text_layout spaces = { .style = TEXT_SPACES };
 
-static const struct text_look exact_size = { .display = TEXT_EXACT_SIZE };
-static const struct text_look confidence = { .display = TEXT_FIXED,
+const struct text_look reading_exact_size = {
+	.display = TEXT_EXACT_SIZE };
+const struct text_look reading_confidence = { .display = TEXT_FIXED,
 	.template = "(confidence %)", .digits = 2 };
 
 /* The findings, in the text's order; shown: printed in text at all. */
 enum finding_shown { SHOWN_ALWAYS, SHOWN_IF_KNOWN, SHOWN_IF_WRITTEN };
 
 struct finding_row {
-	const char *name;		/* its machine name */
 	struct text_layout line;	/* its caption */
-	bool bytes;
 	enum finding_shown shown;
 };
 
-enum {
-	ROW_ERASE, ROW_PAGE, ROW_EFFECTIVE_PAGE, ROW_OPEN_LINEAR,
-	ROW_OPEN_RANDOM, ROW_MIN_WRITE, ROW_FAT_AREA, ROW_COUNT
-};
-
-static const struct finding_row finding_rows[ROW_COUNT] = {
-	[ROW_ERASE] = { "erase_size", LINE("erase block size:"), true,
-			SHOWN_ALWAYS },
-	[ROW_PAGE] = { "page_size", LINE("page size:"), true, SHOWN_ALWAYS },
-	[ROW_EFFECTIVE_PAGE] = { "effective_page_size",
-		LINE("effective page size:"), true, SHOWN_IF_KNOWN },
-	[ROW_OPEN_LINEAR] = { "open_au_linear", LINE("open erase blocks:"),
-			      false, SHOWN_IF_WRITTEN },
-	[ROW_OPEN_RANDOM] = { "open_au_random", LINE("open out of order:"),
-			      false, SHOWN_IF_WRITTEN },
-	[ROW_MIN_WRITE] = { "min_write_size",
-		LINE("smallest efficient write:"), true, SHOWN_IF_WRITTEN },
-	[ROW_FAT_AREA] = { "fat_area", LINE("FAT-like area:"), true,
-			   SHOWN_IF_WRITTEN },
+static const struct finding_row finding_rows[ANALYSIS_FINDING_COUNT] = {
+	[ANALYSIS_ERASE] = { LINE("erase block size:"), SHOWN_ALWAYS },
+	[ANALYSIS_PAGE] = { LINE("page size:"), SHOWN_ALWAYS },
+	[ANALYSIS_EFFECTIVE_PAGE] = { LINE("effective page size:"),
+				      SHOWN_IF_KNOWN },
+	[ANALYSIS_OPEN_LINEAR] = { LINE("open erase blocks:"),
+				   SHOWN_IF_WRITTEN },
+	[ANALYSIS_OPEN_RANDOM] = { LINE("open out of order:"),
+				   SHOWN_IF_WRITTEN },
+	[ANALYSIS_MIN_WRITE] = { LINE("smallest efficient write:"),
+				 SHOWN_IF_WRITTEN },
+	[ANALYSIS_FAT_AREA] = { LINE("FAT-like area:"), SHOWN_IF_WRITTEN },
 };
 
 static const struct analysis_finding *finding_of(
 	const struct detect_findings *f, unsigned row)
 {
-	const struct analysis_finding *all[ROW_COUNT] = {
-		[ROW_ERASE] = &f->geometry.erase,
-		[ROW_PAGE] = &f->geometry.page,
-		[ROW_EFFECTIVE_PAGE] = &f->geometry.effective_page,
-		[ROW_OPEN_LINEAR] = &f->open_linear,
-		[ROW_OPEN_RANDOM] = &f->open_random,
-		[ROW_MIN_WRITE] = &f->min_write,
-		[ROW_FAT_AREA] = &f->fat_area,
+	const struct analysis_finding *all[ANALYSIS_FINDING_COUNT] = {
+		[ANALYSIS_ERASE] = &f->geometry.erase,
+		[ANALYSIS_PAGE] = &f->geometry.page,
+		[ANALYSIS_EFFECTIVE_PAGE] = &f->geometry.effective_page,
+		[ANALYSIS_OPEN_LINEAR] = &f->open_linear,
+		[ANALYSIS_OPEN_RANDOM] = &f->open_random,
+		[ANALYSIS_MIN_WRITE] = &f->min_write,
+		[ANALYSIS_FAT_AREA] = &f->fat_area,
 	};
 
 	return all[row];
@@ -87,7 +79,7 @@ static const char *unknown_text(const struct detect_findings *f,
 	const struct analysis_geometry *g = &f->geometry;
 
 	switch (row) {
-	case ROW_ERASE:
+	case ANALYSIS_ERASE:
 		if (!g->erase_hidden)
 			return "no erase-block signal found (no boundary "
 			       "stands out of the noise)";
@@ -95,9 +87,9 @@ static const char *unknown_text(const struct detect_findings *f,
 			 "block can be; confidence %.2f)",
 			 g->hidden_confidence);
 		return buf;
-	case ROW_PAGE:
+	case ANALYSIS_PAGE:
 		return g->level_count ? "not visible" : "unknown";
-	case ROW_EFFECTIVE_PAGE:
+	case ANALYSIS_EFFECTIVE_PAGE:
 		return NULL;
 	default:
 		return f->wrote ? "unknown" : NULL;
@@ -112,6 +104,7 @@ static int emit_finding(struct report *report,
 			const struct detect_findings *f, unsigned row)
 {
 	const struct finding_row *r = &finding_rows[row];
+	const struct analysis_finding_name *id = &analysis_finding_names[row];
 	const struct analysis_finding *found = finding_of(f, row);
 	bool shown = r->shown == SHOWN_ALWAYS ||
 		     (r->shown == SHOWN_IF_KNOWN && found->known) ||
@@ -121,12 +114,12 @@ static int emit_finding(struct report *report,
 			  unknown_text(f, row, buf, sizeof(buf));
 	struct vm_record rec;
 
-	analysis_finding_record(r->name, found, r->bytes, why, &rec);
+	analysis_finding_record(id->name, found, id->bytes, why, &rec);
 	rec.layout = &r->line;
 	report_hide_fields(&rec);
 	if (shown && found->known) {
-		rec.fields[1].look = r->bytes ? &exact_size : NULL;
-		rec.fields[2].look = &confidence;
+		rec.fields[1].look = id->bytes ? &reading_exact_size : NULL;
+		rec.fields[2].look = &reading_confidence;
 	} else if (shown && why) {
 		rec.fields[3].look = NULL;
 	}
@@ -151,7 +144,7 @@ int report_erase_alternative(struct report *report,
 				true, NULL, &rec);
 	rec.layout = line;
 	rec.fields[0].look = &text_hidden;
-	rec.fields[1].look = &exact_size;
+	rec.fields[1].look = &reading_exact_size;
 	rec.fields[2].look = &weight;
 	return report_record(report, &rec);
 }
@@ -355,16 +348,17 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_card(report, f);
 	if (!err)
-		err = emit_finding(report, f, ROW_ERASE);
+		err = emit_finding(report, f, ANALYSIS_ERASE);
 	if (!err)
 		err = report_erase_alternative(report, &f->geometry,
 					       &alternative_line, "");
-	for (unsigned row = ROW_PAGE; !err && row <= ROW_EFFECTIVE_PAGE;
-	     row++)
+	for (unsigned row = ANALYSIS_PAGE;
+	     !err && row <= ANALYSIS_EFFECTIVE_PAGE; row++)
 		err = emit_finding(report, f, row);
 	if (!err)
 		err = emit_claim(report, f);
-	for (unsigned row = ROW_OPEN_LINEAR; !err && row < ROW_COUNT; row++)
+	for (unsigned row = ANALYSIS_OPEN_LINEAR;
+	     !err && row < ANALYSIS_FINDING_COUNT; row++)
 		err = emit_finding(report, f, row);
 	if (!err)
 		err = emit_cost(report, &dev->stats);

@@ -12,6 +12,10 @@
 #include "detect.h"
 #include "report.h"
 
+/* The looks of both readings' findings: "12KiB", "(confidence 0.99)". */
+extern const struct text_look reading_exact_size;
+extern const struct text_look reading_confidence;
+
 /*
  * A detect run's report: the device, the card, each finding, the cost,
  * the staircase, the advice and the read timing behind them.  meta
