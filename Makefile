@@ -1,5 +1,5 @@
 # flashbench: build, test and install.
-# make            build flashbench and erase
+# make            build flashbench, erase and flashemu
 # make check      run the test suite (root adds the loop-device tests)
 # make check-repeat  the suite REPEAT (5) times with every core busy
 # make install    honours PREFIX, BINDIR, MANDIR and DESTDIR
@@ -21,12 +21,15 @@ INSTALL ?= install
 
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev sim vm vmcompile vmlist vmprog programs \
-	report reportanalyze reportdetect analysis analyze info inforeg infosysfs json \
+	report reportanalyze reportdetect analysis analyze info inforeg \
+	infosysfs link json \
 	plot progress speed detect hist
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors
 ERASE_OBJS = $(addsuffix .o,cli units dev blockdev sim)
-PROGRAMS = flashbench erase
+# flashemu: the devices, the store, the FUSE server and the JSON string
+EMU_OBJS = $(addsuffix .o,cli units dev blockdev sim json emustore fuse)
+PROGRAMS = flashbench erase flashemu
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
 
 all: $(PROGRAMS)
@@ -40,7 +43,14 @@ flashbench: flashbench.o $(MODULE_OBJS)
 erase: erase.o $(ERASE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+flashemu: flashemu.o $(EMU_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 tests/unit-%: tests/unit-%.c $(MODULE_OBJS)
+	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# flashemu's store is no module of flashbench's
+tests/unit-emustore: tests/unit-emustore.c $(MODULE_OBJS) emustore.o
 	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # make check runs the suite, then again on a copy of the tree built with
@@ -78,7 +88,7 @@ bench:
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
-	$(INSTALL) -m 644 flashbench.1 erase.1 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 flashbench.1 erase.1 flashemu.1 $(DESTDIR)$(MANDIR)/man1
 
 clean:
 	rm -f $(PROGRAMS) *.o *.d tests/*.o tests/*.d $(UNIT_TESTS)

@@ -55,6 +55,7 @@ enum {
 	OPT_REALTIME,
 	OPT_INFO,
 	OPT_SYSFS_ROOT,
+	OPT_DEBUGFS_ROOT,
 	OPT_DECODE_CID,
 	OPT_DECODE_CSD,
 	OPT_DECODE_SCR,
@@ -151,6 +152,7 @@ struct config {
 	bool quiet;
 	uint64_t budget_ns;
 	const char *sysfs_root;
+	const char *debugfs_root;
 	const char *decode_kind, *decode_hex;
 	enum report_format format;
 	bool given[64];			/* by option_defs[] index */
@@ -313,7 +315,11 @@ static const struct option_def option_defs[] = {
 	  .field = FIELD(read_only), .applies = T_IOPS | T_CLASS },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
-	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_CLASS },
+	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_SPEED },
+	{ OPT_DEBUGFS_ROOT, "debugfs-root", "DIR", SECTION_PARAMETERS,
+	  "read debugfs from DIR, not /sys/kernel/debug",
+	  .kind = ARG_TEXT, .field = FIELD(debugfs_root),
+	  .applies = T_INFO | T_SPEED },
 
 	{ OPT_FORMAT, "format", "FORMAT", SECTION_OUTPUT,
 	  "output format: text (default), csv or json",
@@ -1435,7 +1441,8 @@ static int decode_register(const struct config *cfg)
 /* --info: what the kernel (or the model) knows; never writes. */
 static int show_info(const struct config *cfg)
 {
-	struct info_device device = { .path = cfg->device };
+	struct info_device device = { .path = cfg->device,
+				      .debugfs_root = cfg->debugfs_root };
 	struct dev dev;
 	char why[320];
 	FILE *out;
@@ -1643,10 +1650,15 @@ static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
 /* The test's records, from what the program measured. */
 static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      uint64_t block, uint64_t failed_reads,
+		      const struct info_card *card,
 		      const struct info_card *claimed)
 {
 	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
 				.failed_reads = failed_reads };
+
+	/* a real device's results carry its host link */
+	if (card && card->link.bus != LINK_BUS_NONE)
+		x.link = &card->link;
 
 	switch (cfg->speed) {
 	case SPEED_READ:
@@ -1663,7 +1675,7 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 static int run_speed(struct config *cfg)
 {
 	uint64_t start = 0, end = 0, block;
-	struct info_card *card, *claimed = NULL;
+	struct info_card *card, *known = NULL, *claimed = NULL;
 	struct info_device idev;
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
 	struct vm_program *program;
@@ -1704,15 +1716,18 @@ static int run_speed(struct config *cfg)
 	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
 	program = plan_run(cfg, &dev, cfg->test_option, &plan, &text);
+	idev = (struct info_device){ .path = cfg->device,
+		.size_bytes = dev.size_bytes,
+		.logical_block_bytes = dev.logical_block_bytes,
+		.simulated = dev.simulated, .debugfs_root = cfg->debugfs_root };
+	/* read before timing starts: the claims and the host link */
+	if (!dev.simulated &&
+	    info_read_card(&idev, cfg->sysfs_root, card, why,
+			   sizeof(why)) == 0)
+		known = card;
+	if (known && card->has_speed)
+		claimed = card;
 	if (cfg->speed == SPEED_CLASS) {
-		idev = (struct info_device){ .path = cfg->device,
-			.size_bytes = dev.size_bytes,
-			.logical_block_bytes = dev.logical_block_bytes,
-			.simulated = dev.simulated };
-		if (!dev.simulated &&
-		    info_read_card(&idev, cfg->sysfs_root, card, why,
-				   sizeof(why)) == 0 && card->has_speed)
-			claimed = card;
 		/* JSON: "classes", keyed by class name, beside "results" */
 		meta.index_member = "classes";
 		meta.index_key = "class";
@@ -1731,7 +1746,7 @@ static int run_speed(struct config *cfg)
 	progress_end(&sinks.progress);
 	if (!err || err == -EINTR) {
 		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
-				     claimed);
+				     known, claimed);
 		if (emitted)
 			err = emitted;
 	}

@@ -189,7 +189,8 @@ static void out_section(struct out *o, const char *key, const char *heading)
 		return;
 	}
 	if (!o->json) {
-		fprintf(o->f, "%s:\n", heading);
+		if (heading)
+			fprintf(o->f, "%s:\n", heading);
 		return;
 	}
 	if (!key)
@@ -791,6 +792,40 @@ static void show_card(struct out *o, const struct info_card *c)
 	show_capacity_check(o, c);
 }
 
+/*
+ * The host link, as link.c words it.  Text shows it once the host or
+ * USB device was found; JSON always has "link" (null: no link to read).
+ */
+static void show_link(struct out *o, const struct info_card *c)
+{
+	struct link_field f[LINK_FIELDS_MAX];
+	char label[64];
+	size_t n;
+
+	if (c->link.bus == LINK_BUS_NONE) {
+		out_null_section(o, "link");
+		return;
+	}
+	if (c->link.state == LINK_NO_HOST)
+		o->quiet = true;
+	n = link_fields(&c->link, f, LINK_FIELDS_MAX);
+	out_section(o, "link", o->quiet ? NULL : "link");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(label, sizeof(label), "%s:", f[i].label ?
+			 f[i].label : "");
+		if (f[i].key && f[i].is_string)
+			put_str(o, f[i].key, NULL, f[i].known ? f[i].value :
+				NULL);
+		else if (f[i].key)
+			put_text(o, f[i].key, NULL, f[i].known ? f[i].value :
+				 NULL, NULL);
+		if (f[i].label)
+			put(o, NULL, label, NULL, f[i].text);
+	}
+	out_end(o, "link");
+	o->quiet = false;
+}
+
 static void show_life(struct out *o, const struct info_emmc *e)
 {
 	static const char *const used[] = {
@@ -891,6 +926,8 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 	show_summary(&o, card);
 	if (is_card || format != REPORT_TEXT)
 		show_card(&o, card);
+	if (*card->sysfs_dir)
+		show_link(&o, card);
 	show_registers(&o, card);
 	if (card->has_emmc)
 		show_emmc(&o, &card->emmc);

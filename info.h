@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "link.h"
 #include "report.h"
 
 #define INFO_PATH_BYTES 4096
@@ -47,6 +48,8 @@ struct info_device {
 	uint64_t size_bytes;
 	uint32_t logical_block_bytes;
 	bool simulated;
+	/* where debugfs is; NULL: kernel/debug under the sysfs root */
+	const char *debugfs_root;
 };
 
 /* CID.  SD and eMMC place the fields differently; mmc says which. */
@@ -254,6 +257,9 @@ struct info_card {
 	struct info_queue queue;	/* all unknown without a sysfs disk */
 	bool has_emmc;			/* eMMC: the emmc fields were read */
 	struct info_emmc emmc;
+
+	/* the host link: bus LINK_BUS_NONE when there is none to read */
+	struct link_info link;
 };
 
 /* Machine name ("sd", "emmc", "usb"...) and human label of a transport. */
@@ -308,8 +314,10 @@ int info_decode_register(const char *kind, const char *hex,
  * all that is shown of it: sysfs is read here, once, and not again while
  * printing.  A partition is resolved to its whole disk.  A path that does
  * not exist is looked up by its last component under sysfs_root, so
- * recorded trees work without device nodes.  Return 0 or a negative
- * errno with err set.
+ * recorded trees work without device nodes.  For SD and eMMC cards the
+ * host's debugfs ios (under dev->debugfs_root) is read too, for USB
+ * devices the USB link, into card->link.  Return 0 or a negative errno
+ * with err set.
  */
 int info_read_card(const struct info_device *dev, const char *sysfs_root,
 		   struct info_card *card, char *err, size_t errlen);

@@ -231,25 +231,43 @@ static unsigned subsystem_bit(const char *dir)
 	return 0;
 }
 
-/* The subsystems of every device above the disk, up to the sysfs root. */
-static unsigned ancestors(const char *disk_dir, const char *root)
+/*
+ * Call visit on the disk's directory and each one above it, up to the
+ * sysfs root, until visit returns true.
+ */
+static void walk_up(const char *disk_dir, const char *root,
+		    bool (*visit)(const char *dir, void *ctx), void *ctx)
 {
 	char path[INFO_PATH_BYTES], top[INFO_PATH_BYTES];
 	size_t toplen;
-	unsigned seen = 0;
 	char *slash;
 
 	if (!realpath(root, top))
-		return 0;
+		return;
 	toplen = strlen(top);
 	info_copy_str(path, sizeof(path), disk_dir);
 	while (strlen(path) > toplen && !strncmp(path, top, toplen)) {
-		seen |= subsystem_bit(path);
+		if (visit(path, ctx))
+			return;
 		slash = strrchr(path, '/');
 		if (!slash || slash == path)
 			break;
 		*slash = '\0';
 	}
+}
+
+static bool note_subsystem(const char *dir, void *ctx)
+{
+	*(unsigned *)ctx |= subsystem_bit(dir);
+	return false;
+}
+
+/* The subsystems of every device above the disk, up to the sysfs root. */
+static unsigned ancestors(const char *disk_dir, const char *root)
+{
+	unsigned seen = 0;
+
+	walk_up(disk_dir, root, note_subsystem, &seen);
 	return seen;
 }
 
@@ -489,6 +507,139 @@ static void read_disk(struct info_card *card, const char *root)
 	}
 }
 
+/* ---- the host link ---- */
+
+/* The last component of the link dir/name points to: "uas". */
+static bool link_target_name(const char *dir, const char *name, char *out,
+			     size_t len)
+{
+	char path[INFO_PATH_BYTES], target[INFO_PATH_BYTES];
+	ssize_t n;
+
+	if (!path_fmt(path, sizeof(path), "%s/%s", dir, name))
+		return false;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	last_component(target, out, len);
+	return true;
+}
+
+/*
+ * The card's MMC host.  Real sysfs has the card at
+ * .../mmc_host/mmcN/mmcN:RCA, where the disk's device link points.
+ */
+static bool find_mmc_host(const char *disk_dir, char *host, size_t len)
+{
+	char dev[INFO_PATH_BYTES], real[INFO_PATH_BYTES], class[32];
+	char *slash;
+
+	if (!path_fmt(dev, sizeof(dev), "%s/device", disk_dir) ||
+	    !realpath(dev, real))
+		return false;
+	slash = strrchr(real, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';			/* .../mmc_host/mmcN */
+	slash = strrchr(real, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';			/* .../mmc_host */
+	last_component(real, class, sizeof(class));
+	if (strcmp(class, "mmc_host"))
+		return false;
+	info_copy_str(host, len, slash + 1);
+	return true;
+}
+
+static void read_ios(struct link_info *link, const char *debugfs)
+{
+	char text[2048];
+	ssize_t n;
+	int fd;
+
+	link->state = LINK_NO_DEBUGFS;
+	if (!path_fmt(link->ios_path, sizeof(link->ios_path), "%s/%s/ios",
+		      debugfs, link->host))
+		return;
+	fd = open(link->ios_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		link->read_errno = errno;
+		if (errno != ENOENT && errno != ENOTDIR)
+			link->state = LINK_UNREADABLE;
+		return;
+	}
+	n = read(fd, text, sizeof(text) - 1);
+	link->read_errno = n < 0 ? errno : 0;
+	close(fd);
+	if (n < 0) {
+		link->state = LINK_UNREADABLE;
+		return;
+	}
+	text[n] = '\0';
+	link->state = link_parse_ios(text, &link->ios) ? LINK_UNPARSED :
+							 LINK_READ;
+}
+
+/*
+ * Above a USB disk: the interface (it has bInterfaceNumber, and its
+ * driver is the storage driver), then the USB device with its speed.
+ */
+static bool visit_usb(const char *dir, void *ctx)
+{
+	struct link_usb *usb = ctx;
+	char buf[32];
+	const char *version = buf;
+
+	if (!*usb->driver && exists(dir, "bInterfaceNumber"))
+		link_target_name(dir, "driver", usb->driver,
+				 sizeof(usb->driver));
+	if (!attr(dir, "speed", buf, sizeof(buf)) ||
+	    !link_parse_usb_speed(buf, &usb->speed_kbit))
+		return false;
+	usb->has_speed = true;
+	if (attr(dir, "version", buf, sizeof(buf))) {
+		while (*version == ' ')
+			version++;
+		info_copy_str(usb->version, sizeof(usb->version), version);
+	}
+	return true;
+}
+
+static void read_link(struct info_card *card, const struct info_device *d,
+		      const char *sysfs_root)
+{
+	const char *root = sysfs_root ? sysfs_root : "/sys";
+	struct link_info *link = &card->link;
+	struct link_claims claims = { .known = card->has_ssr,
+		.speed_class = card->speed_class, .uhs_grade = card->uhs_grade,
+		.video_class = card->video_class, .app_class = card->app_class };
+	char debugfs[INFO_PATH_BYTES];
+
+	/* real systems mount debugfs at /sys/kernel/debug */
+	if (d->debugfs_root)
+		info_copy_str(debugfs, sizeof(debugfs), d->debugfs_root);
+	else if (!path_fmt(debugfs, sizeof(debugfs), "%s/kernel/debug", root))
+		return;
+	if (card->transport == INFO_TRANSPORT_SD ||
+	    card->transport == INFO_TRANSPORT_EMMC) {
+		link->bus = card->transport == INFO_TRANSPORT_SD ?
+			    LINK_BUS_SD : LINK_BUS_MMC;
+		if (find_mmc_host(card->sysfs_dir, link->host,
+				  sizeof(link->host)))
+			read_ios(link, debugfs);
+		else
+			link->state = LINK_NO_HOST;
+	} else if (card->transport == INFO_TRANSPORT_USB) {
+		link->bus = LINK_BUS_USB;
+		walk_up(card->sysfs_dir, root, visit_usb, &link->usb);
+		link->state = link->usb.has_speed ? LINK_READ :
+						    LINK_NO_USB_SPEED;
+	}
+	link_judge(link, &claims, debugfs);
+}
+
 static void read_caller_view(struct info_card *card,
 			     const struct info_device *d)
 {
@@ -558,6 +709,7 @@ int info_read_card(const struct info_device *d, const char *sysfs_root,
 	else
 		info_copy_str(card->sysfs_dir, sizeof(card->sysfs_dir), dir);
 	read_disk(card, root);
+	read_link(card, d, sysfs_root);
 	if (!card->has_logical_block_size && d->logical_block_bytes)
 		read_caller_view(card, d);
 	return 0;

@@ -32,6 +32,7 @@ enum text_display {
 				   the point, "0.99" */
 	TEXT_SECONDS,		/* ns as seconds, the look's digits after
 				   the point, "3.252" */
+	TEXT_PERCENT,		/* a fraction as a percentage, 0.78 -> "78%" */
 	TEXT_DISPLAY_COUNT
 };
 

@@ -134,6 +134,9 @@ const char *report_field_text(const struct vm_field *field,
 	case TEXT_EXACT_SIZE:
 		units_format_exact_size(value, (uint64_t)field->value);
 		break;
+	case TEXT_PERCENT:
+		snprintf(value, sizeof(value), "%.0f%%", field->value * 100);
+		break;
 	case TEXT_FIXED:
 		snprintf(value, sizeof(value), "%.*f", (int)digits,
 			 field->value);
@@ -467,7 +470,9 @@ static void json_number(FILE *out, double value, enum vm_unit unit)
 
 static void json_value(FILE *out, const struct vm_field *field)
 {
-	if (field->unit == VM_UNIT_LABEL)
+	if (field->unit == VM_UNIT_LABEL && !field->label)
+		fputs("null", out);	/* a label not known */
+	else if (field->unit == VM_UNIT_LABEL)
 		json_write_string(out, field->label);
 	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);

@@ -44,6 +44,9 @@ struct report_meta {
  *   text line, and
  *   a record with nothing else prints no line (a per-second series behind
  *   a summary); CSV, JSON and plots carry it as usual;
+ * - a template with "%%" shows the value, a fraction, as a percentage
+ *   ("(%% of the ceiling)" -> "(78% of the ceiling)");
+ * - a label field whose label is NULL is null in JSON (empty in CSV);
  * - JSON writes the fields keyed "a.b", "a.c" as one member "a", an
  *   object {"b": ..., "c": ...} (one level per dot); CSV keeps "a.b" as
  *   the column name.

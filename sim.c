@@ -104,6 +104,7 @@ struct sim_state {
 	unsigned int nrandom;
 	unsigned int ncached;
 	unsigned int nspilled;
+	struct sim_stats stats;	/* what the model did, for sim_stats() */
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_block blocks[];	/* p.open of them */
@@ -732,6 +733,31 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 }
 
 /*
+ * --- statistics --------------------------------------------------------
+ *
+ * What the model did, counted where it decides it: the numbers that show
+ * why one workload is kinder to a card than another.  Counting never
+ * changes a time.
+ */
+
+/* A garbage collection: gc_ns spent, copy_bytes moved inside the card. */
+static void count_gc(struct sim_state *s, uint64_t copy_bytes, uint64_t ns)
+{
+	s->stats.gcs++;
+	s->stats.copied_bytes += copy_bytes;
+	s->stats.gc_ns += ns;
+}
+
+/* One read, write or discard of length bytes that took ns. */
+static void count_op(uint64_t *ops, uint64_t *bytes, uint64_t length,
+		     struct sim_state *s, uint64_t ns)
+{
+	(*ops)++;
+	*bytes += length;
+	s->stats.busy_ns += ns;
+}
+
+/*
  * --- the model -------------------------------------------------------
  *
  * Reads cost read-lat + length / read-rate, plus, for each level of the
@@ -974,10 +1000,12 @@ static uint64_t evict(struct sim_state *s, struct sim_block *b)
 		if (!b->gaps && !b->random)
 			copy_bytes -= b->pos_bytes - b->base_bytes;
 		ns = s->p.gc_ns + copy_ns(&s->p, copy_bytes);
+		count_gc(s, copy_bytes, ns);
 		if (s->p.spill)
 			*slot(s->spilled, &s->nspilled, s->p.spill,
 			      b->index) = *b;
 	}
+	s->stats.closed++;
 	close_block(s, b);
 	return ns;
 }
@@ -1004,6 +1032,7 @@ static struct sim_block *open_block(struct sim_state *s, uint64_t index,
 		*gc_ns += evict(s, lru_block(s, false));
 	b = &s->blocks[s->nopen++];
 	*b = (struct sim_block){ .index = index };
+	s->stats.opened++;
 	return b;
 }
 
@@ -1017,6 +1046,7 @@ static uint64_t consolidate(struct sim_state *s, struct sim_block *b)
 		s->nrandom--;
 	b->random = false;
 	b->gaps = true;
+	count_gc(s, b->pos_bytes, s->p.gc_ns);
 	return s->p.gc_ns;
 }
 
@@ -1052,9 +1082,12 @@ static uint64_t cache_write(struct sim_state *s, uint64_t index,
 		return 0;
 	c = lookup(s->cached, &s->ncached, s->p.cache_blocks, index,
 		   &flushed, &old);
-	if (flushed)
-		ns = s->p.gc_ns + copy_ns(&s->p, block_bytes(&s->p, old.index) -
-						 old.pos_bytes);
+	if (flushed) {
+		uint64_t rest = block_bytes(&s->p, old.index) - old.pos_bytes;
+
+		ns = s->p.gc_ns + copy_ns(&s->p, rest);
+		count_gc(s, rest, ns);
+	}
 	c->used = s->tick;
 	c->pos_bytes = end;
 	return ns;
@@ -1096,6 +1129,7 @@ static bool spill(struct sim_state *s, uint64_t index, uint64_t start,
 		return false;
 	advance(&s->p, b, start, end);
 	b->used = s->tick;
+	s->stats.spilled++;
 	if (small)
 		*ns += s->p.cache_lat_ns + cache_write(s, index, end);
 	else if (s->p.spill_rate && end - start > s->p.spill_buffer_bytes)
@@ -1196,6 +1230,7 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
 	    crossing_ns(p, offset, length);
 	*ns = jitter(s, t);
+	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, *ns);
 	pace(p);
 	return 0;
 }
@@ -1224,12 +1259,15 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 				end - base : p->erase_bytes;
 
 		t += write_block(s, index, pos - base, stop);
-		if (index != s->last_index)
+		if (index != s->last_index) {
 			t += p->switch_ns;
+			s->stats.switches++;
+		}
 		s->last_index = index;
 		pos = base + stop;
 	}
 	*ns = jitter(s, t);
+	count_op(&s->stats.writes, &s->stats.bytes_written, length, s, *ns);
 	pace(p);
 	return 0;
 }
@@ -1252,12 +1290,16 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 	first = (offset + p->erase_bytes - 1) / p->erase_bytes;
 	last = end == p->size_bytes ? block_count(p) : end / p->erase_bytes;
 	for (unsigned int i = 0; i < s->nopen; ) {
-		if (s->blocks[i].index >= first && s->blocks[i].index < last)
+		if (s->blocks[i].index >= first && s->blocks[i].index < last) {
+			s->stats.closed++;
 			close_block(s, &s->blocks[i]);
+		}
 		else
 			i++;
 	}
 	*ns = jitter(s, p->write_lat_ns);
+	count_op(&s->stats.discards, &s->stats.bytes_discarded, length, s,
+		 *ns);
 	pace(p);
 	return 0;
 }
@@ -1329,6 +1371,16 @@ int sim_geometry(const struct dev *dev, struct sim_geometry *g)
 		.open_random = (uint32_t)s->p.open_random,
 		.fat = (uint32_t)s->p.fat,
 	};
+	return 0;
+}
+
+int sim_stats(const struct dev *dev, struct sim_stats *out)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	*out = s->stats;
 	return 0;
 }
 

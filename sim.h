@@ -31,6 +31,30 @@ struct sim_geometry {
 int sim_geometry(const struct dev *dev, struct sim_geometry *g);
 
 /*
+ * What the model did since the card was opened.  A garbage collection is
+ * any work the card does to take a write besides programming it: closing
+ * an erase block that holds old data (its rest is copied), consolidating
+ * one written out of order, flushing the small-write cache.
+ */
+struct sim_stats {
+	uint64_t reads, writes, discards;	/* operations */
+	uint64_t bytes_read, bytes_written, bytes_discarded;
+	uint64_t busy_ns;		/* model time of all operations */
+	uint64_t gcs;			/* garbage collections */
+	uint64_t gc_ns;			/* model time they cost */
+	uint64_t copied_bytes;		/* bytes they moved inside the card */
+	uint64_t opened;		/* erase blocks opened for writing */
+	uint64_t closed;		/* open ones closed (evicted, discarded) */
+	uint64_t spilled;		/* writes taken while the open set was
+					   full, without opening a block */
+	uint64_t switches;		/* writes to another erase block than
+					   the write before */
+};
+
+/* Fill *out for a device opened on "sim:"; -EINVAL for any other. */
+int sim_stats(const struct dev *dev, struct sim_stats *out);
+
+/*
  * Preset i (0 is what "sim:" alone means): its name, and its one-line
  * description in *description.  NULL past the last preset.
  */

@@ -210,6 +210,45 @@ static void add_label(struct vm_record *rec, const char *key,
 		.key = key, .look = look, .label = label };
 }
 
+/* The share of the link's ceiling, as a percentage in text. */
+static const struct text_look share_text = { .display = TEXT_PERCENT,
+	.template = "(% of the link's ceiling)" };
+static const struct text_look write_share_text = {
+	.display = TEXT_PERCENT,
+	.template = "(the write at % of the link's ceiling)" };
+static const struct text_look exceeded_text = { .display = TEXT_PERCENT,
+	.template = "(% of the link's ceiling: more than it can carry, so "
+		    "the link reading does not describe this path)" };
+
+/*
+ * On a real device: the share of the link's ceiling a rate is, in text
+ * with look ("(78% of the link's ceiling)") when the ceiling is known.
+ */
+static void add_share(const struct speed_exec *x, struct vm_record *rec,
+		      double bytes_per_s, const struct text_look *look)
+{
+	double share = link_ceiling_share(x->link, bytes_per_s);
+
+	if (!x->link)
+		return;
+	/* faster than the link can go: say so rather than trust it */
+	if (link_exceeded(x->link, bytes_per_s))
+		look = &exceeded_text;
+	add_value(rec, VM_UNIT_COUNT, "ceiling_share",
+		  isfinite(share) ? look : MACHINE_ONLY, share);
+}
+
+/* The link the figures went through, "link: the host runs ...". */
+static int emit_link(struct speed_exec *x)
+{
+	struct vm_record rec;
+
+	if (!x->link)
+		return 0;
+	link_record(x->link, &rec);
+	return x->emit(x->ctx, &rec);
+}
+
 /*
  * -t, --write-speed: a record per window (second, bytes_per_s) for the
  * machine formats and plots, then the summary, in text:
@@ -251,9 +290,11 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 		  LOOK(TEXT_MBPS, "median %,"), r.window_median);
 	add_value(&rec, VM_UNIT_RATE, "window_max",
 		  LOOK(TEXT_MBPS, "max % MB/s"), r.window_max);
+	add_share(x, &rec, r.bytes_per_s, &share_text);
 	add_value(&rec, VM_UNIT_COUNT, "failed_reads", MACHINE_ONLY,
 		  (double)x->failed_reads);
-	return x->emit(x->ctx, &rec);
+	err = x->emit(x->ctx, &rec);
+	return err ? err : emit_link(x);
 }
 
 /*
@@ -282,6 +323,7 @@ static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 		  LOOK(TEXT_AS_UNIT, "max %"), (double)r->max_ns);
 	add_value(&rec, VM_UNIT_COUNT, "operations", MACHINE_ONLY,
 		  (double)r->operations);
+	add_share(x, &rec, r->iops * (double)r->io_bytes, &share_text);
 	return x->emit(x->ctx, &rec);
 }
 
@@ -291,7 +333,7 @@ int speed_emit_iops(struct speed_exec *x, const struct speed_results *r)
 
 	if (!err && r->has_iops[1])
 		err = emit_iops(x, &r->iops[1]);
-	return err;
+	return err ? err : emit_link(x);
 }
 
 /* --- the class table -------------------------------------------------- */
@@ -350,11 +392,21 @@ static void judge(bool needed, bool measured, double value, double min,
 		*fail = true;
 }
 
+/* The write rate failed, and the link could not have carried it. */
+static bool link_limited(const struct speed_class *c,
+			 const struct speed_measured *m)
+{
+	return m->has_write_rate && m->write_bytes_per_s < c->write_mb * MB &&
+	       m->has_ceiling && m->ceiling_bytes_per_s < c->write_mb * MB;
+}
+
 static enum speed_verdict verdict_of(const struct speed_class *c,
 				     const struct speed_measured *m)
 {
 	bool fail = false, missing = false;
 
+	if (link_limited(c, m))
+		return SPEED_LINK_LIMITED;
 	judge(true, m->has_write_rate, m->write_bytes_per_s,
 	      c->write_mb * MB, &fail, &missing);
 	judge(c->read_iops > 0, m->has_read_iops, m->read_iops,
@@ -400,6 +452,7 @@ static const char *const verdict_text[] = {
 	[SPEED_NOT_MEASURED] = "not measured",
 	[SPEED_PASS] = "pass",
 	[SPEED_FAIL] = "FAIL",
+	[SPEED_LINK_LIMITED] = "limited by the host link",
 };
 
 #define HOST_LIMITS \
@@ -478,6 +531,8 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 	add_value(&rec, VM_UNIT_COUNT, "write_iops", NULL,
 		  figure(m->has_write_iops, m->write_iops));
 	list_templates(rec.fields, 3, body, "measured: ", "", &text);
+	add_share(x, &rec, figure(m->has_write_rate, m->write_bytes_per_s),
+		  &write_share_text);
 	return x->emit(x->ctx, &rec);
 }
 
@@ -518,7 +573,8 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 		  figure(m->has_write_iops, m->write_iops));
 	add_label(&rec, "result", NULL, verdict_text[v]);
 	add_value(&rec, VM_UNIT_BOOL, "pass", MACHINE_ONLY,
-		  v == SPEED_NOT_MEASURED ? NAN : v == SPEED_PASS);
+		  v == SPEED_NOT_MEASURED || v == SPEED_LINK_LIMITED ? NAN :
+		  v == SPEED_PASS);
 	add_value(&rec, VM_UNIT_BOOL, "claimed", known ?
 		  LOOK(TEXT_AS_UNIT, "(claimed: %)") : MACHINE_ONLY,
 		  known ? claimed(c, card) : NAN);
@@ -538,6 +594,8 @@ static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 	struct vm_record note = { .layout = &spaces, .kind = "note" };
 	int err = emit_measured(x, m);
 
+	if (!err)
+		err = emit_link(x);
 	for (size_t i = 0; !err && i < CLASS_COUNT; i++)
 		err = emit_class(x, &classes[i], m, card);
 	if (err)
@@ -558,6 +616,9 @@ int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
 		.read_iops = r->iops[0].iops,
 		.has_write_iops = r->has_iops[1],
 		.write_iops = r->iops[1].iops,
+		.has_ceiling = x->link && x->link->has_ceiling,
+		.ceiling_bytes_per_s = x->link ?
+			(double)x->link->ceiling_bytes_per_s : 0,
 	};
 
 	return emit_classes(x, &m, card);

@@ -31,6 +31,9 @@ struct speed_exec {
 	int (*emit)(void *ctx, const struct vm_record *record);
 	void *ctx;
 	uint64_t failed_reads;
+	/* the device's host link (a real device): the results add the
+	   link record and their share of its ceiling; NULL adds neither */
+	const struct link_info *link;
 };
 
 /* A sequential run: whole-run and per-window rates in bytes per second. */
@@ -108,12 +111,15 @@ struct speed_measured {
 	double read_iops;
 	bool has_write_iops;
 	double write_iops;
+	bool has_ceiling;		/* the host link's, bytes/s */
+	double ceiling_bytes_per_s;
 };
 
 enum speed_verdict {
 	SPEED_NOT_MEASURED,
 	SPEED_PASS,
 	SPEED_FAIL,
+	SPEED_LINK_LIMITED,	/* failed where the link cannot carry it */
 };
 
 /* Class names in table order ("C2" ... "A2"); NULL past the last. */
@@ -122,7 +128,9 @@ const char *speed_class_name(size_t i);
 /*
  * The verdict for one class: FAIL as soon as one measured figure is below
  * its threshold, PASS when all are measured and meet it, NOT_MEASURED
- * otherwise (and for an unknown name).
+ * otherwise (and for an unknown name).  A write rate below the class's
+ * requirement on a link whose ceiling is below it too is LINK_LIMITED:
+ * the host, not the card, failed it, and the card is not judged.
  */
 enum speed_verdict speed_class_verdict(const char *name,
 				       const struct speed_measured *m);
