@@ -22,7 +22,8 @@ INSTALL ?= install
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
 	stamp capacity undo \
-	report analysis analyze info inforeg infosysfs link json \
+	report reportanalyze reportdetect analysis analyze info inforeg \
+	infosysfs link json \
 	plot progress speed detect hist hostq
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors

@@ -68,6 +68,17 @@ int analysis_interval_fit(const double *length_bytes, const double *time_ns,
 				     ns_per_byte, access_ns);
 }
 
+const struct analysis_finding_name
+analysis_finding_names[ANALYSIS_FINDING_COUNT] = {
+	[ANALYSIS_ERASE] = { "erase_size", true },
+	[ANALYSIS_PAGE] = { "page_size", true },
+	[ANALYSIS_EFFECTIVE_PAGE] = { "effective_page_size", true },
+	[ANALYSIS_OPEN_LINEAR] = { "open_au_linear", false },
+	[ANALYSIS_OPEN_RANDOM] = { "open_au_random", false },
+	[ANALYSIS_MIN_WRITE] = { "min_write_size", true },
+	[ANALYSIS_FAT_AREA] = { "fat_area", true },
+};
+
 void analysis_finding_record(const char *name,
 			     const struct analysis_finding *finding,
 			     bool bytes, const char *why,

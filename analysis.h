@@ -222,6 +222,21 @@ int analysis_weighted_fit(const double *x, const double *y,
 int analysis_interval_fit(const double *length_bytes, const double *time_ns,
 			  size_t n, double *ns_per_byte, double *access_ns);
 
+/* The findings a reading reports, in the order the reports give them. */
+enum analysis_finding_id {
+	ANALYSIS_ERASE, ANALYSIS_PAGE, ANALYSIS_EFFECTIVE_PAGE,
+	ANALYSIS_OPEN_LINEAR, ANALYSIS_OPEN_RANDOM, ANALYSIS_MIN_WRITE,
+	ANALYSIS_FAT_AREA, ANALYSIS_FINDING_COUNT
+};
+
+/* Each one's machine name ("erase_size") and whether it counts bytes. */
+struct analysis_finding_name {
+	const char *name;
+	bool bytes;
+};
+extern const struct analysis_finding_name
+	analysis_finding_names[ANALYSIS_FINDING_COUNT];
+
 /*
  * A finding as a record of kind "finding": name, value (bytes when bytes,
  * else a count; unknown empty), confidence (unknown empty) and, when why
@@ -239,12 +254,13 @@ void analysis_level_record(const struct analysis_level *level,
 
 /*
  * Advice from a geometry: partition start, mkfs options.  Writes up to
- * max lines of at most 383 characters; returns how many (none without an
- * erase size).
+ * max lines of at most ANALYSIS_ADVICE_BYTES - 1 characters; returns how
+ * many (none without an erase size).
  */
+#define ANALYSIS_ADVICE_BYTES 384
 size_t analysis_recommend(uint64_t erase_size, uint64_t page_size,
-			  unsigned open_linear, char lines[][384],
-			  size_t max);
+			  unsigned open_linear,
+			  char lines[][ANALYSIS_ADVICE_BYTES], size_t max);
 
 /* Median of n values (n > 0); the array is reordered. */
 double analysis_median(double *values, size_t n);

@@ -1,8 +1,8 @@
 /*
  * analyze: reads saved align and open-AU output - ours or the original
  * tool's, as people paste it, prompts, folded lines and all - back into
- * numbers, has analysis.c judge them, and reports the findings.  It never
- * touches a device.
+ * numbers and has analysis.c judge them; reportanalyze.c reports the
+ * findings.  It never touches a device.
  */
 #ifndef FLASHBENCH_ANALYZE_H
 #define FLASHBENCH_ANALYZE_H
@@ -13,7 +13,6 @@
 #include <stdio.h>
 
 #include "analysis.h"
-#include "report.h"
 
 #define ANALYZE_MAX_POINTS 256		/* align lines kept */
 #define ANALYZE_MAX_RUNS ANALYSIS_MAX_RUNS /* open-AU runs kept */
@@ -76,13 +75,6 @@ int analyze_files(const char *const *paths, size_t count,
 void analyze_findings(const struct analyze_result *result,
 		      struct analyze_findings *findings);
 
-/*
- * Findings, advice (analysis_recommend's, from the findings) and the
- * evidence behind them, as text for people, one JSON object or one CSV
- * table.
- * Returns 0, or -EIO on a write error.
- */
-int analyze_report(const struct analyze_result *result,
-		   enum report_format format, FILE *out);
+/* reportanalyze.c reports the findings, with advice and evidence. */
 
 #endif

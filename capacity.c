@@ -331,12 +331,21 @@ static int judge_probes(struct search *s)
 
 /* ---- records ---- */
 
+/* The text line's look of a field: its template, or none (layout.h). */
+#define SHOWN(template_text) \
+	(&(const struct text_look){ .display = TEXT_AS_UNIT, \
+				    .template = template_text })
+#define HIDDEN (&text_hidden)
+
+/* Every capacity record's text: fields separated by a space. */
+static const struct text_layout spaced = { .style = TEXT_SPACES };
+
 static void add_field(struct vm_record *rec, enum vm_unit unit,
-		      const char *key, const char *text, const char *label,
-		      double value)
+		      const char *key, const struct text_look *look,
+		      const char *label, double value)
 {
-	rec->fields[rec->count++] = (struct vm_field){ unit, key, text,
-						       label, value };
+	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
+		.key = key, .look = look, .label = label, .value = value };
 }
 
 static const char *probe_result(const struct probe *p)
@@ -351,18 +360,18 @@ static const char *probe_result(const struct probe *p)
 static int emit_probe(struct search *s, const struct probe *p)
 {
 	struct vm_record rec = { .kind = "capacity-probe",
-				 .style = VM_STYLE_SPACES };
+				 .layout = &spaced };
 	bool alias = p->bad && p->state == STAMP_ALIAS;
 
-	add_field(&rec, VM_UNIT_COUNT, "round", "round %:", NULL,
+	add_field(&rec, VM_UNIT_COUNT, "round", SHOWN("round %:"), NULL,
 		  s->round + 1);
-	add_field(&rec, VM_UNIT_BYTES, "offset", "block at %", NULL,
+	add_field(&rec, VM_UNIT_BYTES, "offset", SHOWN("block at %"), NULL,
 		  (double)p->offset);
-	add_field(&rec, VM_UNIT_LABEL, "result", "%", probe_result(p), 0);
+	add_field(&rec, VM_UNIT_LABEL, "result", SHOWN("%"), probe_result(p), 0);
 	add_field(&rec, VM_UNIT_BYTES, "named_offset",
-		  alias ? "(shares storage with %)" : "", NULL,
+		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
 		  alias ? (double)p->named : NAN);
-	add_field(&rec, VM_UNIT_BOOL, "good", "good: %", NULL, !p->bad);
+	add_field(&rec, VM_UNIT_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
 	return report_record(s->opt->report, &rec);
 }
 
@@ -554,26 +563,26 @@ static int emit_summary(struct search *s)
 {
 	struct capacity_result *r = s->result;
 	struct vm_record rec = { .kind = "capacity",
-				 .style = VM_STYLE_SPACES };
+				 .layout = &spaced };
 
-	add_field(&rec, VM_UNIT_LABEL, "verdict", "verdict: %", r->verdict, 0);
-	add_field(&rec, VM_UNIT_LABEL, "fake_kind", r->fake_kind ? "(%)" : "",
+	add_field(&rec, VM_UNIT_LABEL, "verdict", SHOWN("verdict: %"), r->verdict, 0);
+	add_field(&rec, VM_UNIT_LABEL, "fake_kind", r->fake_kind ? SHOWN("(%)") : HIDDEN,
 		  r->fake_kind, 0);
-	add_field(&rec, VM_UNIT_BYTES, "usable_bytes", "usable % bytes", NULL,
+	add_field(&rec, VM_UNIT_BYTES, "usable_bytes", SHOWN("usable % bytes"), NULL,
 		  (double)r->usable_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "announced_bytes", "of % announced;",
+	add_field(&rec, VM_UNIT_BYTES, "announced_bytes", SHOWN("of % announced;"),
 		  NULL, (double)r->announced_bytes);
 	add_field(&rec, VM_UNIT_BYTES, "cache_bytes",
-		  isnan(r->cache_bytes) ? "" : "write cache about % bytes;",
+		  isnan(r->cache_bytes) ? HIDDEN : SHOWN("write cache about % bytes;"),
 		  NULL, r->cache_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "bytes_written", "written %,", NULL,
+	add_field(&rec, VM_UNIT_BYTES, "bytes_written", SHOWN("written %,"), NULL,
 		  (double)r->bytes_written);
-	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", "restored %,", NULL,
+	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", SHOWN("restored %,"), NULL,
 		  (double)r->bytes_restored);
-	add_field(&rec, VM_UNIT_TIME, "device_time_ns", "device time %;",
+	add_field(&rec, VM_UNIT_TIME, "device_time_ns", SHOWN("device time %;"),
 		  NULL, (double)r->device_time_ns);
-	add_field(&rec, VM_UNIT_COUNT, "rounds", "% rounds;", NULL, r->rounds);
-	add_field(&rec, VM_UNIT_LABEL, "certainty", "%", certainty(s), 0);
+	add_field(&rec, VM_UNIT_COUNT, "rounds", SHOWN("% rounds;"), NULL, r->rounds);
+	add_field(&rec, VM_UNIT_LABEL, "certainty", SHOWN("%"), certainty(s), 0);
 	return report_record(s->opt->report, &rec);
 }
 
@@ -583,7 +592,7 @@ static int emit_fix(struct search *s)
 	const uint64_t mib = 1024 * 1024;
 	uint64_t end_mib = s->result->usable_bytes / mib;
 	struct vm_record rec = { .kind = "capacity-fix",
-				 .style = VM_STYLE_SPACES };
+				 .layout = &spaced };
 	char sfdisk[512], parted[512];
 	int err;
 
@@ -595,27 +604,27 @@ static int emit_fix(struct search *s)
 	snprintf(parted, sizeof(parted), "parted -s %s mklabel msdos mkpart "
 		 "primary fat32 1MiB %lluMiB", s->dev->path,
 		 (unsigned long long)end_mib);
-	add_field(&rec, VM_UNIT_LABEL, "tool", "%:", "sfdisk", 0);
-	add_field(&rec, VM_UNIT_LABEL, "command", "%", sfdisk, 0);
+	add_field(&rec, VM_UNIT_LABEL, "tool", SHOWN("%:"), "sfdisk", 0);
+	add_field(&rec, VM_UNIT_LABEL, "command", SHOWN("%"), sfdisk, 0);
 	err = report_record(s->opt->report, &rec);
 	rec.count = 0;
-	add_field(&rec, VM_UNIT_LABEL, "tool", "%:", "parted", 0);
-	add_field(&rec, VM_UNIT_LABEL, "command", "%", parted, 0);
+	add_field(&rec, VM_UNIT_LABEL, "tool", SHOWN("%:"), "parted", 0);
+	add_field(&rec, VM_UNIT_LABEL, "command", SHOWN("%"), parted, 0);
 	return err ? err : report_record(s->opt->report, &rec);
 }
 
 int capacity_emit_restore(struct report *report,
 			  const struct undo_result *restore)
 {
-	struct vm_record rec = { .kind = "restore", .style = VM_STYLE_SPACES };
+	struct vm_record rec = { .kind = "restore", .layout = &spaced };
 
-	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", "restored % bytes",
+	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", SHOWN("restored % bytes"),
 		  NULL, (double)restore->bytes_restored);
-	add_field(&rec, VM_UNIT_COUNT, "records", "from % records;", NULL,
+	add_field(&rec, VM_UNIT_COUNT, "records", SHOWN("from % records;"), NULL,
 		  (double)restore->records);
-	add_field(&rec, VM_UNIT_COUNT, "blocks_checked", "% blocks read back,",
+	add_field(&rec, VM_UNIT_COUNT, "blocks_checked", SHOWN("% blocks read back,"),
 		  NULL, (double)restore->blocks_checked);
-	add_field(&rec, VM_UNIT_COUNT, "blocks_differing", "% not as saved",
+	add_field(&rec, VM_UNIT_COUNT, "blocks_differing", SHOWN("% not as saved"),
 		  NULL, (double)restore->blocks_differing);
 	return report_record(report, &rec);
 }

@@ -3,7 +3,7 @@
  * power-of-two and 3 x 2^n boundaries in rounds until the answer is clear
  * or the budget is spent; write probes search the open erase-block counts
  * by growing then bisecting.  Measurement is VM programs; decisions are
- * analysis.c's; this file only orchestrates and reports.
+ * analysis.c's; this file only orchestrates.  reportdetect.c reports.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,15 +11,13 @@
 #include <string.h>
 
 #include "detect.h"
-#include "json.h"
 #include "info.h"
 #include "programs.h"
-#include "report.h"
 #include "units.h"
 #include "vm.h"
 
 #define MIB (1024ULL * 1024)
-#define MAX_ALIGNS 64
+#define MAX_ALIGNS DETECT_MAX_ALIGNS
 #define BOUNDARIES 8		/* per alignment */
 #define REPS_PER_ROUND 4
 #define MAX_ROUNDS 12
@@ -704,275 +702,6 @@ static int write_probes(struct detect *d, uint64_t erase,
 	return err;
 }
 
-/* ---- report ---- */
-
-void detect_print_levels(FILE *out, const struct analysis_geometry *g)
-{
-	char size[UNITS_BUF], cost[UNITS_BUF], noise[UNITS_BUF];
-
-	fprintf(out, "\nStaircase (levels of the diff column, noise %s per "
-		"diff):\n", units_format_time(noise, g->noise_ns));
-	if (!g->level_count)
-		fprintf(out, "  no step stands clear of the noise\n");
-	for (size_t j = 0; j < g->level_count; j++)
-		fprintf(out, "  from %-8s +%-9s %-17s (%.1f noise units)\n",
-			units_format_exact_size(size, g->levels[j].size),
-			units_format_time(cost, g->levels[j].cost_ns),
-			analysis_level_name(g->levels[j].kind),
-			g->levels[j].z);
-}
-
-void detect_json_geometry(FILE *out, const struct analysis_geometry *g)
-{
-	fprintf(out, "  \"levels\": [");
-	for (size_t j = 0; j < g->level_count; j++) {
-		fprintf(out, "%s\n    { \"kind\": \"level\", \"size\": %llu, "
-			"\"cost_ns\": %.0f, "
-			"\"name\": ", j ? "," : "",
-			(unsigned long long)g->levels[j].size,
-			g->levels[j].cost_ns);
-		json_write_string(out,
-				   analysis_level_name(g->levels[j].kind));
-		fprintf(out, ", \"z\": %.3g }", g->levels[j].z);
-	}
-	fprintf(out, "%s],\n", g->level_count ? "\n  " : "");
-	if (g->erase.known && g->erase_alternative.known)
-		fprintf(out, "  \"erase_alternative\": { \"size\": %llu, "
-			"\"weight\": %.3f },\n",
-			(unsigned long long)g->erase_alternative.value,
-			g->erase_alternative.confidence);
-	else
-		fprintf(out, "  \"erase_alternative\": null,\n");
-	fprintf(out, "  \"erase_visible\": %s,\n  \"erase_not_visible_"
-		"confidence\": %.3f,\n  \"diff_noise_ns\": %.0f,\n",
-		g->erase_hidden ? "false" : "true",
-		g->erase_hidden ? g->hidden_confidence : 0.0, g->noise_ns);
-}
-
-void detect_csv_geometry(struct report *report,
-			 const struct analysis_geometry *g)
-{
-	struct vm_record rec;
-
-	for (size_t j = 0; j < g->level_count; j++) {
-		analysis_level_record(&g->levels[j], &rec);
-		report_record(report, &rec);
-	}
-	if (g->erase.known && g->erase_alternative.known) {
-		analysis_finding_record("erase_alternative",
-					&g->erase_alternative, true, NULL,
-					&rec);
-		report_record(report, &rec);
-	}
-}
-
-void detect_csv_advice(struct report *report, char lines[][384],
-		       size_t count)
-{
-	for (size_t i = 0; i < count; i++) {
-		struct vm_record rec = { .kind = "recommendation",
-					 .count = 1 };
-
-		rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "text",
-						   NULL, lines[i], 0 };
-		report_record(report, &rec);
-	}
-}
-
-static void print_finding(FILE *out, const char *name,
-			  const struct analysis_finding *f, bool bytes,
-			  const char *unknown)
-{
-	char text[UNITS_BUF];
-
-	if (!f->known) {
-		fprintf(out, "%-26s %s\n", name, unknown);
-		return;
-	}
-	if (bytes)
-		units_format_exact_size(text, f->value);
-	else
-		snprintf(text, sizeof(text), "%llu",
-			 (unsigned long long)f->value);
-	fprintf(out, "%-26s %s (confidence %.2f)\n", name, text,
-		f->confidence);
-}
-
-static void json_finding(FILE *out, const char *name,
-			 const struct analysis_finding *f, bool last)
-{
-	if (f->known)
-		fprintf(out, "  \"%s\": %llu,\n", name,
-			(unsigned long long)f->value);
-	else
-		fprintf(out, "  \"%s\": null,\n", name);
-	(void)last;
-}
-
-/* The findings of a detect run, in the machine formats' order. */
-#define DETECT_FINDINGS 7
-static const char *const finding_names[DETECT_FINDINGS] = {
-	"erase_size", "page_size", "open_au_linear", "open_au_random",
-	"min_write_size", "fat_area", "effective_page_size" };
-static const bool finding_bytes[DETECT_FINDINGS] = {
-	true, true, false, false, true, true, true };
-
-static void all_findings(const struct detect_findings *f,
-			 const struct analysis_finding *all[DETECT_FINDINGS])
-{
-	const struct analysis_finding *each[DETECT_FINDINGS] = {
-		&f->geometry.erase, &f->geometry.page, &f->open_linear,
-		&f->open_random, &f->min_write, &f->fat_area,
-		&f->geometry.effective_page };
-
-	memcpy(all, each, sizeof(each));
-}
-
-/*
- * CSV: one table of records - the card, each finding, the device's own
- * erase-size claim, the staircase's levels and the advice.
- */
-static void print_csv(FILE *out, const struct dev *dev,
-		      const struct detect_findings *f, char lines[][384],
-		      size_t advice)
-{
-	const struct analysis_finding *all[DETECT_FINDINGS];
-	const struct analysis_finding claim = { .known = f->sysfs_known,
-		.value = f->sysfs_erase, .confidence = NAN };
-	struct report_meta meta = { .test = "detect", .device = dev->path };
-	struct report *report = report_open(out, REPORT_CSV, &meta);
-	struct vm_record rec = { .kind = "card", .count = 1 };
-
-	if (!report)
-		return;
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "identity", NULL,
-					   f->identity, 0 };
-	report_record(report, &rec);
-	all_findings(f, all);
-	for (size_t i = 0; i < DETECT_FINDINGS; i++) {
-		analysis_finding_record(finding_names[i], all[i],
-					finding_bytes[i], NULL, &rec);
-		report_record(report, &rec);
-	}
-	analysis_finding_record("preferred_erase_size", &claim, true, NULL,
-				&rec);
-	report_record(report, &rec);
-	detect_csv_geometry(report, &f->geometry);
-	detect_csv_advice(report, lines, advice);
-	report_close(report, &dev->stats, false);
-}
-
-static void print_json(FILE *out, const struct dev *dev,
-		       const struct detect_findings *f, char lines[][384],
-		       size_t advice)
-{
-	const struct analysis_finding *all[DETECT_FINDINGS];
-	const char *const *names = finding_names;
-
-	all_findings(f, all);
-
-	fprintf(out, "{\n  \"schema\": %d,\n  \"test\": \"detect\",\n"
-		"  \"card\": ", JSON_SCHEMA);
-	json_write_string(out, f->identity);
-	fprintf(out, ",\n");
-	for (size_t i = 0; i < 7; i++)
-		json_finding(out, names[i], all[i], false);
-	fprintf(out, "  \"confidence\": {");
-	for (size_t i = 0; i < 7; i++)
-		fprintf(out, "%s\"%s\": %.3f", i ? ", " : "", names[i],
-			all[i]->known ? all[i]->confidence : 0.0);
-	fprintf(out, "},\n");
-	detect_json_geometry(out, &f->geometry);
-	if (f->sysfs_known)
-		fprintf(out, "  \"preferred_erase_size\": %llu,\n",
-			(unsigned long long)f->sysfs_erase);
-	else
-		fprintf(out, "  \"preferred_erase_size\": null,\n");
-	fprintf(out, "  \"device_time_ns\": %llu,\n  \"bytes_read\": %llu,\n"
-		"  \"bytes_written\": %llu,\n  \"recommendations\": [",
-		(unsigned long long)dev->stats.time_ns,
-		(unsigned long long)dev->stats.bytes_read,
-		(unsigned long long)dev->stats.bytes_written);
-	for (size_t i = 0; i < advice; i++) {
-		fputs(i ? ",\n    " : "\n    ", out);
-		json_write_string(out, lines[i]);
-	}
-	fprintf(out, "%s]\n}\n", advice ? "\n  " : "");
-}
-
-static void print_evidence(FILE *out, const struct analysis_align_point *p,
-			   size_t count)
-{
-	fprintf(out, "\nEvidence (read timing, fastest of all rounds, median "
-		"over %d boundaries):\n", BOUNDARIES);
-	for (size_t i = 0; i < count; i++) {
-		char a[UNITS_BUF], pre[UNITS_BUF], on[UNITS_BUF],
-		     post[UNITS_BUF], diff[UNITS_BUF], noise[UNITS_BUF];
-
-		fprintf(out, "  %-8s pre %-8s on %-8s post %-8s diff %-9s "
-			"+- %s\n", units_format_exact_size(a, p[i].align),
-			units_format_time(pre, p[i].pre),
-			units_format_time(on, p[i].on),
-			units_format_time(post, p[i].post),
-			units_format_time(diff, p[i].diff),
-			units_format_time(noise, p[i].noise));
-	}
-}
-
-static void print_text(FILE *out, const struct dev *dev,
-		       const struct detect_findings *f, bool wrote,
-		       char lines[][384], size_t advice)
-{
-	char text[UNITS_BUF], rd[UNITS_BUF], wr[UNITS_BUF], hidden[96];
-	const struct analysis_geometry *g = &f->geometry;
-
-	snprintf(hidden, sizeof(hidden), "not visible (no step where an "
-		 "erase block can be; confidence %.2f)", g->hidden_confidence);
-
-	fprintf(out, "%-26s %s (%llu bytes, logical blocks of %u)\n",
-		"device:", dev->path, (unsigned long long)dev->size_bytes,
-		dev->logical_block_bytes);
-	fprintf(out, "%-26s %s\n", "card:", f->identity);
-	print_finding(out, "erase block size:", &g->erase, true,
-		      g->erase_hidden ? hidden : "no erase-block signal found "
-		      "(no boundary stands out of the noise)");
-	if (g->erase.known && g->erase_alternative.known)
-		fprintf(out, "%-26s %s (weight %.2f against %.2f)\n", "  or:",
-			units_format_exact_size(text,
-						g->erase_alternative.value),
-			g->erase_alternative.confidence, g->erase.confidence);
-	print_finding(out, "page size:", &g->page, true, g->level_count ?
-		      "not visible" : "unknown");
-	if (g->effective_page.known)
-		print_finding(out, "effective page size:", &g->effective_page,
-			      true, "");
-	if (f->sysfs_known)
-		fprintf(out, "%-26s %s (%s)\n", "card's preferred erase:",
-			units_format_exact_size(text, f->sysfs_erase),
-			!g->erase.known ? "no measurement to compare" :
-			g->erase.value == f->sysfs_erase ? "agrees" :
-			"disagrees with the measurement");
-	if (wrote) {
-		print_finding(out, "open erase blocks:", &f->open_linear,
-			      false, "unknown");
-		print_finding(out, "open out of order:", &f->open_random,
-			      false, "unknown");
-		print_finding(out, "smallest efficient write:",
-			      &f->min_write, true, "unknown");
-		print_finding(out, "FAT-like area:", &f->fat_area, true,
-			      "unknown");
-	}
-	fprintf(out, "%-26s %.3f s, read %s, written %s\n", "cost:",
-		(double)dev->stats.time_ns / 1e9,
-		units_format_size(rd, (double)dev->stats.bytes_read),
-		units_format_size(wr, (double)dev->stats.bytes_written));
-	detect_print_levels(out, g);
-	if (advice)
-		fprintf(out, "\nRecommendations:\n");
-	for (size_t i = 0; i < advice; i++)
-		fprintf(out, "  %s\n", lines[i]);
-}
-
 /* One line of who made the card and when, from what sysfs decoded. */
 static void describe_card(const struct info_card *card, char *buf,
 			  size_t size)
@@ -1026,13 +755,9 @@ static void read_sysfs_claim(const struct dev *dev,
 }
 
 int detect_run(struct dev *dev, const struct detect_options *options,
-	       volatile sig_atomic_t *stop, FILE *out,
-	       struct detect_findings *f)
+	       volatile sig_atomic_t *stop, struct detect_findings *f)
 {
 	static struct detect d;
-	struct analysis_align_point points[MAX_ALIGNS];
-	char lines[8][384];
-	size_t count = 0, advice;
 	FILE *log = options->verbose ? stderr : NULL;
 	int err;
 
@@ -1045,7 +770,9 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 	PARAM(BS) = dev->logical_block_bytes * 2.0;
 	f->prior.capacity_bytes = dev->size_bytes;
 	read_sysfs_claim(dev, options, f);
-	err = read_probes(&d, points, &count, &f->prior, &f->geometry);
+	f->boundaries = BOUNDARIES;
+	err = read_probes(&d, f->evidence, &f->evidence_count, &f->prior,
+			  &f->geometry);
 	if (err)
 		return err;
 	f->erase_used = options->erase_size ? options->erase_size :
@@ -1063,19 +790,10 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 			err = write_probes(&d, f->erase_used, f, log);
 		if (err)
 			return err;
+		f->wrote = true;
 	}
-	advice = analysis_recommend(f->erase_used, f->geometry.page.known ?
-				  f->geometry.page.value : 0,
-				  (unsigned)f->open_linear.value, lines, 8);
-	if (options->format == REPORT_JSON) {
-		print_json(out, dev, f, lines, advice);
-		return 0;
-	}
-	if (options->format == REPORT_CSV) {
-		print_csv(out, dev, f, lines, advice);
-		return 0;
-	}
-	print_text(out, dev, f, options->write, lines, advice);
-	print_evidence(out, points, count);
+	f->advice_count = analysis_recommend(f->erase_used,
+		f->geometry.page.known ? f->geometry.page.value : 0,
+		(unsigned)f->open_linear.value, f->advice, DETECT_ADVICE_MAX);
 	return 0;
 }

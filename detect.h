@@ -9,18 +9,15 @@
 
 #include <stdbool.h>
 #include <signal.h>
-#include <stdio.h>
 
 #include "analysis.h"
 #include "dev.h"
-#include "report.h"
 
 struct detect_options {
 	bool write;			/* also run the write probes */
 	uint64_t erase_size;		/* --erasesize, 0: measure it */
 	uint64_t budget_ns;		/* device time for the read probes */
 	const char *sysfs_root;
-	enum report_format format;	/* of the report */
 	bool verbose;
 	/* called with the exact write range before the first write; a
 	   non-zero return stops the run before it writes anything */
@@ -28,6 +25,9 @@ struct detect_options {
 			uint64_t end);
 	void *ctx;
 };
+
+#define DETECT_MAX_ALIGNS 64	/* alignments the read probes time */
+#define DETECT_ADVICE_MAX 8
 
 struct detect_findings {
 	struct analysis_geometry geometry;
@@ -38,6 +38,13 @@ struct detect_findings {
 	uint64_t sysfs_erase;		/* preferred_erase_size */
 	struct analysis_prior prior;	/* what the reading is told */
 	char identity[192];		/* "SanDisk SU08G, serial ..., 2011-11" */
+	bool wrote;			/* the write probes ran */
+	/* the read timing the geometry was found from */
+	struct analysis_align_point evidence[DETECT_MAX_ALIGNS];
+	size_t evidence_count;
+	unsigned boundaries;		/* each point a median over these */
+	char advice[DETECT_ADVICE_MAX][ANALYSIS_ADVICE_BYTES];
+	size_t advice_count;
 };
 
 /*
@@ -49,28 +56,11 @@ int detect_write_range(const struct dev *dev, uint64_t erase_size,
 
 /*
  * Run the probes on an open device (read-write when options->write) and
- * print the report to out.  Returns 0, -EINTR, -EDOM when the erase size
- * is needed but unknown, or a failed operation's negative errno.
+ * fill in the findings, which reportdetect.c renders.  Returns 0,
+ * -EINTR, -EDOM when the erase size is needed but unknown, or a failed
+ * operation's negative errno.
  */
 int detect_run(struct dev *dev, const struct detect_options *options,
-	       volatile sig_atomic_t *stop, FILE *out,
-	       struct detect_findings *findings);
-
-/* The staircase behind a geometry: one line per level, as text. */
-void detect_print_levels(FILE *out, const struct analysis_geometry *g);
-
-/*
- * The same as JSON members, each line "  \"key\": value,": levels,
- * erase_alternative, erase_visible, hidden confidence, noise.
- */
-void detect_json_geometry(FILE *out, const struct analysis_geometry *g);
-
-/* The same as CSV records: a "level" each, the erase alternative. */
-void detect_csv_geometry(struct report *report,
-			 const struct analysis_geometry *g);
-
-/* Advice lines as records of kind "recommendation". */
-void detect_csv_advice(struct report *report, char lines[][384],
-		       size_t count);
+	       volatile sig_atomic_t *stop, struct detect_findings *findings);
 
 #endif

@@ -32,6 +32,8 @@
 #include "report.h"
 #include "sim.h"
 #include "stamp.h"
+#include "reportanalyze.h"
+#include "reportdetect.h"
 #include "units.h"
 #include "undo.h"
 #include "vm.h"
@@ -878,8 +880,8 @@ static void set_option_params(const struct config *cfg)
 /*
  * The JSON parameters of a built-in test: each option that applies to it,
  * named after the long option ("open-au-nr" -> open_au_nr), with the value
- * the run used.  A --program run reports its variables under their own
- * names instead.
+ * the run used (durations in ns).  A --program run reports its variables
+ * under their own names instead.
  */
 #define OPTION_PARAMS 32
 static char option_param_names[OPTION_PARAMS][32];
@@ -897,7 +899,7 @@ static size_t set_option_json_params(const struct config *cfg)
 		if (d->section != SECTION_PARAMETERS ||
 		    !(d->applies & cfg->test_bit) || count == OPTION_PARAMS ||
 		    (d->kind != ARG_FLAG && d->kind != ARG_SIZE &&
-		     d->kind != ARG_COUNT))
+		     d->kind != ARG_COUNT && d->kind != ARG_SECONDS))
 			continue;
 		snprintf(name, sizeof(option_param_names[0]), "%s", d->name);
 		for (char *c = name; *c; c++)
@@ -1200,27 +1202,42 @@ static int collect_interval(void *ctx, const struct vm_record *record)
 	return report_record(points->report, record);
 }
 
+/* "19.6 MB/s, 418µs access time", then "4096 bytes: 87µs overhead" */
+static const struct text_look regression_looks[] = {
+	{ .display = TEXT_MBPS, .template = "% MB/s," },
+	{ .display = TEXT_AS_UNIT, .template = "% access time" },
+};
+static const struct text_layout regression_layout = {
+	.style = TEXT_SPACES, .looks = regression_looks, .look_count = 2 };
+static const struct text_look overhead_looks[] = {
+	{ .display = TEXT_AS_UNIT, .template = "% bytes:" },
+	{ .display = TEXT_AS_UNIT, .template = "% overhead" },
+};
+static const struct text_layout overhead_layout = {
+	.style = TEXT_SPACES, .looks = overhead_looks, .look_count = 2 };
+
 static int interval_summary(struct interval_points *points)
 {
 	double slope, intercept;
-	struct vm_record rec = { .style = VM_STYLE_SPACES, .count = 2 };
+	struct vm_record rec = { .layout = &regression_layout, .count = 2 };
 	int err;
 
 	if (analysis_interval_fit(points->length, points->fastest,
 				  points->count, &slope, &intercept))
 		return 0;
 	rec.kind = "regression";
-	rec.fields[0] = (struct vm_field){ VM_UNIT_MBPS, "rate", "% MB/s,",
+	rec.fields[0] = (struct vm_field){ VM_UNIT_RATE, "rate", NULL,
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access",
-					   "% access time", NULL, intercept };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access", NULL,
+					   NULL, intercept };
 	err = report_record(points->report, &rec);
 	rec.kind = "overhead";
+	rec.layout = &overhead_layout;
 	for (size_t i = 0; !err && i < points->count; i++) {
 		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "length",
-			"% bytes:", NULL, points->length[i] };
+			NULL, NULL, points->length[i] };
 		rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "overhead",
-			"% overhead", NULL,
+			NULL, NULL,
 			points->fastest[i] - slope * points->length[i] };
 		err = report_record(points->report, &rec);
 	}
@@ -1540,13 +1557,31 @@ static int analyze_saved(const struct config *cfg)
 	return 0;
 }
 
+/* A detect run's report; its parameters with the erase size it used. */
+static int detect_output(const struct config *cfg, const struct dev *dev,
+			 const struct detect_findings *findings, FILE *out)
+{
+	struct config used = *cfg;
+	struct report_meta meta = { .test = "detect",
+		.command = cfg->command, .device = cfg->device,
+		.device_size = dev->size_bytes,
+		.logical_block_size = dev->logical_block_bytes,
+		.params = option_params };
+
+	used.erasesize = findings->erase_used;
+	meta.param_count = set_option_json_params(&used);
+	if (report_detect(out, cfg->format, &meta, dev, findings))
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+	return 0;
+}
+
 static int run_detect(const struct config *cfg)
 {
 	struct detect_options options = {
 		.write = cfg->write, .budget_ns = cfg->budget_ns,
 		.erase_size = given(cfg, 'e') ? cfg->erasesize : 0,
-		.sysfs_root = cfg->sysfs_root,
-		.format = cfg->format, .verbose = cfg->verbose };
+		.sysfs_root = cfg->sysfs_root, .verbose = cfg->verbose };
 	struct detect_findings findings;
 	struct dev dev;
 	FILE *out;
@@ -1566,7 +1601,9 @@ static int run_detect(const struct config *cfg)
 	}
 	out = open_output(cfg);
 	prepare_timing(cfg);
-	err = detect_run(&dev, &options, &stop_signal, out, &findings);
+	err = detect_run(&dev, &options, &stop_signal, &findings);
+	if (!err)
+		err = detect_output(cfg, &dev, &findings, out);
 	if (out != stdout)
 		fclose(out);
 	if (err == -EDOM)
@@ -1584,32 +1621,27 @@ static const char *const speed_tests[] = {
 	[SPEED_IOPS] = "iops", [SPEED_CLASS] = "class-check",
 };
 
-/* Parameters of a speed test, for the machine formats' headers. */
-enum {
-	SPEED_PARAM_BLOCK, SPEED_PARAM_OFFSET, SPEED_PARAM_SPAN,
-	SPEED_PARAM_TIME, SPEED_PARAM_QUEUE, SPEED_PARAM_READ_ONLY,
-	SPEED_PARAM_COUNT
-};
-
-static void speed_params(const struct config *cfg, uint64_t block,
-			 uint64_t offset, uint64_t span,
-			 struct vm_param *p, struct report_meta *meta)
+/*
+ * The JSON parameters of a speed test: its options, as for every built-in
+ * test, with the values the run used (-t's and --iops' own -b default,
+ * the span that fit, the queue depth that ran).
+ */
+static void speed_params(struct config *cfg, uint64_t block, uint64_t span,
+			 unsigned iodepth, struct report_meta *meta)
 {
-	p[SPEED_PARAM_BLOCK] = (struct vm_param){ "block_bytes",
-						  (double)block };
-	p[SPEED_PARAM_OFFSET] = (struct vm_param){ "offset", (double)offset };
-	p[SPEED_PARAM_SPAN] = (struct vm_param){ "span_bytes", (double)span };
-	p[SPEED_PARAM_TIME] = (struct vm_param){ "duration_ns",
-						 (double)cfg->time_ns };
-	p[SPEED_PARAM_QUEUE] = (struct vm_param){ "iodepth",
-						  (double)cfg->iodepth };
-	p[SPEED_PARAM_READ_ONLY] = (struct vm_param){ "read_only",
-						      cfg->read_only };
-	meta->params = p;
-	/* -t and --write-speed: block, offset, span, time, iodepth */
-	meta->param_count = cfg->speed == SPEED_IOPS ||
-			    cfg->speed == SPEED_CLASS ? SPEED_PARAM_COUNT :
-			    SPEED_PARAM_QUEUE + 1;
+	size_t count;
+
+	if (cfg->speed == SPEED_READ || cfg->speed == SPEED_IOPS)
+		cfg->blocksize = block;
+	if (cfg->speed != SPEED_READ)
+		cfg->span = span;
+	count = set_option_json_params(cfg);
+	/* what ran: at depth 1 when no engine could queue */
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(option_params[i].name, "iodepth") == 0)
+			option_params[i].value = iodepth;
+	meta->params = option_params;
+	meta->param_count = count;
 }
 
 /* -t and --iops take -b, each with its own default; the rest erase blocks */
@@ -1710,7 +1742,6 @@ static int run_speed(struct config *cfg)
 	uint64_t start = 0, end = 0, block;
 	struct info_card *card, *known = NULL, *claimed = NULL;
 	struct info_device idev;
-	struct vm_param params[SPEED_PARAM_COUNT];
 	struct report_meta meta = { .test = speed_tests[cfg->speed] };
 	struct vm_program *program;
 	struct vm_plan plan;
@@ -1766,13 +1797,9 @@ static int run_speed(struct config *cfg)
 		meta.index_member = "classes";
 		meta.index_key = "class";
 	}
-	if (cfg->speed == SPEED_READ)
-		speed_params(cfg, block, cfg->offset, 0, params, &meta);
-	else
-		speed_params(cfg, block, start, end - start, params, &meta);
-	/* what ran: at depth 1 when no engine could queue */
-	if (dev.depth < cfg->iodepth)
-		params[SPEED_PARAM_QUEUE].value = dev.depth;
+	speed_params(cfg, block, end - start,
+		     dev.depth < cfg->iodepth ? dev.depth : (unsigned)cfg->iodepth,
+		     &meta);
 	meta.engine = dev_engine_name(dev.engine);
 	output_open(cfg, &dev, &meta, &sinks);
 	run.sinks = &sinks;
@@ -1812,17 +1839,25 @@ static void print_line(void *ctx, const char *line)
  * the listing; text prints it as "# name: summary", the listing, a blank
  * line.
  */
+static const struct text_look program_looks[] = {
+	{ .display = TEXT_AS_UNIT, .template = "# %:" },
+	{ .display = TEXT_AS_UNIT, .template = "%\n" },
+	{ .display = TEXT_AS_UNIT, .template = "%" },
+};
+static const struct text_layout program_layout = {
+	.style = TEXT_SPACES, .looks = program_looks, .look_count = 3 };
+
 static void emit_program(struct report *report, const struct program_def *def,
 			 const char *listing)
 {
 	struct vm_record rec = { .kind = "program", .count = 3,
-				 .style = VM_STYLE_SPACES };
+				 .layout = &program_layout };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", "# %:",
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					   def->name, 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", "%\n",
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", NULL,
 					   def->summary, 0 };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", "%",
+	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", NULL,
 					   listing, 0 };
 	report_record(report, &rec);
 }
@@ -2056,14 +2091,11 @@ int main(int argc, char **argv)
 		break;
 	}
 	catch_signals();
-	if (cfg.mode == MODE_DETECT)
-		return run_detect(&cfg);
-	if (cfg.mode == MODE_RESTORE)
-		return run_restore(&cfg);
-	if (cfg.mode == MODE_CAPACITY)
-		return run_capacity(&cfg);
 	cfg.command = join_command(argc, argv);
-	ret = cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
+	ret = cfg.mode == MODE_DETECT ? run_detect(&cfg) :
+	      cfg.mode == MODE_RESTORE ? run_restore(&cfg) :
+	      cfg.mode == MODE_CAPACITY ? run_capacity(&cfg) :
+	      cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
 	free(cfg.command);
 	return ret;
 }

@@ -755,40 +755,47 @@ size_t link_fields(const struct link_info *l, struct link_field *f,
 	return n;
 }
 
+/* The link record's text: its reason alone, "link: the host runs ..." */
+static const struct text_look reason_text = { .display = TEXT_AS_UNIT,
+					      .template = "link: %" };
+static const struct text_layout link_layout = { .style = TEXT_SPACES };
+
 static void record_label(struct vm_record *rec, const char *key,
-			 const char *text, const char *label)
+			 const struct text_look *look, const char *label)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
-		.key = key, .text = text, .label = label };
+		.key = key, .look = look, .label = label };
 }
 
+/* a value for the machine formats: the text shows the reason only */
 static void record_value(struct vm_record *rec, enum vm_unit unit,
 			 const char *key, bool known, double value)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
-		.key = key, .text = "", .value = known ? value : NAN };
+		.key = key, .look = &text_hidden,
+		.value = known ? value : NAN };
 }
 
 void link_record(const struct link_info *l, struct vm_record *rec)
 {
 	bool mmc = mmc_read(l);
 
-	*rec = (struct vm_record){ .style = VM_STYLE_SPACES, .kind = "link" };
-	record_label(rec, "link.bus", "", bus_names[l->bus]);
-	record_label(rec, "link.timing", "", timing_name(l));
+	*rec = (struct vm_record){ .layout = &link_layout, .kind = "link" };
+	record_label(rec, "link.bus", &text_hidden, bus_names[l->bus]);
+	record_label(rec, "link.timing", &text_hidden, timing_name(l));
 	record_value(rec, VM_UNIT_COUNT, "link.clock_hz",
 		     mmc && l->ios.has_clock,
 		     (double)effective_clock(&l->ios));
 	record_value(rec, VM_UNIT_COUNT, "link.bus_width_bits",
 		     mmc && l->ios.has_bus_width,
 		     (double)l->ios.bus_width_bits);
-	record_label(rec, "link.signal_voltage", "",
+	record_label(rec, "link.signal_voltage", &text_hidden,
 		     mmc && l->ios.has_signal_voltage ?
 		     l->ios.signal_voltage : NULL);
-	record_value(rec, VM_UNIT_MBPS, "link.ceiling_bytes_per_s",
+	record_value(rec, VM_UNIT_RATE, "link.ceiling_bytes_per_s",
 		     l->has_ceiling, (double)l->ceiling_bytes_per_s);
 	record_value(rec, VM_UNIT_BOOL, "link.limits_card",
 		     l->limits_card != LINK_UNKNOWN,
 		     l->limits_card == LINK_YES);
-	record_label(rec, "link.reason", "link: %", l->reason);
+	record_label(rec, "link.reason", &reason_text, l->reason);
 }

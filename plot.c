@@ -527,15 +527,9 @@ static enum vm_unit unit_kind(enum vm_unit unit)
 {
 	switch (unit) {
 	case VM_UNIT_BYTES:
-	case VM_UNIT_SIZE:
-	case VM_UNIT_MIB:
-		return VM_UNIT_SIZE;
 	case VM_UNIT_TIME:
-	case VM_UNIT_MS:
-		return VM_UNIT_TIME;
 	case VM_UNIT_RATE:
-	case VM_UNIT_MBPS:
-		return VM_UNIT_RATE;
+		return unit;
 	default:
 		return VM_UNIT_COUNT;
 	}
@@ -699,7 +693,7 @@ static const char *const colours[] = {
 
 static void tick_label(const struct axis *axis, double v, char *buf)
 {
-	if (axis->log && axis->kind == VM_UNIT_SIZE) {
+	if (axis->log && axis->kind == VM_UNIT_BYTES) {
 		units_format_size(buf, exp2(v));
 		return;
 	}
@@ -972,7 +966,7 @@ static void add_value(struct vm_record *rec, const char *key,
 static int load_result(struct plot *plot, const struct json_value *result,
 		       const struct json_value *units)
 {
-	struct vm_record rec = { .style = VM_STYLE_TABS };
+	struct vm_record rec = { .count = 0 };
 
 	if (result->type != JSON_OBJECT)
 		return -EINVAL;

@@ -3,34 +3,25 @@
  * a kind and a row of fields, each a value in its base unit (bytes, ns,
  * bytes/s) with a machine key.  The VM and the speed tests produce them,
  * analysis turns findings into them, and report.c renders them as text,
- * CSV or JSON.  A field's text template is a display hint only the text
- * renderer reads.
+ * CSV or JSON.  How the text format shows a record (templates, MiB or
+ * ms, columns or tabs) is no part of it: that is its layout (layout.h),
+ * which the record and its fields only point to.
  */
 #ifndef FLASHBENCH_RECORD_H
 #define FLASHBENCH_RECORD_H
 
-/* Units of reported values; the base unit is what CSV and JSON carry. */
+#include "layout.h"
+
+/* Base units of reported values, as CSV and JSON carry them. */
 enum vm_unit {
-	VM_UNIT_BYTES,		/* bytes; text: plain integer */
-	VM_UNIT_SIZE,		/* bytes; text: binary units, "4MiB" */
-	VM_UNIT_TIME,		/* ns; text: "87.3µs" */
-	VM_UNIT_RATE,		/* bytes/s from bytes and ns; text: "10.7M/s" */
-	VM_UNIT_MIB,		/* bytes; text: MiB as a decimal number */
-	VM_UNIT_MS,		/* ns; text: milliseconds as a decimal number */
-	VM_UNIT_MBPS,		/* bytes/s from bytes and ns; text: MB/s number */
+	VM_UNIT_BYTES,		/* bytes */
+	VM_UNIT_TIME,		/* ns */
+	VM_UNIT_RATE,		/* bytes/s */
 	VM_UNIT_COUNT,		/* a plain number */
 	VM_UNIT_LABEL,		/* no number, only text */
-	VM_UNIT_BOOL,		/* 1 true, 0 false, NaN unknown; text: "yes",
-				   "no", "-"; JSON: true, false, null */
+	VM_UNIT_BOOL,		/* 1 true, 0 false, NaN unknown; JSON: true,
+				   false, null */
 	VM_UNIT_KINDS
-};
-
-/* How text output separates the fields of a record. */
-enum vm_style {
-	VM_STYLE_COLUMNS,	/* each field left-aligned in 7 characters */
-	VM_STYLE_TABS,		/* fields separated by a tab */
-	VM_STYLE_SPACES,	/* fields separated by a space */
-	VM_STYLE_COUNT
 };
 
 #define VM_MAX_FIELDS 32
@@ -38,7 +29,8 @@ enum vm_style {
 struct vm_field {
 	enum vm_unit unit;
 	const char *key;	/* machine name: CSV column, JSON key */
-	const char *text;	/* text template, "%" is the value; or NULL */
+	const struct text_look *look;	/* its row of the record's layout;
+					   NULL: the unit's own, no template */
 	const char *label;	/* VM_UNIT_LABEL only */
 	double value;		/* in the unit's base unit */
 };
@@ -46,8 +38,8 @@ struct vm_field {
 struct vm_record {
 	struct vm_field fields[VM_MAX_FIELDS];
 	unsigned count;
-	enum vm_style style;
 	const char *kind;	/* what the record is; NULL: "measurement" */
+	const struct text_layout *layout;	/* NULL: columns */
 };
 
 #endif

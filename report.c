@@ -17,6 +17,9 @@
 
 #define COLUMN_WIDTH 7
 
+const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
+				       .template = "" };
+
 #define KEY_MAX 32		/* longest key kept for headers and units */
 #define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
 				   program listing) */
@@ -62,100 +65,180 @@ struct formatter {
 		    bool incomplete);
 };
 
-const char *report_field_text(const struct vm_field *field, char *buf,
-			      size_t size)
+void report_hide_fields(struct vm_record *rec)
+{
+	for (unsigned i = 0; i < rec->count; i++)
+		rec->fields[i].look = &text_hidden;
+}
+
+/* The look field i of rec shows with (layout.h says which). */
+static const struct text_look *look_of(const struct vm_record *rec,
+				       unsigned i)
+{
+	static const struct text_look own = { .display = TEXT_AS_UNIT };
+	const struct text_layout *layout = rec->layout;
+
+	if (rec->fields[i].look)
+		return rec->fields[i].look;
+	if (layout && layout->looks && i < layout->look_count)
+		return &layout->looks[i];
+	return &own;
+}
+
+/* The unit's own text: "4096", "87.3µs", "10.7M/s", "yes". */
+static void text_as_unit(const struct vm_field *field, char *buf,
+			 size_t size)
+{
+	switch (field->unit) {
+	case VM_UNIT_TIME:
+		units_format_time(buf, field->value);
+		break;
+	case VM_UNIT_RATE:
+		units_format_rate(buf, field->value);
+		break;
+	case VM_UNIT_BOOL:
+		snprintf(buf, size, "%s", !isfinite(field->value) ? "-" :
+			 field->value != 0 ? "yes" : "no");
+		break;
+	default:
+		snprintf(buf, size, "%.0f", field->value);
+		break;
+	}
+}
+
+const char *report_field_text(const struct vm_field *field,
+			      enum text_display display, unsigned digits,
+			      char *buf, size_t size)
 {
 	char value[UNITS_BUF];
 
-	switch (field->unit) {
-	case VM_UNIT_SIZE:
+	if (field->unit == VM_UNIT_LABEL) {
+		/* whole, however long */
+		snprintf(buf, size, "%s", field->label);
+		return buf;
+	}
+	switch (display) {
+	case TEXT_SIZE:
 		units_format_size(value, field->value);
 		break;
-	case VM_UNIT_TIME:
-		units_format_time(value, field->value);
-		break;
-	case VM_UNIT_RATE:
-		units_format_rate(value, field->value);
-		break;
-	case VM_UNIT_MIB:
+	case TEXT_MIB:
 		snprintf(value, sizeof(value), "%g", field->value / 1048576);
 		break;
-	case VM_UNIT_MS:
+	case TEXT_MS:
 		snprintf(value, sizeof(value), "%g", field->value / 1e6);
 		break;
-	case VM_UNIT_MBPS:
+	case TEXT_MBPS:
 		/* three significant digits, never an exponent */
 		snprintf(value, sizeof(value), fabs(field->value) >= 999.5e6 ?
 			 "%.0f" : "%.3g", field->value / 1e6);
 		break;
-	case VM_UNIT_LABEL:
-		/* whole, however long */
-		snprintf(buf, size, "%s", field->label);
-		return buf;
-	case VM_UNIT_BOOL:
-		snprintf(value, sizeof(value), "%s", !isfinite(field->value) ?
-			 "-" : field->value != 0 ? "yes" : "no");
+	case TEXT_EXACT_SIZE:
+		units_format_exact_size(value, (uint64_t)field->value);
+		break;
+	case TEXT_PERCENT:
+		snprintf(value, sizeof(value), "%.0f%%", field->value * 100);
+		break;
+	case TEXT_FIXED:
+		snprintf(value, sizeof(value), "%.*f", (int)digits,
+			 field->value);
+		break;
+	case TEXT_SECONDS:
+		snprintf(value, sizeof(value), "%.*f", (int)digits,
+			 field->value / 1e9);
 		break;
 	default:
-		snprintf(value, sizeof(value), "%.0f", field->value);
+		text_as_unit(field, value, sizeof(value));
 		break;
 	}
 	snprintf(buf, size, "%s", value);
 	return buf;
 }
 
-/* Apply a field's text template: "min %" -> "min 1.2ms"; "pre" -> "pre X". */
-static void field_with_template(const struct vm_field *field, char *buf,
+/* text padded to the look's width: left-aligned in bytes, or right-aligned
+   in characters (UTF-8 continuation bytes take no column) */
+static void pad_to_width(const struct text_look *look, const char *text,
+			 char *buf, size_t size)
+{
+	size_t columns = 0, pad;
+
+	if (!look->right) {
+		snprintf(buf, size, "%-*s", (int)look->width, text);
+		return;
+	}
+	for (const char *c = text; *c; c++)
+		columns += ((unsigned char)*c & 0xc0) != 0x80;
+	pad = look->width > columns ? look->width - columns : 0;
+	if (pad >= size)
+		pad = size - 1;
+	memset(buf, ' ', pad);
+	snprintf(buf + pad, size - pad, "%s", text);
+}
+
+/* Apply a look's template: "min %" -> "min 1.2ms"; "pre" -> "pre X". */
+static void field_with_template(const struct vm_field *field,
+				const struct text_look *look, char *buf,
 				size_t size)
 {
-	char value[FIELD_TEXT_MAX];
+	char text[FIELD_TEXT_MAX], value[FIELD_TEXT_MAX];
 	const char *mark;
 
-	report_field_text(field, value, sizeof(value));
-	if (!field->text) {
+	if (look->unknown && field->unit != VM_UNIT_LABEL &&
+	    !isfinite(field->value))
+		snprintf(text, sizeof(text), "%s", look->unknown);
+	else
+		report_field_text(field, look->display, look->digits, text,
+				  sizeof(text));
+	pad_to_width(look, text, value, sizeof(value));
+	if (!look->template) {
 		snprintf(buf, size, "%s", value);
-	} else if ((mark = strstr(field->text, "%%"))) {
-		/* a fraction shown as a percentage: 0.78 -> "78%" */
-		snprintf(buf, size, "%.*s%.0f%%%s", (int)(mark - field->text),
-			 field->text, field->value * 100, mark + 2);
-	} else if ((mark = strchr(field->text, '%'))) {
-		snprintf(buf, size, "%.*s%s%s", (int)(mark - field->text),
-			 field->text, value, mark + 1);
+	} else if ((mark = strchr(look->template, '%'))) {
+		snprintf(buf, size, "%.*s%s%s", (int)(mark - look->template),
+			 look->template, value, mark + 1);
 	} else {
-		snprintf(buf, size, "%s %s", field->text, value);
+		snprintf(buf, size, "%s %s", look->template, value);
 	}
 }
 
-/* A field for the machine formats only: its text template is "". */
-static bool text_hidden(const struct vm_field *field)
+/* A field for the machine formats only: its template is "". */
+static bool text_hidden_at(const struct vm_record *rec, unsigned i)
 {
-	return field->text && !field->text[0];
+	const struct text_look *look = look_of(rec, i);
+
+	return look->template && !look->template[0];
 }
 
 static void text_record(struct report *report, const struct vm_record *rec)
 {
+	enum text_style style = rec->layout ? rec->layout->style :
+				TEXT_COLUMNS;
 	unsigned shown = rec->count;
 
 	/* the last field shown ends the line; with none, there is no line */
-	while (shown > 0 && text_hidden(&rec->fields[shown - 1]))
+	while (shown > 0 && text_hidden_at(rec, shown - 1))
 		shown--;
 	if (!shown)
 		return;
+	if (rec->layout && rec->layout->caption)
+		fprintf(report->out, "%-*s", (int)rec->layout->caption_width,
+			rec->layout->caption);
 	for (unsigned i = 0; i < shown; i++) {
 		char field[2 * FIELD_TEXT_MAX];
 		bool last = i + 1 == shown;
 
-		if (text_hidden(&rec->fields[i]))
+		if (text_hidden_at(rec, i))
 			continue;
-		field_with_template(&rec->fields[i], field, sizeof(field));
+		field_with_template(&rec->fields[i], look_of(rec, i), field,
+				    sizeof(field));
 		/* a field that ends a line needs no separator after it */
 		if (last || (field[0] && field[strlen(field) - 1] == '\n'))
 			fputs(field, report->out);
-		else if (rec->style == VM_STYLE_COLUMNS)
+		else if (style == TEXT_COLUMNS)
 			fprintf(report->out, "%-*s ", COLUMN_WIDTH, field);
+		else if (style == TEXT_PACKED)
+			fputs(field, report->out);
 		else
 			fprintf(report->out, "%s%c", field,
-				rec->style == VM_STYLE_TABS ? '\t' : ' ');
+				style == TEXT_TABS ? '\t' : ' ');
 	}
 	fputc('\n', report->out);
 }
@@ -174,14 +257,10 @@ const char *report_unit_name(enum vm_unit unit)
 {
 	switch (unit) {
 	case VM_UNIT_BYTES:
-	case VM_UNIT_SIZE:
-	case VM_UNIT_MIB:
 		return "bytes";
 	case VM_UNIT_TIME:
-	case VM_UNIT_MS:
 		return "ns";
 	case VM_UNIT_RATE:
-	case VM_UNIT_MBPS:
 		return "bytes/s";
 	case VM_UNIT_LABEL:
 		return "label";
@@ -214,7 +293,7 @@ const char *report_format_number(char *buf, size_t size, double value,
 	 */
 	if (unit_is_integral(unit) ||
 	    (value == floor(value) && fabs(value) < 1e15 &&
-	     unit != VM_UNIT_RATE && unit != VM_UNIT_MBPS))
+	     unit != VM_UNIT_RATE))
 		snprintf(buf, size, "%.0f", value);
 	else
 		snprintf(buf, size, "%.6g", value);

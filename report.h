@@ -41,7 +41,8 @@ struct report_meta {
 
 /*
  * How the formats read a record's fields:
- * - a field whose text template is "" is left out of the text line, and
+ * - a field whose look's template is "" (text_hidden) is left out of the
+ *   text line, and
  *   a record with nothing else prints no line (a per-second series behind
  *   a summary); CSV, JSON and plots carry it as usual;
  * - a template with "%%" shows the value, a fraction, as a percentage
@@ -65,9 +66,17 @@ int report_record(void *report, const struct vm_record *record);
 int report_close(struct report *report, const struct dev_stats *stats,
 		 bool incomplete);
 
-/* Text of one field's value, as the text format prints it. */
-const char *report_field_text(const struct vm_field *field, char *buf,
-			      size_t size);
+/* Text of one field's value, as the text format shows it in display. */
+const char *report_field_text(const struct vm_field *field,
+			      enum text_display display, unsigned digits,
+			      char *buf, size_t size);
+
+/*
+ * Leave every field of rec out of the text line (the record prints no
+ * line); CSV and JSON carry it as usual.  Callers then give the fields
+ * the text shows their looks.
+ */
+void report_hide_fields(struct vm_record *rec);
 
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int report_parse_format(const char *name, enum report_format *format);

@@ -2,7 +2,8 @@
  * speed: sequential read and write rates, random 4 KiB IOPS at queue depth
  * 1, and the SD speed-class table.  All durations are device time, so sim:
  * cards behave like real ones.  It measures and hands out result records
- * (values, units, keys, text templates); report.c and plot.c render them.
+ * (values, units, keys) with their text layout; report.c and plot.c
+ * render them.
  * It does not print, open devices, parse options or choose which ranges
  * may be written.
  */
@@ -17,8 +18,15 @@
 
 #define MB 1e6
 
-/* A text template for the machine formats only (report.h). */
-#define MACHINE_ONLY ""
+/* A field for the machine formats only (layout.h). */
+#define MACHINE_ONLY (&text_hidden)
+
+/* A field's look in the text line: display and template (layout.h). */
+#define LOOK(how, text) \
+	(&(const struct text_look){ .display = how, .template = text })
+
+/* The speed tests' text lines: fields separated by a space. */
+static const struct text_layout spaces = { .style = TEXT_SPACES };
 
 /* --- helpers ---------------------------------------------------------- */
 
@@ -209,25 +217,36 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 /* --- records ---------------------------------------------------------- */
 
 static void add_value(struct vm_record *rec, enum vm_unit unit,
-		      const char *key, const char *text, double value)
+		      const char *key, const struct text_look *look,
+		      double value)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
-		.key = key, .text = text, .value = value };
+		.key = key, .look = look, .value = value };
 }
 
 static void add_label(struct vm_record *rec, const char *key,
-		      const char *text, const char *label)
+		      const struct text_look *look, const char *label)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
-		.key = key, .text = text, .label = label };
+		.key = key, .look = look, .label = label };
 }
+
+/* The share of the link's ceiling, as a percentage in text. */
+static const struct text_look share_text = { .display = TEXT_PERCENT,
+	.template = "(% of the link's ceiling)" };
+static const struct text_look write_share_text = {
+	.display = TEXT_PERCENT,
+	.template = "(the write at % of the link's ceiling)" };
+static const struct text_look exceeded_text = { .display = TEXT_PERCENT,
+	.template = "(% of the link's ceiling: more than it can carry, so "
+		    "the link reading does not describe this path)" };
 
 /*
  * On a real device: the share of the link's ceiling a rate is, in text
- * by template ("(%% of the link's ceiling)") when the ceiling is known.
+ * with look ("(78% of the link's ceiling)") when the ceiling is known.
  */
 static void add_share(const struct speed_exec *x, struct vm_record *rec,
-		      double bytes_per_s, const char *text)
+		      double bytes_per_s, const struct text_look *look)
 {
 	double share = link_ceiling_share(x->link, bytes_per_s);
 
@@ -235,13 +254,10 @@ static void add_share(const struct speed_exec *x, struct vm_record *rec,
 		return;
 	/* faster than the link can go: say so rather than trust it */
 	if (link_exceeded(x->link, bytes_per_s))
-		text = "(%% of the link's ceiling: more than it can carry, so "
-		       "the link reading does not describe this path)";
+		look = &exceeded_text;
 	add_value(rec, VM_UNIT_COUNT, "ceiling_share",
-		  isfinite(share) ? text : MACHINE_ONLY, share);
+		  isfinite(share) ? look : MACHINE_ONLY, share);
 }
-
-#define SHARE_TEXT "(%% of the link's ceiling)"
 
 /* The link the figures went through, "link: the host runs ...". */
 static int emit_link(struct speed_exec *x)
@@ -263,7 +279,7 @@ static int emit_link(struct speed_exec *x)
 int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 		    bool write, uint64_t block_bytes)
 {
-	struct vm_record rec = { .style = VM_STYLE_SPACES };
+	struct vm_record rec = { .layout = &spaces };
 	struct speed_rate r;
 	int err;
 
@@ -273,7 +289,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 		rec.kind = "window";
 		add_value(&rec, VM_UNIT_COUNT, "second", MACHINE_ONLY,
 			  (double)(i + 1));
-		add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", MACHINE_ONLY,
+		add_value(&rec, VM_UNIT_RATE, "bytes_per_s", MACHINE_ONLY,
 			  r.windows[i]);
 		err = x->emit(x->ctx, &rec);
 		if (err)
@@ -282,19 +298,20 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 	rec.count = 0;
 	rec.kind = "summary";
 	add_value(&rec, VM_UNIT_BYTES, "block_bytes", write ?
-		  "write %-byte blocks for" : "read %-byte blocks for",
+		  LOOK(TEXT_AS_UNIT, "write %-byte blocks for") :
+		  LOOK(TEXT_AS_UNIT, "read %-byte blocks for"),
 		  (double)block_bytes);
-	add_value(&rec, VM_UNIT_TIME, "device_time_ns", "%:",
-		  (double)r.device_time_ns);
-	add_value(&rec, VM_UNIT_MBPS, "bytes_per_s", "% MB/s;",
-		  r.bytes_per_s);
-	add_value(&rec, VM_UNIT_MBPS, "window_min", "per second: min %,",
-		  r.window_min);
-	add_value(&rec, VM_UNIT_MBPS, "window_median", "median %,",
-		  r.window_median);
-	add_value(&rec, VM_UNIT_MBPS, "window_max", "max % MB/s",
-		  r.window_max);
-	add_share(x, &rec, r.bytes_per_s, SHARE_TEXT);
+	add_value(&rec, VM_UNIT_TIME, "device_time_ns",
+		  LOOK(TEXT_AS_UNIT, "%:"), (double)r.device_time_ns);
+	add_value(&rec, VM_UNIT_RATE, "bytes_per_s",
+		  LOOK(TEXT_MBPS, "% MB/s;"), r.bytes_per_s);
+	add_value(&rec, VM_UNIT_RATE, "window_min",
+		  LOOK(TEXT_MBPS, "per second: min %,"), r.window_min);
+	add_value(&rec, VM_UNIT_RATE, "window_median",
+		  LOOK(TEXT_MBPS, "median %,"), r.window_median);
+	add_value(&rec, VM_UNIT_RATE, "window_max",
+		  LOOK(TEXT_MBPS, "max % MB/s"), r.window_max);
+	add_share(x, &rec, r.bytes_per_s, &share_text);
 	add_value(&rec, VM_UNIT_COUNT, "failed_reads", MACHINE_ONLY,
 		  (double)x->failed_reads);
 	err = x->emit(x->ctx, &rec);
@@ -308,27 +325,30 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
  */
 static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 {
-	struct vm_record rec = { .style = VM_STYLE_SPACES, .kind = "iops" };
+	struct vm_record rec = { .layout = &spaces, .kind = "iops" };
 
 	add_label(&rec, "direction", MACHINE_ONLY, r->write ? "write" : "read");
 	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
-		  "random %-byte writes for" : "random %-byte reads for",
+		  LOOK(TEXT_AS_UNIT, "random %-byte writes for") :
+		  LOOK(TEXT_AS_UNIT, "random %-byte reads for"),
 		  (double)r->io_bytes);
-	add_value(&rec, VM_UNIT_TIME, "device_time_ns", "%:",
-		  (double)r->device_time_ns);
-	add_value(&rec, VM_UNIT_COUNT, "iops", "% IOPS;", r->iops);
-	add_value(&rec, VM_UNIT_TIME, "latency_ns.p50", "latency p50 %,",
-		  (double)r->p50_ns);
-	add_value(&rec, VM_UNIT_TIME, "latency_ns.p99", "p99 %,",
-		  (double)r->p99_ns);
-	add_value(&rec, VM_UNIT_TIME, "latency_ns.max", "max %",
-		  (double)r->max_ns);
+	add_value(&rec, VM_UNIT_TIME, "device_time_ns",
+		  LOOK(TEXT_AS_UNIT, "%:"), (double)r->device_time_ns);
+	add_value(&rec, VM_UNIT_COUNT, "iops", LOOK(TEXT_AS_UNIT, "% IOPS;"),
+		  r->iops);
+	add_value(&rec, VM_UNIT_TIME, "latency_ns.p50",
+		  LOOK(TEXT_AS_UNIT, "latency p50 %,"), (double)r->p50_ns);
+	add_value(&rec, VM_UNIT_TIME, "latency_ns.p99",
+		  LOOK(TEXT_AS_UNIT, "p99 %,"), (double)r->p99_ns);
+	add_value(&rec, VM_UNIT_TIME, "latency_ns.max",
+		  LOOK(TEXT_AS_UNIT, "max %"), (double)r->max_ns);
 	add_value(&rec, VM_UNIT_COUNT, "operations", MACHINE_ONLY,
 		  (double)r->operations);
-	add_share(x, &rec, r->iops * (double)r->io_bytes, SHARE_TEXT);
+	add_share(x, &rec, r->iops * (double)r->io_bytes, &share_text);
 	/* the text names the depth when it is not the usual 1 */
 	add_value(&rec, VM_UNIT_COUNT, "iodepth", r->iodepth > 1 ?
-		  "(queue depth %)" : MACHINE_ONLY, (double)r->iodepth);
+		  LOOK(TEXT_AS_UNIT, "(queue depth %)") : MACHINE_ONLY,
+		  (double)r->iodepth);
 	return x->emit(x->ctx, &rec);
 }
 
@@ -497,14 +517,20 @@ static const char host_limits_unclaimed[] =
 
 #define TEMPLATE_MAX 48
 
+/* Looks for a list of figures, made while the record is built. */
+struct figure_looks {
+	struct text_look looks[5];
+	char templates[5][TEMPLATE_MAX];
+};
+
 /*
- * Text templates for a list of figures: a missing one (NaN) is left out
- * of the text, the first shown is led by lead and the last shown ends
- * with end, the others with a comma.
+ * Looks for a list of figures: a missing one (NaN) is left out of the
+ * text, the first shown is led by lead and the last shown ends with end,
+ * the others with a comma.
  */
 static void list_templates(struct vm_field *fields, unsigned n,
-			   const char *const *body, const char *lead,
-			   const char *end, char (*buf)[TEMPLATE_MAX])
+			   const struct text_look *body, const char *lead,
+			   const char *end, struct figure_looks *buf)
 {
 	unsigned shown = 0, last = n;
 
@@ -513,12 +539,16 @@ static void list_templates(struct vm_field *fields, unsigned n,
 			last = i;
 	for (unsigned i = 0; i < n; i++) {
 		if (!isfinite(fields[i].value)) {
-			fields[i].text = MACHINE_ONLY;
+			fields[i].look = MACHINE_ONLY;
 			continue;
 		}
-		snprintf(buf[i], TEMPLATE_MAX, "%s%s%s", shown++ ? "" : lead,
-			 body[i], i == last ? end : ",");
-		fields[i].text = buf[i];
+		snprintf(buf->templates[i], TEMPLATE_MAX, "%s%s%s",
+			 shown++ ? "" : lead, body[i].template,
+			 i == last ? end : ",");
+		buf->looks[i] = (struct text_look){
+			.display = body[i].display,
+			.template = buf->templates[i] };
+		fields[i].look = &buf->looks[i];
 	}
 }
 
@@ -534,14 +564,19 @@ static double figure(bool has, double value)
  */
 static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 {
-	static const char *const body[] = { "sequential write % MB/s",
-		"random read % IOPS", "random write % IOPS",
-		"QD32 random read % IOPS", "QD32 random write % IOPS" };
-	struct vm_record rec = { .style = VM_STYLE_SPACES,
-				 .kind = "measured" };
-	char text[5][TEMPLATE_MAX];
+	static const struct text_look body[] = {
+		{ .display = TEXT_MBPS, .template = "sequential write % MB/s" },
+		{ .display = TEXT_AS_UNIT, .template = "random read % IOPS" },
+		{ .display = TEXT_AS_UNIT, .template = "random write % IOPS" },
+		{ .display = TEXT_AS_UNIT,
+		  .template = "QD32 random read % IOPS" },
+		{ .display = TEXT_AS_UNIT,
+		  .template = "QD32 random write % IOPS" },
+	};
+	struct vm_record rec = { .layout = &spaces, .kind = "measured" };
+	struct figure_looks text;
 
-	add_value(&rec, VM_UNIT_MBPS, "write_bytes_per_s", NULL,
+	add_value(&rec, VM_UNIT_RATE, "write_bytes_per_s", NULL,
 		  figure(m->has_write_rate, m->write_bytes_per_s));
 	add_value(&rec, VM_UNIT_COUNT, "read_iops", NULL,
 		  figure(m->has_read_iops, m->read_iops));
@@ -551,9 +586,9 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 		  figure(m->has_queued_read_iops, m->queued_read_iops));
 	add_value(&rec, VM_UNIT_COUNT, "qd32.write_iops", NULL,
 		  figure(m->has_queued_write_iops, m->queued_write_iops));
-	list_templates(rec.fields, 5, body, "measured: ", "", text);
+	list_templates(rec.fields, 5, body, "measured: ", "", &text);
 	add_share(x, &rec, figure(m->has_write_rate, m->write_bytes_per_s),
-		  "(the write at %% of the link's ceiling)");
+		  &write_share_text);
 	return x->emit(x->ctx, &rec);
 }
 
@@ -568,10 +603,13 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 		      const struct speed_measured *m,
 		      const struct info_card *card)
 {
-	static const char *const body[] = { "% MB/s", "r % IOPS",
-					     "w % IOPS" };
-	struct vm_record rec = { .style = VM_STYLE_COLUMNS, .kind = "class" };
-	char req_text[3][TEMPLATE_MAX], got_text[3][TEMPLATE_MAX];
+	static const struct text_look body[] = {
+		{ .display = TEXT_MBPS, .template = "% MB/s" },
+		{ .display = TEXT_AS_UNIT, .template = "r % IOPS" },
+		{ .display = TEXT_AS_UNIT, .template = "w % IOPS" },
+	};
+	struct vm_record rec = { .kind = "class" };	/* in columns */
+	struct figure_looks req_text, got_text;
 	enum speed_verdict v = verdict_of(c, m);
 	bool iops = c->read_iops > 0, known = card && card->has_speed;
 	unsigned shown = iops ? 3 : 1;
@@ -580,41 +618,42 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 			 m->write_depth ? m->write_depth : 1;
 
 	add_label(&rec, "class", NULL, c->name);
-	add_value(&rec, VM_UNIT_MBPS, "required.write_bytes_per_s", NULL,
+	add_value(&rec, VM_UNIT_RATE, "required.write_bytes_per_s", NULL,
 		  c->write_mb * MB);
 	add_value(&rec, VM_UNIT_COUNT, "required.read_iops", NULL,
 		  iops ? c->read_iops : NAN);
 	add_value(&rec, VM_UNIT_COUNT, "required.write_iops", NULL,
 		  iops ? c->write_iops : NAN);
-	add_value(&rec, VM_UNIT_MBPS, "measured.write_bytes_per_s", NULL,
+	add_value(&rec, VM_UNIT_RATE, "measured.write_bytes_per_s", NULL,
 		  figure(m->has_write_rate, m->write_bytes_per_s));
 	add_value(&rec, VM_UNIT_COUNT, "measured.read_iops", NULL,
 		  figure(io.has_read, io.read));
 	add_value(&rec, VM_UNIT_COUNT, "measured.write_iops", NULL,
 		  figure(io.has_write, io.write));
 	/* which depth the verdict's figures were measured at */
-	add_value(&rec, VM_UNIT_COUNT, "iodepth", iops ? "at QD%:" :
-		  MACHINE_ONLY, depth);
+	add_value(&rec, VM_UNIT_COUNT, "iodepth",
+		  iops ? LOOK(TEXT_AS_UNIT, "at QD%:") : MACHINE_ONLY, depth);
 	add_label(&rec, "result", NULL, verdict_text[v]);
 	add_value(&rec, VM_UNIT_BOOL, "pass", MACHINE_ONLY,
 		  v == SPEED_NOT_MEASURED || v == SPEED_LINK_LIMITED ? NAN :
 		  v == SPEED_PASS);
-	add_value(&rec, VM_UNIT_BOOL, "claimed", known ? "(claimed: %)" :
-		  MACHINE_ONLY, known ? claimed(c, card) : NAN);
+	add_value(&rec, VM_UNIT_BOOL, "claimed", known ?
+		  LOOK(TEXT_AS_UNIT, "(claimed: %)") : MACHINE_ONLY,
+		  known ? claimed(c, card) : NAN);
 	/* the text shows IOPS for the classes that require them */
 	list_templates(&rec.fields[1], shown, body, "required ", ";",
-		       req_text);
+		       &req_text);
 	list_templates(&rec.fields[4], shown, body, "measured ",
-		       iops ? "" : ":", got_text);
+		       iops ? "" : ":", &got_text);
 	for (unsigned i = shown; i < 3; i++)
-		rec.fields[1 + i].text = rec.fields[4 + i].text = MACHINE_ONLY;
+		rec.fields[1 + i].look = rec.fields[4 + i].look = MACHINE_ONLY;
 	return x->emit(x->ctx, &rec);
 }
 
 static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 			const struct info_card *card)
 {
-	struct vm_record note = { .style = VM_STYLE_SPACES, .kind = "note" };
+	struct vm_record note = { .layout = &spaces, .kind = "note" };
 	int err = emit_measured(x, m);
 
 	if (!err)
@@ -623,7 +662,8 @@ static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 		err = emit_class(x, &classes[i], m, card);
 	if (err)
 		return err;
-	add_label(&note, "note", "note: %", card && card->has_speed ?
+	add_label(&note, "note", LOOK(TEXT_AS_UNIT, "note: %"),
+		  card && card->has_speed ?
 		  host_limits : host_limits_unclaimed);
 	return x->emit(x->ctx, &note);
 }
@@ -684,23 +724,23 @@ static void host_queue_reading(const struct hostq *q, const char **label,
 
 int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
 {
-	struct vm_record rec = { .style = VM_STYLE_SPACES,
-				 .kind = "host_queue" };
+	struct vm_record rec = { .layout = &spaces, .kind = "host_queue" };
 	const char *label, *text;
 
 	host_queue_reading(q, &label, &text);
-	add_value(&rec, VM_UNIT_COUNT, "nr_requests", "host queue: "
-		  "nr_requests %,", q && q->nr_requests >= 0 ?
+	add_value(&rec, VM_UNIT_COUNT, "nr_requests",
+		  LOOK(TEXT_AS_UNIT, "host queue: nr_requests %,"),
+		  q && q->nr_requests >= 0 ?
 		  (double)q->nr_requests : NAN);
 	add_value(&rec, VM_UNIT_BOOL, "command_queue",
-		  "card command queue %;", q && q->cmdq >= 0 ?
+		  LOOK(TEXT_AS_UNIT, "card command queue %;"), q && q->cmdq >= 0 ?
 		  (double)q->cmdq : NAN);
 	if (!isfinite(rec.fields[0].value))
-		rec.fields[0].text = MACHINE_ONLY;
+		rec.fields[0].look = MACHINE_ONLY;
 	if (!isfinite(rec.fields[1].value))
-		rec.fields[1].text = MACHINE_ONLY;
+		rec.fields[1].look = MACHINE_ONLY;
 	add_label(&rec, "queues", MACHINE_ONLY, label);
 	add_label(&rec, "reading", isfinite(rec.fields[0].value) ? NULL :
-		  "host queue: %", text);
+		  LOOK(TEXT_AS_UNIT, "host queue: %"), text);
 	return x->emit(x->ctx, &rec);
 }

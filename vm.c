@@ -867,7 +867,7 @@ static int run_report(struct run *r, const struct node *n)
 	f = &r->record.fields[r->record.count++];
 	f->unit = n->unit;
 	f->key = n->key;
-	f->text = n->text;
+	f->look = &n->look;
 	f->label = n->label;
 	if (n->operand_count > 0)
 		eval(r, &n->operands[0], &a);
@@ -959,7 +959,7 @@ static int run_program(struct run *r)
 	double value;
 	int err;
 
-	r->record.style = r->program->style;
+	r->record.layout = &r->program->layout;
 	err = run_block(r, 0, r->program->node_count, &has, &value);
 	if (!err)
 		err = emit_record(r);	/* a last record without newline */

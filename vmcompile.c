@@ -755,22 +755,26 @@ static bool parse_key(struct parser *p, struct node *n)
 static void parse_report(struct parser *p)
 {
 	unsigned index = p->program->node_count;
-	const char *names[VM_UNIT_KINDS];
+	const char *names[VM_UNIT_WORD_COUNT];
 	struct node *n = new_node(p, VM_REPORT);
 	int unit;
 
 	if (!n)
 		return;
 	next_token(p);
-	for (int i = 0; i < VM_UNIT_KINDS; i++)
+	for (int i = 0; i < VM_UNIT_WORD_COUNT; i++)
 		names[i] = vm_unit_table[i].name;
-	unit = expect_name(p, "a unit", names, VM_UNIT_KINDS);
+	unit = expect_name(p, "a unit", names, VM_UNIT_WORD_COUNT);
 	if (unit < 0 || !parse_key(p, &p->program->nodes[index]))
 		return;
 	n = &p->program->nodes[index];
-	n->unit = unit;
+	n->unit_word = unit;
+	n->unit = vm_unit_table[unit].unit;
+	/* the statement's template and display are its row of the layout */
+	n->look = (struct text_look){
+		.display = vm_unit_table[unit].display, .template = n->text };
 	n->end = index + 1;
-	if (unit == VM_UNIT_LABEL) {
+	if (n->unit == VM_UNIT_LABEL) {
 		if (p->token.kind != TOK_STRING) {
 			error_here(p, "expected the label's \"text\"");
 			return;
@@ -830,9 +834,9 @@ static void parse_header(struct parser *p)
 
 		next_token(p);
 		style = expect_name(p, "a text format", vm_style_names,
-				    VM_STYLE_COUNT);
+				    TEXT_STYLE_COUNT);
 		if (style >= 0)
-			p->program->style = style;
+			p->program->layout.style = style;
 	}
 }
 

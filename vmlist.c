@@ -182,7 +182,7 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 		return n->end;
 	case VM_REPORT:
 		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s %s", vm_unit_table[n->unit].name, n->key);
+			 " %s %s", vm_unit_table[n->unit_word].name, n->key);
 		if (n->text)
 			snprintf(line + strlen(line),
 				 sizeof(line) - strlen(line), " \"%s\"",
@@ -215,7 +215,7 @@ void vm_list(const struct vm_program *program,
 	char header[64];
 
 	snprintf(header, sizeof(header), "format %s",
-		 vm_style_names[program->style]);
+		 vm_style_names[program->layout.style]);
 	line(ctx, header);
 	list_body(program, 0, program->node_count, 0, line, ctx);
 }

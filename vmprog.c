@@ -44,15 +44,20 @@ const char *const vm_reduce_names[] = {
 _Static_assert(sizeof(vm_reduce_names) / sizeof(vm_reduce_names[0]) ==
 	       VM_REDUCE_COUNT, "one name per reducer");
 
-const struct vm_word vm_unit_table[] = {
-	[VM_UNIT_BYTES] = { "bytes", 1 }, [VM_UNIT_SIZE] = { "size", 1 },
-	[VM_UNIT_TIME] = { "time", 1 }, [VM_UNIT_RATE] = { "rate", 2 },
-	[VM_UNIT_MIB] = { "mib", 1 }, [VM_UNIT_MS] = { "ms", 1 },
-	[VM_UNIT_MBPS] = { "mbps", 2 }, [VM_UNIT_COUNT] = { "count", 1 },
-	[VM_UNIT_LABEL] = { "label", 0 }, [VM_UNIT_BOOL] = { "bool", 1 },
+const struct vm_unit_info vm_unit_table[] = {
+	[VM_WORD_BYTES] = { "bytes", 1, VM_UNIT_BYTES, TEXT_AS_UNIT },
+	[VM_WORD_SIZE] = { "size", 1, VM_UNIT_BYTES, TEXT_SIZE },
+	[VM_WORD_TIME] = { "time", 1, VM_UNIT_TIME, TEXT_AS_UNIT },
+	[VM_WORD_RATE] = { "rate", 2, VM_UNIT_RATE, TEXT_AS_UNIT },
+	[VM_WORD_MIB] = { "mib", 1, VM_UNIT_BYTES, TEXT_MIB },
+	[VM_WORD_MS] = { "ms", 1, VM_UNIT_TIME, TEXT_MS },
+	[VM_WORD_MBPS] = { "mbps", 2, VM_UNIT_RATE, TEXT_MBPS },
+	[VM_WORD_COUNT] = { "count", 1, VM_UNIT_COUNT, TEXT_AS_UNIT },
+	[VM_WORD_LABEL] = { "label", 0, VM_UNIT_LABEL, TEXT_AS_UNIT },
+	[VM_WORD_BOOL] = { "bool", 1, VM_UNIT_BOOL, TEXT_AS_UNIT },
 };
 _Static_assert(sizeof(vm_unit_table) / sizeof(vm_unit_table[0]) ==
-	       VM_UNIT_KINDS, "one vm_unit_table row per unit");
+	       VM_UNIT_WORD_COUNT, "one vm_unit_table row per unit word");
 
 const char *const vm_pattern_names[] = {
 	[DEV_PATTERN_ZEROS] = "zeros", [DEV_PATTERN_ONES] = "ones",
@@ -62,11 +67,11 @@ _Static_assert(sizeof(vm_pattern_names) / sizeof(vm_pattern_names[0]) ==
 	       DEV_PATTERN_COUNT, "one name per pattern");
 
 const char *const vm_style_names[] = {
-	[VM_STYLE_COLUMNS] = "columns", [VM_STYLE_TABS] = "tabs",
-	[VM_STYLE_SPACES] = "spaces",
+	[TEXT_COLUMNS] = "columns", [TEXT_TABS] = "tabs",
+	[TEXT_SPACES] = "spaces", [TEXT_PACKED] = "packed",
 };
 _Static_assert(sizeof(vm_style_names) / sizeof(vm_style_names[0]) ==
-	       VM_STYLE_COUNT, "one name per text format");
+	       TEXT_STYLE_COUNT, "one name per text format");
 
 /* A program owns its nodes' strings, its variable names and its tables. */
 void vm_free(struct vm_program *program)
@@ -93,6 +98,10 @@ const char *vm_op_name(enum vm_op op)
 
 const char *vm_unit_name(enum vm_unit unit)
 {
-	return unit < VM_UNIT_KINDS ? vm_unit_table[unit].name : "?";
+	/* the first word of a unit is its own: "bytes", "time", "rate" */
+	for (unsigned i = 0; i < VM_UNIT_WORD_COUNT; i++)
+		if (vm_unit_table[i].unit == unit)
+			return vm_unit_table[i].name;
+	return "?";
 }
 

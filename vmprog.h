@@ -26,19 +26,38 @@ struct vm_op_info {
 	bool has_value;		/* counts towards its block's value */
 };
 
-/* A keyword and the expressions that follow it (series, units). */
+/* A keyword and the expressions that follow it (series). */
 struct vm_word {
 	const char *name;
 	unsigned operands;
 };
 
+/*
+ * The unit words of report statements.  Each names a base unit, which
+ * the record carries, and how the text format shows it, which goes into
+ * the program's layout: "mib" is bytes shown as MiB.
+ */
+enum vm_unit_word {
+	VM_WORD_BYTES, VM_WORD_SIZE, VM_WORD_TIME, VM_WORD_RATE,
+	VM_WORD_MIB, VM_WORD_MS, VM_WORD_MBPS, VM_WORD_COUNT,
+	VM_WORD_LABEL, VM_WORD_BOOL,
+	VM_UNIT_WORD_COUNT
+};
+
+struct vm_unit_info {
+	const char *name;
+	unsigned operands;	/* rates: bytes and ns */
+	enum vm_unit unit;
+	enum text_display display;
+};
+
 /* The language's words, each table indexed by its enum (vmprog.c). */
 extern const struct vm_op_info vm_op_table[];		/* enum vm_op */
 extern const struct vm_word vm_series_table[];		/* enum vm_series */
-extern const struct vm_word vm_unit_table[];		/* enum vm_unit */
+extern const struct vm_unit_info vm_unit_table[];	/* vm_unit_word */
 extern const char *const vm_reduce_names[];		/* enum vm_reduce */
 extern const char *const vm_pattern_names[];		/* enum dev_pattern */
-extern const char *const vm_style_names[];		/* enum vm_style */
+extern const char *const vm_style_names[];		/* text_style */
 
 /* Expression instructions, evaluated on a stack. */
 enum insn_code {
@@ -67,7 +86,9 @@ struct node {
 	enum vm_reduce reduce[VM_MAX_REDUCERS];	/* of the same runs */
 	unsigned reduce_count;
 	enum dev_pattern pattern;
-	enum vm_unit unit;
+	enum vm_unit_word unit_word;	/* VM_REPORT: as written */
+	enum vm_unit unit;		/* VM_REPORT: its base unit */
+	struct text_look look;		/* VM_REPORT: its row of the layout */
 	int var;			/* bound (for, let) variable or -1 */
 	int more_vars[VM_MAX_REDUCERS - 1];	/* let a, b, c = ... */
 	unsigned var_count;
@@ -92,7 +113,9 @@ struct vm_program {
 	unsigned var_count;
 	const struct vm_param *params;
 	size_t param_count;
-	enum vm_style style;
+	/* how the text format shows the records; each report statement's
+	   node holds its look */
+	struct text_layout layout;
 };
 
 #endif

@@ -51,21 +51,26 @@ import json, sys
 for line in open(sys.argv[1]):
     spec, erase, page, dpath, apath = line.rstrip("\n").split("\t")
     for mode, path in (("detect", dpath), ("analyze", apath)):
-        r = json.load(open(path))
+        doc = json.load(open(path))
+        found = doc["findings"]
+        stairs = [s for s in doc["results"] if s["kind"] == "staircase"]
         want = erase
         if mode == "analyze" and want != "hidden" and \
                 int(want) & (int(want) - 1):
             want = "hidden"		# -a probes powers of two only
-        if r["erase_size"] is not None:
-            got, conf = str(r["erase_size"]), r["confidence"]["erase_size"]
-        elif not r.get("erase_visible", True):
-            got, conf = "hidden", r["erase_not_visible_confidence"]
+        if found["erase_size"]["value"] is not None:
+            got = str(found["erase_size"]["value"])
+            conf = found["erase_size"]["confidence"]
+        elif stairs and not stairs[0]["erase_visible"]:
+            got, conf = "hidden", stairs[0]["erase_not_visible_confidence"]
         else:
             got, conf = "-", 0.0
         print(mode, "erase", want, got, conf, int(got == want), spec,
               sep="\t")
-        got = str(r["page_size"]) if r["page_size"] is not None else "-"
-        conf = r["confidence"]["page_size"] if got != "-" else 0.0
+        page_found = found["page_size"]
+        got = str(page_found["value"]) if page_found["value"] is not None \
+            else "-"
+        conf = page_found["confidence"] if got != "-" else 0.0
         print(mode, "page", page, got, conf, int(got == page), spec,
               sep="\t")
 EOF

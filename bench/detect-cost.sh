@@ -44,6 +44,16 @@ jget() {
 		END { if (!found) print "null" }' "$1"
 }
 
+# fget FILE NAME: the value of a finding ("findings": {NAME: {"value": V}})
+fget() {
+	awk -v k="$2" '
+		index($0, "    \"" k "\": {\"value\": ") == 1 {
+			v = substr($0, length(k) + 19); sub(/[,}].*/, "", v)
+			print v; found = 1; exit
+		}
+		END { if (!found) print "null" }' "$1"
+}
+
 # Runs flashbench with --format=json --stats; adds its device time and
 # bytes written to the running totals t_ns and w_b.
 t_ns=0
@@ -69,10 +79,10 @@ card() {
 	t_ns=0 w_b=0
 	run --detect --write "$spec"
 	det=$tmp/out.json
-	d_erase=$(jget "$det" erase_size)
-	d_page=$(jget "$det" page_size)
-	d_open=$(jget "$det" open_au_linear)
-	d_orand=$(jget "$det" open_au_random)
+	d_erase=$(fget "$det" erase_size)
+	d_page=$(fget "$det" page_size)
+	d_open=$(fget "$det" open_au_linear)
+	d_orand=$(fget "$det" open_au_random)
 	d_t=$t_ns d_w=$w_b
 
 	t_ns=0 w_b=0

@@ -1,9 +1,10 @@
 /*
  * fuzz-analyze: --analyze input, pasted align and open-AU output, parsed
- * and reported as text and as JSON.
+ * and reported in every format.
  */
 #include "analyze.h"
 #include "fuzz.h"
+#include "reportanalyze.h"
 
 /* about 350 KiB: not on the stack */
 static struct analyze_result result;
@@ -20,8 +21,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    result.run_count > ANALYZE_MAX_RUNS)
 			abort();
 		analyze_findings(&result, &findings);
-		analyze_report(&result, false, fuzz_null());
-		analyze_report(&result, true, fuzz_null());
+		for (int format = 0; format < REPORT_FORMAT_COUNT; format++)
+			analyze_report(&result, (enum report_format)format,
+				       fuzz_null());
 	}
 	free(text);
 	return 0;

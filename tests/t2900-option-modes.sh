@@ -168,7 +168,7 @@ import json, sys
 j = json.load(open(\"out.json\"))
 sizes = {r[\"block_bytes\"] for r in j[\"results\"]}
 assert sizes == {65536}, sizes
-assert j[\"parameters\"][\"block_bytes\"] == 65536, j[\"parameters\"]
+assert j[\"parameters\"][\"blocksize\"] == 65536, j[\"parameters\"]
 "
 '
 

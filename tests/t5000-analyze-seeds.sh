@@ -65,21 +65,21 @@ test_expect_success 'prose alone: nothing determined, exit 0' '
 if "$FLASHBENCH" --analyze --format=json - </dev/null >/dev/null 2>&1; then
 	test_expect_success 'JSON: findings as numbers or null' '
 		"$FLASHBENCH" --analyze "$DATA/su08g.txt" --format=json >out &&
-		grep "^  \"erase_size\": 4194304,$" out &&
-		grep "^  \"page_size\": null,$" out &&
-		grep "^  \"open_au_linear\": 6,$" out &&
-		grep "^  \"open_au_random\": null,$" out &&
-		grep "^  \"min_write_size\": null,$" out &&
-		grep "^  \"fat_area\": null,$" out &&
-		grep "^  \"recommendations\": \[" out
+		grep "^    \"erase_size\": {\"value\": 4194304, " out &&
+		grep "^    \"page_size\": {\"value\": null, " out &&
+		grep "^    \"open_au_linear\": {\"value\": 6, " out &&
+		grep "^    \"open_au_random\": {\"value\": null, " out &&
+		grep "^    \"min_write_size\": {\"value\": null, " out &&
+		grep "^    \"fat_area\": {\"value\": null, " out &&
+		grep "^    {\"kind\": \"recommendation\", \"text\": " out
 	'
 	test_expect_success 'JSON: toshiba and sandisk counts' '
 		"$FLASHBENCH" --analyze --format=json "$DATA/toshiba.txt" \
 			>t.out &&
-		grep "^  \"open_au_linear\": 7,$" t.out &&
+		grep "^    \"open_au_linear\": {\"value\": 7, " t.out &&
 		"$FLASHBENCH" --analyze --format=json "$DATA/sandisk.txt" \
 			>s.out &&
-		grep "^  \"open_au_linear\": 20,$" s.out
+		grep "^    \"open_au_linear\": {\"value\": 20, " s.out
 	'
 else
 	test_skip 'JSON output' '--format json is not available'

@@ -18,14 +18,15 @@ real() {
 runs() {
 	python3 -c '
 import json, sys
-for run in json.load(open(sys.argv[1]))["open_au_runs"]:
+for run in [r for r in json.load(open(sys.argv[1]))["results"]
+            if r["kind"] == "open_au_run"]:
     print(run["nr"] if run["nr"] is not None else "null",
           "random" if run["random"] else "linear")' "$1"
 }
 
-# json_get FILE KEY: a top-level value ("null", "True", a number)
+# json_get FILE NAME FIELD: a field of a finding ("null", "True", a number)
 json_get() {
-	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print("null" if v is None else v)' "$1" "$2"
+	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["findings"][sys.argv[2]][sys.argv[3]]; print("null" if v is None else v)' "$1" "$2" "$3"
 }
 
 # separators FILE: "N order" per sweep-script separator line of the file
@@ -41,7 +42,7 @@ test_expect_success 'every open-AU output reads, as text and as JSON' '
 		"$FLASHBENCH" --analyze "$f" >out &&
 		grep "^Open erase blocks: " out &&
 		"$FLASHBENCH" --analyze --format=json "$f" >out.json &&
-		grep "^  \"open_au_linear_is_lower_bound\": \(true\|false\),$" \
+		grep "^    \"open_au_linear\": {\"value\": .*, \"lower_bound\": \(true\|false\)}" \
 			out.json || { echo "failed on $f"; return 1; }
 		if $have_python; then
 			python3 -m json.tool out.json >/dev/null ||
@@ -109,8 +110,8 @@ if $have_python; then
 		for f in "$REAL"/*open-au*.txt "$SEEDS"/*.txt; do
 			"$FLASHBENCH" --analyze "$f" >out &&
 			"$FLASHBENCH" --analyze --format=json "$f" >out.json &&
-			linear=$(json_get out.json open_au_linear) &&
-			bound=$(json_get out.json open_au_linear_is_lower_bound) &&
+			linear=$(json_get out.json open_au_linear value) &&
+			bound=$(json_get out.json open_au_linear lower_bound) &&
 			case $linear/$bound in
 			null/False) grep "^Open erase blocks: *not determined" out ;;
 			*/False) grep "^Open erase blocks: *$linear (confidence" out ;;
@@ -163,8 +164,8 @@ test_expect_success 'a sweep cut before its cliff: "at least N", a lower bound i
 	"$FLASHBENCH" --analyze upto4.txt >out &&
 	grep "^Open erase blocks: *at least 4 (confidence" out &&
 	"$FLASHBENCH" --analyze --format=json upto4.txt >out.json &&
-	grep "^  \"open_au_linear\": 4,$" out.json &&
-	grep "^  \"open_au_linear_is_lower_bound\": true,$" out.json &&
+	grep "^    \"open_au_linear\": {\"value\": 4, .*\"lower_bound\": true}" \
+		out.json &&
 	sed "/-0 8/,\$d" "$SEEDS/toshiba.txt" >toshiba7.txt &&
 	"$FLASHBENCH" --analyze toshiba7.txt >out &&
 	grep "^Open erase blocks: *at least 7 (confidence" out

@@ -4,9 +4,15 @@
 . "$(dirname "$0")/lib.sh"
 require python3
 
-# json_get FILE KEY: a top-level value of a JSON document
+# json_get FILE KEY: the value of a finding of a detect document, or else
+# a top-level value
 json_get() {
-	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[sys.argv[2]]; print("null" if v is None else v)' "$1" "$2"
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = sys.argv[2]
+v = d["findings"][k]["value"] if k in d["findings"] else d[k]
+print("null" if v is None else v)' "$1" "$2"
 }
 
 test_expect_success 'detect on the SU08G preset finds 4MiB erase blocks and 8KiB pages' '
@@ -18,7 +24,7 @@ test_expect_success 'detect on the SU08G preset finds 4MiB erase blocks and 8KiB
 
 # confidence_of FILE KEY: the confidence of one finding
 confidence_of() {
-	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["confidence"][sys.argv[2]])' "$1" "$2"
+	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["findings"][sys.argv[2]]["confidence"])' "$1" "$2"
 }
 
 # open_of NAME SPEC LINEAR RANDOM [OPTION]: --detect --write on SPEC finds

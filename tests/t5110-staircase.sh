@@ -12,21 +12,25 @@ score() {
 	python3 - "$@" <<'EOF'
 import json, sys
 spec, erase, page, path = sys.argv[1:5]
-r = json.load(open(path))
-hidden_said = r["erase_size"] is None and r["erase_visible"] is False
+d = json.load(open(path))
+found = d["findings"]
+stairs = [r for r in d["results"] if r["kind"] == "staircase"][0]
+erase_size = found["erase_size"]["value"]
+page_size = found["page_size"]["value"]
+hidden_said = erase_size is None and stairs["erase_visible"] is False
 if erase == "hidden":
     erase_ok = hidden_said
-    erase_conf = r["erase_not_visible_confidence"] if hidden_said else 0
+    erase_conf = stairs["erase_not_visible_confidence"] if hidden_said else 0
 else:
-    erase_ok = r["erase_size"] == int(erase)
-    erase_conf = r["confidence"]["erase_size"]
-page_ok = r["page_size"] == int(page)
+    erase_ok = erase_size == int(erase)
+    erase_conf = found["erase_size"]["confidence"] or 0
+page_ok = page_size == int(page)
 sure_wrong = (erase_conf >= 0.9 and not erase_ok) + \
-    (r["confidence"]["page_size"] >= 0.9 and not page_ok)
+    ((found["page_size"]["confidence"] or 0) >= 0.9 and not page_ok)
 print(int(erase_ok), int(page_ok), int(hidden_said), sure_wrong)
 if not (erase_ok and page_ok):
-    print("miss: %s: erase %s page %s" % (spec, r["erase_size"],
-                                          r["page_size"]), file=sys.stderr)
+    print("miss: %s: erase %s page %s" % (spec, erase_size, page_size),
+          file=sys.stderr)
 EOF
 }
 
@@ -63,13 +67,15 @@ test_expect_success 'detect reports the staircase: page, effective page, erase b
 	python3 -c "
 import json, sys
 r = json.load(open(\"out.json\"))
-got = [(l[\"size\"], l[\"name\"]) for l in r[\"levels\"]]
+levels = [l for l in r[\"results\"] if l[\"kind\"] == \"level\"]
+found = r[\"findings\"]
+got = [(l[\"size\"], l[\"name\"]) for l in levels]
 print(got)
 want = [(8192, \"page\"), (16384, \"effective page\"),
         (4194304, \"erase block\"), (134217728, \"allocation group\")]
-costs = [l[\"cost_ns\"] for l in r[\"levels\"]]
-sys.exit(got != want or r[\"erase_size\"] != 4194304 or
-         r[\"effective_page_size\"] != 16384 or
+costs = [l[\"cost_ns\"] for l in levels]
+sys.exit(got != want or found[\"erase_size\"][\"value\"] != 4194304 or
+         found[\"effective_page_size\"][\"value\"] != 16384 or
          not (150e3 < costs[0] < 230e3 and 20e3 < costs[2] < 40e3))
 " &&
 	"$FLASHBENCH" --detect \
@@ -91,7 +97,7 @@ test_expect_success 'a card with no erase-block step in reads: not visible, page
 test_expect_success 'a 3MiB erase block is found on its 3 x 2^n boundaries' '
 	"$FLASHBENCH" --detect --format=json \
 		"sim:cross=16K:80us/3M:100us,noise=0.02,size=8G" >out.json &&
-	grep "^  \"erase_size\": 3145728,$" out.json
+	grep "^    \"erase_size\": {\"value\": 3145728, " out.json
 '
 
 test_done

@@ -449,7 +449,7 @@ test_expect_success 'sim: saved -t runs overlay on one chart' '
 	"$FLASHBENCH" -t --time=3 -b 1M --format=json sim: >b.json &&
 	"$FLASHBENCH" --plot=ab.svg a.json b.json &&
 	test "$(grep -c "<polyline" ab.svg)" = 2 &&
-	grep -q ">block_bytes=65536<" ab.svg
+	grep -q ">blocksize=65536<" ab.svg
 '
 
 # Each 512-byte read on this card takes 10 ms of device time, so -t

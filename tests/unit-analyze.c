@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "reportanalyze.h"
 #include "unit.h"
 
 static struct analyze_result r;
@@ -371,11 +372,13 @@ static void test_lower_bound_reports(void)
 		   "text: at least 4");
 	free(buf);
 	buf = render(&r, REPORT_JSON, "JSON report written");
-	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": 4,") &&
-		   strstr(buf, "\"open_au_linear_is_lower_bound\": true,") &&
-		   strstr(buf, "\"open_au_random\": null,") &&
-		   strstr(buf, "\"open_au_random_is_lower_bound\": false,") &&
-		   strstr(buf, "\"combined_runs\": 1"),
+	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": {\"value\": 4, "
+				 "\"confidence\": ") &&
+		   strstr(buf, "\"lower_bound\": true}") &&
+		   strstr(buf, "\"open_au_random\": {\"value\": null, ") &&
+		   strstr(buf, "\"lower_bound\": false}") &&
+		   strstr(buf, "{\"kind\": \"open_au_combined\", \"nr\": 4, "
+			  "\"order\": \"linear\", \"runs\": 1,"),
 		   "JSON: the count and its lower-bound flag");
 	free(buf);
 }
@@ -487,23 +490,24 @@ static void test_reports(void)
 	free(buf);
 	buf = render(&r, REPORT_JSON, "JSON report written");
 	UNIT_CHECK(buf && buf[0] == '{' &&
-		   strstr(buf, "\"erase_size\": 4194304,") &&
-		   strstr(buf, "\"page_size\": null,") &&
-		   strstr(buf, "\"open_au_linear\": 6,") &&
-		   strstr(buf, "\"open_au_random\": null,") &&
-		   strstr(buf, "\"min_write_size\": null,") &&
-		   strstr(buf, "\"fat_area\": null,") &&
+		   strstr(buf, "\"test\": \"analyze\"") &&
+		   strstr(buf, "\"erase_size\": {\"value\": 4194304, ") &&
+		   strstr(buf, "\"page_size\": {\"value\": null, ") &&
+		   strstr(buf, "\"open_au_linear\": {\"value\": 6, ") &&
+		   strstr(buf, "\"open_au_random\": {\"value\": null, ") &&
+		   strstr(buf, "\"min_write_size\": {\"value\": null, ") &&
+		   strstr(buf, "\"fat_area\": {\"value\": null, ") &&
 		   strstr(buf, "\"bytes_written\": 0,") &&
-		   strstr(buf, "\"recommendations\": [\n    \"partition start: "
-			  "sector 8192 (4MiB)"),
+		   strstr(buf, "{\"kind\": \"recommendation\", \"text\": "
+			  "\"partition start: sector 8192 (4MiB)"),
 		   "JSON: findings, nulls, advice");
 	free(buf);
 	buf = render(&r, REPORT_CSV, "CSV report written");
-	UNIT_CHECK(buf && strncmp(buf, "schema,kind,name,value,confidence,"
-				  "why,", 34) == 0 &&
-		   strstr(buf, "\n2,finding,erase_size,4194304,0.") &&
-		   strstr(buf, "\n2,finding,open_au_linear,6,0.") &&
-		   strstr(buf, "\n2,finding,page_size,,,no step") &&
+	UNIT_CHECK(buf && strncmp(buf, "schema,kind,align_lines,", 24) == 0 &&
+		   strstr(buf, ",name,value,confidence,why,") &&
+		   strstr(buf, "\n2,finding,,,,,,,,,erase_size,4194304,0.") &&
+		   strstr(buf, "\n2,finding,,,,,,,,,open_au_linear,6,0.") &&
+		   strstr(buf, "\n2,finding,,,,,,,,,page_size,,,no step") &&
 		   strstr(buf, "\n2,recommendation,") &&
 		   strstr(buf, "\n2,align,"),
 		   "CSV: one table of findings, advice and evidence");

@@ -29,13 +29,15 @@ static const struct dev_stats stats = {
 	.time_ns = 123456789, .bytes_read = 4096, .bytes_written = 8192,
 };
 
+static const struct text_look size_look = { .display = TEXT_SIZE };
+
 /* block, then rate three times: find-fat's shape. */
 static struct vm_record fat_record(double block, double rate)
 {
-	struct vm_record rec = { .style = VM_STYLE_COLUMNS, .count = 4 };
+	struct vm_record rec = { .count = 4 };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_SIZE, "block", NULL, NULL,
-					   block };
+	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "block", &size_look,
+					   NULL, block };
 	for (unsigned i = 1; i < 4; i++)
 		rec.fields[i] = (struct vm_field){ VM_UNIT_RATE, "rate", NULL,
 						   NULL, rate * i };
@@ -63,7 +65,7 @@ static void test_numbers(void)
 	char buf[32];
 
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 4194304,
-					VM_UNIT_SIZE), "4194304",
+					VM_UNIT_BYTES), "4194304",
 		   "integers print whole");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 418123.6,
 					VM_UNIT_TIME), "418124",
@@ -85,6 +87,53 @@ static void test_numbers(void)
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), -INFINITY,
 					VM_UNIT_TIME), "null",
 		   "infinity is null");
+}
+
+/*
+ * The readings' looks: a caption padded to its width, values padded to
+ * theirs (left in bytes as printf does, right in characters), text for
+ * an unknown value, fixed-point and exact displays, the packed style.
+ */
+static void test_text_readings(void)
+{
+	static const struct text_layout caption = { .style = TEXT_SPACES,
+		.caption = "cost:", .caption_width = 8 };
+	static const struct text_look looks[] = {
+		{ .display = TEXT_SECONDS, .digits = 3, .template = "% s," },
+		{ .display = TEXT_EXACT_SIZE, .width = 6 },
+		{ .display = TEXT_FIXED, .digits = 2, .template = "(%)" },
+	};
+	static const struct text_look columns[] = {
+		{ .display = TEXT_AS_UNIT, .width = 8, .right = true },
+		{ .display = TEXT_AS_UNIT, .width = 8 },
+		{ .display = TEXT_FIXED, .digits = 1, .template = "|%",
+		  .width = 4, .right = true, .unknown = "-" },
+	};
+	static const struct text_layout packed = { .style = TEXT_PACKED };
+	struct vm_record recs[2] = {
+		{ .count = 3, .layout = &caption },
+		{ .count = 3, .layout = &packed },
+	};
+	char *text;
+
+	recs[0].fields[0] = (struct vm_field){ VM_UNIT_TIME, "t", &looks[0],
+					       NULL, 3252187376.0 };
+	recs[0].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "b", &looks[1],
+					       NULL, 12288 };
+	recs[0].fields[2] = (struct vm_field){ VM_UNIT_COUNT, "c", &looks[2],
+					       NULL, 0.989 };
+	recs[1].fields[0] = (struct vm_field){ VM_UNIT_TIME, "x", &columns[0],
+					       NULL, 87300 };
+	recs[1].fields[1] = (struct vm_field){ VM_UNIT_TIME, "y", &columns[1],
+					       NULL, 87300 };
+	recs[1].fields[2] = (struct vm_field){ VM_UNIT_COUNT, "z",
+					       &columns[2], NULL, NAN };
+	text = render(REPORT_TEXT, recs, 2, false);
+	UNIT_STREQ(text, "cost:   3.252 s, 12KiB  (0.99)\n"
+		   "  87.3\xc2\xb5s87.3\xc2\xb5s |   -\n",
+		   "text: caption, widths in bytes and in characters, unknown "
+		   "text, fixed and exact displays, packed fields");
+	free(text);
 }
 
 static void test_parse_format(void)
@@ -111,6 +160,51 @@ static void test_text(void)
 	free(text);
 }
 
+/*
+ * The text layout: looks by position, a field's own look before them,
+ * displays of the same base units, templates, hidden fields, the style.
+ */
+static void test_text_layout(void)
+{
+	static const struct text_look looks[] = {
+		{ .display = TEXT_MIB, .template = "% MiB" },
+		{ .display = TEXT_MS, .template = "at" },
+		{ .display = TEXT_MBPS, .template = "% MB/s" },
+	};
+	static const struct text_layout tabs = { .style = TEXT_TABS,
+						 .looks = looks,
+						 .look_count = 3 };
+	static const struct text_look own = { .display = TEXT_AS_UNIT,
+					      .template = "own %" };
+	struct vm_record recs[2] = { { .count = 4, .layout = &tabs },
+				     { .count = 2, .layout = &tabs } };
+	char *text;
+
+	recs[0].fields[0] = (struct vm_field){ VM_UNIT_BYTES, "a", NULL,
+					       NULL, 3145728 };
+	recs[0].fields[1] = (struct vm_field){ VM_UNIT_TIME, "b", NULL,
+					       NULL, 2500000 };
+	recs[0].fields[2] = (struct vm_field){ VM_UNIT_RATE, "c", &own,
+					       NULL, 2.5e6 };
+	recs[0].fields[3] = (struct vm_field){ VM_UNIT_TIME, "d", NULL,
+					       NULL, 87300 };
+	recs[1].fields[0] = (struct vm_field){ VM_UNIT_BYTES, "a",
+					       &text_hidden, NULL, 1 };
+	recs[1].fields[1] = (struct vm_field){ VM_UNIT_TIME, "b",
+					       &text_hidden, NULL, 1 };
+	text = render(REPORT_TEXT, recs, 2, false);
+	UNIT_STREQ(text, "3 MiB\tat 2.5\town 2.5M/s\t87.3\xc2\xb5s\n",
+		   "text: looks by position, own look first, units' own "
+		   "past the layout, a record of hidden fields prints no "
+		   "line");
+	free(text);
+	text = render(REPORT_CSV, recs, 1, false);
+	UNIT_STREQ(text, "schema,kind,a,b,c,d\n"
+		   "2,measurement,3145728,2500000,2.5e+06,87300\n",
+		   "csv: the layout changes nothing, base units");
+	free(text);
+}
+
 static void test_csv(void)
 {
 	struct vm_record recs[3] = { fat_record(4194304, 1e7),
@@ -121,8 +215,9 @@ static void test_csv(void)
 	recs[2] = (struct vm_record){ .count = 2, .kind = "note" };
 	recs[2].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					       "a,\"b\"", 0 };
-	recs[2].fields[1] = (struct vm_field){ VM_UNIT_MS, "time", NULL,
-					       NULL, 1500000 };
+	recs[2].fields[1] = (struct vm_field){ VM_UNIT_TIME, "time",
+		&(const struct text_look){ .display = TEXT_MS }, NULL,
+		1500000 };
 	text = render(REPORT_CSV, recs, 3, false);
 	UNIT_STREQ(text,
 		   "schema,kind,block,rate_0,rate_1,rate_2,name,time\n"
@@ -143,10 +238,12 @@ static void test_json(void)
 	recs[1] = (struct vm_record){ .count = 3 };
 	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "k\"\\\n",
 		NULL, "tab\there \x01 bad\xff end \xc2\xb5", 0 };
-	recs[1].fields[1] = (struct vm_field){ VM_UNIT_MIB, "offset", NULL,
-					       NULL, 1048576 };
-	recs[1].fields[2] = (struct vm_field){ VM_UNIT_MBPS, "rate", NULL,
-					       NULL, 2.5e6 };
+	recs[1].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "offset",
+		&(const struct text_look){ .display = TEXT_MIB }, NULL,
+		1048576 };
+	recs[1].fields[2] = (struct vm_field){ VM_UNIT_RATE, "rate",
+		&(const struct text_look){ .display = TEXT_MBPS }, NULL,
+		2.5e6 };
 	text = render(REPORT_JSON, recs, 2, true);
 	UNIT_CHECK(text && strstr(text, "{\"kind\": \"measurement\", "
 				  "\"block\": 4194304, \"rate\": "
@@ -342,6 +439,8 @@ int main(void)
 	test_numbers();
 	test_parse_format();
 	test_text();
+	test_text_layout();
+	test_text_readings();
 	test_csv();
 	test_json();
 	test_json_empty();
