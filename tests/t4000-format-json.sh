@@ -84,19 +84,19 @@ for k, v in json.load(open(\"speed.json\"))[\"parameters\"].items():
 test_expect_success 'speed tests: parameters named after the long options' '
 	speed_params -t -b 64K --offset=1M --time=0.25 >t.params &&
 	printf "%s\n" blocksize=65536 offset=1048576 time=250000000 \
-		>t.expect &&
+		iodepth=1 engine=sim >t.expect &&
 	test_cmp t.expect t.params &&
 	speed_params --write-speed --span=8M --time=0.25 >w.params &&
 	printf "%s\n" erasesize=4194304 time=250000000 span=8388608 \
-		>w.expect &&
+		iodepth=1 engine=sim >w.expect &&
 	test_cmp w.expect w.params &&
 	speed_params --iops -b 8K --read-only --time=0.25 >i.params &&
 	printf "%s\n" blocksize=8192 erasesize=4194304 time=250000000 \
-		span=268435456 read_only=1 queue_depth=1 >i.expect &&
+		span=268435456 iodepth=1 read_only=1 engine=sim >i.expect &&
 	test_cmp i.expect i.params &&
 	speed_params --class-check --read-only --time=0.25 >c.params &&
 	printf "%s\n" erasesize=4194304 time=250000000 span=268435456 \
-		read_only=1 queue_depth=1 >c.expect &&
+		iodepth=1 read_only=1 engine=sim >c.expect &&
 	test_cmp c.expect c.params
 '
 
