@@ -2,8 +2,9 @@
  * blockdev: the backend for real block devices and regular files.
  * Direct I/O, one system call per timed operation, clock read right
  * around it; at queue depth above 1, an engine (io_uring, else Linux
- * AIO) driven by one loop that times every operation the same way.  Read-only opens never ask for write access; read-write opens
- * claim the device exclusively so a mounted one is refused.
+ * AIO) driven by one loop that times every operation the same way.
+ * Read-only opens never ask for write access; read-write opens claim the
+ * device exclusively so a mounted one is refused.
  */
 #include <errno.h>
 #include <fcntl.h>

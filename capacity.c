@@ -367,7 +367,8 @@ static int emit_probe(struct search *s, const struct probe *p)
 		  s->round + 1);
 	add_field(&rec, VM_UNIT_BYTES, "offset", SHOWN("block at %"), NULL,
 		  (double)p->offset);
-	add_field(&rec, VM_UNIT_LABEL, "result", SHOWN("%"), probe_result(p), 0);
+	add_field(&rec, VM_UNIT_LABEL, "result",
+		  SHOWN("%"), probe_result(p), 0);
 	add_field(&rec, VM_UNIT_BYTES, "named_offset",
 		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
 		  alias ? (double)p->named : NAN);
@@ -565,24 +566,27 @@ static int emit_summary(struct search *s)
 	struct vm_record rec = { .kind = "capacity",
 				 .layout = &spaced };
 
-	add_field(&rec, VM_UNIT_LABEL, "verdict", SHOWN("verdict: %"), r->verdict, 0);
-	add_field(&rec, VM_UNIT_LABEL, "fake_kind", r->fake_kind ? SHOWN("(%)") : HIDDEN,
-		  r->fake_kind, 0);
-	add_field(&rec, VM_UNIT_BYTES, "usable_bytes", SHOWN("usable % bytes"), NULL,
-		  (double)r->usable_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "announced_bytes", SHOWN("of % announced;"),
-		  NULL, (double)r->announced_bytes);
+	add_field(&rec, VM_UNIT_LABEL, "verdict",
+		  SHOWN("verdict: %"), r->verdict, 0);
+	add_field(&rec, VM_UNIT_LABEL, "fake_kind",
+		  r->fake_kind ? SHOWN("(%)") : HIDDEN, r->fake_kind, 0);
+	add_field(&rec, VM_UNIT_BYTES, "usable_bytes",
+		  SHOWN("usable % bytes"), NULL, (double)r->usable_bytes);
+	add_field(&rec, VM_UNIT_BYTES, "announced_bytes",
+		  SHOWN("of % announced;"), NULL, (double)r->announced_bytes);
 	add_field(&rec, VM_UNIT_BYTES, "cache_bytes",
-		  isnan(r->cache_bytes) ? HIDDEN : SHOWN("write cache about % bytes;"),
-		  NULL, r->cache_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "bytes_written", SHOWN("written %,"), NULL,
-		  (double)r->bytes_written);
-	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", SHOWN("restored %,"), NULL,
-		  (double)r->bytes_restored);
+		  isnan(r->cache_bytes) ? HIDDEN :
+		  SHOWN("write cache about % bytes;"), NULL, r->cache_bytes);
+	add_field(&rec, VM_UNIT_BYTES, "bytes_written",
+		  SHOWN("written %,"), NULL, (double)r->bytes_written);
+	add_field(&rec, VM_UNIT_BYTES, "bytes_restored",
+		  SHOWN("restored %,"), NULL, (double)r->bytes_restored);
 	add_field(&rec, VM_UNIT_TIME, "device_time_ns", SHOWN("device time %;"),
 		  NULL, (double)r->device_time_ns);
-	add_field(&rec, VM_UNIT_COUNT, "rounds", SHOWN("% rounds;"), NULL, r->rounds);
-	add_field(&rec, VM_UNIT_LABEL, "certainty", SHOWN("%"), certainty(s), 0);
+	add_field(&rec, VM_UNIT_COUNT, "rounds",
+		  SHOWN("% rounds;"), NULL, r->rounds);
+	add_field(&rec, VM_UNIT_LABEL, "certainty",
+		  SHOWN("%"), certainty(s), 0);
 	return report_record(s->opt->report, &rec);
 }
 
@@ -618,14 +622,17 @@ int capacity_emit_restore(struct report *report,
 {
 	struct vm_record rec = { .kind = "restore", .layout = &spaced };
 
-	add_field(&rec, VM_UNIT_BYTES, "bytes_restored", SHOWN("restored % bytes"),
-		  NULL, (double)restore->bytes_restored);
-	add_field(&rec, VM_UNIT_COUNT, "records", SHOWN("from % records;"), NULL,
-		  (double)restore->records);
-	add_field(&rec, VM_UNIT_COUNT, "blocks_checked", SHOWN("% blocks read back,"),
-		  NULL, (double)restore->blocks_checked);
-	add_field(&rec, VM_UNIT_COUNT, "blocks_differing", SHOWN("% not as saved"),
-		  NULL, (double)restore->blocks_differing);
+	add_field(&rec, VM_UNIT_BYTES, "bytes_restored",
+		  SHOWN("restored % bytes"), NULL,
+		  (double)restore->bytes_restored);
+	add_field(&rec, VM_UNIT_COUNT, "records",
+		  SHOWN("from % records;"), NULL, (double)restore->records);
+	add_field(&rec, VM_UNIT_COUNT, "blocks_checked",
+		  SHOWN("% blocks read back,"), NULL,
+		  (double)restore->blocks_checked);
+	add_field(&rec, VM_UNIT_COUNT, "blocks_differing",
+		  SHOWN("% not as saved"), NULL,
+		  (double)restore->blocks_differing);
 	return report_record(report, &rec);
 }
 
