@@ -18,6 +18,9 @@
 #
 # Usage: bench/capacity.sh [FLASHBENCH]   (root; default ./flashbench, built
 # with make if missing).  SIZE=4G bench/capacity.sh for another size.
+# DEVICE=/dev/loopN bench/capacity.sh measures that device instead (a loop
+# device over an emulated counterfeit card, as bench/flashemu.sh runs it);
+# its contents are overwritten with random data first.
 # Prints a text table, then the same as markdown.  Exit status 0 when the
 # target holds, 1 when it does not, 2 when something could not run.
 
@@ -34,15 +37,22 @@ command -v f3probe >/dev/null ||
 [ "$(id -u)" = 0 ] || { echo "capacity: needs root for a loop device" >&2; exit 2; }
 
 tmp=$(mktemp -d)
-img=$(mktemp /var/tmp/flashbench-capacity.XXXXXX)
+img=
 loop=
 cleanup() {
-	[ -z "$loop" ] || losetup -d "$loop"
-	rm -rf "$tmp" "$img"
+	[ -z "$img" ] || [ -z "$loop" ] || losetup -d "$loop"
+	rm -rf "$tmp" ${img:+"$img"}
 }
 trap cleanup EXIT INT TERM
-truncate -s "$size" "$img"
-loop=$(losetup -f --show "$img")
+if [ -n "${DEVICE:-}" ]; then
+	loop=$DEVICE
+	what="device $loop"
+else
+	img=$(mktemp /var/tmp/flashbench-capacity.XXXXXX)
+	truncate -s "$size" "$img"
+	loop=$(losetup -f --show "$img")
+	what="genuine loop device"
+fi
 name=${loop#/dev/}
 bytes=$(blockdev --getsize64 "$loop")
 head -c "$bytes" /dev/urandom |
@@ -52,22 +62,24 @@ stat_field() { awk -v f="$1" '{ print $f }' "/sys/block/$name/stat"; }
 dev_sum() { dd if="$loop" bs=1M iflag=direct status=none | cksum; }
 now_ns() { date +%s%N; }
 
-before_sum=$(dev_sum)
-
 # measure TOOL CMD...: run CMD on the device; leaves TOOL's written
 # sectors, busy ms, wall ns and checksum in $tmp/TOOL.*
 measure() {
 	tool=$1
 	shift
+	# each tool against the device as it found it
+	tool_sum=$(dev_sum)
 	w0=$(stat_field 7) r_ms0=$(stat_field 4) w_ms0=$(stat_field 8)
 	t0=$(now_ns)
-	"$@" >"$tmp/$tool.out" 2>"$tmp/$tool.err" ||
+	# f3probe's exit status is not 0 for a fake or damaged device: only
+	# no output at all is a failure to run
+	"$@" >"$tmp/$tool.out" 2>"$tmp/$tool.err" || [ -s "$tmp/$tool.out" ] ||
 		{ echo "capacity: failed: $*" >&2; cat "$tmp/$tool.err" >&2; exit 2; }
 	t1=$(now_ns)
 	echo $(( ($(stat_field 7) - w0) * 512 )) >"$tmp/$tool.written"
 	echo $(( $(stat_field 4) - r_ms0 + $(stat_field 8) - w_ms0 )) >"$tmp/$tool.busy"
 	echo $(( t1 - t0 )) >"$tmp/$tool.wall"
-	if [ "$(dev_sum)" = "$before_sum" ]; then echo yes; else echo no; fi \
+	if [ "$(dev_sum)" = "$tool_sum" ]; then echo yes; else echo no; fi \
 		>"$tmp/$tool.intact"
 }
 
@@ -78,7 +90,9 @@ measure flashbench "$fb" --capacity-check --format=json -q \
 # f3probe: "Good news: ... the real thing" or "Bad news", the usable
 # size in blocks of 512 bytes, and its write count in blocks.
 f3_out=$tmp/f3probe.out
-if grep -q "is the real thing" "$f3_out"; then f3_verdict=genuine; else f3_verdict=fake; fi
+if grep -q "is the real thing" "$f3_out"; then f3_verdict=genuine
+elif grep -q "is damaged" "$f3_out"; then f3_verdict=damaged
+else f3_verdict=fake; fi
 f3_usable=$(sed -n 's/.*\*Usable\* size:.*(\([0-9]*\) blocks).*/\1/p' "$f3_out")
 f3_usable=$((f3_usable * 512))
 f3_probe=$(awk '/^ *Write:/ { print $(NF - 2) * 512 }' "$f3_out")
@@ -104,7 +118,7 @@ row() {	# tool verdict usable written probe busy_ms wall_ns intact
 	printf '%-11s %-8s %12s %12s %12s %9s %8s %7s\n' "$1" "$2" "$3" \
 		"$(mib "$4")" "$(mib "$5")" "$6" "$(sec "$7")" "$8"
 }
-echo "genuine loop device of $bytes bytes ($size), random data"
+echo "$what of $bytes bytes, random data"
 printf '%-11s %-8s %12s %12s %12s %9s %8s %7s\n' tool verdict usable_bytes \
 	written_MiB probe_MiB busy_ms wall_s intact
 row f3probe "$f3_verdict" "$f3_usable" "$f3_w" "$f3_probe" "$f3_busy" \

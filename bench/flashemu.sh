@@ -242,14 +242,24 @@ echo
 
 # ---- 4. fake cards -------------------------------------------------
 
-echo "4. fake cards: --capacity-check and f3probe"
-if "$FB" -a -c 1 sim:size=64M,fake=32M >/dev/null 2>&1; then
-	echo "    this tree's sim has fake=: not yet wired into this script"
-else
-	echo "    this tree's simulated card has no fake= key: skipped"
-fi
 losetup -d "$LOOP"
 emu_down geo
+
+# A 1 GiB card holding 300 MiB that wraps, at ten times the model's speed
+# (f3probe writes much more than --capacity-check: this keeps its part
+# short); bench/capacity.sh measures both on the same loop device.
+FAKE_SPEC=sim:sandisk-su08g,size=1G,fake=300M,fake-mode=wrap
+echo "4. fake cards: --capacity-check and f3probe on $FAKE_SPEC"
+if command -v f3probe >/dev/null 2>&1; then
+	emu_up fake 10 "$FAKE_SPEC"
+	FAKE_LOOP=$(losetup -f --show --direct-io=on "$WORK/fake/card")
+	DEVICE=$FAKE_LOOP sh "$TOP/bench/capacity.sh" "$FB" 2>&1 |
+		sed 's/^/    /'
+	losetup -d "$FAKE_LOOP"
+	emu_down fake
+else
+	echo "    not installed (Debian package f3): skipped"
+fi
 echo
 
 # ---- 5. the advice ------------------------------------------------

@@ -8,7 +8,9 @@
 # device or someone else's umount all end with nothing mounted or
 # attached - also after flashbench is killed with SIGKILL mid-run.
 # --store=FILE keeps the data across runs; a write-protected card (ro)
-# refuses writes.
+# refuses writes.  A counterfeit card (fake=) keeps its data in the model:
+# through the loop device, --capacity-check finds its real end, and every
+# byte it overwrote reads back as before.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -158,7 +160,7 @@ emu_gone() {
 
 # At the end, whatever a failed test left: detach, stop, unmount.
 emu_cleanup() {
-	for ec_name in main busy gone store ro cap; do
+	for ec_name in main busy gone store ro cap fake; do
 		[ -d "$TRASH/$ec_name" ] || continue
 		losetup -j "$TRASH/$ec_name/card" 2>/dev/null | cut -d: -f1 |
 		while read -r ec_dev; do losetup -d "$ec_dev"; done
@@ -352,6 +354,36 @@ test_emu 'cap: past --mem-cap writes fail with ENOSPC, said once' '
 	kill -TERM "$(cat "$TRASH/cap.pid")" && emu_gone cap &&
 	cat "$TRASH/cap.err" &&
 	test "$(grep -c "memory store is full" "$TRASH/cap.err")" = 1
+'
+
+# A wraparound fake of 256 MiB holding 150 MiB: past 150 MiB a write lands
+# at offset - 150 MiB.  The check through the kernel finds the end to the
+# byte, and puts back what it overwrote (the sums before and after match).
+test_emu 'fake: --capacity-check through the loop device finds the real end' '
+	emu_start fake --time-scale=1000 \
+		sim:sandisk-su08g,size=256M,fake=150M,fake-mode=wrap &&
+	dev=$(emu_attach fake) &&
+	dd if=/dev/urandom of="$dev" bs=1M count=4 oflag=direct \
+		status=none &&
+	dd if="$dev" bs=1M count=150 iflag=direct status=none |
+		cksum >before &&
+	"$FLASHBENCH" --capacity-check --cache-limit=4M \
+		--undo-file="$TRASH/fake.undo" --format=json "$dev" \
+		>fake.json 2>fake.err &&
+	python3 - fake.json <<-\PY &&
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[r] = [r for r in doc["results"] if r["kind"] == "capacity"]
+	assert r["verdict"] == "fake", r
+	assert r["fake_kind"] == "wraparound", r
+	assert r["usable_bytes"] == 150 * 1024 * 1024, r
+	assert r["announced_bytes"] == 256 * 1024 * 1024, r
+	PY
+	dd if="$dev" bs=1M count=150 iflag=direct status=none |
+		cksum >after &&
+	test_cmp before after &&
+	losetup -d "$dev" &&
+	kill -TERM "$(cat "$TRASH/fake.pid")" && emu_gone fake
 '
 
 test_done
