@@ -1,17 +1,18 @@
 /*
- * info: a device's identity shown as aligned text or one JSON object,
- * from the struct info_card that infosysfs.c gathers (as lsblk gathers,
- * then renders), and single registers decoded by inforeg.c.  It reads
- * nothing but that struct and judges no promise a card's registers make.
+ * info: a device's identity as records that report.c renders (aligned
+ * text, CSV or JSON), from the struct info_card that infosysfs.c gathers
+ * (as lsblk gathers, then renders), and single registers decoded by
+ * inforeg.c.  It reads nothing but that struct and judges no promise a
+ * card's registers make.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "info.h"
-#include "json.h"
 #include "report.h"
 #include "infoutil.h"
 
@@ -90,188 +91,263 @@ static const char *human_time_ps(char *buf, size_t len, uint64_t ps)
 	return buf;
 }
 
-/* ---- output: aligned text or one JSON object ---- */
+/*
+ * ---- output: records for report.c ----
+ *
+ * Each part of the identity (device, card, link, cid, ...) is one record
+ * whose fields are the machine values, keyed as the JSON members
+ * ("partition.start_bytes" nests).  The aligned text people read is a
+ * display of those values ("7948206080 (7.40 GiB)", "SanDisk (0x03)"),
+ * so each text line rides on a field's look as its template, after the
+ * field it shows: a line that shows no one value (a heading, "oem id")
+ * goes with the field before it.
+ */
 
 #define LABEL_WIDTH 26
+#define KEY_BYTES 48
+#define VALUE_BYTES INFO_PATH_BYTES	/* a backing file's path */
+#define LINES_BYTES (VALUE_BYTES + 256)	/* its line, a heading */
 
-struct out {
-	FILE *f;
-	bool json;
-	int depth;		/* JSON objects open */
-	bool fresh;		/* nothing written in the innermost object */
-	bool quiet;		/* text lines suppressed */
-	/* CSV: a "field" row per value, under its section's dotted path */
-	struct report *csv;
-	struct report_meta meta;
-	char section[128];
+struct out_field {
+	char key[KEY_BYTES];
+	char label[VALUE_BYTES];
+	char lines[LINES_BYTES];	/* its text, the look's template */
+	struct text_look look;
 };
 
-/* CSV: one row, kind "field": section, key, value (empty: unknown). */
-static void csv_row(struct out *o, const char *key, const char *value)
-{
-	struct vm_record rec = { .kind = "field", .count = 3 };
+struct out {
+	struct report *report;
+	struct report_meta meta;
+	struct vm_record rec;
+	struct out_field strings[VM_MAX_FIELDS];
+	char pending[LINES_BYTES];	/* text before the record's first field */
+	char prefix[KEY_BYTES];		/* "partition.": the open section */
+	bool quiet;		/* text lines suppressed */
+	int err;
+};
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "section", NULL,
-					   o->section, 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "key", NULL, key,
-					   0 };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "value", NULL,
-					   value ? value : "", 0 };
-	report_record(o->csv, &rec);
+static const struct text_layout out_layout = { .style = TEXT_PACKED };
+
+static void append(char *buf, size_t size, const char *text)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s", text);
 }
 
-/* test names the document in the machine formats: "info", "decode-cid" */
-/*
- * CSV: a value given as JSON text.  A quoted word ("\"matches\"") goes in
- * as the word; numbers, booleans and arrays as their JSON text.
- */
-static void csv_value(struct out *o, const char *key, const char *json)
+/* A line of text, after the last field (or before the first). */
+static void text_line(struct out *o, const char *line)
 {
-	char word[64];
-	size_t len = json ? strlen(json) : 0;
+	if (o->rec.count)
+		append(o->strings[o->rec.count - 1].lines, LINES_BYTES, line);
+	else
+		append(o->pending, sizeof(o->pending), line);
+}
 
-	if (len >= 2 && len < sizeof(word) && json[0] == '"' &&
-	    json[len - 1] == '"' && !strchr(json, '\\')) {
-		snprintf(word, sizeof(word), "%.*s", (int)len - 2, json + 1);
-		json = word;
+/* A new field keyed key in the open section; NULL if the record is full. */
+static struct vm_field *add_field(struct out *o, enum vm_unit unit,
+				  const char *key, const char *label)
+{
+	struct out_field *s;
+	struct vm_field *f;
+
+	if (o->rec.count == VM_MAX_FIELDS) {
+		o->err = -E2BIG;
+		return NULL;
 	}
-	csv_row(o, key, json);
+	s = &o->strings[o->rec.count];
+	f = &o->rec.fields[o->rec.count];
+	snprintf(s->key, sizeof(s->key), "%s%s", o->prefix, key);
+	snprintf(s->label, sizeof(s->label), "%s", label ? label : "");
+	snprintf(s->lines, sizeof(s->lines), "%s",
+		 o->rec.count ? "" : o->pending);
+	*f = (struct vm_field){ unit, s->key, NULL, label ? s->label : NULL,
+				NAN };
+	o->rec.count++;
+	return f;
 }
 
-static void out_begin(struct out *o, FILE *f, enum report_format format,
-		      const char *test)
+/* Each field shows its lines; the renderer ends the last line. */
+static void flush_record(struct out *o)
 {
-	bool json = format == REPORT_JSON;
+	struct vm_record *rec = &o->rec;
+	int shown = -1;
 
-	*o = (struct out){ .f = f, .json = json, .fresh = true };
-	if (json) {
-		fprintf(f, "{\n  \"schema\": %d,\n  \"test\": ",
-			JSON_SCHEMA);
-		json_write_string(f, test);
-		o->depth = 1;
-		o->fresh = false;
+	if (!o->report || !rec->count)
+		return;
+	for (unsigned i = 0; i < rec->count; i++) {
+		struct out_field *s = &o->strings[i];
+
+		s->look = (struct text_look){ .display = TEXT_TEMPLATE_ALONE,
+					      .template = s->lines };
+		rec->fields[i].look = *s->lines ? &s->look : &text_hidden;
+		if (*s->lines)
+			shown = (int)i;
 	}
-	if (format == REPORT_CSV) {
-		o->meta = (struct report_meta){ .test = test };
-		o->csv = report_open(f, REPORT_CSV, &o->meta);
+	if (shown >= 0) {
+		char *lines = o->strings[shown].lines;
+		size_t len = strlen(lines);
+
+		if (lines[len - 1] == '\n')
+			lines[len - 1] = '\0';
 	}
+	rec->layout = &out_layout;
+	if (report_record(o->report, rec))
+		o->err = -EIO;
+	rec->count = 0;
 }
 
-static void out_finish(struct out *o)
+/* Start the record of one part: "device", "cid". */
+static void out_record(struct out *o, const char *kind)
 {
-	if (o->json)
-		fputs("\n}\n", o->f);
-	if (o->csv && report_close(o->csv, NULL, false))
-		o->f = NULL;
+	flush_record(o);
+	o->rec = (struct vm_record){ .kind = kind };
+	o->pending[0] = '\0';
 }
 
-/* Start a JSON member: separator, indentation, key. */
-static void json_key(struct out *o, const char *key)
+static int out_begin(struct out *o, FILE *f, enum report_format format,
+		     const char *test, const char *device)
 {
-	fprintf(o->f, "%s\n%*s", o->fresh ? "" : ",", 2 * o->depth, "");
-	json_write_string(o->f, key);
-	fputs(": ", o->f);
-	o->fresh = false;
+	o->meta.test = test;
+	o->meta.device = device;
+	o->report = report_open(f, format, &o->meta);
+	return o->report ? 0 : -ENOMEM;
 }
 
-/*
- * A section: a heading in text; in JSON a nested object called key, or
- * nothing when key is NULL (the fields stay at the top level).
- */
+static int out_finish(struct out *o)
+{
+	flush_record(o);
+	if (report_close(o->report, NULL, false) && !o->err)
+		o->err = -EIO;
+	return o->err;
+}
+
+/* A section: a heading in text; with a key, a nested object in JSON. */
 static void out_section(struct out *o, const char *key, const char *heading)
 {
-	if (o->csv) {
-		size_t len = strlen(o->section);
+	char line[80];
 
-		if (key)
-			snprintf(o->section + len, sizeof(o->section) - len,
-				 "%s%s", len ? "." : "", key);
-		return;
+	if (key) {
+		append(o->prefix, sizeof(o->prefix), key);
+		append(o->prefix, sizeof(o->prefix), ".");
 	}
-	if (!o->json) {
-		if (heading)
-			fprintf(o->f, "%s:\n", heading);
-		return;
+	if (heading && !o->quiet) {
+		snprintf(line, sizeof(line), "%s:\n", heading);
+		text_line(o, line);
 	}
-	if (!key)
-		return;
-	json_key(o, key);
-	fputc('{', o->f);
-	o->depth++;
-	o->fresh = true;
 }
 
 static void out_end(struct out *o, const char *key)
 {
-	if (o->csv && key) {
-		char *dot = strrchr(o->section, '.');
+	size_t len = strlen(o->prefix);
 
-		*(dot ? dot : o->section) = '\0';
+	if (!key || !len)
 		return;
-	}
-	if (!o->json || !key)
-		return;
-	o->depth--;
-	fprintf(o->f, "\n%*s}", 2 * o->depth, "");
-	o->fresh = false;
+	o->prefix[len - 1] = '\0';
+	len = strlen(o->prefix);
+	while (len && o->prefix[len - 1] != '.')
+		len--;
+	o->prefix[len] = '\0';
 }
 
+/* A section not read: null in JSON, empty in CSV. */
 static void out_null_section(struct out *o, const char *key)
 {
-	if (o->csv)
-		csv_row(o, key, NULL);
-	if (o->json) {
-		json_key(o, key);
-		fputs("null", o->f);
-	}
+	add_field(o, VM_UNIT_LABEL, key, NULL);
+}
+
+/* A line people read: "  label:   text". */
+static void format_line(char *line, size_t size, const char *label,
+			const char *text)
+{
+	snprintf(line, size, "  %-*s %s\n", LABEL_WIDTH - 1, label,
+		 text ? text : "unknown");
+}
+
+static void put_line(struct out *o, const char *label, const char *text)
+{
+	char line[LINES_BYTES];
+
+	if (!label || o->quiet)
+		return;
+	format_line(line, sizeof(line), label, text);
+	text_line(o, line);
 }
 
 /*
- * One field.  label NULL: JSON only; key NULL: text only.  json is the
- * JSON value as it is to be written (NULL writes null), text the value
- * people read (NULL reads "unknown").
+ * A field in unit from its JSON text: null, true, false, a quoted word,
+ * a list ("[0, 2]": the label "0, 2") or a number.
  */
-static void put(struct out *o, const char *key, const char *label,
-		const char *json, const char *text)
+static void put_json_field(struct out *o, enum vm_unit unit,
+			   const char *key, const char *json)
 {
-	if (o->csv && key) {
-		csv_value(o, key, json);
-	} else if (o->json && key) {
-		json_key(o, key);
-		fputs(json ? json : "null", o->f);
-	} else if (!o->json && !o->csv && label && !o->quiet) {
-		fprintf(o->f, "  %-*s %s\n", LABEL_WIDTH - 1, label,
-			text ? text : "unknown");
+	char word[VALUE_BYTES];
+	size_t len = json ? strlen(json) : 0, n = 0;
+	struct vm_field *f;
+
+	if (unit != VM_UNIT_LABEL || !json) {
+		f = add_field(o, unit, key, NULL);
+		if (f && json)
+			f->value = unit == VM_UNIT_BOOL ? json[0] == 't' :
+				   strtod(json, NULL);
+		return;
 	}
+	for (size_t i = 1; i + 1 < len && n + 1 < sizeof(word); i++)
+		if (json[0] != '[' || json[i] != '"')
+			word[n++] = json[i];
+	word[n] = '\0';
+	add_field(o, VM_UNIT_LABEL, key, word);
+}
+
+/*
+ * One field.  label NULL: machine formats only; key NULL: text only.
+ * json is the value as JSON text (NULL: null), text the value people
+ * read (NULL reads "unknown").
+ */
+static void put(struct out *o, enum vm_unit unit, const char *key,
+		const char *label, const char *json, const char *text)
+{
+	if (key)
+		put_json_field(o, unit, key, json);
+	put_line(o, label, text);
 }
 
 static void put_str(struct out *o, const char *key, const char *label,
 		    const char *s)
 {
-	if (o->csv && key) {
-		csv_row(o, key, s);
-		return;
-	}
-	if (o->json && key) {
-		json_key(o, key);
-		if (s)
-			json_write_string(o->f, s);
-		else
-			fputs("null", o->f);
-		return;
-	}
-	put(o, key, label, NULL, s);
+	if (key)
+		add_field(o, VM_UNIT_LABEL, key, s);
+	put_line(o, label, s);
 }
 
 /* A label with its colon, for the text column. */
-static void put_text(struct out *o, const char *key, const char *label,
-		     const char *json, const char *text)
+static void put_text(struct out *o, enum vm_unit unit, const char *key,
+		     const char *label, const char *json, const char *text)
 {
 	char lab[64];
 
 	if (label)
 		snprintf(lab, sizeof(lab), "%s:", label);
-	put(o, key, label ? lab : NULL, json, text);
+	put(o, unit, key, label ? lab : NULL, json, text);
+}
+
+/* Numbers put_u64 shows plain that are bytes all the same. */
+static const char *const plain_byte_keys[] = {
+	"logical_block_size", "physical_block_size", "minimum_io_size",
+	"optimal_io_size", "erase_size", "preferred_erase_size",
+};
+
+static enum vm_unit plain_unit(const char *key)
+{
+	size_t len = key ? strlen(key) : 0;
+
+	if (len > 6 && !strcmp(key + len - 6, "_bytes"))
+		return VM_UNIT_BYTES;
+	for (size_t i = 0; key && i < sizeof(plain_byte_keys) /
+				      sizeof(plain_byte_keys[0]); i++)
+		if (!strcmp(key, plain_byte_keys[i]))
+			return VM_UNIT_BYTES;
+	return VM_UNIT_COUNT;
 }
 
 static void put_u64(struct out *o, const char *key, const char *label,
@@ -280,7 +356,8 @@ static void put_u64(struct out *o, const char *key, const char *label,
 	char num[32];
 
 	snprintf(num, sizeof(num), "%" PRIu64, v);
-	put_text(o, key, label, known ? num : NULL, known ? num : NULL);
+	put_text(o, plain_unit(key), key, label, known ? num : NULL,
+		 known ? num : NULL);
 }
 
 /* Bytes: "4194304 (4 MiB)" for people, the number for machines. */
@@ -295,13 +372,15 @@ static void put_size(struct out *o, const char *key, const char *label,
 			 human_size(h, sizeof(h), v));
 	else
 		info_copy_str(text, sizeof(text), num);
-	put_text(o, key, label, known ? num : NULL, known ? text : NULL);
+	put_text(o, VM_UNIT_BYTES, key, label, known ? num : NULL,
+		 known ? text : NULL);
 }
 
 static void put_bool(struct out *o, const char *key, const char *label,
 		     bool known, bool v)
 {
-	put_text(o, key, label, known ? (v ? "true" : "false") : NULL,
+	put_text(o, VM_UNIT_BOOL, key, label,
+		 known ? (v ? "true" : "false") : NULL,
 		 known ? (v ? "yes" : "no") : NULL);
 }
 
@@ -352,7 +431,7 @@ static void show_cid(struct out *o, const struct info_cid *cid)
 	snprintf(text, sizeof(text), "%s (0x%02" PRIx32 ")",
 		 maker ? maker : "unknown", cid->manfid);
 	put_str(o, "manufacturer", NULL, maker);
-	put_text(o, NULL, "manufacturer", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "manufacturer", NULL, text);
 	put_hex(o, "manfid", NULL, true, cid->manfid, 6);
 	if (!cid->mmc && isprint(cid->oemid >> 8) && isprint(cid->oemid & 255))
 		snprintf(text, sizeof(text), "0x%04x \"%c%c\"", cid->oemid,
@@ -360,7 +439,7 @@ static void show_cid(struct out *o, const struct info_cid *cid)
 	else
 		snprintf(text, sizeof(text), "0x%04x", cid->oemid);
 	put_hex(o, "oemid", NULL, true, cid->oemid, 4);
-	put_text(o, NULL, "oem id", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "oem id", NULL, text);
 	if (cid->mmc)
 		put_s(o, "package", "package", cbx[cid->cbx & 3]);
 	put_s(o, "name", "name", cid->name);
@@ -371,7 +450,7 @@ static void show_cid(struct out *o, const struct info_cid *cid)
 	snprintf(text, sizeof(text), "%s%s", date,
 		 month_ok ? "" : " (invalid month)");
 	put_str(o, "date", NULL, month_ok ? date : NULL);
-	put_text(o, NULL, "date", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "date", NULL, text);
 }
 
 static const char *csd_structure_text(const struct info_csd *csd)
@@ -403,7 +482,7 @@ static void show_ccc(struct out *o, unsigned ccc)
 	}
 	snprintf(text + t, sizeof(text) - t, ")");
 	snprintf(json + j, sizeof(json) - j, "]");
-	put_text(o, "command_classes", "command classes", json, text);
+	put_text(o, VM_UNIT_LABEL, "command_classes", "command classes", json, text);
 }
 
 static void show_csd_timing(struct out *o, const struct info_csd *csd)
@@ -417,18 +496,18 @@ static void show_csd_timing(struct out *o, const struct info_csd *csd)
 	else
 		snprintf(text, sizeof(text), "reserved coding (0x%02x)",
 			 csd->tran_speed);
-	put_text(o, "max_transfer_kbit", "max transfer rate",
+	put_text(o, VM_UNIT_COUNT, "max_transfer_kbit", "max transfer rate",
 		 csd->tran_kbit ? json : NULL, text);
 	snprintf(text, sizeof(text), "%s + %u clocks (0x%02x, 0x%02x)",
 		 human_time_ps(t, sizeof(t), csd->taac_ps), csd->nsac * 100,
 		 csd->taac, csd->nsac);
 	snprintf(json, sizeof(json), "%" PRIu64, csd->taac_ps / 1000);
-	put_text(o, "read_access_ns", NULL, json, NULL);
+	put_text(o, VM_UNIT_TIME, "read_access_ns", NULL, json, NULL);
 	put_u64(o, "read_access_clocks", NULL, true, csd->nsac * 100ULL);
-	put_text(o, NULL, "read access time", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "read access time", NULL, text);
 	snprintf(text, sizeof(text), "x%u", 1u << csd->r2w_factor);
 	put_u64(o, "r2w_factor", NULL, true, csd->r2w_factor);
-	put_text(o, NULL, "write speed factor", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "write speed factor", NULL, text);
 }
 
 static void show_csd_erase(struct out *o, const struct info_csd *csd)
@@ -444,7 +523,7 @@ static void show_csd_erase(struct out *o, const struct info_csd *csd)
 	snprintf(text, sizeof(text), "%u erase %s", csd->wp_grp_size + 1,
 		 csd->mmc ? "group(s)" : "sector(s)");
 	put_u64(o, "wp_group_size", NULL, true, csd->wp_grp_size + 1ULL);
-	put_text(o, NULL, "write protect group", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "write protect group", NULL, text);
 	put_bool(o, "wp_group_enable", "group write protection", true,
 		 csd->wp_grp_enable);
 	put_bool(o, "perm_write_protect", "permanent write protect", true,
@@ -470,7 +549,7 @@ static void show_csd(struct out *o, const struct info_csd *csd)
 		put_size(o, "capacity_bytes", "capacity", true,
 			 csd->capacity_bytes);
 	else
-		put_text(o, "capacity_bytes", "capacity", NULL,
+		put_text(o, VM_UNIT_BYTES, "capacity_bytes", "capacity", NULL,
 			 "in EXT_CSD (over 2 GB)");
 	put_size(o, "read_block_bytes", "read block length", true,
 		 1ULL << csd->read_bl_len);
@@ -500,14 +579,14 @@ static void show_scr_bits(struct out *o, const struct info_scr *scr)
 				      j > 1 ? ", " : "", cmd[i]);
 	}
 	snprintf(json + j, sizeof(json) - j, "]");
-	put_text(o, "commands", "optional commands", json, t ? text : "none");
+	put_text(o, VM_UNIT_LABEL, "commands", "optional commands", json, t ? text : "none");
 	t = (size_t)snprintf(text, sizeof(text), "%s%s",
 			     scr->bus_widths & 1 ? "1" : "",
 			     scr->bus_widths & 4 ?
 			     (scr->bus_widths & 1 ? ", 4" : "4") : "");
 	snprintf(text + t, sizeof(text) - t, " bit (0x%x)", scr->bus_widths);
 	snprintf(json, sizeof(json), "%u", scr->bus_widths);
-	put_text(o, "bus_widths", "bus widths", json, text);
+	put_text(o, VM_UNIT_COUNT, "bus_widths", "bus widths", json, text);
 }
 
 static void show_scr(struct out *o, const struct info_scr *scr)
@@ -548,16 +627,16 @@ static void show_ssr_classes(struct out *o, const struct info_ssr *ssr)
 	snprintf(text, sizeof(text), "%s%u (code %u)",
 		 ssr->speed_class ? "C" : "class ", ssr->speed_class,
 		 ssr->speed_class_code);
-	put_text(o, "speed_class", "speed class", json, text);
+	put_text(o, VM_UNIT_COUNT, "speed_class", "speed class", json, text);
 	snprintf(json, sizeof(json), "%u", ssr->uhs_grade);
 	class_text(text, sizeof(text), "U", ssr->uhs_grade);
-	put_text(o, "uhs_grade", "UHS speed grade", json, text);
+	put_text(o, VM_UNIT_COUNT, "uhs_grade", "UHS speed grade", json, text);
 	snprintf(json, sizeof(json), "%u", ssr->video_class);
 	class_text(text, sizeof(text), "V", ssr->video_class);
-	put_text(o, "video_class", "video speed class", json, text);
+	put_text(o, VM_UNIT_COUNT, "video_class", "video speed class", json, text);
 	snprintf(json, sizeof(json), "%u", ssr->app_class);
 	class_text(text, sizeof(text), "A", ssr->app_class);
-	put_text(o, "app_class", "application class", json, text);
+	put_text(o, VM_UNIT_COUNT, "app_class", "application class", json, text);
 }
 
 static void show_ssr(struct out *o, const struct info_ssr *ssr)
@@ -565,7 +644,7 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 	char text[64];
 
 	put_u64(o, "bus_width", NULL, true, ssr->bus_width);
-	put_text(o, NULL, "bus width", NULL,
+	put_text(o, VM_UNIT_LABEL, NULL, "bus width", NULL,
 		 ssr->bus_width == 2 ? "4 bit" :
 		 ssr->bus_width == 0 ? "1 bit" : "reserved");
 	put_bool(o, "secured_mode", "secured mode", true, ssr->secured);
@@ -582,7 +661,7 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 	put_u64(o, "erase_offset_s", NULL, true, ssr->erase_offset);
 	snprintf(text, sizeof(text), "%u AUs in %u s, offset %u s",
 		 ssr->erase_size, ssr->erase_timeout, ssr->erase_offset);
-	put_text(o, NULL, "erase timing", NULL, text);
+	put_text(o, VM_UNIT_LABEL, NULL, "erase timing", NULL, text);
 	put_size(o, "uhs_au_size_bytes", "UHS AU size",
 		 ssr->uhs_au_code != 0, ssr->uhs_au_bytes);
 	put_u64(o, "vsc_au_size", "video AU size code", true,
@@ -595,9 +674,17 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 
 /* ---- info_decode ---- */
 
-static int finish(FILE *out, char *err, size_t errlen)
+/* The last record out, the report closed, o freed. */
+static int finish_out(struct out *o, FILE *out, char *err, size_t errlen)
 {
-	if (fflush(out) || ferror(out)) {
+	int ret = out_finish(o);
+
+	free(o);
+	if (ret == -E2BIG) {
+		info_set_err(err, errlen, "more fields than a record holds");
+		return ret;
+	}
+	if (ret || fflush(out) || ferror(out)) {
 		info_set_err(err, errlen, "write error on output");
 		return -EIO;
 	}
@@ -610,7 +697,7 @@ int info_decode(const char *kind, const char *hex,
 {
 	struct info_register r;
 	char test[32];
-	struct out o;
+	struct out *o;
 	int ret;
 
 	if (!kind || !hex) {
@@ -621,19 +708,24 @@ int info_decode(const char *kind, const char *hex,
 	if (ret)
 		return ret;
 	snprintf(test, sizeof(test), "decode-%s", kind);
-	out_begin(&o, out, format, test);
-	put_s(&o, "register", NULL, kind);
-	out_section(&o, NULL, kind);
+	o = calloc(1, sizeof(*o));
+	if (!o || out_begin(o, out, format, test, NULL)) {
+		free(o);
+		info_set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	out_record(o, kind);
+	put_s(o, "register", NULL, kind);
+	out_section(o, NULL, kind);
 	if (!strcmp(kind, "cid"))
-		show_cid(&o, &r.cid);
+		show_cid(o, &r.cid);
 	else if (!strcmp(kind, "csd"))
-		show_csd(&o, &r.csd);
+		show_csd(o, &r.csd);
 	else if (!strcmp(kind, "scr"))
-		show_scr(&o, &r.scr);
+		show_scr(o, &r.scr);
 	else
-		show_ssr(&o, &r.ssr);
-	out_finish(&o);
-	return finish(out, err, errlen);
+		show_ssr(o, &r.ssr);
+	return finish_out(o, out, err, errlen);
 }
 
 /* ---- a whole card: info_print, info_show ---- */
@@ -715,11 +807,8 @@ static void show_device(struct out *o, const struct info_device *d,
 		 q->vendor);
 	put_attr(o, "model", bus_labels ? "model" : NULL, q->has_model,
 		 q->model);
-	if (c->transport == INFO_TRANSPORT_LOOP || o->json || o->csv)
-		put_attr(o, "backing_file",
-			 c->transport == INFO_TRANSPORT_LOOP ?
-			 "backing file" : NULL, q->has_backing_file,
-			 q->backing_file);
+	put_attr(o, "backing_file", c->transport == INFO_TRANSPORT_LOOP ?
+		 "backing file" : NULL, q->has_backing_file, q->backing_file);
 	o->quiet = false;
 	show_partition(o, c);
 }
@@ -729,8 +818,6 @@ static void show_summary(struct out *o, const struct info_card *c)
 {
 	char date[16];
 
-	if (!o->json && !o->csv)
-		return;
 	put_str(o, "card_type", NULL, *c->card_type ? c->card_type : NULL);
 	put_str(o, "manufacturer", NULL, c->manufacturer);
 	put_hex(o, "manfid", NULL, c->has_manfid, c->manfid, 6);
@@ -760,13 +847,13 @@ static void show_capacity_check(struct out *o, const struct info_card *c)
 	bool smaller;
 
 	if (!c->has_capacity || !c->has_size) {
-		put_text(o, "capacity_check", "capacity check", NULL, NULL);
+		put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", NULL, NULL);
 		return;
 	}
 	if (c->capacity_bytes == c->size_bytes) {
-		put_text(o, "capacity_check", "capacity check", "\"matches\"",
+		put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", "\"matches\"",
 			 "matches the block device");
-		put_text(o, "capacity_difference_bytes", NULL, "0", NULL);
+		put_text(o, VM_UNIT_BYTES, "capacity_difference_bytes", NULL, "0", NULL);
 		return;
 	}
 	smaller = c->size_bytes < c->capacity_bytes;
@@ -775,9 +862,9 @@ static void show_capacity_check(struct out *o, const struct info_card *c)
 	snprintf(text, sizeof(text), "block device is %" PRIu64
 		 " bytes (%s) %s", diff, human_size(h, sizeof(h), diff),
 		 smaller ? "smaller" : "larger");
-	put_text(o, "capacity_check", "capacity check", "\"differs\"", text);
+	put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", "\"differs\"", text);
 	snprintf(json, sizeof(json), "%s%" PRIu64, smaller ? "-" : "", diff);
-	put_text(o, "capacity_difference_bytes", NULL, json, NULL);
+	put_text(o, VM_UNIT_BYTES, "capacity_difference_bytes", NULL, json, NULL);
 }
 
 static void show_card(struct out *o, const struct info_card *c)
@@ -792,14 +879,26 @@ static void show_card(struct out *o, const struct info_card *c)
 	show_capacity_check(o, c);
 }
 
+/* Index of the field keyed key in the record, or the last field. */
+static unsigned field_index(const struct out *o, const char *key)
+{
+	for (unsigned i = 0; key && i < o->rec.count; i++)
+		if (!strcmp(o->strings[i].key, key))
+			return i;
+	return o->rec.count - 1;
+}
+
 /*
- * The host link, as link.c words it.  Text shows it once the host or
- * USB device was found; JSON always has "link" (null: no link to read).
+ * The host link: its fields as link.c makes them for every test's
+ * "link" record, its lines as link.c words them, each after its field.
+ * Text shows it once the host or USB device was found; JSON always has
+ * "link" (null: no link to read).
  */
 static void show_link(struct out *o, const struct info_card *c)
 {
 	struct link_field f[LINK_FIELDS_MAX];
-	char label[64];
+	struct vm_record link;
+	unsigned at = 0;
 	size_t n;
 
 	if (c->link.bus == LINK_BUS_NONE) {
@@ -808,21 +907,29 @@ static void show_link(struct out *o, const struct info_card *c)
 	}
 	if (c->link.state == LINK_NO_HOST)
 		o->quiet = true;
-	n = link_fields(&c->link, f, LINK_FIELDS_MAX);
-	out_section(o, "link", o->quiet ? NULL : "link");
-	for (size_t i = 0; i < n; i++) {
-		snprintf(label, sizeof(label), "%s:", f[i].label ?
-			 f[i].label : "");
-		if (f[i].key && f[i].is_string)
-			put_str(o, f[i].key, NULL, f[i].known ? f[i].value :
-				NULL);
-		else if (f[i].key)
-			put_text(o, f[i].key, NULL, f[i].known ? f[i].value :
-				 NULL, NULL);
-		if (f[i].label)
-			put(o, NULL, label, NULL, f[i].text);
+	out_section(o, NULL, o->quiet ? NULL : "link");
+	link_record(&c->link, &link);
+	for (unsigned i = 0; i < link.count; i++) {
+		struct vm_field *field = add_field(o, link.fields[i].unit,
+						   link.fields[i].key,
+						   link.fields[i].label);
+
+		if (field && field->unit != VM_UNIT_LABEL)
+			field->value = link.fields[i].value;
 	}
-	out_end(o, "link");
+	n = link_fields(&c->link, f, LINK_FIELDS_MAX);
+	for (size_t i = 0; i < n && o->rec.count; i++) {
+		char key[KEY_BYTES], label[64], line[LINES_BYTES];
+
+		snprintf(key, sizeof(key), "link.%s", f[i].key ? f[i].key : "");
+		if (f[i].key)
+			at = field_index(o, key);
+		if (!f[i].label || o->quiet)
+			continue;
+		snprintf(label, sizeof(label), "%s:", f[i].label);
+		format_line(line, sizeof(line), label, f[i].text);
+		append(o->strings[at].lines, LINES_BYTES, line);
+	}
 	o->quiet = false;
 }
 
@@ -842,9 +949,9 @@ static void show_life(struct out *o, const struct info_emmc *e)
 		snprintf(text, sizeof(text), "A %s, B %s",
 			 e->life_a < 12 ? used[e->life_a] : "reserved",
 			 e->life_b < 12 ? used[e->life_b] : "reserved");
-		put_text(o, NULL, "life time", NULL, text);
+		put_text(o, VM_UNIT_LABEL, NULL, "life time", NULL, text);
 	} else {
-		put_text(o, NULL, "life time", NULL, NULL);
+		put_text(o, VM_UNIT_LABEL, NULL, "life time", NULL, NULL);
 	}
 	put_s(o, "life_time", NULL, *e->life_time ? e->life_time : NULL);
 	if (e->has_pre_eol_info)
@@ -857,9 +964,9 @@ static void show_life(struct out *o, const struct info_emmc *e)
 static void show_enhanced(struct out *o, const struct info_emmc *e)
 {
 	if (e->enhanced_unset) {
-		put_text(o, "enhanced_area_offset", "enhanced area", NULL,
+		put_text(o, VM_UNIT_BYTES, "enhanced_area_offset", "enhanced area", NULL,
 			 "not configured");
-		put_text(o, "enhanced_area_size", NULL, NULL, NULL);
+		put_text(o, VM_UNIT_BYTES, "enhanced_area_size", NULL, NULL, NULL);
 		return;
 	}
 	put_size(o, "enhanced_area_offset", "enhanced area offset",
@@ -884,6 +991,7 @@ static void show_emmc(struct out *o, const struct info_emmc *e)
 
 static void show_registers(struct out *o, const struct info_card *c)
 {
+	out_record(o, "cid");
 	if (c->has_cid) {
 		out_section(o, "cid", "cid");
 		show_cid(o, &c->cid);
@@ -891,6 +999,7 @@ static void show_registers(struct out *o, const struct info_card *c)
 	} else {
 		out_null_section(o, "cid");
 	}
+	out_record(o, "csd");
 	if (c->has_csd) {
 		out_section(o, "csd", "csd");
 		show_csd(o, &c->csd);
@@ -898,6 +1007,7 @@ static void show_registers(struct out *o, const struct info_card *c)
 	} else {
 		out_null_section(o, "csd");
 	}
+	out_record(o, "scr");
 	if (c->has_scr) {
 		out_section(o, "scr", "scr");
 		show_scr(o, &c->scr);
@@ -905,6 +1015,7 @@ static void show_registers(struct out *o, const struct info_card *c)
 	} else {
 		out_null_section(o, "scr");
 	}
+	out_record(o, "ssr");
 	if (c->has_ssr) {
 		out_section(o, "ssr", "ssr");
 		show_ssr(o, &c->ssr);
@@ -919,22 +1030,36 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 {
 	bool is_card = card->transport == INFO_TRANSPORT_SD ||
 		       card->transport == INFO_TRANSPORT_EMMC;
-	struct out o;
+	struct out *o = calloc(1, sizeof(*o));
 
-	out_begin(&o, out, format, "info");
-	show_device(&o, dev, card);
-	show_summary(&o, card);
-	if (is_card || format != REPORT_TEXT)
-		show_card(&o, card);
-	if (*card->sysfs_dir)
-		show_link(&o, card);
-	show_registers(&o, card);
+	if (o) {
+		o->meta.device_size = card->has_size ? card->size_bytes : 0;
+		o->meta.logical_block_size = card->logical_block_size;
+	}
+	if (!o || out_begin(o, out, format, "info", dev->path)) {
+		free(o);
+		info_set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	out_record(o, "device");
+	show_device(o, dev, card);
+	out_record(o, "card");
+	show_summary(o, card);
+	/* text has a card's lines only for cards */
+	o->quiet = !is_card;
+	show_card(o, card);
+	o->quiet = false;
+	if (*card->sysfs_dir) {
+		out_record(o, "link");
+		show_link(o, card);
+	}
+	show_registers(o, card);
+	out_record(o, "emmc");
 	if (card->has_emmc)
-		show_emmc(&o, &card->emmc);
+		show_emmc(o, &card->emmc);
 	else
-		out_null_section(&o, "emmc");
-	out_finish(&o);
-	return finish(out, err, errlen);
+		out_null_section(o, "emmc");
+	return finish_out(o, out, err, errlen);
 }
 
 int info_show(const struct info_device *dev, const char *sysfs_root,

@@ -323,8 +323,9 @@ int info_read_card(const struct info_device *dev, const char *sysfs_root,
 		   struct info_card *card, char *err, size_t errlen);
 
 /*
- * Print a card that info_read_card filled for dev, as aligned text or one
- * JSON object; nothing is read from sysfs here.  Return 0, or -EIO with
+ * Print a card that info_read_card filled for dev, as records in format
+ * (device, card, link, cid, csd, scr, ssr, emmc); nothing is read from
+ * sysfs here.  Return 0, or -EIO with
  * err set when the output cannot be written.
  */
 int info_print(const struct info_device *dev, const struct info_card *card,

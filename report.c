@@ -23,8 +23,8 @@ const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
 #define KEY_MAX 32		/* longest key kept for headers and units */
 #define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
 				   program listing) */
-#define UNIT_KEYS 64		/* distinct keys the JSON "units" lists */
-#define CSV_COLUMNS 64		/* distinct columns of the CSV table */
+#define UNIT_KEYS 192		/* distinct keys the JSON "units" lists */
+#define CSV_COLUMNS 192		/* distinct columns of the CSV table */
 
 /*
  * Output is flushed only between records: at once on a terminal, else
@@ -182,6 +182,10 @@ static void field_with_template(const struct vm_field *field,
 	char text[FIELD_TEXT_MAX], value[FIELD_TEXT_MAX];
 	const char *mark;
 
+	if (look->display == TEXT_TEMPLATE_ALONE) {
+		snprintf(buf, size, "%s", look->template ? look->template : "");
+		return;
+	}
 	if (look->unknown && field->unit != VM_UNIT_LABEL &&
 	    !isfinite(field->value))
 		snprintf(text, sizeof(text), "%s", look->unknown);

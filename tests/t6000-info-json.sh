@@ -6,17 +6,23 @@
 
 SYSFS=$TESTS_DIR/sysfs
 
-# json_check FILE EXPR: FILE parses as one JSON object and the Python
-# expression EXPR (over the object j) is true.
+# json_check FILE EXPR: FILE parses as one JSON document of schema 2, each
+# record with its kind, and the Python expression EXPR is true over j, the
+# members of every record (device, card, link, cid ...) side by side.
 json_check() {
 	python3 - "$1" "$2" <<'PY'
 import json, sys
 with open(sys.argv[1]) as f:
-    j = json.load(f)
-assert isinstance(j, dict), "not one object"
+    doc = json.load(f)
+assert isinstance(doc, dict), "not one object"
+assert doc["schema"] == 2 and doc["test"], "no schema or test"
+j = {}
+for record in doc["results"]:
+    assert record["kind"], "a record without kind"
+    j.update((k, v) for k, v in record.items() if k != "kind")
 ok = eval("(" + sys.argv[2] + ")")
 if not ok:
-    print(json.dumps(j, indent=1)[:3000])
+    print(json.dumps(doc, indent=1)[:3000])
     sys.exit(1)
 PY
 }
@@ -103,7 +109,9 @@ test_expect_success 'regular file: transport file' '
 test_expect_success 'decode cid: json' '
 	"$FLASHBENCH" --decode-cid=035344535530384780716a01f200bb00 \
 		--format=json >out.json &&
-	json_check out.json "j[\"register\"] == \"cid\" and
+	json_check out.json "doc[\"test\"] == \"decode-cid\" and
+		doc[\"results\"][0][\"kind\"] == \"cid\" and
+		j[\"register\"] == \"cid\" and
 		j[\"name\"] == \"SU08G\" and j[\"date\"] == \"2011-11\""
 '
 

@@ -136,6 +136,35 @@ static void test_text_readings(void)
 	free(text);
 }
 
+/*
+ * A look that is its template alone: text composed from several fields
+ * ("0-10% used", a '%' included) shows as it is, the value never; the
+ * machine formats carry the value and no text.
+ */
+static void test_text_template_alone(void)
+{
+	static const struct text_look alone = {
+		.display = TEXT_TEMPLATE_ALONE,
+		.template = "  life time: A 0-10% used\n  size: 4 MiB" };
+	static const struct text_layout packed = { .style = TEXT_PACKED };
+	struct vm_record rec = { .count = 2, .layout = &packed,
+				 .kind = "emmc" };
+	char *text;
+
+	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes",
+					   &alone, NULL, 4194304 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "life", &text_hidden,
+					   "A", 0 };
+	text = render(REPORT_TEXT, &rec, 1, false);
+	UNIT_STREQ(text, "  life time: A 0-10% used\n  size: 4 MiB\n",
+		   "text: a template alone, its percent sign kept, not the value");
+	free(text);
+	text = render(REPORT_CSV, &rec, 1, false);
+	UNIT_STREQ(text, "schema,kind,size_bytes,life\n2,emmc,4194304,A\n",
+		   "csv: the values, not the template");
+	free(text);
+}
+
 static void test_parse_format(void)
 {
 	enum report_format f = REPORT_TEXT;
@@ -441,6 +470,7 @@ int main(void)
 	test_text();
 	test_text_layout();
 	test_text_readings();
+	test_text_template_alone();
 	test_csv();
 	test_json();
 	test_json_empty();
