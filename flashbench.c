@@ -1484,8 +1484,8 @@ static int decode_register(const struct config *cfg)
 	char why[256];
 	FILE *out = open_output(cfg);
 
-	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format, out,
-			why, sizeof(why))) {
+	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format,
+			cfg->command, out, why, sizeof(why))) {
 		if (out != stdout) {
 			fclose(out);
 			remove(cfg->out_path);
@@ -1500,7 +1500,8 @@ static int decode_register(const struct config *cfg)
 static int show_info(const struct config *cfg)
 {
 	struct info_device device = { .path = cfg->device,
-				      .debugfs_root = cfg->debugfs_root };
+				      .debugfs_root = cfg->debugfs_root,
+				      .command = cfg->command };
 	struct dev dev;
 	char why[320];
 	FILE *out;
@@ -1552,7 +1553,7 @@ static int analyze_saved(const struct config *cfg)
 	if (err)
 		runtime_error("%s", why);
 	out = open_output(cfg);
-	err = analyze_report(&result, cfg->format, out);
+	err = analyze_report(&result, cfg->format, cfg->command, out);
 	close_output(cfg, out, err);
 	return 0;
 }
@@ -1865,7 +1866,8 @@ static void emit_program(struct report *report, const struct program_def *def,
 static int list_programs(const struct config *cfg)
 {
 	FILE *out = open_output(cfg);
-	struct report_meta meta = { .test = "list-programs" };
+	struct report_meta meta = { .test = "list-programs",
+				    .command = cfg->command };
 	struct report *report = report_open(out, cfg->format, &meta);
 	int err = 0;
 
@@ -2070,32 +2072,39 @@ static int run_restore(const struct config *cfg)
 	return end_run(cfg, &dev, err, "interrupted");
 }
 
+/* What the options chose, run; its exit code. */
+static int dispatch(struct config *cfg)
+{
+	if (cfg->mode == MODE_LIST)
+		return list_programs(cfg);
+	if (cfg->plot_inputs)
+		return plot_saved_runs(cfg);
+	switch (cfg->mode) {
+	case MODE_DECODE:
+		return decode_register(cfg);
+	case MODE_INFO:
+		return show_info(cfg);
+	case MODE_ANALYZE:
+		return analyze_saved(cfg);
+	default:
+		break;
+	}
+	catch_signals();
+	return cfg->mode == MODE_DETECT ? run_detect(cfg) :
+	       cfg->mode == MODE_RESTORE ? run_restore(cfg) :
+	       cfg->mode == MODE_CAPACITY ? run_capacity(cfg) :
+	       cfg->mode == MODE_SPEED ? run_speed(cfg) : run_test(cfg);
+}
+
 int main(int argc, char **argv)
 {
 	struct config cfg;
 	int ret;
 
 	parse_args(&cfg, argc, argv);
-	if (cfg.mode == MODE_LIST)
-		return list_programs(&cfg);
-	if (cfg.plot_inputs)
-		return plot_saved_runs(&cfg);
-	switch (cfg.mode) {
-	case MODE_DECODE:
-		return decode_register(&cfg);
-	case MODE_INFO:
-		return show_info(&cfg);
-	case MODE_ANALYZE:
-		return analyze_saved(&cfg);
-	default:
-		break;
-	}
-	catch_signals();
+	/* every JSON document names the command that made it */
 	cfg.command = join_command(argc, argv);
-	ret = cfg.mode == MODE_DETECT ? run_detect(&cfg) :
-	      cfg.mode == MODE_RESTORE ? run_restore(&cfg) :
-	      cfg.mode == MODE_CAPACITY ? run_capacity(&cfg) :
-	      cfg.mode == MODE_SPEED ? run_speed(&cfg) : run_test(&cfg);
+	ret = dispatch(&cfg);
 	free(cfg.command);
 	return ret;
 }

@@ -692,8 +692,8 @@ static int finish_out(struct out *o, FILE *out, char *err, size_t errlen)
 }
 
 int info_decode(const char *kind, const char *hex,
-		enum report_format format, FILE *out, char *err,
-		size_t errlen)
+		enum report_format format, const char *command, FILE *out,
+		char *err, size_t errlen)
 {
 	struct info_register r;
 	char test[32];
@@ -709,6 +709,8 @@ int info_decode(const char *kind, const char *hex,
 		return ret;
 	snprintf(test, sizeof(test), "decode-%s", kind);
 	o = calloc(1, sizeof(*o));
+	if (o)
+		o->meta.command = command;
 	if (!o || out_begin(o, out, format, test, NULL)) {
 		free(o);
 		info_set_err(err, errlen, "out of memory");
@@ -1035,6 +1037,7 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 	if (o) {
 		o->meta.device_size = card->has_size ? card->size_bytes : 0;
 		o->meta.logical_block_size = card->logical_block_size;
+		o->meta.command = dev->command;
 	}
 	if (!o || out_begin(o, out, format, "info", dev->path)) {
 		free(o);

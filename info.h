@@ -50,6 +50,7 @@ struct info_device {
 	bool simulated;
 	/* where debugfs is; NULL: kernel/debug under the sysfs root */
 	const char *debugfs_root;
+	const char *command;	/* the command line, for JSON; or NULL */
 };
 
 /* CID.  SD and eMMC place the fields differently; mmc says which. */
@@ -336,11 +337,12 @@ int info_show(const struct info_device *dev, const char *sysfs_root,
 	      enum report_format format, FILE *out, char *err, size_t errlen);
 
 /*
- * Decode one register as info_decode_register does, and print it.
+ * Decode one register as info_decode_register does, and print it;
+ * command (or NULL) is the command line JSON names.
  * Return 0, or -EINVAL with a message in err.
  */
 int info_decode(const char *kind, const char *hex,
-		enum report_format format, FILE *out, char *err,
-		size_t errlen);
+		enum report_format format, const char *command, FILE *out,
+		char *err, size_t errlen);
 
 #endif

@@ -481,11 +481,12 @@ static int emit_all(struct report *report, const struct analyze_result *r,
 }
 
 int analyze_report(const struct analyze_result *r,
-		   enum report_format format, FILE *out)
+		   enum report_format format, const char *command, FILE *out)
 {
 	static const struct dev_stats nothing;	/* it measures nothing */
 	char advice[ANALYZE_ADVICE_MAX][ANALYSIS_ADVICE_BYTES];
 	const struct report_meta meta = { .test = "analyze",
+		.command = command,
 		.index_member = "findings", .index_key = "name" };
 	const struct analysis_finding *erase, *page, *linear;
 	struct analyze_findings f;

@@ -16,6 +16,6 @@
  * table.  Returns 0, or -EIO on a write error.
  */
 int analyze_report(const struct analyze_result *result,
-		   enum report_format format, FILE *out);
+		   enum report_format format, const char *command, FILE *out);
 
 #endif

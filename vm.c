@@ -127,9 +127,11 @@ static int eval_whole(struct run *r, const struct node *n, unsigned i,
 
 	eval(r, &n->operands[i], &v);
 	if (!isfinite(v) || v < 0 || v != floor(v) || v >= 9.0e18)
+		/* the value as far as 64 bits hold it: 2^64 and up is not */
 		return plan_error(r, -EDOM, vm_op_table[n->op].name,
-				  (uint64_t)(isfinite(v) && v > 0 ? v : 0), 0,
-				  n->line);
+				  isfinite(v) && v > 0 ?
+				  (v < 18446744073709551615.0 ? (uint64_t)v :
+				   UINT64_MAX) : 0, 0, n->line);
 	*value = (uint64_t)v;
 	return 0;
 }

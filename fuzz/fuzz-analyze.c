@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		analyze_findings(&result, &findings);
 		for (int format = 0; format < REPORT_FORMAT_COUNT; format++)
 			analyze_report(&result, (enum report_format)format,
-				       fuzz_null());
+				       NULL, fuzz_null());
 	}
 	free(text);
 	return 0;

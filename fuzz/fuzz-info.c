@@ -10,8 +10,9 @@ static void decode(const char *kind, const char *hex)
 	char err[256];
 
 	err[0] = '\0';
-	info_decode(kind, hex, false, fuzz_null(), err, sizeof(err));
-	info_decode(kind, hex, true, fuzz_null(), err, sizeof(err));
+	for (int format = 0; format < REPORT_FORMAT_COUNT; format++)
+		info_decode(kind, hex, (enum report_format)format, NULL,
+			    fuzz_null(), err, sizeof(err));
 	if (!memchr(err, '\0', sizeof(err)))
 		abort();
 }

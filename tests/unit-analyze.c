@@ -355,7 +355,7 @@ static char *render(const struct analyze_result *result,
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	UNIT_CHECK(out && analyze_report(result, format, out) == 0, "%s", what);
+	UNIT_CHECK(out && analyze_report(result, format, NULL, out) == 0, "%s", what);
 	if (out)
 		fclose(out);
 	return buf;

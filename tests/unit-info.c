@@ -62,8 +62,8 @@ static char *decode(const char *kind, const char *hex, bool json, int *ret,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*ret = info_decode(kind, hex, json ? REPORT_JSON : REPORT_TEXT, f, err,
-			  errlen);
+	*ret = info_decode(kind, hex, json ? REPORT_JSON : REPORT_TEXT, NULL, f,
+			  err, errlen);
 	fclose(f);
 	return buf;
 }
