@@ -52,10 +52,14 @@ full_fifo() {
 }
 
 # drain_fifo: read the FIFO away, so the run can write and end; then
-# close fd 3.
+# close fd 3.  The read end is opened here, while fd 3 still holds the
+# FIFO open for writing (so the open cannot wait for a writer that may
+# already be gone), and the reader does not inherit fd 3: a write end of
+# its own would keep it waiting for an end of file that never comes.
 drain_fifo() {
-	cat "$FIFO" >/dev/null &
-	exec 3<&-
+	exec 4<"$FIFO" &&
+	{ cat <&4 >/dev/null 3<&- 4<&- & } &&
+	exec 3<&- 4<&-
 }
 
 exit_is() {
