@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "le64.h"
 #include "stamp.h"
 
 static const unsigned char stamp_magic[8] = { 'F', 'B', 'S', 'T', 'A', 'M',
@@ -15,21 +16,6 @@ static const unsigned char stamp_magic[8] = { 'F', 'B', 'S', 'T', 'A', 'M',
 
 enum { MAGIC_AT = 0, OFFSET_AT = 8, SALT_AT = 16, SUM_AT = 24,
        FILLER_AT = 32 };
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 uint64_t stamp_hash(uint64_t hash, const void *data, size_t length)
 {

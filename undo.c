@@ -16,6 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "le64.h"
 #include "stamp.h"
 #include "undo.h"
 
@@ -26,21 +27,6 @@
 static const char header_magic[8] = { 'F', 'B', 'U', 'N', 'D', 'O', '0',
 				       '1' };
 static const char record_magic[8] = { 'F', 'B', 'U', 'R', 0, 0, 0, 0 };
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 void undo_default_path(const char *device, char *buf, size_t size)
 {
