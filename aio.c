@@ -89,12 +89,18 @@ static int aio_submit(struct engine *e)
 	return 0;
 }
 
+/*
+ * One completion at a time: io_getevents can bound a wait for several
+ * only with a timer per call, which costs more than the wake-ups it
+ * saves (measured on a RAM disk at depth 32).
+ */
 static int aio_complete(struct engine *e, struct engine_done *done,
-			unsigned max)
+			unsigned max, unsigned want)
 {
 	struct aio *a = (struct aio *)e;
 	int n;
 
+	(void)want;
 	if (max > a->depth)
 		max = a->depth;
 	do

@@ -299,11 +299,26 @@ static int fill(struct queue_loop *q)
 	return q->engine->ops->submit(q->engine);
 }
 
+/*
+ * Completions are taken a quarter of the queue at a time (bounded by
+ * ENGINE_BATCH_WAIT_US), so the queue runs between three quarters full
+ * and full; at depth 4 or less, one at a time.
+ */
+static unsigned batch_want(const struct queue_loop *q)
+{
+	unsigned want = q->b->depth / 4;
+
+	if (want > q->inflight)
+		want = q->inflight;
+	return want ? want : 1;
+}
+
 /* Wait for completions and take them in. */
 static int drain_some(struct queue_loop *q)
 {
 	struct engine_done done[DEV_MAX_DEPTH];
-	int n = q->engine->ops->complete(q->engine, done, DEV_MAX_DEPTH);
+	int n = q->engine->ops->complete(q->engine, done, DEV_MAX_DEPTH,
+					 batch_want(q));
 
 	if (n < 0)
 		return n;

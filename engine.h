@@ -21,6 +21,15 @@ struct engine_done {
 
 struct engine;
 
+/*
+ * How long a completion may wait for others to be taken with it.  One
+ * wake-up per several completions is what lets a fast device (a RAM
+ * disk, NVMe) be kept busy; on a slow one (a card at a few thousand
+ * operations a second) the wait ends at this bound, and an operation's
+ * latency grows by at most this much.
+ */
+#define ENGINE_BATCH_WAIT_US 100
+
 struct engine_ops {
 	enum dev_engine id;
 	/* queue ios as operation index; nothing reaches the kernel yet */
@@ -28,10 +37,12 @@ struct engine_ops {
 		     const struct dev_io *io, unsigned index);
 	/* hand the queued operations to the kernel: 0 or -errno */
 	int (*submit)(struct engine *e);
-	/* wait for at least one completion; returns how many (<= max) were
-	   put in done, or -errno */
+	/* wait until want (>= 1) completions are in or, once
+	   ENGINE_BATCH_WAIT_US have passed, until one is; an engine that
+	   cannot bound that wait waits for one.  Returns how many (<= max)
+	   were put in done, or -errno */
 	int (*complete)(struct engine *e, struct engine_done *done,
-			unsigned max);
+			unsigned max, unsigned want);
 	/* optional: buffers the operations will use, to register */
 	void (*buffers)(struct engine *e, void *const *bufs,
 			const uint64_t *lengths, unsigned count);

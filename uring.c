@@ -42,7 +42,28 @@ struct uring {
 	struct io_uring_cqe *cqes;
 	struct ring_map sq_map, cq_map, sqe_map;
 	int fd;
+	bool batch_wait;		/* the kernel bounds a batch's wait */
 };
+
+/*
+ * io_uring_getevents_arg as kernels since 6.12 read it: the word older
+ * headers call pad is the batch wait.  Spelled out here so that it
+ * builds against either header.
+ */
+struct wait_arg {
+	uint64_t sigmask;
+	uint32_t sigmask_size;
+	uint32_t min_wait_us;
+	uint64_t timeout;		/* a __kernel_timespec's address, or 0 */
+};
+
+_Static_assert(sizeof(struct wait_arg) ==
+	       sizeof(struct io_uring_getevents_arg),
+	       "io_uring_getevents_arg changed shape");
+
+#ifndef IORING_FEAT_MIN_TIMEOUT
+#define IORING_FEAT_MIN_TIMEOUT (1U << 15)
+#endif
 
 static unsigned load_acquire(const unsigned *p)
 {
@@ -66,6 +87,17 @@ static int sys_enter(int fd, unsigned to_submit, unsigned min_complete,
 {
 	return (int)syscall(__NR_io_uring_enter, fd, to_submit, min_complete,
 			    flags, NULL, 0);
+}
+
+/* Submit, then wait for want completions for at most the batch wait,
+   and for one after it. */
+static int sys_enter_batch(int fd, unsigned to_submit, unsigned want)
+{
+	struct wait_arg arg = { .min_wait_us = ENGINE_BATCH_WAIT_US };
+
+	return (int)syscall(__NR_io_uring_enter, fd, to_submit, want,
+			    IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+			    &arg, sizeof(arg));
 }
 
 static int sys_register(int fd, unsigned opcode, const void *arg,
@@ -223,22 +255,27 @@ static unsigned reap(struct uring *u, struct engine_done *done,
 	return n;
 }
 
-/* One system call submits what was published and waits for one. */
+/* One system call submits what was published and waits for the batch. */
 static int uring_complete(struct engine *e, struct engine_done *done,
-			  unsigned max)
+			  unsigned max, unsigned want)
 {
 	struct uring *u = (struct uring *)e;
 
+	if (!u->batch_wait)
+		want = 1;
 	for (;;) {
 		unsigned n = reap(u, done, max);
 		int rc;
 
 		if (n && !u->to_submit)
 			return (int)n;
-		rc = sys_enter(u->ring_fd, u->to_submit, n ? 0 : 1,
-			       IORING_ENTER_GETEVENTS);
+		if (!n && want > 1)
+			rc = sys_enter_batch(u->ring_fd, u->to_submit, want);
+		else
+			rc = sys_enter(u->ring_fd, u->to_submit, n ? 0 : 1,
+				       IORING_ENTER_GETEVENTS);
 		if (rc < 0 && errno != EINTR && errno != EAGAIN &&
-		    errno != EBUSY)
+		    errno != EBUSY && errno != ETIME)
 			return -errno;
 		if (rc > 0)
 			u->to_submit -= (unsigned)rc;
@@ -325,6 +362,7 @@ struct engine *uring_open(int fd, unsigned depth, int *err, char *why,
 	u->ring_fd = setup_ring(ring_entries(depth), &params);
 	if (u->ring_fd < 0)
 		return open_failed(u, -errno, err, "setup", why, why_size);
+	u->batch_wait = params.features & IORING_FEAT_MIN_TIMEOUT;
 	rc = map_rings(u, &params);
 	if (rc)
 		return open_failed(u, rc, err, "mapping the rings", why,

@@ -1,9 +1,11 @@
 /*
  * unit-engine: the io_uring and AIO engines on a regular file, forced by
- * FLASHBENCH_ENGINE.  Every byte a batch reads is the file's, and a
- * failure inside a batch at depth 8 - reads past a file cut short after
- * it was opened come back short - is reported with its offset, like a
- * single read's.  An engine the kernel refuses is skipped, saying why.
+ * FLASHBENCH_ENGINE, at depth 8 and at depth 32 (where completions are
+ * taken several at a time, and all 16 reads are in flight at once).
+ * Every byte a batch reads is the file's, and a failure inside a batch -
+ * reads past a file cut short after it was opened come back short - is
+ * reported with its offset, like a single read's.  An engine the kernel
+ * refuses is skipped, saying why.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,7 +53,7 @@ static void fill_ios(struct dev_io *ios, unsigned char *buf)
 static int run(struct dev *dev, struct dev_io *ios, struct dev_batch *b)
 {
 	*b = (struct dev_batch){ .kind = DEV_IO_READ, .ios = ios,
-				 .count = IO_COUNT, .depth = 8,
+				 .count = IO_COUNT, .depth = dev->depth,
 				 .budget_ns = UINT64_MAX };
 	return dev_batch(dev, b);
 }
@@ -64,55 +66,58 @@ static bool timed(const struct dev_io *ios, unsigned from, unsigned to)
 	return true;
 }
 
-static void test_engine(const char *engine, enum dev_engine id)
+static void test_engine(const char *engine, enum dev_engine id,
+			unsigned depth)
 {
 	char path[] = "/tmp/flashbench-unit-engine.XXXXXX", why[256];
 	unsigned char *buf = dev_alloc_buffer(FILE_BYTES, DEV_PATTERN_ZEROS);
 	struct dev_io ios[IO_COUNT];
 	struct dev_batch b;
 	struct dev dev;
+	char name[64];
 	int err;
 
+	snprintf(name, sizeof(name), "%s at depth %u", engine, depth);
 	if (!buf || !make_file(path)) {
-		UNIT_CHECK(false, "%s: a 1 MiB file to read", engine);
+		UNIT_CHECK(false, "%s: a 1 MiB file to read", name);
 		free(buf);
 		return;
 	}
 	setenv("FLASHBENCH_ENGINE", engine, 1);
 	UNIT_CHECK(dev_open(&dev, path, DEV_READ_ONLY) == 0, "%s: opens",
-		   engine);
-	err = dev_async_setup(&dev, 8);
+		   name);
+	err = dev_async_setup(&dev, depth);
 	if (err) {
 		unit_number++;
-		printf("ok %d # skip %s: %s\n", unit_number, engine,
+		printf("ok %d # skip %s: %s\n", unit_number, name,
 		       dev_strerror(&dev, why, sizeof(why)));
 		goto out;
 	}
-	UNIT_CHECK(dev.engine == id && dev.depth == 8, "%s: runs at depth 8",
-		   engine);
+	UNIT_CHECK(dev.engine == id && dev.depth == depth,
+		   "%s: runs at that depth", name);
 	fill_ios(ios, buf);
 	UNIT_CHECK(run(&dev, ios, &b) == 0 && b.done == IO_COUNT &&
-		   timed(ios, 0, IO_COUNT), "%s: 16 reads, each timed", engine);
+		   timed(ios, 0, IO_COUNT), "%s: 16 reads, each timed", name);
 	UNIT_CHECK(memcmp(buf, expected, FILE_BYTES) == 0,
-		   "%s: every byte is the file's", engine);
+		   "%s: every byte is the file's", name);
 	UNIT_CHECK(dev.stats.bytes_read == FILE_BYTES &&
 		   dev.stats.operations == IO_COUNT && dev.stats.time_ns > 0,
-		   "%s: accounted", engine);
+		   "%s: accounted", name);
 
 	/* the file loses its second half: those reads come back short */
 	UNIT_CHECK(truncate(path, FILE_BYTES / 2) == 0, "%s: file cut",
-		   engine);
+		   name);
 	fill_ios(ios, buf);
 	err = run(&dev, ios, &b);
 	UNIT_CHECK(err == -ENODATA && b.failed == IO_COUNT / 2,
 		   "%s: the first read past the end fails the batch (%d, %u)",
-		   engine, err, b.failed);
+		   name, err, b.failed);
 	UNIT_CHECK(timed(ios, 0, IO_COUNT / 2) &&
 		   ios[IO_COUNT / 2].ns == DEV_IO_NO_TIME,
-		   "%s: the reads before it have times, it has none", engine);
+		   "%s: the reads before it have times, it has none", name);
 	UNIT_STREQ(dev_strerror(&dev, why, sizeof(why)),
 		   "read at 524288 (+65536): short transfer (0 of 65536 bytes)",
-		   "%s: reported with its offset", engine);
+		   "%s: reported with its offset", name);
 out:
 	dev_close(&dev);
 	unlink(path);
@@ -136,8 +141,10 @@ static void test_forced_refusal(void)
 
 int main(void)
 {
-	test_engine("io_uring", DEV_ENGINE_IO_URING);
-	test_engine("aio", DEV_ENGINE_AIO);
+	test_engine("io_uring", DEV_ENGINE_IO_URING, 8);
+	test_engine("io_uring", DEV_ENGINE_IO_URING, 32);
+	test_engine("aio", DEV_ENGINE_AIO, 8);
+	test_engine("aio", DEV_ENGINE_AIO, 32);
 	test_forced_refusal();
 	unsetenv("FLASHBENCH_ENGINE");
 	return UNIT_DONE();
