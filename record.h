@@ -25,6 +25,7 @@ enum vm_unit {
 };
 
 #define VM_MAX_FIELDS 32
+#define VM_KEY_MAX 63		/* longest key a program may report */
 
 struct vm_field {
 	enum vm_unit unit;

@@ -20,11 +20,9 @@
 const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
 				       .template = "" };
 
-#define KEY_MAX 32		/* longest key kept for headers and units */
+#define KEY_MAX (VM_KEY_MAX + 12)	/* a key, "_" and a repeat's number */
 #define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
 				   program listing) */
-#define UNIT_KEYS 192		/* distinct keys the JSON "units" lists */
-#define CSV_COLUMNS 192		/* distinct columns of the CSV table */
 
 /*
  * Output is flushed only between records: at once on a terminal, else
@@ -34,6 +32,51 @@ const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
 #define REPORT_BUFFER (64 * 1024)
 #define REPORT_RECORD_MAX (8 * 1024)	/* more than any one record */
 
+/* Keys in the order first seen (CSV columns, JSON units), as many as
+   the run reports. */
+struct key_table {
+	char (*keys)[KEY_MAX];
+	enum vm_unit *units;
+	unsigned count, capacity;
+	bool full;			/* out of memory: the report fails */
+};
+
+/* The index of key, added (with unit) if new; count if it cannot be. */
+static unsigned key_index(struct key_table *t, const char *key,
+			  enum vm_unit unit)
+{
+	unsigned i;
+
+	for (i = 0; i < t->count; i++)
+		if (strcmp(t->keys[i], key) == 0)
+			return i;
+	if (t->count == t->capacity) {
+		unsigned capacity = t->capacity ? 2 * t->capacity : 64;
+		char (*keys)[KEY_MAX] = realloc(t->keys,
+						capacity * sizeof(*keys));
+		enum vm_unit *units = keys ? realloc(t->units,
+					capacity * sizeof(*units)) : NULL;
+
+		if (keys)
+			t->keys = keys;
+		if (!units) {
+			t->full = true;
+			return t->count;
+		}
+		t->units = units;
+		t->capacity = capacity;
+	}
+	snprintf(t->keys[i], KEY_MAX, "%s", key);
+	t->units[i] = unit;
+	return t->count++;
+}
+
+static void key_table_free(struct key_table *t)
+{
+	free(t->keys);
+	free(t->units);
+}
+
 struct report {
 	FILE *out;
 	bool terminal;			/* flush every record */
@@ -41,15 +84,12 @@ struct report {
 	const struct report_meta *meta;
 	unsigned records;
 	/* CSV: every column seen, and the rows kept until the end */
-	char columns[CSV_COLUMNS][KEY_MAX];
-	unsigned column_count;
+	struct key_table columns;
 	FILE *rows;
 	char *rows_text;
 	size_t rows_size;
 	/* JSON: every key seen, with its base unit */
-	char unit_keys[UNIT_KEYS][KEY_MAX];
-	enum vm_unit units[UNIT_KEYS];
-	unsigned unit_key_count;
+	struct key_table unit_keys;
 	/* JSON: the members of meta->index_member, written at the end */
 	FILE *index;
 	char *index_text;
@@ -354,19 +394,10 @@ static const char *kind_of(const struct vm_record *rec)
 	return rec->kind ? rec->kind : "measurement";
 }
 
-/* Index of the column called name, added if new; CSV_COLUMNS if full. */
+/* Index of the column called name, added if new. */
 static unsigned csv_column(struct report *report, const char *name)
 {
-	unsigned i;
-
-	for (i = 0; i < report->column_count; i++)
-		if (strcmp(report->columns[i], name) == 0)
-			return i;
-	if (i == CSV_COLUMNS)
-		return i;
-	snprintf(report->columns[i], KEY_MAX, "%s", name);
-	report->column_count++;
-	return i;
+	return key_index(&report->columns, name, VM_UNIT_LABEL);
 }
 
 /* One cell's text, as CSV writes it (empty for an unknown value). */
@@ -414,21 +445,23 @@ static const char *next_part(const char **at)
 	return part;
 }
 
-/* One stored row, each cell in its column, the others empty. */
-static const char *csv_write_row(struct report *report, const char *at)
+/* One stored row, each cell in its column (cells: one per column and
+   the kind's, all NULL), the others empty. */
+static const char *csv_write_row(struct report *report, const char *at,
+				 const char **cells)
 {
-	const char *cells[CSV_COLUMNS + 1] = { 0 };
 	unsigned count = (unsigned)strtoul(next_part(&at), NULL, 10);
+	unsigned columns = report->columns.count;
 
 	for (unsigned i = 0; i < count; i++) {
 		unsigned column = (unsigned)strtoul(next_part(&at), NULL, 10);
 		const char *text = next_part(&at);
 
-		if (column <= CSV_COLUMNS && !cells[column])
+		if (column <= columns && !cells[column])
 			cells[column] = text;
 	}
 	fprintf(report->out, "%d", JSON_SCHEMA);
-	for (unsigned c = 0; c <= report->column_count; c++) {
+	for (unsigned c = 0; c <= columns; c++) {
 		fputc(',', report->out);
 		fputs(cells[c] ? cells[c] : "", report->out);
 	}
@@ -444,22 +477,31 @@ static const char *csv_write_row(struct report *report, const char *at)
 static void csv_end(struct report *report, const struct dev_stats *stats,
 		    bool incomplete)
 {
+	unsigned columns = report->columns.count;
+	const char **cells = calloc(columns + 1, sizeof(*cells));
 	const char *at, *end;
 
 	(void)stats;
 	fflush(report->rows);
+	if (!cells) {
+		report->columns.full = true;
+		return;
+	}
 	if (report->records) {
 		fputs("schema,kind", report->out);
-		for (unsigned i = 0; i < report->column_count; i++) {
+		for (unsigned i = 0; i < columns; i++) {
 			fputc(',', report->out);
-			csv_string(report->out, report->columns[i]);
+			csv_string(report->out, report->columns.keys[i]);
 		}
 		fputc('\n', report->out);
 	}
 	at = report->rows_text;
 	end = at + report->rows_size;
-	while (at < end)
-		at = csv_write_row(report, at);
+	while (at < end) {
+		memset(cells, 0, (columns + 1) * sizeof(*cells));
+		at = csv_write_row(report, at, cells);
+	}
+	free(cells);
 	if (incomplete)
 		fputs("# incomplete: interrupted\n", report->out);
 }
@@ -520,16 +562,7 @@ static void json_begin(struct report *report)
 static void json_note_unit(struct report *report, const char *key,
 			   enum vm_unit unit)
 {
-	unsigned i;
-
-	for (i = 0; i < report->unit_key_count; i++)
-		if (strcmp(report->unit_keys[i], key) == 0)
-			return;
-	if (i == UNIT_KEYS)
-		return;
-	snprintf(report->unit_keys[i], KEY_MAX, "%s", key);
-	report->units[i] = unit;
-	report->unit_key_count++;
+	key_index(&report->unit_keys, key, unit);
 }
 
 static const char *key_of(const struct vm_field *field)
@@ -693,11 +726,12 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 			report->index_text, report->index_count ? "\n  " : "");
 	}
 	fputs("  \"units\": {", out);
-	for (unsigned i = 0; i < report->unit_key_count; i++) {
+	for (unsigned i = 0; i < report->unit_keys.count; i++) {
 		fputs(i ? ", " : "", out);
-		json_write_string(out, report->unit_keys[i]);
+		json_write_string(out, report->unit_keys.keys[i]);
 		fputs(": ", out);
-		json_write_string(out, report_unit_name(report->units[i]));
+		json_write_string(out,
+				  report_unit_name(report->unit_keys.units[i]));
 	}
 	fputs("}\n}\n", out);
 }
@@ -776,6 +810,10 @@ int report_close(struct report *report, const struct dev_stats *stats,
 		formatters[report->format].end(report, stats, incomplete);
 	fflush(report->out);
 	err = ferror(report->out) ? -EIO : 0;
+	if (report->columns.full || report->unit_keys.full)
+		err = -ENOMEM;
+	key_table_free(&report->columns);
+	key_table_free(&report->unit_keys);
 	if (report->rows) {
 		if (ferror(report->rows))
 			err = -ENOMEM;

@@ -727,6 +727,11 @@ static void parse_let(struct parser *p)
 static bool parse_key(struct parser *p, struct node *n)
 {
 	if (p->token.kind == TOK_IDENT) {
+		if (p->token.length > VM_KEY_MAX) {
+			error_here(p, "key longer than %d characters",
+				   VM_KEY_MAX);
+			return false;
+		}
 		n->key = strndup(p->token.start, p->token.length);
 		next_token(p);
 	}
@@ -741,6 +746,12 @@ static bool parse_key(struct parser *p, struct node *n)
 				s++;
 			for (len = 0; is_ident_char(s[len], false); len++)
 				;
+			if (len > VM_KEY_MAX) {
+				error_here(p, "key (the text's first word) "
+					   "longer than %d characters",
+					   VM_KEY_MAX);
+				return false;
+			}
 			n->key = len ? strndup(s, len) : strdup("value");
 		}
 		next_token(p);

@@ -91,4 +91,18 @@ test_expect_success 'a loop bounded by time without I/O is refused' '
 	grep -q "bounded by time needs a read, write or discard" err
 '
 
+test_expect_success 'a key longer than 63 characters is refused, 63 is not' '
+	long=$(printf "%064d" 0 | tr 0 k) &&
+	echo "report count $long 1" >long.prog &&
+	test_expect_code 2 "$FLASHBENCH" --program=long.prog sim: 2>err &&
+	grep "long.prog:1:14: key longer than 63 characters" err &&
+	echo "report count \"${long}s %\" 1" >text.prog &&
+	test_expect_code 2 "$FLASHBENCH" --program=text.prog sim: 2>err &&
+	grep "key (the text.s first word) longer than 63" err &&
+	echo "report count ${long#k} 1" >ok.prog &&
+	"$FLASHBENCH" --program=ok.prog --format=csv sim: >out &&
+	head -n 1 out >header &&
+	echo "schema,kind,${long#k}" >expect && test_cmp expect header
+'
+
 test_done

@@ -56,4 +56,28 @@ test_expect_success 'interval: one table, the regression rows by kind' '
 	     $(grep -c "^2,measurement," i.csv)
 '
 
+test_expect_success 'every key a program reports has its column and its unit' '
+	python3 -c "
+for r in range(25):
+    for f in range(10):
+        print(\"report count key_%03d %d\" % (r * 10 + f, r * 10 + f))
+    print(\"newline\")
+" >many.prog &&
+	"$FLASHBENCH" --program=many.prog --format=csv sim: >many.csv &&
+	python3 "$TRASH/check.py" many.csv &&
+	head -n 1 many.csv | tr , "\n" | sed 1,2d >columns &&
+	seq -f "key_%03g" 0 249 >expect &&
+	test_cmp expect columns &&
+	tail -n 1 many.csv | tr , "\n" | tail -n 1 >last &&
+	echo 249 >expect && test_cmp expect last &&
+	"$FLASHBENCH" --program=many.prog --format=json sim: >many.json &&
+	python3 -c "
+import json, sys
+doc = json.load(open(\"many.json\"))
+keys = sorted(doc[\"units\"])
+assert keys == [\"key_%03d\" % i for i in range(250)], keys[-3:]
+assert doc[\"results\"][24][\"key_249\"] == 249
+"
+'
+
 test_done
