@@ -137,7 +137,7 @@ check-valgrind: all $(UNIT_TESTS)
 .PHONY: fuzz fuzz-build check-valgrind
 
 # make check-32: a copy of the tree built with $(CC) -m32 in .build32/
-# (-Werror, and -Wconversion on the offset paths), its unit tests and the
+# (-Werror, and -Wconversion on every source file), its unit tests and the
 # loop set past 4 GiB (tests/check-32bit.sh) run with its binaries.
 # make check-armhf: the same cross-built for armhf and run under qemu-arm
 # (through wrappers in .armhf/qemu/).  clang needs only the cross libc,
@@ -145,7 +145,7 @@ check-valgrind: all $(UNIT_TESTS)
 # gcc-multilib.
 B32_DIR = .build32
 B32_CFLAGS = -O2 -g -Werror
-CONVERSION_CLEAN = blockdev.c dev.c erase.c
+CONVERSION_CLEAN = $(wildcard *.c)
 ARMHF_DIR = .armhf
 ARMHF_CC ?= clang --target=arm-linux-gnueabihf
 QEMU_ARM ?= qemu-arm -L /usr/arm-linux-gnueabihf

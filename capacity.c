@@ -201,14 +201,13 @@ static uint64_t place_probes(struct search *s)
  */
 static void set_scan(struct search *s, uint64_t gap)
 {
-	uint64_t scan = round_up(gap + s->lbs, CHUNK_BYTES);
+	uint64_t scan = round_up(gap + s->lbs, CHUNK_BYTES), cap;
 
 	if (scan > s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES)
 		scan = s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES;
 	program_params[PARAM_SCAN].value = (double)scan;
-	s->edge_cap = s->count + scan / s->lbs;
-	if (s->edge_cap > s->edge_alloc)
-		s->edge_cap = s->edge_alloc;
+	cap = s->count + scan / s->lbs;		/* may pass 2^32 */
+	s->edge_cap = cap < s->edge_alloc ? (size_t)cap : s->edge_alloc;
 }
 
 /*

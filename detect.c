@@ -151,7 +151,7 @@ static void to_point(const struct align_stats *a,
 
 static size_t list_aligns(const struct dev *dev, uint64_t *aligns)
 {
-	uint64_t top = dev->size_bytes / 2, bs = PARAM(BS);
+	uint64_t top = dev->size_bytes / 2, bs = (uint64_t)PARAM(BS);
 	size_t n = 0;
 
 	if (top > 256 * MIB)
@@ -561,7 +561,7 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 
 	/* up to the sizes whose rounds still fit one erase block */
 	for (uint64_t size = 2048; n < PROG_SIZES &&
-	     size * PROBE_ROUNDS <= PARAM(ERASE); size *= 2) {
+	     (double)(size * PROBE_ROUNDS) <= PARAM(ERASE); size *= 2) {
 		if (size < d->dev->logical_block_bytes)
 			continue;
 		PARAM(BASE) = (double)(d->size_base +

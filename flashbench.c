@@ -1160,7 +1160,7 @@ static void prepare_timing(const struct config *cfg)
 
 	CPU_ZERO(&one);
 	if (cpu >= 0)
-		CPU_SET(cpu, &one);
+		CPU_SET((unsigned)cpu, &one);
 	if ((cpu < 0 || sched_setaffinity(0, sizeof(one), &one)) &&
 	    cfg->verbose)
 		fprintf(stderr, "%s: cannot pin to a CPU (%s)\n",

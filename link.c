@@ -425,7 +425,7 @@ static void judge_sd(struct link_info *l, const struct link_claims *c,
 	bool uhs = link_claims_uhs(c);
 	char names[40];
 
-	if (!c->known || !claimed) {
+	if (!c->known || claimed == 0) {
 		l->limits_card = LINK_UNKNOWN;
 		snprintf(l->reason, sizeof(l->reason), "%s; the card's speed "
 			 "ratings are not known (%s), so whether the link "

@@ -344,7 +344,7 @@ static int emit_combined(struct report *report,
 					 &v);
 		rec.fields[0] = (struct vm_field){ VM_UNIT_COUNT, "nr",
 			i ? nr_later : &looks[0], NULL,
-			run->nr ? run->nr : NAN };
+			run->nr ? (double)run->nr : NAN };
 		rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "order",
 			&looks[1], run->random ? "random" : "linear", 0 };
 		rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "runs",
@@ -386,7 +386,7 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 		rec.fields[0] = (struct vm_field){ VM_UNIT_COUNT, "run",
 			&text_hidden, NULL, (double)i + 1 };
 		rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "nr",
-			&text_hidden, NULL, run->nr ? run->nr : NAN };
+			&text_hidden, NULL, run->nr ? (double)run->nr : NAN };
 		rec.fields[2] = (struct vm_field){ VM_UNIT_BOOL, "random",
 			&text_hidden, NULL, run->random };
 		rec.fields[3] = (struct vm_field){ VM_UNIT_BOOL, "falls_off",

@@ -449,9 +449,12 @@ static const char *name_list(char *buf, size_t size, bool of_presets)
 	buf[0] = '\0';
 	for (size_t i = 0; i < n && used < size; i++) {
 		const char *name = of_presets ? presets[i].name : keys[i].name;
+		int n_chars = snprintf(buf + used, size - used, "%s%s",
+				       i ? ", " : "", name);
 
-		used += snprintf(buf + used, size - used, "%s%s",
-				 i ? ", " : "", name);
+		if (n_chars < 0)
+			break;
+		used += (size_t)n_chars;
 	}
 	return buf;
 }
@@ -489,7 +492,7 @@ static int parse_range(const char *text, struct sim_params *p)
 
 	if (!plus || (size_t)(plus - text) >= sizeof(offset))
 		return -EINVAL;
-	memcpy(offset, text, plus - text);
+	memcpy(offset, text, (size_t)(plus - text));
 	offset[plus - text] = '\0';
 	if (units_parse_size(offset, &r.offset) ||
 	    units_parse_size(plus + 1, &r.length) ||
@@ -1377,11 +1380,12 @@ static int fake_open(struct sim_state *s)
 		return -ENOMEM;
 	f->real_bytes = p->fake_bytes ? p->fake_bytes : p->size_bytes;
 	f->mode = p->fake_mode ? p->fake_mode : SIM_FAKE_WRAP;
+	/* at most SIM_MAX_FAKE_CACHE: fits a 32-bit size_t */
 	f->cache_sectors = p->fake_cache_bytes / SIM_SECTOR;
 	if (f->cache_sectors) {
-		f->ring_sector = calloc(f->cache_sectors,
+		f->ring_sector = calloc((size_t)f->cache_sectors,
 					sizeof(*f->ring_sector));
-		f->ring_data = malloc(f->cache_sectors * SIM_SECTOR);
+		f->ring_data = malloc((size_t)(f->cache_sectors * SIM_SECTOR));
 		if (!f->ring_sector || !f->ring_data) {
 			free(f->ring_sector);
 			free(f->ring_data);
@@ -1688,7 +1692,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		snprintf(msg, size, "sim: card is write-protected");
 		return -EROFS;
 	}
-	s = calloc(1, sizeof(*s) + (p.open + p.cache_blocks + p.spill) *
+	/* each count at most SIM_MAX_OPEN */
+	s = calloc(1, sizeof(*s) + (size_t)(p.open + p.cache_blocks + p.spill) *
 		      sizeof(s->blocks[0]));
 	if (!s)
 		return -ENOMEM;

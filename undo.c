@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,10 +390,14 @@ static int restore_records(int fd, struct dev *dev, uint64_t verify_below,
 			   struct undo_result *result)
 {
 	uint64_t top = largest(list, count);
-	unsigned char *buf = dev_alloc_buffer(top ? top : 1,
-					      DEV_PATTERN_ZEROS);
-	unsigned char *saved = malloc(top ? top : 1);
-	int err = buf && saved ? 0 : -ENOMEM;
+	unsigned char *buf, *saved;
+	int err;
+
+	if (top >= SIZE_MAX)	/* on 32 bits, more than memory can hold */
+		return -ENOMEM;
+	buf = dev_alloc_buffer(top ? top : 1, DEV_PATTERN_ZEROS);
+	saved = malloc(top ? (size_t)top : 1);
+	err = buf && saved ? 0 : -ENOMEM;
 
 	for (size_t i = count; !err && i-- > 0; )
 		err = put_back(fd, dev, &list[i], buf, result);

@@ -191,8 +191,8 @@ static void check_blocks(struct run *r, uint64_t offset, uint64_t length,
 		int state = failed_state;
 
 		if (state < 0)
-			state = stamp_classify(buf + done, offset + done, lbs,
-					       r->exec->salt, &named);
+			state = (int)stamp_classify(buf + done, offset + done,
+						    lbs, r->exec->salt, &named);
 		r->exec->check(r->exec->ctx, offset + done, state, named,
 			       failed_state < 0 ? buf + done : NULL);
 	}
@@ -931,7 +931,7 @@ static long run_node(struct run *r, unsigned index, bool *has_value,
 			r->error_line = n->line;
 		return err;
 	}
-	return n->end;
+	return (long)n->end;
 }
 
 static int run_block(struct run *r, unsigned first, unsigned end,

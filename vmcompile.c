@@ -481,7 +481,8 @@ static void parse_io(struct parser *p, enum vm_op op)
 		int pattern = expect_name(p, "a pattern", vm_pattern_names,
 					  DEV_PATTERN_COUNT);
 		if (pattern >= 0)
-			p->program->nodes[index].pattern = pattern;
+			p->program->nodes[index].pattern =
+				(enum dev_pattern)pattern;
 	}
 	p->program->nodes[index].end = index + 1;
 }
@@ -511,7 +512,8 @@ static bool parse_reducers(struct parser *p, unsigned index)
 			error_here(p, "'none' cannot be one of several reducers");
 			return false;
 		}
-		p->program->nodes[index].reduce[count++] = reduce;
+		p->program->nodes[index].reduce[count++] =
+			(enum vm_reduce)reduce;
 	} while (list && token_is_punct(&p->token, ','));
 	if (list)
 		expect_punct(p, ')');
@@ -625,7 +627,7 @@ static void parse_for(struct parser *p)
 		return;
 	n = &p->program->nodes[index];
 	n->var = var;
-	n->series = series;
+	n->series = (enum vm_series)series;
 	n->operand_count = count;
 	parse_block(p, index);
 	if (!p->failed && p->program->nodes[index].op == VM_FOR_TIME &&
@@ -779,7 +781,7 @@ static void parse_report(struct parser *p)
 	if (unit < 0 || !parse_key(p, &p->program->nodes[index]))
 		return;
 	n = &p->program->nodes[index];
-	n->unit_word = unit;
+	n->unit_word = (enum vm_unit_word)unit;
 	n->unit = vm_unit_table[unit].unit;
 	/* the statement's template and display are its row of the layout */
 	n->look = (struct text_look){
@@ -847,7 +849,7 @@ static void parse_header(struct parser *p)
 		style = expect_name(p, "a text format", vm_style_names,
 				    TEXT_STYLE_COUNT);
 		if (style >= 0)
-			p->program->layout.style = style;
+			p->program->layout.style = (enum text_style)style;
 	}
 }
 
