@@ -64,6 +64,7 @@ static int read_geometry(struct dev *dev, const char *path)
 		dev->size_bytes = size;
 	} else if (S_ISREG(st.st_mode)) {
 		dev->size_bytes = (uint64_t)st.st_size;
+		dev->regular_file = true;
 	} else {
 		return open_failed(dev, path, dev->mode, ENOTBLK);
 	}
@@ -152,7 +153,11 @@ static int blockdev_discard(struct dev *dev, uint64_t offset,
 {
 	uint64_t range[2] = { offset, length };
 	uint64_t start = dev_now_ns();
-	int rc = ioctl(dev->fd, BLKDISCARD, range);
+	/* an image's discard frees its blocks, as a loop device's does */
+	int rc = dev->regular_file ?
+		 fallocate(dev->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			   (off_t)offset, (off_t)length) :
+		 ioctl(dev->fd, BLKDISCARD, range);
 
 	*ns = dev_now_ns() - start;
 	return rc ? -errno : 0;

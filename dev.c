@@ -175,7 +175,9 @@ int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,
 				BLKZEROOUT;
 	int err;
 
-	if (kind == DEV_ERASE_DISCARD || dev->fd < 0)
+	/* a hole in an image reads back as zeros: its zero-out too */
+	if (kind == DEV_ERASE_DISCARD || dev->fd < 0 ||
+	    (kind == DEV_ERASE_ZERO && dev->regular_file))
 		return dev_discard(dev, offset, length, ns);
 	err = check_write(dev, names[kind], offset, length);
 	if (err)

@@ -131,6 +131,7 @@ struct dev {
 	uint64_t size_bytes;
 	uint32_t logical_block_bytes;
 	bool simulated;
+	bool regular_file;		/* an image, not a block device */
 	int fd;				/* blockdev backend; -1 otherwise */
 	void *backend;			/* backend's private state */
 	uint64_t write_start;		/* announced range [start, end) */

@@ -125,6 +125,10 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	check_range(&dev, start, length);
+	/* a freed block of a file keeps its data on the disk under it */
+	if (kind == DEV_ERASE_SECURE && dev.regular_file)
+		usage_error("--secure: %s is a regular file; only a device "
+			    "erases securely", dev.path);
 	printf("erasing bytes %llu to %llu (%s to %s) of %s\n",
 	       (unsigned long long)start,
 	       (unsigned long long)(start + length - 1),

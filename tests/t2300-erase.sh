@@ -5,6 +5,8 @@
 
 . "$(dirname "$0")/lib.sh"
 
+head -c $MIB /dev/zero >"$TRASH/one-mib-of-zeros"
+
 
 test_expect_success 'sim: erase prints the range and a time' '
 	"$ERASE" sim:size=64M 16M 8M >out 2>err &&
@@ -31,6 +33,33 @@ test_expect_success 'erase --help prints usage on stdout, exit 0' '
 	head -n 1 out | grep "^Usage:" &&
 	grep -- "--zero" out &&
 	awk "length > 80 { print; bad = 1 } END { exit bad }" out
+'
+
+# An image file: discard and zero-out punch a hole, which reads as zeros.
+test_expect_success 'image file: erase and --zero clear exactly their MiB' '
+	head -c $((8 * MIB)) /dev/urandom >image &&
+	chunk_sums_quick image $MIB >before &&
+	"$ERASE" image 2M 2M >out &&
+	grep "^erasing bytes 2097152 to 4194303 " out &&
+	"$ERASE" --zero image 6M 1M >out &&
+	chunk_sums_quick image $MIB >after &&
+	changed_chunks before after >changed &&
+	printf "%s\n" 2 3 6 >expect &&
+	test_cmp expect changed &&
+	test $(wc -c <image) = $((8 * MIB)) &&
+	for mib in 2 3 6; do
+		dd if=image bs=$MIB skip=$mib count=1 status=none |
+			cmp -s - "$TRASH/one-mib-of-zeros" || return 1
+	done
+'
+
+test_expect_success 'image file: --secure is refused before anything is announced' '
+	chunk_sums_quick image $MIB >before &&
+	test_expect_code 2 "$ERASE" --secure image 0 1M >out 2>err &&
+	test ! -s out &&
+	grep "^erase: --secure: image is a regular file; only a device erases securely\$" err &&
+	chunk_sums_quick image $MIB >after &&
+	test_cmp before after
 '
 
 # ---- loop devices ----
