@@ -26,6 +26,7 @@ enum vm_unit {
 
 #define VM_MAX_FIELDS 32
 #define VM_KEY_MAX 63		/* longest key a program may report */
+#define VM_TEMPLATE_MAX 1024	/* longest text template it may give */
 
 struct vm_field {
 	enum vm_unit unit;

@@ -738,6 +738,11 @@ static bool parse_key(struct parser *p, struct node *n)
 		next_token(p);
 	}
 	if (p->token.kind == TOK_STRING) {
+		if (p->token.length > VM_TEMPLATE_MAX) {
+			error_here(p, "text longer than %d characters",
+				   VM_TEMPLATE_MAX);
+			return false;
+		}
 		n->text = strndup(p->token.start, p->token.length);
 		if (!n->key) {
 			/* the key of "min %" is "min" */

@@ -91,6 +91,16 @@ test_expect_success 'a loop bounded by time without I/O is refused' '
 	grep -q "bounded by time needs a read, write or discard" err
 '
 
+test_expect_success 'a text longer than 1024 characters is refused, 1024 is not' '
+	text=$(printf "%01022d" 0 | tr 0 x) &&
+	echo "report count k \"$text %\" 1" >ok.prog &&
+	"$FLASHBENCH" --program=ok.prog sim: >out &&
+	echo "$text 1" >expect && test_cmp expect out &&
+	echo "report count k \"${text}x %\" 1" >long.prog &&
+	test_expect_code 2 "$FLASHBENCH" --program=long.prog sim: 2>err &&
+	grep "long.prog:1:16: text longer than 1024 characters" err
+'
+
 test_expect_success 'a key longer than 63 characters is refused, 63 is not' '
 	long=$(printf "%064d" 0 | tr 0 k) &&
 	echo "report count $long 1" >long.prog &&
