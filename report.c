@@ -77,6 +77,41 @@ static void key_table_free(struct key_table *t)
 	free(t->units);
 }
 
+/* Text gathered in memory while the records go by, written at the end. */
+struct text_buffer {
+	FILE *out;			/* NULL: not gathered */
+	char *text;
+	size_t size;
+	unsigned count;			/* members written, for separators */
+};
+
+static bool buffer_open(struct text_buffer *b)
+{
+	b->out = open_memstream(&b->text, &b->size);
+	return b->out != NULL;
+}
+
+/* The buffer's text so far (flushed), size bytes of it. */
+static const char *buffer_text(struct text_buffer *b)
+{
+	fflush(b->out);
+	return b->text;
+}
+
+/* 0, or -ENOMEM when a write to it failed. */
+static int buffer_close(struct text_buffer *b)
+{
+	int err = 0;
+
+	if (b->out) {
+		err = ferror(b->out) ? -ENOMEM : 0;
+		fclose(b->out);
+		free(b->text);
+	}
+	*b = (struct text_buffer){ 0 };
+	return err;
+}
+
 struct report {
 	FILE *out;
 	bool terminal;			/* flush every record */
@@ -85,16 +120,13 @@ struct report {
 	unsigned records;
 	/* CSV: every column seen, and the rows kept until the end */
 	struct key_table columns;
-	FILE *rows;
-	char *rows_text;
-	size_t rows_size;
+	struct text_buffer rows;
 	/* JSON: every key seen, with its base unit */
 	struct key_table unit_keys;
 	/* JSON: the members of meta->index_member, written at the end */
-	FILE *index;
-	char *index_text;
-	size_t index_size;
-	unsigned index_count;
+	struct text_buffer index;
+	/* JSON, meta->index_schema1: the schema-1 members and objects */
+	struct text_buffer schema1_top, schema1_confidence, schema1_why;
 };
 
 struct formatter {
@@ -421,7 +453,7 @@ static void csv_cell(FILE *out, const struct vm_field *field)
  */
 static void csv_record(struct report *report, const struct vm_record *rec)
 {
-	FILE *rows = report->rows;
+	FILE *rows = report->rows.out;
 
 	fprintf(rows, "%u", rec->count + 1);
 	fprintf(rows, "%c%u%c", 0, 0u, 0);
@@ -482,7 +514,7 @@ static void csv_end(struct report *report, const struct dev_stats *stats,
 	const char *at, *end;
 
 	(void)stats;
-	fflush(report->rows);
+	buffer_text(&report->rows);
 	if (!cells) {
 		report->columns.full = true;
 		return;
@@ -495,8 +527,8 @@ static void csv_end(struct report *report, const struct dev_stats *stats,
 		}
 		fputc('\n', report->out);
 	}
-	at = report->rows_text;
-	end = at + report->rows_size;
+	at = report->rows.text;
+	end = at + report->rows.size;
 	while (at < end) {
 		memset(cells, 0, (columns + 1) * sizeof(*cells));
 		at = csv_write_row(report, at, cells);
@@ -671,6 +703,65 @@ static void json_members(struct report *report, FILE *out,
 	}
 }
 
+/* One member "name": value of an object gathered in b. */
+static void buffer_member(struct text_buffer *b, const char *separator,
+			  const char *name, const struct vm_field *field)
+{
+	fputs(b->count++ ? separator : "", b->out);
+	json_write_string(b->out, name);
+	fputs(": ", b->out);
+	json_value(b->out, field);
+}
+
+/* Does the finding rec have a value?  (One the card states, such as its
+   preferred_erase_size, has a value and no confidence.) */
+static bool has_value(const struct vm_record *rec)
+{
+	for (unsigned i = 1; i < rec->count; i++)
+		if (strcmp(key_of(&rec->fields[i]), "value") == 0)
+			return isfinite(rec->fields[i].value);
+	return false;
+}
+
+/*
+ * What schema 1 wrote of an indexed record (a finding): its value at the
+ * top level under its name, its lower_bound as NAME_is_lower_bound, its
+ * confidence (0 for one not determined; none for a stated value) and its
+ * why, where it has one.
+ */
+static void schema1_members(struct report *report, const char *name,
+			    const struct vm_record *rec)
+{
+	bool valued = has_value(rec);
+
+	for (unsigned i = 1; i < rec->count; i++) {
+		struct vm_field field = rec->fields[i];
+		const char *key = key_of(&field);
+		char bound[KEY_MAX + 16];
+
+		if (strcmp(key, "value") == 0) {
+			buffer_member(&report->schema1_top, ",\n  ", name,
+				      &field);
+		} else if (strcmp(key, "lower_bound") == 0) {
+			snprintf(bound, sizeof(bound), "%s_is_lower_bound",
+				 name);
+			buffer_member(&report->schema1_top, ",\n  ", bound,
+				      &field);
+		} else if (strcmp(key, "confidence") == 0) {
+			if (!isfinite(field.value) && valued)
+				continue;
+			if (!isfinite(field.value))
+				field.value = 0;
+			buffer_member(&report->schema1_confidence, ", ", name,
+				      &field);
+		} else if (strcmp(key, "why") == 0 && field.label &&
+			   field.label[0]) {
+			buffer_member(&report->schema1_why, ", ", name,
+				      &field);
+		}
+	}
+}
+
 /* A record of the index: under its first field's label, the others. */
 static void json_index_record(struct report *report,
 			      const struct vm_record *rec)
@@ -678,14 +769,17 @@ static void json_index_record(struct report *report,
 	const struct report_meta *meta = report->meta;
 	const struct vm_field *first = &rec->fields[0];
 
-	if (!report->index || !rec->count || first->unit != VM_UNIT_LABEL ||
+	if (!report->index.out || !rec->count ||
+	    first->unit != VM_UNIT_LABEL ||
 	    strcmp(key_of(first), meta->index_key ? meta->index_key : ""))
 		return;
-	fputs(report->index_count++ ? ",\n    " : "\n    ", report->index);
-	json_write_string(report->index, first->label);
-	fputs(": {", report->index);
-	json_members(report, report->index, rec, 1, "", 0);
-	fputc('}', report->index);
+	fputs(report->index.count++ ? ",\n    " : "\n    ", report->index.out);
+	json_write_string(report->index.out, first->label);
+	fputs(": {", report->index.out);
+	json_members(report, report->index.out, rec, 1, "", 0);
+	fputc('}', report->index.out);
+	if (meta->index_schema1)
+		schema1_members(report, first->label, rec);
 }
 
 static void json_record(struct report *report, const struct vm_record *rec)
@@ -700,6 +794,22 @@ static void json_record(struct report *report, const struct vm_record *rec)
 	json_members(report, out, rec, 0, "", 0);
 	fputc('}', out);
 	json_index_record(report, rec);
+}
+
+/* The schema-1 members, for its readers: see report_meta.index_schema1. */
+static void json_schema1_end(struct report *report)
+{
+	FILE *out = report->out;
+	const char *top = buffer_text(&report->schema1_top);
+	const char *confidence = buffer_text(&report->schema1_confidence);
+	const char *why = buffer_text(&report->schema1_why);
+
+	if (report->schema1_top.count)
+		fprintf(out, "  %.*s,\n", (int)report->schema1_top.size, top);
+	fprintf(out, "  \"confidence\": {%.*s},\n",
+		(int)report->schema1_confidence.size, confidence);
+	fprintf(out, "  \"not_determined\": {%.*s},\n",
+		(int)report->schema1_why.size, why);
 }
 
 static void json_end(struct report *report, const struct dev_stats *stats,
@@ -718,13 +828,16 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 	else
 		fputs("  \"device_time_ns\": null,\n  \"bytes_read\": null,\n"
 		      "  \"bytes_written\": null,\n", out);
-	if (report->index) {
-		fflush(report->index);
+	if (report->index.out) {
+		const char *text = buffer_text(&report->index);
+
 		fputs("  ", out);
 		json_write_string(out, report->meta->index_member);
-		fprintf(out, ": {%.*s%s},\n", (int)report->index_size,
-			report->index_text, report->index_count ? "\n  " : "");
+		fprintf(out, ": {%.*s%s},\n", (int)report->index.size, text,
+			report->index.count ? "\n  " : "");
 	}
+	if (report->schema1_top.out)
+		json_schema1_end(report);
 	fputs("  \"units\": {", out);
 	for (unsigned i = 0; i < report->unit_keys.count; i++) {
 		fputs(i ? ", " : "", out);
@@ -753,6 +866,18 @@ int report_parse_format(const char *name, enum report_format *format)
 	return -EINVAL;
 }
 
+/* 0, or -ENOMEM when a write to one of them failed. */
+static int close_buffers(struct report *report)
+{
+	int err = buffer_close(&report->rows);
+
+	err = buffer_close(&report->index) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_top) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_confidence) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_why) ? -ENOMEM : err;
+	return err;
+}
+
 struct report *report_open(FILE *out, enum report_format format,
 			   const struct report_meta *meta)
 {
@@ -764,21 +889,16 @@ struct report *report_open(FILE *out, enum report_format format,
 	report->format = format;
 	report->meta = meta;
 	report->terminal = isatty(fileno(out));
-	if (format == REPORT_CSV) {
-		report->rows = open_memstream(&report->rows_text,
-					      &report->rows_size);
-		if (!report->rows) {
-			free(report);
-			return NULL;
-		}
-	}
-	if (format == REPORT_JSON && meta->index_member) {
-		report->index = open_memstream(&report->index_text,
-					       &report->index_size);
-		if (!report->index) {
-			free(report);
-			return NULL;
-		}
+	if ((format == REPORT_CSV && !buffer_open(&report->rows)) ||
+	    (format == REPORT_JSON && meta->index_member &&
+	     !buffer_open(&report->index)) ||
+	    (format == REPORT_JSON && meta->index_schema1 &&
+	     (!buffer_open(&report->schema1_top) ||
+	      !buffer_open(&report->schema1_confidence) ||
+	      !buffer_open(&report->schema1_why)))) {
+		close_buffers(report);
+		free(report);
+		return NULL;
 	}
 	if (!report->terminal)
 		setvbuf(out, NULL, _IOFBF, REPORT_BUFFER);
@@ -814,18 +934,8 @@ int report_close(struct report *report, const struct dev_stats *stats,
 		err = -ENOMEM;
 	key_table_free(&report->columns);
 	key_table_free(&report->unit_keys);
-	if (report->rows) {
-		if (ferror(report->rows))
-			err = -ENOMEM;
-		fclose(report->rows);
-		free(report->rows_text);
-	}
-	if (report->index) {
-		if (ferror(report->index))
-			err = -ENOMEM;
-		fclose(report->index);
-		free(report->index_text);
-	}
+	if (close_buffers(report))
+		err = -ENOMEM;
 	free(report);
 	return err;
 }

@@ -147,4 +147,59 @@ sys.exit(stairs[\"diff_noise_ns\"] > 1e6)
 "
 '
 
+# schema1 JSON: a schema-1 reader's members - each finding's value at the
+# top level, "confidence" (0 where not determined) and "not_determined" -
+# agree with the findings.
+schema1() {
+	python3 - "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+fail = []
+for name, f in r["findings"].items():
+    if r.get(name, "missing") != f["value"]:
+        fail.append("%s: top %r, finding %r" % (name, r.get(name), f["value"]))
+    if f["confidence"] is not None or f["value"] is None:
+        if r["confidence"].get(name) != (f["confidence"] or 0):
+            fail.append("%s: confidence %r" % (name, r["confidence"].get(name)))
+    if f.get("why") and r["not_determined"].get(name) != f["why"]:
+        fail.append("%s: not_determined %r" % (name, r["not_determined"].get(name)))
+    if "lower_bound" in f and r[name + "_is_lower_bound"] != f["lower_bound"]:
+        fail.append(name + "_is_lower_bound")
+print(sys.argv[1], r["erase_size"], r["confidence"]["erase_size"])
+if fail:
+    print("; ".join(fail))
+    sys.exit(1)
+EOF
+}
+
+test_expect_success 'schema-1 readers get the findings at the top level too' '
+	known=0
+	for f in "$REAL"/*align*.txt; do
+		"$FLASHBENCH" --analyze --format=json "$f" >out.json &&
+		schema1 out.json >line || { cat line; return 1; }
+		cat line
+		grep -q " None " line || known=$((known + 1))
+	done
+	echo "$known with an erase block" && test $known -ge 10 &&
+	"$FLASHBENCH" --analyze --format=json "$REAL"/001-*align*.txt >out.json &&
+	python3 -c "
+import json
+r = json.load(open(\"out.json\"))
+assert r[\"erase_size\"] == 4194304 and r[\"confidence\"][\"erase_size\"] > 0.5
+assert r[\"confidence\"][\"open_au_linear\"] == 0
+assert r[\"not_determined\"][\"open_au_linear\"]
+"
+'
+
+test_expect_success 'and so do those of --detect' '
+	"$FLASHBENCH" --detect --format=json sim:sandisk-su08g >out.json \
+		2>/dev/null &&
+	schema1 out.json &&
+	python3 -c "
+import json
+r = json.load(open(\"out.json\"))
+assert r[\"erase_size\"] == 4194304 and r[\"page_size\"] == 8192
+"
+'
+
 test_done
