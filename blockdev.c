@@ -231,14 +231,12 @@ static void blockdev_async_buffers(struct dev *dev, void *const *bufs,
 		e->ops->buffers(e, bufs, lengths, count);
 }
 
-/* io_uring's lengths are 32 bits and its results signed: 1 GiB is ample. */
-#define ENGINE_MAX_LENGTH (1ULL << 30)
 
 static int check_engine_range(struct dev_batch *b)
 {
 	for (unsigned i = 0; i < b->count; i++)
 		if (syscall_range(b->ios[i].offset, b->ios[i].length) ||
-		    b->ios[i].length > ENGINE_MAX_LENGTH) {
+		    b->ios[i].length > DEV_MAX_TRANSFER_BYTES) {
 			b->failed = i;
 			return -EOVERFLOW;
 		}

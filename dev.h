@@ -89,6 +89,12 @@ struct dev_stats {
 
 /* The most operations a batch keeps in flight (--iodepth's maximum). */
 #define DEV_MAX_DEPTH 256
+/*
+ * The longest single operation: Linux moves at most 2 GiB - 4 KiB in one
+ * read or write, and io_uring's lengths are 32 bits and its results
+ * signed (-b and -e are held to it).
+ */
+#define DEV_MAX_TRANSFER_BYTES (1ULL << 30)
 /* An operation of a batch that failed or was never submitted has no time. */
 #define DEV_IO_NO_TIME UINT64_MAX
 

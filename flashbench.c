@@ -44,9 +44,6 @@
 #define MIB (1024ULL * 1024)
 #define OPEN_AU_SPACING 12	/* erase blocks between open-au blocks */
 #define MAX_OPERATIONS 100000000ULL	/* refuse programs beyond this */
-/* -b and -e: Linux moves at most 2 GiB - 4 KiB in one read or write, and
-   io_uring 1 GiB here; a block is one transfer and one buffer */
-#define MAX_TRANSFER_BYTES (1024 * MIB)
 
 /* Long-only options. */
 enum {
@@ -275,12 +272,12 @@ static const struct option_def option_defs[] = {
 	{ 'b', "blocksize", "SIZE", SECTION_PARAMETERS,
 	  "block size (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(blocksize), .def = 16384, .min = 1,
-	  .max = MAX_TRANSFER_BYTES,
+	  .max = DEV_MAX_TRANSFER_BYTES,	/* a block is one transfer */
 	  .applies = T_VM | T_READ_SPEED | T_IOPS, .original = true },
 	{ 'e', "erasesize", "SIZE", SECTION_PARAMETERS,
 	  "erase block size (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(erasesize), .def = 4 * MIB, .min = 1,
-	  .max = MAX_TRANSFER_BYTES,
+	  .max = DEV_MAX_TRANSFER_BYTES,	/* a block is one transfer */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_FIND_FAT | T_PROGRAM |
 		     T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS,
 	  .original = true },
