@@ -21,7 +21,7 @@ INSTALL ?= install
 
 # every module; the two programs add their own main
 MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
-	stamp capacity undo \
+	stamp capacity undo undotrust \
 	report reportanalyze reportdetect analysis analyze info inforeg \
 	infosysfs link json \
 	plot progress speed detect hist hostq

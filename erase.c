@@ -12,10 +12,9 @@
 
 #include "cli.h"
 #include "dev.h"
+#include "exitcode.h"
 #include "units.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 
 static void usage(FILE *out)
 {

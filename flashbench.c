@@ -19,6 +19,7 @@
 #include "analysis.h"
 #include "analyze.h"
 #include "capacity.h"
+#include "exitcode.h"
 #include "cli.h"
 #include "detect.h"
 #include "dev.h"
@@ -36,11 +37,10 @@
 #include "reportdetect.h"
 #include "units.h"
 #include "undo.h"
+#include "undotrust.h"
 #include "vm.h"
 
 #define VERSION "1.0"
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 #define MIB (1024ULL * 1024)
 #define OPEN_AU_SPACING 12	/* erase blocks between open-au blocks */
 #define MAX_OPERATIONS 100000000ULL	/* refuse programs beyond this */
@@ -398,7 +398,7 @@ static void on_signal(int signo)
 {
 	/* a second interrupt does not wait for anything */
 	if (stop_signal)
-		_exit(128 + signo);
+		_exit(EXIT_SIGNAL_BASE + signo);
 	stop_signal = signo;
 }
 
@@ -1099,7 +1099,7 @@ static int end_run(const struct config *cfg, struct dev *dev, int err,
 	if (err == -EINTR) {
 		dev_close(dev);
 		fprintf(stderr, "%s: %s\n", program_name, interrupted);
-		return 128 + stop_signal;
+		return EXIT_SIGNAL_BASE + stop_signal;
 	}
 	if (err == -ENOMEM)
 		runtime_error("out of memory");

@@ -24,14 +24,13 @@
 
 #include "cli.h"
 #include "dev.h"
+#include "exitcode.h"
 #include "emustore.h"
 #include "fuse.h"
 #include "json.h"
 #include "sim.h"
 #include "units.h"
 
-#define EXIT_RUNTIME 1
-#define EXIT_USAGE 2
 #define CARD_NAME "card"
 #define SECTOR_BYTES 512ULL
 #define DEFAULT_MEM_CAP (1024ULL * 1024 * 1024)

@@ -26,20 +26,6 @@ struct undo {
 	bool unsynced;			/* records since the last fsync */
 };
 
-/* The default undo file for a device: /var/tmp/flashbench-NAME.undo. */
-void undo_default_path(const char *device, char *buf, size_t size);
-
-/*
- * Refuse an undo file whose file system lives on the device under test
- * or one of its partitions.  Returns 0, or -EXDEV with why set; other
- * negative errnos when the file's directory is missing or not writable.
- */
-int undo_check_location(const char *path, const char *device, char *why,
-			size_t size);
-
-/* A fingerprint of the device's identity (sysfs, or the file itself). */
-uint64_t undo_fingerprint(const struct dev *dev);
-
 /*
  * Create the file (never over an existing one: it may hold the only copy
  * of a crashed run's blocks) and write its header.  0 or -errno.
