@@ -548,3 +548,38 @@ progress_cleared() {
 			print "last progress line: " last
 		}' >&2
 }
+
+# ---- running the tool as another user ----
+
+# as_other_user CMD...: CMD as uid and gid 65534 (nobody), no groups.
+as_other_user() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+
+# other_user_dir: make $OTHER_DIR, a directory uid 65534 can reach even
+# when the clone and $TMPDIR lie below a private (0700) directory, with
+# a copy of the flashbench under test in it ($OTHER_DIR/flashbench).
+# Tests that run the tool as that user copy their fixtures there too.
+# Fails, with the reason in $other_user_why, when it cannot be done
+# (not root, no setpriv, /tmp not reachable): the caller skips.
+other_user_dir() {
+	other_user_why=
+	if [ "$(id -u)" != 0 ]; then
+		other_user_why="needs root to run as another user"
+		return 1
+	fi
+	if ! command -v setpriv >/dev/null 2>&1; then
+		other_user_why="needs setpriv"
+		return 1
+	fi
+	OTHER_DIR=$(mktemp -d /tmp/flashbench-other.XXXXXX) || {
+		other_user_why="cannot make a directory in /tmp"
+		return 1
+	}
+	test_at_exit "rm -rf '$OTHER_DIR'"
+	chmod 755 "$OTHER_DIR" && cp "$FLASHBENCH" "$OTHER_DIR/flashbench" &&
+	as_other_user test -x "$OTHER_DIR/flashbench" || {
+		other_user_why="uid 65534 cannot reach $OTHER_DIR"
+		return 1
+	}
+}
