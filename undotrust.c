@@ -148,8 +148,8 @@ int undo_default_path(const char *device, char *buf, size_t size,
 		return err;
 	err = make_directories(dir, parent_mode);
 	if (err) {
-		snprintf(why, why_size, "%s: cannot be made: %s", dir,
-			 strerror(-err));
+		snprintf(why, why_size, "%s: cannot be made: %s; give "
+			 "--undo-file=FILE", dir, strerror(-err));
 		return err;
 	}
 	err = check_own_directory(dir, why, why_size);
