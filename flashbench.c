@@ -1933,11 +1933,14 @@ static void check_capacity_args(const struct config *cfg,
 			    cfg->device,
 			    (unsigned long long)dev->size_bytes,
 			    (unsigned long long)cfg->cache_limit);
-	if (access(undo_path, F_OK) == 0)
+	err = undo_check_new(undo_path, why, sizeof(why));
+	if (err == -EEXIST)
 		usage_error("--undo-file: %s exists (left by a run that did "
 			    "not finish? %s --restore=%s %s puts its blocks "
 			    "back); remove it to start over", undo_path,
 			    program_name, undo_path, cfg->device);
+	if (err)
+		usage_error("--undo-file: %s: %s", undo_path, why);
 	err = undo_check_location(undo_path, cfg->device, why, sizeof(why));
 	if (err == -EXDEV)
 		usage_error("--undo-file: %s; put it on another device",
@@ -1997,8 +2000,10 @@ static int run_capacity(struct config *cfg)
 
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	if (!undo_path) {
-		undo_default_path(cfg->device, default_undo,
-				  sizeof(default_undo));
+		if (undo_default_path(cfg->device, default_undo,
+				      sizeof(default_undo), undo_why,
+				      sizeof(undo_why)))
+			usage_error("--undo-file: %s", undo_why);
 		undo_path = default_undo;
 	}
 	check_capacity_args(cfg, &dev, undo_path);
@@ -2038,6 +2043,8 @@ static void check_undo_file(const struct config *cfg)
 	struct dev dev;
 	int err;
 
+	if (undo_check_trusted(cfg->restore_path, why, sizeof(why)) == -EPERM)
+		usage_error("--restore: %s: %s", cfg->restore_path, why);
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	err = undo_check_file(cfg->restore_path, &dev, why, sizeof(why));
 	dev_close(&dev);

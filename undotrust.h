@@ -1,8 +1,10 @@
 /*
- * undotrust: where undo files may live and which device one belongs to.
- * The default undo path, the refusal of an undo file on the device under
+ * undotrust: where undo files may live, who may have written one, and
+ * which device one belongs to.  The default undo directory (the user's
+ * own), the refusal of an undo file anyone else could have written or
+ * that is not a new regular file, the refusal of one on the device under
  * test, and a fingerprint of the device's identity for the undo file's
- * header.
+ * header, from what survives a replug.
  */
 #ifndef FLASHBENCH_UNDOTRUST_H
 #define FLASHBENCH_UNDOTRUST_H
@@ -15,8 +17,43 @@
 /* The directory a path names a file in: "dir", "/" or ".". */
 void undo_directory_of(const char *path, char *dir, size_t size);
 
-/* The default undo file for a device: /var/tmp/flashbench-NAME.undo. */
-void undo_default_path(const char *device, char *buf, size_t size);
+/*
+ * The default undo file for a device, NAME.undo in the user's undo
+ * directory: /var/lib/flashbench/undo for root (euid 0), else
+ * ${XDG_STATE_HOME:-$HOME/.local/state}/flashbench/undo.  The directory
+ * is made 0700 when missing (its parents as mkdir -p would: 0755 under
+ * /var/lib, 0700 under the user's state directory).  Returns 0, or a
+ * negative errno with why set ("DIR: reason") when it cannot be made or
+ * is not the user's alone: a symbolic link, owned by another, or
+ * writable by its group or others.
+ */
+int undo_default_path(const char *device, char *buf, size_t size,
+		      char *why, size_t why_size);
+
+/*
+ * Before a check creates the undo file at path: 0 when nothing is there
+ * and its directory is trusted (see undo_open_trusted); -EEXIST when a
+ * regular file is (a crashed run's blocks, perhaps); -EPERM with why
+ * set for anything else there (a directory, a device, a FIFO, a
+ * symbolic link) or an untrusted directory; another negative errno,
+ * with why set, when the path cannot be looked up.  Nothing is opened.
+ */
+int undo_check_new(const char *path, char *why, size_t size);
+
+/*
+ * Open an existing undo file for reading, only when no one but the
+ * effective user could have written it: a regular file, not a symbolic
+ * link, owned by the effective user and writable by neither its group
+ * nor others, in a directory owned by the effective user or root that
+ * others cannot write to (or only with the sticky bit set).  The checks
+ * are made on the open descriptor, so what is checked is what is read.
+ * Returns the descriptor, -EPERM with why set when the file is refused,
+ * or another negative errno, with why set, when it cannot be opened.
+ */
+int undo_open_trusted(const char *path, char *why, size_t size);
+
+/* undo_open_trusted, the descriptor closed again: 0 or its error. */
+int undo_check_trusted(const char *path, char *why, size_t size);
 
 /*
  * Refuse an undo file whose file system lives on the device under test
@@ -26,7 +63,13 @@ void undo_default_path(const char *device, char *buf, size_t size);
 int undo_check_location(const char *path, const char *device, char *why,
 			size_t size);
 
-/* A fingerprint of the device's identity (sysfs, or the file itself). */
+/*
+ * A fingerprint of the device's identity, the same when the device comes
+ * back under another name: the card's CID and serial, the disk's WWID or
+ * its USB serial, a loop device's backing file (device and inode), a
+ * partition's disk and start; for an image file its device and inode,
+ * for a simulated card its spec.  Never the node's name or sysfs path.
+ */
 uint64_t undo_fingerprint(const struct dev *dev);
 
 #endif

@@ -583,3 +583,37 @@ other_user_dir() {
 		return 1
 	}
 }
+
+# full_fifo: $FIFO (a path the script sets), held open on fd 3 and filled
+# up, so that a run whose standard output it is blocks when it flushes its
+# first round: it is sure to be in its middle until drain_fifo.
+full_fifo() {
+	rm -f "$FIFO" && mkfifo "$FIFO" && exec 3<>"$FIFO" &&
+	{ dd if=/dev/zero of="$FIFO" bs=4096 count=1024 oflag=nonblock \
+		2>/dev/null; test $? -le 1; }
+}
+
+# drain_fifo: read the FIFO away, so the run can write and end; then
+# close fd 3.  The read end is opened here, while fd 3 still holds the
+# FIFO open for writing (so the open cannot wait for a writer that may
+# already be gone), and the reader does not inherit fd 3: a write end of
+# its own would keep it waiting for an end of file that never comes.
+drain_fifo() {
+	exec 4<"$FIFO" &&
+	{ cat <&4 >/dev/null 3<&- 4<&- & } &&
+	exec 3<&- 4<&-
+}
+
+# killed_capacity_check BYTES UNDO DEVICE: a --capacity-check of DEVICE
+# with its undo file at UNDO, its output a full FIFO ($FIFO) that holds it
+# in its first round, killed with SIGKILL once it has written BYTES: it
+# leaves UNDO behind, and DEVICE as it was in the middle of the run.
+killed_capacity_check() {
+	full_fifo &&
+	FB_OUT=$FIFO fb_start --capacity-check --undo-file="$2" "$3" &&
+	wait_written "$1" &&
+	kill -9 $fb_pid &&
+	fb_wait &&
+	drain_fifo &&
+	test -s "$2"
+}

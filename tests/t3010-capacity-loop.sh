@@ -43,25 +43,6 @@ assert r["bytes_written"] > 0 and r["bytes_restored"] > 0, r
 ' "$1"
 }
 
-# full_fifo: $FIFO, held open on fd 3 and filled up, so that a run whose
-# standard output it is blocks when it flushes its first round.
-full_fifo() {
-	rm -f "$FIFO" && mkfifo "$FIFO" && exec 3<>"$FIFO" &&
-	{ dd if=/dev/zero of="$FIFO" bs=4096 count=1024 oflag=nonblock \
-		2>/dev/null; test $? -le 1; }
-}
-
-# drain_fifo: read the FIFO away, so the run can write and end; then
-# close fd 3.  The read end is opened here, while fd 3 still holds the
-# FIFO open for writing (so the open cannot wait for a writer that may
-# already be gone), and the reader does not inherit fd 3: a write end of
-# its own would keep it waiting for an end of file that never comes.
-drain_fifo() {
-	exec 4<"$FIFO" &&
-	{ cat <&4 >/dev/null 3<&- 4<&- & } &&
-	exec 3<&- 4<&-
-}
-
 exit_is() {
 	test "$(cat code)" = "$1" ||
 		{ echo "exit code $(cat code), want $1" >&2; return 1; }
@@ -123,13 +104,7 @@ test_loop_io 'loop: SIGTERM in the middle: exit 143, every byte put back' '
 '
 
 test_loop_io 'loop: kill -9 in the middle, then --restore: every byte back; another device refused' '
-	full_fifo &&
-	FB_OUT=$FIFO fb_start --capacity-check --undo-file="$UNDO" "$LOOP" &&
-	wait_written $IN_ROUND &&
-	kill -9 $fb_pid &&
-	fb_wait &&
-	drain_fifo &&
-	test -s "$UNDO" &&
+	killed_capacity_check $IN_ROUND "$UNDO" "$LOOP" &&
 	test "$(dev_sum "$LOOP")" != "$(cat "$TRASH/loop.sum")" &&
 	test_usage_error flashbench \
 		"--restore: .*dev.undo: it was made for another device of the same size" \
