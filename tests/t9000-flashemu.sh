@@ -197,6 +197,15 @@ emu_attach() {
 	echo "$ea_dev"
 }
 
+# emu_detach DEV: detach a loop device emu_attach made, and forget it:
+# the cleanup at the end must not detach another test's device that took
+# the name since.
+emu_detach() {
+	losetup -d "$1" &&
+	{ grep -vFx -- "$1" "$TRASH/.loops" || :; } >"$TRASH/.loops.new" &&
+	mv "$TRASH/.loops.new" "$TRASH/.loops"
+}
+
 emu_mounted() {
 	awk -v m="$TRASH/$1" '$5 == m { found = 1 } END { exit !found }' \
 		/proc/self/mountinfo
@@ -349,7 +358,7 @@ test_emu 'SIGKILL of flashbench mid-run leaves the loop device detachable' '
 	poll_until "the announcement" grep -q "overwrites bytes" err &&
 	kill -KILL "$fb_pid" &&
 	fb_wait && test "$(cat code)" = 137 &&
-	losetup -d "$loop" &&
+	emu_detach "$loop" &&
 	poll_until "the loop device detached" eval "! emu_attached main"
 '
 
@@ -373,7 +382,7 @@ test_emu 'busy: SIGTERM with a loop device attached names it, then waits' '
 	! emu_ended busy &&
 	dd if="$loop" bs=4K count=1 iflag=direct status=none | wc -c >n &&
 	test "$(cat n)" = 4096 &&
-	losetup -d "$loop" &&
+	emu_detach "$loop" &&
 	emu_gone busy
 '
 
@@ -431,7 +440,7 @@ test_emu 'drain: a dd writing 100 MiB to the loop device outlives a SIGTERM' '
 test_emu 'drain: served until the loop device is detached, then exit 0, unmounted' '
 	loop=$(cat "$TRASH/drain.loop") &&
 	! emu_ended drain && emu_mounted drain &&
-	losetup -d "$loop" &&
+	emu_detach "$loop" &&
 	emu_gone drain &&
 	test "$(grep -c "$DRAINING" "$TRASH/drain.err")" = 1
 '
@@ -444,7 +453,7 @@ test_emu 'drain: a dd reading 100 MiB with iflag=direct outlives a SIGTERM' '
 	signal_halfway rdrain TERM &&
 	cksum <back >got && test_cmp want got &&
 	! emu_ended rdrain &&
-	losetup -d "$loop" &&
+	emu_detach "$loop" &&
 	emu_gone rdrain
 '
 
@@ -463,7 +472,7 @@ fails from now on" "$TRASH/stop2.err" &&
 	test -e "/sys/block/${loop#/dev/}/loop/backing_file" &&
 	test_expect_code 1 dd if="$loop" of=/dev/null bs=4K count=1 \
 		iflag=direct status=none &&
-	losetup -d "$loop"
+	emu_detach "$loop"
 '
 
 test_emu 'drain: SIGINT while a process has the card open: served until closed' '
