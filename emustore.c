@@ -247,9 +247,11 @@ int emustore_check(const char *path, const char *outside_of,
 	if (place->exists && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return why_not(why, why_size, -EINVAL, "%s, not a regular "
 			       "file or a block device", kind_of(st.st_mode));
-	place->block = place->exists && S_ISBLK(st.st_mode);
-	place->dev = st.st_dev;
-	place->ino = st.st_ino;
+	if (place->exists) {
+		place->block = S_ISBLK(st.st_mode);
+		place->dev = st.st_dev;
+		place->ino = st.st_ino;
+	}
 	err = check_shared(path, place, &st, why, why_size);
 	if (!err && place->block)
 		err = check_block(place, size_bytes, why, why_size);
