@@ -4,8 +4,9 @@
  * an empty directory; each read, write and hole punch of MOUNTPOINT/card
  * is charged to the model (sim.c) as the kernel delivers it, moves data
  * in the store (emustore.c), and completes when the model says, on the
- * wall clock.  SIGINT and SIGTERM unmount; SIGUSR1 reports what the card
- * did so far.
+ * wall clock.  SIGINT and SIGTERM drain: the card is served until its
+ * last holder lets go, then unmounted; SIGUSR1 reports what the card did
+ * so far.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +36,7 @@
 #define SECTOR_BYTES 512ULL
 #define DEFAULT_MEM_CAP (1024ULL * 1024 * 1024)
 #define NS_PER_S 1000000000ULL
+#define VERSION "1.0"	/* the tool's, as flashbench --version says */
 
 static void usage(FILE *out)
 {
@@ -47,15 +49,19 @@ static void usage(FILE *out)
 	      "Options:\n"
 	      "     --time-scale=X   run X times faster than the model "
 	      "(default 1)\n"
-	      "     --store=FILE     keep the data in FILE (sparse), not in "
-	      "memory\n"
+	      "     --store=FILE     keep the data in FILE (sparse) or on a "
+	      "block device,\n"
+	      "                      not in memory\n"
 	      "     --mem-cap=SIZE   hold at most SIZE of data in memory "
 	      "(default 1GiB)\n"
 	      "     --stats=FILE     write the statistics to FILE as JSON, "
 	      "on SIGUSR1 and at exit\n"
-	      " -h, --help           display this help\n\n"
-	      "SIGINT or SIGTERM unmounts and exits; SIGUSR1 prints the "
-	      "statistics.\n\nFor more details see flashemu(1).\n", out);
+	      " -h, --help           display this help\n"
+	      " -V, --version        display version\n\n"
+	      "SIGINT or SIGTERM serves the card until its last user lets go, "
+	      "then unmounts\nand exits (a second one stops at once); "
+	      "SIGUSR1 prints the statistics.\n\n"
+	      "For more details see flashemu(1).\n", out);
 }
 
 static void usage_error(const char *format, ...)
@@ -422,6 +428,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "mem-cap", required_argument, NULL, 'm' },
 		{ "stats", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	char why[320];
@@ -430,7 +437,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	*o = (struct options){ .time_scale = 1.0,
 			       .mem_cap_bytes = DEFAULT_MEM_CAP };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":hV", longs, NULL)) != -1) {
 		if (c == 't')
 			o->time_scale = scale_arg(optarg);
 		else if (c == 's')
@@ -441,7 +448,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->stats_path = optarg;
 		else if (c == 'h') {
 			usage(stdout);
-			exit(0);
+			exit(EXIT_OK);
+		} else if (c == 'V') {
+			printf("flashemu %s\n", VERSION);
+			exit(EXIT_OK);
 		} else
 			usage_error("%s", cli_option_error(c, optopt,
 				    argv[optind - 1], longs, why,
@@ -512,8 +522,8 @@ static bool is_empty_dir(const char *path)
 	return empty;
 }
 
-/* An existing, empty directory that nothing is mounted on. */
-static void check_mountpoint(const char *mountpoint)
+/* An existing, empty directory that nothing is mounted on: resolved. */
+static char *check_mountpoint(const char *mountpoint)
 {
 	struct stat st;
 	char *path;
@@ -524,26 +534,50 @@ static void check_mountpoint(const char *mountpoint)
 	if (!S_ISDIR(st.st_mode))
 		usage_error("mountpoint %s: not a directory", mountpoint);
 	path = realpath(mountpoint, NULL);
-	if (path && is_mounted(path))
+	if (!path)
+		usage_error("mountpoint %s: %s", mountpoint, strerror(errno));
+	if (is_mounted(path))
 		usage_error("mountpoint %s: already mounted (umount %s, or "
 			    "choose an empty directory)", mountpoint, path);
-	free(path);
 	if (!is_empty_dir(mountpoint))
 		usage_error("mountpoint %s: not empty (choose an empty "
 			    "directory)", mountpoint);
+	return path;
+}
+
+/*
+ * --store=FILE: a regular file or a block device outside the mountpoint,
+ * checked before anything is made (emustore_check says what may be).
+ */
+static void check_store(const char *path, const char *mountpoint,
+			uint64_t card_bytes, struct emustore_place *place)
+{
+	char why[PATH_MAX + 128];
+
+	if (emustore_check(path, mountpoint, card_bytes, place, why,
+			   sizeof(why)))
+		usage_error("--store: %s: %s", path, why);
 }
 
 /* --- signals and shutdown ---------------------------------------------- */
 
 static volatile sig_atomic_t stop_signals;	/* SIGINT/SIGTERM so far */
+static volatile sig_atomic_t stop_signo;	/* the last of them */
 static volatile sig_atomic_t report_wanted;	/* SIGUSR1 */
 
 static void on_signal(int signo)
 {
-	if (signo == SIGUSR1)
+	if (signo == SIGUSR1) {
 		report_wanted = 1;
-	else
+	} else {
 		stop_signals++;
+		stop_signo = signo;
+	}
+}
+
+static const char *stop_name(void)
+{
+	return stop_signo == SIGINT ? "SIGINT" : "SIGTERM";
 }
 
 /*
@@ -599,40 +633,36 @@ static int tell_loop_holders(const char *card)
 	return n;
 }
 
-/*
- * Unmount.  Returns true when done; false when the file system was busy
- * and was detached lazily instead, so the caller keeps serving until the
- * kernel ends the connection (the last holder let go).
- */
-static bool shut_down(struct fuse_server *fs)
+/* Said once, at the first signal while something holds the card open. */
+static void tell_draining(const struct fuse_server *fs)
 {
 	char card[4096];
+
+	fprintf(stderr, "flashemu: %s: serving until the card is released; a "
+		"second signal stops at once\n", stop_name());
+	snprintf(card, sizeof(card), "%s/%s", fs->mountpoint, fs->file_name);
+	tell_loop_holders(card);
+}
+
+/*
+ * Unmount.  Busy though no user holds the card means a process works
+ * inside the mountpoint, or the last close is still letting go of it:
+ * the mount is detached lazily, and the kernel frees it after them.
+ */
+static void unmount(struct fuse_server *fs)
+{
 	int err = fuse_server_unmount(fs, 0);
 
-	if (err != -EBUSY) {
-		if (err && err != -EINVAL)	/* EINVAL: unmounted already */
-			fprintf(stderr, "flashemu: umount %s: %s\n",
-				fs->mountpoint, strerror(-err));
-		return true;
-	}
-	snprintf(card, sizeof(card), "%s/%s", fs->mountpoint, fs->file_name);
-	if (tell_loop_holders(card) == 0)
-		fprintf(stderr, "flashemu: %s is busy: a process has %s open "
-			"or works inside it\n", fs->mountpoint, card);
-	err = fuse_server_unmount(fs, MNT_DETACH);
-	if (err) {
-		fprintf(stderr, "flashemu: umount -l %s: %s\n",
-			fs->mountpoint, strerror(-err));
-		return true;
-	}
-	fprintf(stderr, "flashemu: unmounted %s lazily (MNT_DETACH): the "
-		"card is served until its last user lets go; a second signal "
-		"stops at once\n", fs->mountpoint);
-	return false;
+	if (err == -EBUSY)
+		err = fuse_server_unmount(fs, MNT_DETACH);
+	if (err && err != -EINVAL)	/* EINVAL: unmounted already */
+		fprintf(stderr, "flashemu: umount %s: %s\n", fs->mountpoint,
+			strerror(-err));
 }
 
 /* --- main -------------------------------------------------------------- */
 
+/* The model: a bad spec is refused before anything is made. */
 static void open_card(const struct options *o, struct card *c)
 {
 	char why[320];
@@ -649,19 +679,32 @@ static void open_card(const struct options *o, struct card *c)
 	}
 	dev_allow_writes(&c->dev, 0, c->dev.size_bytes);
 	c->time_scale = o->time_scale;
-	err = emustore_open(&c->store, c->dev.size_bytes, o->store_path,
-			    o->mem_cap_bytes, why, sizeof(why));
-	if (err) {
+}
+
+static void open_store(const struct options *o, struct card *c,
+		       const struct emustore_place *place)
+{
+	char why[PATH_MAX + 128];
+
+	if (emustore_open(&c->store, c->dev.size_bytes, place,
+			  o->mem_cap_bytes, why, sizeof(why))) {
 		fprintf(stderr, "flashemu: %s\n", why);
 		exit(EXIT_RUNTIME);
 	}
 }
 
-/* Serve until unmounted; 0, or a negative errno from /dev/fuse. */
+/*
+ * Serve until unmounted.  The first SIGINT or SIGTERM drains: every
+ * request is still served while anything holds the card open (a loop
+ * device holds its backing file from attach to detach), and the file
+ * system is unmounted when the last holder lets go, or at once when none
+ * does; a second signal stops at once.  Returns 0, that second signal,
+ * or a negative errno from /dev/fuse.
+ */
 static int serve(const struct options *o, struct card *c,
 		 struct fuse_server *fs, const sigset_t *unblocked)
 {
-	bool told_ready = false, stopping = false;
+	bool told_ready = false, draining = false;
 
 	for (;;) {
 		int err = fuse_server_serve(fs, unblocked);
@@ -682,14 +725,53 @@ static int serve(const struct options *o, struct card *c,
 			report_wanted = 0;
 			report(o, c, fs);
 		}
-		if (stop_signals && (stopping || stop_signals > 1))
+		if (stop_signals && fs->open_files == 0) {
+			unmount(fs);
 			return 0;
-		if (stop_signals && !stopping) {
-			stopping = true;
-			if (shut_down(fs))
-				return 0;
+		}
+		if (stop_signals > 1)
+			return stop_signo;
+		if (stop_signals && !draining) {
+			tell_draining(fs);
+			draining = true;
 		}
 	}
+}
+
+/*
+ * After serving: unmounted, the store written through, the figures told.
+ * A store file made by this run goes again if the card never was ready.
+ */
+static int finish(const struct options *o, struct card *c,
+		  struct fuse_server *fs, int stopped)
+{
+	int status = EXIT_OK, err;
+
+	if (stopped < 0) {
+		fprintf(stderr, "flashemu: read /dev/fuse: %s\n",
+			strerror(-stopped));
+		status = EXIT_RUNTIME;
+	} else if (stopped > 0) {
+		fprintf(stderr, "flashemu: %s again: stopped at once; I/O on "
+			"the card fails from now on\n", stop_name());
+		status = EXIT_SIGNAL_BASE + stopped;
+	}
+	unmount(fs);
+	err = emustore_flush(c->store);
+	if (err) {
+		fprintf(stderr, "flashemu: store %s: fsync: %s\n",
+			o->store_path, strerror(-err));
+		status = EXIT_RUNTIME;
+	}
+	report(o, c, fs);
+	if (status == EXIT_RUNTIME && !fs->initialized)
+		emustore_discard(c->store);
+	else
+		emustore_close(c->store);
+	fuse_server_close(fs);
+	free(c->bounce);
+	dev_close(&c->dev);
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -697,13 +779,19 @@ int main(int argc, char **argv)
 	struct options o;
 	struct card c = { 0 };
 	struct fuse_server fs = { .fd = -1, .file_name = CARD_NAME };
+	struct emustore_place place;
 	sigset_t unblocked;
-	char why[320];
+	char why[320], *mountpoint;
 	int err;
 
 	parse_options(argc, argv, &o);
 	open_card(&o, &c);
-	check_mountpoint(o.mountpoint);
+	mountpoint = check_mountpoint(o.mountpoint);
+	if (o.store_path)
+		check_store(o.store_path, mountpoint, c.dev.size_bytes,
+			    &place);
+	free(mountpoint);
+	open_store(&o, &c, o.store_path ? &place : NULL);
 	fs.size_bytes = c.dev.size_bytes;
 	fs.read_only = c.dev.mode == DEV_READ_ONLY;
 	fs.ops = &card_ops;
@@ -712,18 +800,10 @@ int main(int argc, char **argv)
 	err = fuse_server_mount(&fs, o.mountpoint, why, sizeof(why));
 	if (err) {
 		fprintf(stderr, "flashemu: %s\n", why);
+		emustore_discard(c.store);
+		fuse_server_close(&fs);
+		dev_close(&c.dev);
 		return EXIT_RUNTIME;
 	}
-	err = serve(&o, &c, &fs, &unblocked);
-	if (err)
-		fprintf(stderr, "flashemu: read /dev/fuse: %s\n",
-			strerror(-err));
-	if (fs.mounted && fuse_server_unmount(&fs, 0) == -EBUSY)
-		fuse_server_unmount(&fs, MNT_DETACH);
-	report(&o, &c, &fs);
-	fuse_server_close(&fs);
-	emustore_close(c.store);
-	free(c.bounce);
-	dev_close(&c.dev);
-	return err ? EXIT_RUNTIME : 0;
+	return finish(&o, &c, &fs, serve(&o, &c, &fs, &unblocked));
 }

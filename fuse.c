@@ -101,9 +101,12 @@ void fuse_server_close(struct fuse_server *fs)
 
 /* --- replies ---------------------------------------------------------- */
 
-/* A reply: the header, then length bytes of result. */
-static int reply(struct fuse_server *fs, uint64_t unique, int error,
-		 const void *result, size_t length)
+/*
+ * A reply: the header, then length bytes of result.  -ENOENT when the
+ * caller gave up on the request (it was interrupted or aborted).
+ */
+static int send_reply(struct fuse_server *fs, uint64_t unique, int error,
+		      const void *result, size_t length)
 {
 	struct fuse_out_header out = {
 		.len = (uint32_t)(sizeof(out) + (error ? 0 : length)),
@@ -117,10 +120,18 @@ static int reply(struct fuse_server *fs, uint64_t unique, int error,
 
 	if (error)
 		fs->counts.errors++;
-	/* ENOENT: the caller gave up on the request (interrupted) */
-	if (writev(fs->fd, iov, 2) < 0 && errno != ENOENT)
+	if (writev(fs->fd, iov, 2) < 0)
 		return -errno;
 	return 0;
+}
+
+/* A reply whose caller may have given up: that is no failure of ours. */
+static int reply(struct fuse_server *fs, uint64_t unique, int error,
+		 const void *result, size_t length)
+{
+	int err = send_reply(fs, unique, error, result, length);
+
+	return err == -ENOENT ? 0 : err;
 }
 
 static void fill_attr(const struct fuse_server *fs, uint64_t node,
@@ -215,10 +226,24 @@ static int do_open(struct fuse_server *fs, const struct request *r)
 {
 	const struct fuse_open_in *in = r->arg;
 	struct fuse_open_out out = { .open_flags = FOPEN_DIRECT_IO };
+	int err;
 
 	if (fs->read_only && (in->flags & O_ACCMODE) != O_RDONLY)
 		return reply(fs, r->in->unique, -EROFS, NULL, 0);
-	return reply(fs, r->in->unique, 0, &out, sizeof(out));
+	/* counted once the opener has its file: each gets a RELEASE */
+	err = send_reply(fs, r->in->unique, 0, &out, sizeof(out));
+	if (!err)
+		fs->open_files++;
+	return err == -ENOENT ? 0 : err;
+}
+
+/* An open of the file ended: its last descriptor closed, a loop device
+   detached. */
+static int do_release(struct fuse_server *fs, const struct request *r)
+{
+	if (fs->open_files)
+		fs->open_files--;
+	return reply(fs, r->in->unique, 0, NULL, 0);
 }
 
 static int do_opendir(struct fuse_server *fs, const struct request *r)
@@ -361,7 +386,7 @@ static int do_statfs(struct fuse_server *fs, const struct request *r)
 	return reply(fs, r->in->unique, 0, &out, sizeof(out));
 }
 
-/* Nothing to do, nothing to return: FLUSH, RELEASE, RELEASEDIR... */
+/* Nothing to do, nothing to return: FLUSH, RELEASEDIR, DESTROY... */
 static int do_ok(struct fuse_server *fs, const struct request *r)
 {
 	return reply(fs, r->in->unique, 0, NULL, 0);
@@ -398,7 +423,7 @@ static const struct operation operations[] = {
 	{ FUSE_FSYNC, 0, do_fsync, 0 },
 	{ FUSE_FSYNCDIR, 0, do_ok, 0 },
 	{ FUSE_FLUSH, 0, do_ok, 0 },
-	{ FUSE_RELEASE, 0, do_ok, 0 },
+	{ FUSE_RELEASE, 0, do_release, 0 },
 	{ FUSE_RELEASEDIR, 0, do_ok, 0 },
 	{ FUSE_STATFS, 0, do_statfs, 0 },
 	{ FUSE_DESTROY, 0, do_ok, 0 },

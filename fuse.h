@@ -4,7 +4,9 @@
  * one regular file of a fixed size; its reads, writes, hole punches and
  * syncs go to callbacks, one request at a time, as the kernel delivers
  * them.  The file is opened with direct I/O, so every access reaches the
- * callbacks: no page cache stands between the caller and the card.
+ * callbacks: no page cache stands between the caller and the card.  The
+ * server counts the opens of the file not yet released, so that its
+ * caller knows when nothing holds the file any more.
  */
 #ifndef FLASHBENCH_FUSE_H
 #define FLASHBENCH_FUSE_H
@@ -47,6 +49,9 @@ struct fuse_server {
 	const struct fuse_file_ops *ops;
 	void *ctx;
 	struct fuse_counts counts;
+	/* opens of the file not yet released: a loop device holds one
+	   from attach to detach */
+	uint64_t open_files;
 	unsigned char *buf;		/* one request, up to max_write */
 	size_t buf_bytes;
 };

@@ -6,8 +6,14 @@
 # 4 MiB erase block, -O slows down past the open erase blocks, a pattern
 # reads back, a discard reads back as zeros, and a SIGTERM, a busy loop
 # device or someone else's umount all end with nothing mounted or
-# attached - also after flashbench is killed with SIGKILL mid-run.
-# --store=FILE keeps the data across runs; a write-protected card (ro)
+# attached - also after flashbench is killed with SIGKILL mid-run.  One
+# SIGTERM drains: a dd of 100 MiB through the loop device, written or
+# read, signalled half-way, ends well and its bytes are right; flashemu
+# exits once the loop device is detached; a second signal stops at once.
+# --store=FILE keeps the data across runs, in a file or on a block
+# device; one inside the mountpoint, on /proc, a FIFO, a directory or a
+# character device is refused, and nothing is left of a store made for a
+# run that fails.  A write-protected card (ro)
 # refuses writes.  A counterfeit card (fake=) keeps its data in the model:
 # through the loop device, --capacity-check finds its real end, and every
 # byte it overwrote reads back as before.
@@ -58,6 +64,62 @@ test_expect_success 'bad input: a missing or non-empty mountpoint exits 2' '
 	emu_usage_error "mountpoint nowhere: No such file" sim: nowhere &&
 	mkdir -p full && : >full/file &&
 	emu_usage_error "mountpoint full: not empty" sim: full
+'
+
+test_expect_success '--version prints the version line' '
+	"$FLASHEMU" --version >out 2>err && test ! -s err &&
+	test "$(cat out)" = "flashemu 1.0" &&
+	"$FLASHEMU" -V | cmp out -
+'
+
+test_expect_success 'store: in the mountpoint, /proc, a FIFO, a directory, /dev/null: exit 2' '
+	mkdir -p smnt sdir/dir && mkfifo sdir/fifo &&
+	ls -A smnt sdir >before &&
+	inside="inside the mountpoint $(pwd -P)/smnt" &&
+	emu_usage_error "--store: smnt/card: $inside \(choose a file outside it\)\$" \
+		--store=smnt/card sim:size=64M smnt &&
+	emu_usage_error "--store: /proc/self/mem: on proc, a kernel file system, not storage\$" \
+		--store=/proc/self/mem sim:size=64M smnt &&
+	not_store="not a regular file or a block device" &&
+	emu_usage_error "--store: sdir/fifo: a FIFO, $not_store\$" \
+		--store=sdir/fifo sim:size=64M smnt &&
+	emu_usage_error "--store: sdir/dir: a directory, $not_store\$" \
+		--store=sdir/dir sim:size=64M smnt &&
+	emu_usage_error "--store: /dev/null: a character device, $not_store\$" \
+		--store=/dev/null sim:size=64M smnt &&
+	ls -A smnt sdir >after && test_cmp before after
+'
+
+# A file size limit stands for a file system too small for the card: the
+# store cannot grow.  One made for the run is gone; one found is kept.
+# small_fs ARGS...: flashemu ARGS where no file may grow past 512 KiB.
+small_fs() {
+	sh -c 'ulimit -f 1024; trap "" XFSZ; exec "$@"' sh "$FLASHEMU" "$@"
+}
+
+test_expect_success 'store: one made for a run that cannot grow it is removed, one found kept' '
+	mkdir -p gmnt gdir && printf data >gdir/old.img &&
+	test_expect_code 1 small_fs --store=gdir/new.img sim:size=64M gmnt \
+		2>err &&
+	cat err && new=$(pwd -P)/gdir/new.img &&
+	test "$(cat err)" = "flashemu: store $new: cannot grow it to 67108864 bytes: File too large" &&
+	test_expect_code 1 small_fs --store=gdir/old.img sim:size=64M gmnt \
+		2>err &&
+	test "$(ls -A gdir gmnt)" = "$(printf "gdir:\nold.img\n\ngmnt:")" &&
+	test "$(cat gdir/old.img)" = data
+'
+
+# Root without its capabilities cannot mount: the run fails after the
+# store is made, as anyone's does without root.
+test_expect_success setpriv 'store: one made for a run whose mount fails is removed' '
+	mkdir -p fmnt fdir &&
+	run= && [ "$(id -u)" != 0 ] || run="setpriv --bounding-set=-all" &&
+	test_expect_code 1 $run "$FLASHEMU" --store=fdir/new.img sim:size=64M \
+		fmnt 2>err &&
+	cat err &&
+	grep -Eq "^flashemu: (open /dev/fuse|mount fuse on .*): " err &&
+	grep -Eq ": (Operation not permitted|Permission denied)\$" err &&
+	test -z "$(ls -A fdir fmnt | tr -d "\n:" | sed "s/fdirfmnt//")"
 '
 
 test_expect_success 'make install puts flashemu and flashemu.1 under DESTDIR' '
@@ -135,6 +197,15 @@ emu_attach() {
 	echo "$ea_dev"
 }
 
+# emu_detach DEV: detach a loop device emu_attach made, and forget it:
+# the cleanup at the end must not detach another test's device that took
+# the name since.
+emu_detach() {
+	losetup -d "$1" &&
+	{ grep -vFx -- "$1" "$TRASH/.loops" || :; } >"$TRASH/.loops.new" &&
+	mv "$TRASH/.loops.new" "$TRASH/.loops"
+}
+
 emu_mounted() {
 	awk -v m="$TRASH/$1" '$5 == m { found = 1 } END { exit !found }' \
 		/proc/self/mountinfo
@@ -160,7 +231,8 @@ emu_gone() {
 
 # At the end, whatever a failed test left: detach, stop, unmount.
 emu_cleanup() {
-	for ec_name in main busy gone store ro cap fake; do
+	for ec_name in main busy drain rdrain stop2 held idle gone store blk \
+		ro cap fake; do
 		[ -d "$TRASH/$ec_name" ] || continue
 		losetup -j "$TRASH/$ec_name/card" 2>/dev/null | cut -d: -f1 |
 		while read -r ec_dev; do losetup -d "$ec_dev"; done
@@ -286,7 +358,7 @@ test_emu 'SIGKILL of flashbench mid-run leaves the loop device detachable' '
 	poll_until "the announcement" grep -q "overwrites bytes" err &&
 	kill -KILL "$fb_pid" &&
 	fb_wait && test "$(cat code)" = 137 &&
-	losetup -d "$loop" &&
+	emu_detach "$loop" &&
 	poll_until "the loop device detached" eval "! emu_attached main"
 '
 
@@ -297,19 +369,130 @@ test_emu 'SIGTERM unmounts: exit 0, nothing mounted or attached, stats' '
 	test "$(stats_field "$TRASH/main.json" writes)" -ge 1
 '
 
+DRAINING="serving until the card is released; a second signal stops at once"
+
 test_emu 'busy: SIGTERM with a loop device attached names it, then waits' '
 	emu_start busy --time-scale=100 sim:size=64M &&
 	loop=$(emu_attach busy) &&
 	kill -TERM "$(cat "$TRASH/busy.pid")" &&
-	poll_until "the lazy unmount" grep -q "lazily" "$TRASH/busy.err" &&
+	poll_until "the notice" grep -q "$DRAINING" "$TRASH/busy.err" &&
 	cat "$TRASH/busy.err" &&
 	grep -q "^flashemu: $loop still holds .*: detach it with losetup -d $loop\$" \
 		"$TRASH/busy.err" &&
 	! emu_ended busy &&
 	dd if="$loop" bs=4K count=1 iflag=direct status=none | wc -c >n &&
 	test "$(cat n)" = 4096 &&
-	losetup -d "$loop" &&
+	emu_detach "$loop" &&
 	emu_gone busy
+'
+
+# halves MIB: stdin to stdout, pausing after the first MIB MiB (the file
+# half says so) until the file go exists; the file done says all is
+# through.  At most 60 s.
+halves() {
+	timeout 60 sh -c 'dd bs=1M count="$1" iflag=fullblock status=none &&
+		: >half && until [ -e go ]; do sleep 0.01; done &&
+		cat && : >done' sh "$1"
+}
+
+# write_halves DEV / read_halves DEV: in the background, a dd of the file
+# data to DEV, or of DEV's first 100 MiB to the file back, through halves.
+write_halves() {
+	rm -f half go done dd.rc
+	{ halves 50 <data | dd of="$1" bs=1M iflag=fullblock oflag=direct \
+		status=none; echo $? >dd.rc; } &
+}
+
+read_halves() {
+	rm -f half go done dd.rc
+	{ { dd if="$1" bs=1M count=100 iflag=direct status=none;
+	    echo $? >dd.rc; } | halves 50 >back; } &
+}
+
+# signal_halfway NAME SIG: once the first half is through, SIG to NAME's
+# flashemu; once it says it drains, the second half goes; waits for the
+# end of dd, whose exit code is in dd.rc.
+signal_halfway() {
+	poll_until "the first half" test -e half &&
+	kill -"$2" "$(cat "$TRASH/$1.pid")" &&
+	poll_until "the draining notice" grep -q "$DRAINING" "$TRASH/$1.err" &&
+	: >go &&
+	poll_until "the end of dd" eval "test -e done && test -s dd.rc" &&
+	echo "dd exit $(cat dd.rc)" && test "$(cat dd.rc)" = 0
+}
+
+test_emu 'drain: a dd writing 100 MiB to the loop device outlives a SIGTERM' '
+	emu_start drain --time-scale=100 sim:size=128M &&
+	emu_attach drain >"$TRASH/drain.loop" &&
+	loop=$(cat "$TRASH/drain.loop") &&
+	head -c 104857600 /dev/urandom >data && cksum <data >want &&
+	write_halves "$loop" &&
+	signal_halfway drain TERM &&
+	test "$(grep -c "" "$TRASH/drain.err")" = 2 &&
+	grep -Fx "flashemu: SIGTERM: $DRAINING" "$TRASH/drain.err" &&
+	card=$TRASH/drain/card &&
+	grep -Fx "flashemu: $loop still holds $card: detach it with losetup -d $loop" \
+		"$TRASH/drain.err" &&
+	dd if="$loop" bs=1M count=100 iflag=direct status=none | cksum >back &&
+	test_cmp want back
+'
+
+test_emu 'drain: served until the loop device is detached, then exit 0, unmounted' '
+	loop=$(cat "$TRASH/drain.loop") &&
+	! emu_ended drain && emu_mounted drain &&
+	emu_detach "$loop" &&
+	emu_gone drain &&
+	test "$(grep -c "$DRAINING" "$TRASH/drain.err")" = 1
+'
+
+test_emu 'drain: a dd reading 100 MiB with iflag=direct outlives a SIGTERM' '
+	emu_start rdrain --time-scale=100 sim:size=128M &&
+	loop=$(emu_attach rdrain) &&
+	dd if=data of="$loop" bs=1M oflag=direct status=none &&
+	read_halves "$loop" &&
+	signal_halfway rdrain TERM &&
+	cksum <back >got && test_cmp want got &&
+	! emu_ended rdrain &&
+	emu_detach "$loop" &&
+	emu_gone rdrain
+'
+
+test_emu 'drain: a second SIGTERM stops at once, the loop device attached' '
+	emu_start stop2 --time-scale=100 sim:size=64M &&
+	loop=$(emu_attach stop2) &&
+	kill -TERM "$(cat "$TRASH/stop2.pid")" &&
+	poll_until "the notice" grep -q "$DRAINING" "$TRASH/stop2.err" &&
+	kill -TERM "$(cat "$TRASH/stop2.pid")" &&
+	poll_until "flashemu exit" emu_ended stop2 &&
+	cat "$TRASH/stop2.err" &&
+	test "$(cat "$TRASH/stop2.rc")" = 143 &&
+	grep -Fx "flashemu: SIGTERM again: stopped at once; I/O on the card \
+fails from now on" "$TRASH/stop2.err" &&
+	! emu_mounted stop2 &&
+	test -e "/sys/block/${loop#/dev/}/loop/backing_file" &&
+	test_expect_code 1 dd if="$loop" of=/dev/null bs=4K count=1 \
+		iflag=direct status=none &&
+	emu_detach "$loop"
+'
+
+test_emu 'drain: SIGINT while a process has the card open: served until closed' '
+	emu_start held --time-scale=100 sim:size=64M &&
+	exec 5<>"$TRASH/held/card" &&
+	kill -INT "$(cat "$TRASH/held.pid")" &&
+	poll_until "the notice" grep -q "$DRAINING" "$TRASH/held.err" &&
+	test "$(cat "$TRASH/held.err")" = "flashemu: SIGINT: $DRAINING" &&
+	dd bs=4K count=2 status=none <&5 | wc -c >n &&
+	test "$(cat n)" = 8192 &&
+	! emu_ended held &&
+	exec 5>&- &&
+	emu_gone held
+'
+
+test_emu 'drain: SIGINT with nothing holding the card exits at once, 0' '
+	emu_start idle --time-scale=100 sim:size=64M &&
+	kill -INT "$(cat "$TRASH/idle.pid")" &&
+	emu_gone idle &&
+	! grep "$DRAINING" "$TRASH/idle.err"
 '
 
 test_emu 'gone: an umount by someone else ends flashemu cleanly' '
@@ -331,6 +514,21 @@ test_emu 'store: --store=FILE keeps the data across runs' '
 	dd if="$TRASH/store/card" bs=64K skip=100 count=1 iflag=direct \
 		status=none | cmp pattern - &&
 	kill -TERM "$(cat "$TRASH/store.pid")" && emu_gone store
+'
+
+test_emu 'store: a block device holds the card; a smaller one is refused' '
+	dev=$(make_loop 64M) && small=$(make_loop 32M) &&
+	mkdir -p "$TRASH/blk" &&
+	emu_usage_error "--store: $small: a block device of 33554432 bytes, \
+smaller than the card \(67108864 bytes\)\$" --store="$small" sim:size=64M \
+		"$TRASH/blk" &&
+	head -c 65536 /dev/urandom >pattern &&
+	emu_start blk --time-scale=100 --store="$dev" sim:size=64M &&
+	dd if=pattern of="$TRASH/blk/card" bs=64K seek=100 oflag=direct \
+		conv=notrunc status=none &&
+	kill -TERM "$(cat "$TRASH/blk.pid")" && emu_gone blk &&
+	dd if="$dev" bs=64K skip=100 count=1 iflag=direct status=none |
+		cmp pattern -
 '
 
 test_emu 'ro: a write-protected card serves reads and refuses writes' '

@@ -3,15 +3,26 @@
  * read as zeros, writes read back across chunk boundaries, a punch
  * zeroes exactly its range and frees the chunks it covers, the memory cap
  * refuses new chunks with -ENOSPC, and a backing file keeps its contents
- * across a close.  Also the model's counters (sim_stats) that flashemu
+ * across a close.  Where a backing file may be: a new name or a regular
+ * file, resolved, outside the mountpoint, not on /proc, not a FIFO, a
+ * device of characters or a directory, not a name another user could
+ * have planted; nothing is made by the check, and a file the open made is
+ * gone again when it fails or is discarded, while one it found is kept.
+ * Also the model's counters (sim_stats) that flashemu
  * reports: a written-through round robin over one block more than the
  * card keeps open closes blocks without a gc; one with gaps costs a gc
  * per close, with the copy counted.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dev.h"
@@ -72,20 +83,33 @@ static void test_memory(void)
 	free(back);
 }
 
+/* emustore_check of path, outside of dir: 0 or the error, why in msg. */
+static int check(const char *path, const char *outside_of,
+		 struct emustore_place *place, char *msg, size_t msg_size)
+{
+	return emustore_check(path, outside_of, 8 * MIB, place, msg,
+			      msg_size);
+}
+
 static void test_file(void)
 {
-	char path[] = "/tmp/unit-emustore.XXXXXX", msg[256];
+	char path[] = "/tmp/unit-emustore.XXXXXX", msg[PATH_MAX + 128];
 	unsigned char buf[4096], back[4096];
+	struct emustore_place place;
 	struct emustore *s;
 	int fd = mkstemp(path);
 
 	close(fd);
 	memset(buf, 0x5c, sizeof(buf));
-	UNIT_CHECK(emustore_open(&s, 8 * MIB, path, 0, msg, sizeof(msg)) == 0,
-		   "file store opens");
+	UNIT_CHECK(check(path, NULL, &place, msg, sizeof(msg)) == 0 &&
+		   place.exists && !place.block,
+		   "a regular file may hold a store");
+	UNIT_CHECK(emustore_open(&s, 8 * MIB, &place, 0, msg,
+				 sizeof(msg)) == 0, "file store opens");
 	emustore_write(s, buf, 3 * MIB, sizeof(buf));
+	UNIT_CHECK(emustore_flush(s) == 0, "it is flushed");
 	emustore_close(s);
-	emustore_open(&s, 8 * MIB, path, 0, msg, sizeof(msg));
+	emustore_open(&s, 8 * MIB, &place, 0, msg, sizeof(msg));
 	emustore_read(s, back, 3 * MIB, sizeof(back));
 	UNIT_CHECK(memcmp(buf, back, sizeof(buf)) == 0,
 		   "a file store keeps its data across a close");
@@ -93,11 +117,93 @@ static void test_file(void)
 	emustore_read(s, back, 3 * MIB, sizeof(back));
 	UNIT_CHECK(all_bytes(back, sizeof(back), 0), "a punch in it reads zeros");
 	emustore_close(s);
-	UNIT_CHECK(emustore_open(&s, MIB, "/nonexistent/dir/x", 0, msg,
-				 sizeof(msg)) < 0 && strstr(msg, "/nonexistent"),
-		   "an unusable store path is an error naming it: %s", msg);
+	UNIT_CHECK(check("/nonexistent/dir/x", NULL, &place, msg,
+			 sizeof(msg)) == -ENOENT &&
+		   strcmp(msg, "directory /nonexistent/dir: No such file or "
+			  "directory") == 0,
+		   "a store in a missing directory is refused: %s", msg);
 	unlink(path);
 }
+
+#define NAME_BYTES (PATH_MAX + 32)
+
+/* out (NAME_BYTES long) is dir/name; the tests' names all fit. */
+static char *in_dir(char *out, const char *dir, const char *name)
+{
+	if ((size_t)snprintf(out, NAME_BYTES, "%s/%s", dir, name) >=
+	    NAME_BYTES)
+		abort();
+	return out;
+}
+
+/* check(path) is refused with a message that begins with want. */
+static void refused(const char *path, const char *outside_of,
+		    const char *want)
+{
+	struct emustore_place place;
+	char msg[PATH_MAX + 128] = "";
+	int err = check(path, outside_of, &place, msg, sizeof(msg));
+
+	UNIT_CHECK(err < 0 && strncmp(msg, want, strlen(want)) == 0,
+		   "%s is refused: %s", path, msg);
+}
+
+/* What each refusal names, and that nothing appears where it looked. */
+static void test_refusals(const char *dir)
+{
+	char mnt[NAME_BYTES], name[NAME_BYTES], fifo[NAME_BYTES];
+
+	mkdir(in_dir(mnt, dir, "mnt"), 0700);
+	mkfifo(in_dir(fifo, dir, "fifo"), 0600);
+	refused(in_dir(name, mnt, "card"), mnt, "inside the mountpoint ");
+	refused(mnt, mnt, "inside the mountpoint ");
+	refused("/proc/self/mem", NULL, "on proc, a kernel file system");
+	refused("/proc/flashbench-store", NULL, "on proc, a kernel file");
+	refused("/dev/null", NULL, "a character device, not a regular file");
+	refused(fifo, NULL, "a FIFO, not a regular file or a block device");
+	refused(dir, NULL, "a directory, not a regular file");
+	refused(in_dir(name, dir, "new/"), NULL, "names a directory");
+	symlink("nothing-here", in_dir(name, dir, "nowhere"));
+	refused(name, NULL, "a symbolic link to nothing");
+	unlink(name);
+	UNIT_CHECK(access(in_dir(name, mnt, "card"), F_OK) < 0 &&
+		   rmdir(mnt) == 0,
+		   "the mountpoint holds nothing after the refusals");
+	unlink(fifo);
+}
+
+/*
+ * A shared directory (world-writable, as /tmp): a name another user
+ * planted there - a hard link to one of our files, or as root a file or
+ * a symbolic link of another user's - is refused.
+ */
+static void test_shared(const char *dir)
+{
+	char shared[NAME_BYTES], mine[NAME_BYTES], other[NAME_BYTES];
+
+	mkdir(in_dir(shared, dir, "shared"), 0700);
+	chmod(shared, 01777);
+	close(open(in_dir(mine, shared, "mine"), O_CREAT | O_WRONLY, 0600));
+	in_dir(other, shared, "other");
+	UNIT_CHECK(link(mine, other) == 0, "a hard link in %s", shared);
+	refused(other, NULL, "a file with 2 names in a directory anyone can "
+		"write");
+	unlink(other);
+	if (geteuid() == 0) {
+		UNIT_CHECK(symlink(mine, other) == 0 &&
+			   lchown(other, 65534, 65534) == 0,
+			   "a symbolic link of another user");
+		refused(other, NULL, "a symbolic link of uid 65534 in a "
+			"directory anyone can write");
+		unlink(other);
+		UNIT_CHECK(chown(mine, 65534, 65534) == 0,
+			   "a file of another user");
+		refused(mine, NULL, "a file of uid 65534 in a directory");
+	}
+	unlink(mine);
+	rmdir(shared);
+}
+
 
 /* Write count blocks of erase block size in turn, rounds times. */
 static void round_robin(struct dev *dev, unsigned count, unsigned rounds,
@@ -152,10 +258,91 @@ static void test_counters(void)
 		   "sim_stats refuses a device that is not simulated");
 }
 
+/* A new name: resolved, made only by the open, removed on discard. */
+static void test_new(const char *dir)
+{
+	char name[NAME_BYTES], msg[PATH_MAX + 128], *real = realpath(dir, NULL);
+	struct emustore_place place;
+	struct emustore *s;
+	int err;
+
+	err = check(in_dir(name, dir, "./new.img"), NULL, &place, msg,
+		    sizeof(msg));
+	in_dir(name, real, "new.img");
+	UNIT_STREQ(err ? msg : place.path, name, "a new name is resolved");
+	UNIT_CHECK(!place.exists && access(name, F_OK) < 0,
+		   "the check makes nothing");
+	UNIT_CHECK(emustore_open(&s, 8 * MIB, &place, 0, msg,
+				 sizeof(msg)) == 0 && access(name, F_OK) == 0,
+		   "the open makes it");
+	emustore_discard(s);
+	UNIT_CHECK(access(name, F_OK) < 0, "a discarded new store is gone");
+	check(name, NULL, &place, msg, sizeof(msg));
+	emustore_open(&s, 8 * MIB, &place, 0, msg, sizeof(msg));
+	emustore_close(s);
+	UNIT_CHECK(access(name, F_OK) == 0, "a closed new store is kept");
+	check(name, NULL, &place, msg, sizeof(msg));
+	emustore_open(&s, 8 * MIB, &place, 0, msg, sizeof(msg));
+	emustore_discard(s);
+	UNIT_CHECK(access(name, F_OK) == 0,
+		   "a store found there is kept, even discarded");
+	unlink(name);
+	free(real);
+}
+
+/*
+ * A store that cannot grow to the card's size (RLIMIT_FSIZE stands for a
+ * full or small file system): a new one is gone again, an existing one
+ * is kept as it was.
+ */
+static void test_grow_fails(const char *dir)
+{
+	char name[NAME_BYTES], msg[PATH_MAX + 128];
+	struct rlimit old, small;
+	struct emustore_place place;
+	struct emustore *s;
+	struct stat st;
+	int fd;
+
+	in_dir(name, dir, "small.img");
+	getrlimit(RLIMIT_FSIZE, &old);
+	small = old;
+	small.rlim_cur = MIB;
+	signal(SIGXFSZ, SIG_IGN);
+	setrlimit(RLIMIT_FSIZE, &small);
+	check(name, NULL, &place, msg, sizeof(msg));
+	UNIT_CHECK(emustore_open(&s, 8 * MIB, &place, 0, msg,
+				 sizeof(msg)) == -EFBIG &&
+		   access(name, F_OK) < 0,
+		   "a new store that cannot grow is removed: %s", msg);
+	fd = open(name, O_CREAT | O_WRONLY, 0600);
+	UNIT_CHECK(write(fd, "data", 4) == 4, "an existing store written");
+	close(fd);
+	check(name, NULL, &place, msg, sizeof(msg));
+	UNIT_CHECK(emustore_open(&s, 8 * MIB, &place, 0, msg,
+				 sizeof(msg)) == -EFBIG &&
+		   stat(name, &st) == 0 && st.st_size == 4,
+		   "an existing one that cannot grow is kept as it was");
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, SIG_DFL);
+	unlink(name);
+}
+
 int main(void)
 {
+	char dir[] = "/tmp/unit-emustore-dir.XXXXXX";
+
 	test_memory();
 	test_file();
+	if (!mkdtemp(dir)) {
+		UNIT_CHECK(0, "mkdtemp: %s", strerror(errno));
+		return UNIT_DONE();
+	}
+	test_refusals(dir);
+	test_shared(dir);
+	test_new(dir);
+	test_grow_fails(dir);
+	UNIT_CHECK(rmdir(dir) == 0, "nothing is left in %s", dir);
 	test_counters();
 	return UNIT_DONE();
 }
