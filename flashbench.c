@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <sched.h>
 #include <signal.h>
@@ -989,6 +990,48 @@ static struct vm_program *compile_test(const struct config *cfg,
 	return program;
 }
 
+/* A value a program computed, as its plan error shows it. */
+static const char *format_value(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "undefined");
+	else
+		snprintf(buf, size, isfinite(v) && v == floor(v) ?
+			 "%.0f" : "%g", v);
+	return buf;
+}
+
+/*
+ * A step whose offset, length or count is no whole number in range:
+ * "read at -4096 (+4096): the offset is negative", "repeat: the count
+ * is 0.5, fractional".
+ */
+static void describe_bad_value(const struct vm_plan *plan, char *buf,
+			       size_t size)
+{
+	char a[64], b[64], operand[48];
+
+	format_value(a, sizeof(a), plan->error_values[0]);
+	if (plan->error_value_count == 2) {
+		format_value(b, sizeof(b), plan->error_values[1]);
+		snprintf(buf, size, "%s at %s (+%s): the %s is %s",
+			 plan->error_op, a, b, plan->error_operand,
+			 plan->error_why);
+		return;
+	}
+	if (plan->error_operand_index)
+		snprintf(operand, sizeof(operand), "%s series' operand %u",
+			 plan->error_operand, plan->error_operand_index);
+	else
+		snprintf(operand, sizeof(operand), "%s", plan->error_operand);
+	if (isnan(plan->error_values[0]))
+		snprintf(buf, size, "%s: the %s is %s", plan->error_op,
+			 operand, plan->error_why);
+	else
+		snprintf(buf, size, "%s: the %s is %s, %s", plan->error_op,
+			 operand, a, plan->error_why);
+}
+
 static void plan_test(const struct config *cfg, const struct dev *dev,
 		      const struct vm_program *program, struct vm_plan *plan)
 {
@@ -996,13 +1039,21 @@ static void plan_test(const struct config *cfg, const struct dev *dev,
 	static const char *const hints[] = {
 		[EINVAL] = "not a multiple of the logical block size",
 		[ENOSPC] = "past the end of the device",
-		[EDOM] = "negative, fractional or undefined",
 		[E2BIG] = "too many operations",
 	};
 	int err = vm_plan(program, dev, MAX_OPERATIONS, plan);
+	char step[256];
 
 	if (!err)
 		return;
+	if (err == -EDOM) {
+		describe_bad_value(plan, step, sizeof(step));
+		usage_error("%s: %s (line %u); check --blocksize, --erasesize "
+			    "and --offset for %s (%llu bytes, blocks of %u)",
+			    name, step, plan->error_line, dev->path,
+			    (unsigned long long)dev->size_bytes,
+			    dev->logical_block_bytes);
+	}
 	if (err == -E2BIG)
 		usage_error("%s: more than %llu operations (line %u); reduce "
 			    "--count or the sizes", name,
