@@ -5,6 +5,7 @@
  * 2 usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -1339,12 +1341,120 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
 	progress_update(&sinks->progress, done, total);
 }
 
+/*
+ * Output files named on the command line (-o, --plot) are files: a
+ * regular file, new or not, a FIFO or pipe (/dev/fd/N), a character
+ * device such as /dev/null.  A block device - the one under test or any
+ * other - or a directory is refused, named directly or through a link:
+ * results written there would overwrite what it holds.
+ */
+static void refuse_output_kind(const char *option, const char *path,
+			       mode_t mode)
+{
+	if (S_ISBLK(mode))
+		usage_error("%s: %s: is a block device; give a file", option,
+			    path);
+	if (S_ISDIR(mode))
+		usage_error("%s: %s: is a directory; give a file", option,
+			    path);
+}
+
+/*
+ * An output file that is also what the run reads would be lost: the same
+ * file (out, from stat), or for one not made yet (out NULL) the same name.
+ */
+static void refuse_output_over(const char *option, const char *path,
+			       const struct stat *out, const char *input,
+			       const char *what)
+{
+	struct stat st;
+
+	if (!input || strcmp(input, "-") == 0)
+		return;
+	if (out ? stat(input, &st) == 0 && st.st_dev == out->st_dev &&
+		  st.st_ino == out->st_ino : strcmp(input, path) == 0)
+		usage_error("%s: %s: is %s; give another file", option, path,
+			    what);
+}
+
+static void check_output_path(const struct config *cfg, const char *option,
+			      const char *path)
+{
+	struct stat st;
+	const struct stat *out = &st;
+
+	if (!path)
+		return;
+	if (!*path)
+		usage_error("%s: the file name is empty", option);
+	if (stat(path, &st) != 0)
+		out = NULL;	/* a new file, or one open() says why not */
+	else
+		refuse_output_kind(option, path, st.st_mode);
+	if (out && !S_ISREG(st.st_mode))
+		return;		/* a pipe or /dev/null holds nothing to lose */
+	if (path == cfg->plot_path)
+		refuse_output_over(option, path, out, cfg->out_path,
+				   "the -o file too");
+	refuse_output_over(option, path, out, cfg->device,
+			   "the device under test");
+	for (size_t i = 0; i < cfg->file_count; i++)
+		refuse_output_over(option, path, out, cfg->files[i],
+				   "one of the files to analyze");
+	for (int i = 0; i < cfg->plot_input_count; i++)
+		refuse_output_over(option, path, out, cfg->plot_inputs[i],
+				   "one of the runs to draw");
+}
+
+/*
+ * Where results and charts go, checked once the options are: before
+ * any device is opened or anything announced.  Results on standard
+ * output that the shell pointed at a block device are refused as well.
+ */
+static void check_outputs(const struct config *cfg)
+{
+	struct stat st;
+
+	check_output_path(cfg, "-o", cfg->out_path);
+	check_output_path(cfg, "--plot", cfg->plot_path);
+	if (!cfg->out_path && !cfg->plot_inputs &&
+	    fstat(STDOUT_FILENO, &st) == 0 && S_ISBLK(st.st_mode))
+		usage_error("standard output is a block device; give a file "
+			    "with -o");
+}
+
+/*
+ * Open an output file that check_outputs let through.  The name may
+ * name something else by now, so nothing is created over or truncated
+ * until fstat says what was opened: a block device or a directory is
+ * closed unwritten.
+ */
+static FILE *open_output_file(const char *option, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		runtime_error("%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0)
+		runtime_error("%s: %s", path, strerror(errno));
+	if (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
+		close(fd);
+		refuse_output_kind(option, path, st.st_mode);
+	}
+	if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)
+		runtime_error("%s: %s", path, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f)
+		runtime_error("%s: %s", path, strerror(errno));
+	return f;
+}
+
 static void write_plot(const struct config *cfg, struct plot *plot)
 {
-	FILE *f = fopen(cfg->plot_path, "w");
+	FILE *f = open_output_file("--plot", cfg->plot_path);
 
-	if (!f)
-		runtime_error("%s: %s", cfg->plot_path, strerror(errno));
 	if (plot_write(plot, f) | fclose(f))
 		runtime_error("%s: write error", cfg->plot_path);
 	plot_free(plot);
@@ -1404,14 +1514,7 @@ static char *join_command(int argc, char **argv)
 
 static FILE *open_output(const struct config *cfg)
 {
-	FILE *out;
-
-	if (!cfg->out_path)
-		return stdout;
-	out = fopen(cfg->out_path, "w");
-	if (!out)
-		runtime_error("%s: %s", cfg->out_path, strerror(errno));
-	return out;
+	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
 }
 
 /* Start a test's output; meta gets the command line and the device. */
@@ -1541,17 +1644,18 @@ static void close_output(const struct config *cfg, FILE *out, int err)
 
 static int decode_register(const struct config *cfg)
 {
+	struct info_register reg;
 	char why[256];
-	FILE *out = open_output(cfg);
+	FILE *out;
 
-	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format,
-			cfg->command, out, why, sizeof(why))) {
-		if (out != stdout) {
-			fclose(out);
-			remove(cfg->out_path);
-		}
+	/* bad hex is refused before -o is touched */
+	if (info_decode_register(cfg->decode_kind, cfg->decode_hex, &reg,
+				 why, sizeof(why)))
 		usage_error("%s", why);
-	}
+	out = open_output(cfg);
+	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format,
+			cfg->command, out, why, sizeof(why)))
+		runtime_error("%s", why);
 	close_output(cfg, out, 0);
 	return 0;
 }
@@ -2162,6 +2266,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	parse_args(&cfg, argc, argv);
+	check_outputs(&cfg);
 	/* every JSON document names the command that made it */
 	cfg.command = join_command(argc, argv);
 	ret = dispatch(&cfg);
