@@ -1189,24 +1189,21 @@ static void open_device(const struct config *cfg, struct dev *dev,
 	runtime_error("%s: %s", cfg->device, what);
 }
 
+/* An option's value in bytes that must be whole logical blocks. */
+static void check_multiple(const char *option, uint64_t value,
+			   const struct dev *dev)
+{
+	if (value % dev->logical_block_bytes)
+		usage_error("%s %llu is not a multiple of the logical block "
+			    "size %u of %s", option, (unsigned long long)value,
+			    dev->logical_block_bytes, dev->path);
+}
+
 static void check_alignment(const struct config *cfg, const struct dev *dev)
 {
-	uint32_t lbs = dev->logical_block_bytes;
-
-	if (cfg->blocksize % lbs)
-		usage_error("--blocksize %llu is not a multiple of the logical "
-			    "block size %u of %s",
-			    (unsigned long long)cfg->blocksize, lbs,
-			    dev->path);
-	if (cfg->erasesize % lbs)
-		usage_error("--erasesize %llu is not a multiple of the logical "
-			    "block size %u of %s",
-			    (unsigned long long)cfg->erasesize, lbs,
-			    dev->path);
-	if (cfg->offset % lbs)
-		usage_error("--offset %llu is not a multiple of the logical "
-			    "block size %u of %s",
-			    (unsigned long long)cfg->offset, lbs, dev->path);
+	check_multiple("--blocksize", cfg->blocksize, dev);
+	check_multiple("--erasesize", cfg->erasesize, dev);
+	check_multiple("--offset", cfg->offset, dev);
 }
 
 /*
@@ -1468,10 +1465,16 @@ static int plot_saved_runs(const struct config *cfg)
 
 	if (!plot)
 		runtime_error("out of memory");
-	for (int i = 0; i < cfg->plot_input_count; i++)
-		if (plot_load_json(plot, cfg->plot_inputs[i], why,
-				   sizeof(why)))
+	for (int i = 0; i < cfg->plot_input_count; i++) {
+		int err = plot_load_json(plot, cfg->plot_inputs[i], why,
+					 sizeof(why));
+
+		if (err == -EISDIR)
+			usage_error("--plot: %s: %s", cfg->plot_inputs[i],
+				    why);
+		if (err)
 			runtime_error("%s: %s", cfg->plot_inputs[i], why);
+	}
 	write_plot(cfg, plot);
 	return 0;
 }
@@ -1695,6 +1698,32 @@ static int show_info(const struct config *cfg)
 	return 0;
 }
 
+/*
+ * An erase size --detect works with: whole logical blocks, and with
+ * --write one the probes fit in and the device holds them at.  Exits 2
+ * when it is not.
+ */
+static void check_detect_erase(const struct config *cfg,
+			       const struct dev *dev, uint64_t erase_bytes)
+{
+	uint64_t start, end;
+	int err;
+
+	check_multiple("--erasesize", erase_bytes, dev);
+	if (!cfg->write)
+		return;
+	err = detect_write_range(dev, erase_bytes, &start, &end);
+	if (err == -EINVAL)
+		usage_error("--detect --write: an erase size of %llu is too "
+			    "small for the probes' writes on %s; give %llu "
+			    "or more", (unsigned long long)erase_bytes,
+			    cfg->device, (unsigned long long)
+			    detect_min_erase_bytes(dev->logical_block_bytes));
+	if (err)
+		usage_error("--detect --write: %s is too small for the "
+			    "probes", cfg->device);
+}
+
 /* Before --detect --write writes: say where, and allow only that. */
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
@@ -1714,6 +1743,8 @@ static int analyze_saved(const struct config *cfg)
 
 	err = analyze_files(cfg->files, cfg->file_count, &result, why,
 			    sizeof(why));
+	if (err == -EISDIR)
+		usage_error("--analyze: %s", why);
 	if (err)
 		runtime_error("%s", why);
 	out = open_output(cfg);
@@ -1752,18 +1783,16 @@ static int run_detect(const struct config *cfg)
 	FILE *out;
 	int err;
 
-	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
-	options.announce = announce_detect;
-	{
-		uint64_t start, end;
-
-		/* with the erase size given, a device too small is known
-		   before the first read */
-		if (cfg->write && given(cfg, 'e') &&
-		    detect_write_range(&dev, cfg->erasesize, &start, &end))
-			usage_error("--detect --write: %s is too small for the "
-				    "probes", cfg->device);
+	/* the erase size given is checked on a read-only open: nothing
+	   is announced or opened for writing before it holds */
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	if (given(cfg, 'e'))
+		check_detect_erase(cfg, &dev, cfg->erasesize);
+	if (cfg->write) {
+		dev_close(&dev);
+		open_device(cfg, &dev, DEV_READ_WRITE);
 	}
+	options.announce = announce_detect;
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, &stop_signal, &findings);
@@ -1774,6 +1803,8 @@ static int run_detect(const struct config *cfg)
 	if (err == -EDOM)
 		usage_error("--detect --write: no erase-block size was found; "
 			    "give it with --erasesize");
+	if (err == -EINVAL)
+		check_detect_erase(cfg, &dev, findings.erase_used);
 	if (err == -ENOSPC && dev.error.operation == NULL)
 		usage_error("--detect --write: %s is too small for the probes",
 			    cfg->device);
