@@ -3,8 +3,9 @@
 # --debugfs-root tree cannot hang or flood a run.  A FIFO, a directory or
 # a file larger than any attribute (4096 bytes) is not read: the value is
 # unknown and the path is reported with why, as an "unreadable" record
-# (debugfs's ios in the link's reason).  Each run is under timeout 10 and
-# must end by itself: exit code 124 is the timeout's, a hang.
+# (debugfs's ios in the link's reason).  Each run is under timeout (KILL
+# 5 s after its TERM, which a run catching signals may outlast) and must
+# end by itself: exit code 124 or 137 is the timeout's, a hang.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -25,11 +26,11 @@ trees() {
 # info [ARGS...]: --info on the copies, under timeout 10; stdout in out,
 # stderr in err, the exit code in code (never 124: it ended by itself)
 info() {
-	timeout 10 "$FLASHBENCH" --info --sysfs-root=tree \
+	timeout -k 5 10 "$FLASHBENCH" --info --sysfs-root=tree \
 		--debugfs-root=debug "$@" /dev/mmcblk1 >out 2>err
 	echo $? >code
 	cat err
-	if [ "$(cat code)" = 124 ]; then
+	if [ "$(cat code)" = 124 ] || [ "$(cat code)" = 137 ]; then
 		echo "--info did not end by itself" >&2
 		return 1
 	fi
@@ -161,7 +162,7 @@ test_loop lsblk '-t on a device whose tree has FIFOs: it ends, and reads' '
 	tree_for_loop "$dev" &&
 	rm tree/block/mmcblk1/size debug/mmc1/ios &&
 	mkfifo tree/block/mmcblk1/size debug/mmc1/ios &&
-	timeout 10 "$FLASHBENCH" -t --time=0.2 --sysfs-root=tree \
+	timeout -k 5 10 "$FLASHBENCH" -t --time=0.2 --sysfs-root=tree \
 		--debugfs-root=debug "$dev" >out 2>err
 	code=$? &&
 	cat out err &&
@@ -175,7 +176,7 @@ test_loop '--class-check with a FIFO at queue/nr_requests: it ends' '
 	name=${dev##*/} &&
 	mkdir -p "hq/block/$name/queue" &&
 	mkfifo "hq/block/$name/queue/nr_requests" &&
-	timeout 20 "$FLASHBENCH" --class-check --time=0.1 --sysfs-root=hq \
+	timeout -k 5 20 "$FLASHBENCH" --class-check --time=0.1 --sysfs-root=hq \
 		"$dev" >out 2>err
 	code=$? &&
 	cat err &&
