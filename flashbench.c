@@ -945,10 +945,15 @@ static char *read_file(const char *path)
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
 	size_t length = 0, cap = 0;
+	struct stat st;
 	int c;
 
 	if (!f)
 		runtime_error("%s: %s", path, strerror(errno));
+	/* a directory opens, then reads as empty */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+		usage_error("--program: %s: is a directory; give a program "
+			    "file", path);
 	while ((c = fgetc(f)) != EOF) {
 		if (length + 2 > cap) {
 			cap = cap ? cap * 2 : 4096;

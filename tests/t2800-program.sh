@@ -161,4 +161,11 @@ test_expect_success 'a negative count or depth names the operand, with no (+0)' 
 	plan_refused depth.prog "for: the depth is 300, out of range (1 to 256)"
 '
 
+test_expect_success 'a directory given as the program is said to be one' '
+	mkdir progs &&
+	test_usage_error flashbench \
+		"^--program: progs: is a directory; give a program file\$" \
+		--program=progs sim:
+'
+
 test_done
