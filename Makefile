@@ -23,7 +23,7 @@ INSTALL ?= install
 MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
 	stamp capacity undo undotrust \
 	report reportanalyze reportdetect analysis analyze info inforeg \
-	infosysfs link json \
+	infosysfs link json sysattr \
 	plot progress speed detect hist hostq
 MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "analyze.h"
 #include "units.h"
@@ -1139,6 +1140,14 @@ static int read_all(FILE *f, size_t limit, char **text, size_t *len)
 	return 0;
 }
 
+/* A directory opens for reading, then fails every read with EISDIR. */
+static bool is_directory(FILE *f)
+{
+	struct stat st;
+
+	return fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int analyze_file(const char *path, size_t *budget,
 			struct analyze_result *out, char *why, size_t why_size)
 {
@@ -1153,6 +1162,13 @@ static int analyze_file(const char *path, size_t *budget,
 		err = -errno;
 		snprintf(why, why_size, "%s: %s", name, strerror(-err));
 		return err;
+	}
+	if (is_directory(f)) {
+		if (!is_stdin)
+			fclose(f);
+		snprintf(why, why_size, "%s: is a directory; give files of "
+			 "saved output", name);
+		return -EISDIR;
 	}
 	err = read_all(f, *budget, &text, &len);
 	if (!is_stdin)

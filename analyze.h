@@ -66,7 +66,8 @@ int analyze_text(const char *text, struct analyze_result *out);
 /*
  * Read and parse each file ("-" is standard input) into *out; runs and
  * tables do not carry over from one file to the next.  Returns 0, -errno
- * with why set ("FILE: message"), or -EFBIG past ANALYZE_MAX_INPUT.
+ * with why set ("FILE: message"), -EISDIR for a directory, or -EFBIG
+ * past ANALYZE_MAX_INPUT.
  */
 int analyze_files(const char *const *paths, size_t count,
 		  struct analyze_result *out, char *why, size_t why_size);

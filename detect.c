@@ -633,14 +633,34 @@ static uint64_t round_up(uint64_t value, uint64_t step)
 	return (value + step - 1) / step * step;
 }
 
+/* The probes' smallest write (a quarter of the open-count middle size)
+   is whole logical blocks, as every write they make must be. */
+static bool probe_writes_fit(uint64_t erase, uint32_t lbs)
+{
+	uint64_t smallest = erase ? open_write_size(erase) / 4 : 0;
+
+	return erase % lbs == 0 && smallest && smallest % lbs == 0;
+}
+
+uint64_t detect_min_erase_bytes(uint32_t lbs)
+{
+	for (uint64_t erase = lbs; erase <= DEV_MAX_TRANSFER_BYTES;
+	     erase += lbs)
+		if (probe_writes_fit(erase, lbs))
+			return erase;
+	return 0;
+}
+
 int detect_write_range(const struct dev *dev, uint64_t erase,
 		       uint64_t *start, uint64_t *end)
 {
 	uint64_t base = round_up(16 * MIB, erase), blocks;
 
+	if (!probe_writes_fit(erase, dev->logical_block_bytes))
+		return -EINVAL;
 	if (base < FAT_CANDIDATES * erase)
 		base = FAT_CANDIDATES * erase;
-	if (erase == 0 || dev->size_bytes < base + (4 + PROG_SIZES) * erase)
+	if (dev->size_bytes < base + (4 + PROG_SIZES) * erase)
 		return -ENOSPC;
 	blocks = (dev->size_bytes - base) / erase - PROG_SIZES;
 	if (blocks / 2 > MAX_OPEN + 1)
@@ -658,10 +678,12 @@ int detect_write_range(const struct dev *dev, uint64_t erase,
 static int layout(struct detect *d, uint64_t erase)
 {
 	uint64_t start, end, base = round_up(16 * MIB, erase);
+	int err = detect_write_range(d->dev, erase, &start, &end);
 
+	if (err)
+		return err;
 	if (base < FAT_CANDIDATES * erase)
 		base = FAT_CANDIDATES * erase;
-	detect_write_range(d->dev, erase, &start, &end);
 	d->max_open = ((end - base) / erase - PROG_SIZES) / 2;
 	d->pool_base = base;
 	d->pool_blocks = 2 * d->max_open;
@@ -673,9 +695,7 @@ static int layout(struct detect *d, uint64_t erase)
 	PARAM(ERASE) = (double)erase;
 	PARAM(W) = PROBE_WRITE;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
-	/* the smallest write of a probe is still a whole logical block */
-	return d->open_write / 4 % d->dev->logical_block_bytes ||
-	       d->open_write / 4 == 0 ? -ENOSPC : 0;
+	return 0;
 }
 
 static int write_probes(struct detect *d, uint64_t erase,
@@ -782,8 +802,9 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 
 		if (!f->erase_used)
 			return -EDOM;
-		if (detect_write_range(dev, f->erase_used, &start, &end))
-			return -ENOSPC;
+		err = detect_write_range(dev, f->erase_used, &start, &end);
+		if (err)
+			return err;
 		err = options->announce ? options->announce(options->ctx, dev,
 							    start, end) : 0;
 		if (!err)

@@ -49,10 +49,15 @@ struct detect_findings {
 
 /*
  * Everything a write run will touch, for the announcement: [start, end).
- * Returns -ENOSPC when the device is too small for the probes.
+ * Returns -EINVAL when erase_size is no multiple of the logical block or
+ * too small for the probes' smallest write to be whole blocks, -ENOSPC
+ * when the device is too small for the probes.
  */
 int detect_write_range(const struct dev *dev, uint64_t erase_size,
 		       uint64_t *start, uint64_t *end);
+
+/* The smallest erase size the write probes take with blocks of lbs. */
+uint64_t detect_min_erase_bytes(uint32_t lbs);
 
 /*
  * Run the probes on an open device (read-write when options->write) and

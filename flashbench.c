@@ -5,8 +5,10 @@
  * 2 usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <sched.h>
 #include <signal.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis.h"
@@ -942,10 +945,15 @@ static char *read_file(const char *path)
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
 	size_t length = 0, cap = 0;
+	struct stat st;
 	int c;
 
 	if (!f)
 		runtime_error("%s: %s", path, strerror(errno));
+	/* a directory opens, then reads as empty */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))
+		usage_error("--program: %s: is a directory; give a program "
+			    "file", path);
 	while ((c = fgetc(f)) != EOF) {
 		if (length + 2 > cap) {
 			cap = cap ? cap * 2 : 4096;
@@ -989,6 +997,48 @@ static struct vm_program *compile_test(const struct config *cfg,
 	return program;
 }
 
+/* A value a program computed, as its plan error shows it. */
+static const char *format_value(char *buf, size_t size, double v)
+{
+	if (isnan(v))
+		snprintf(buf, size, "undefined");
+	else
+		snprintf(buf, size, isfinite(v) && v == floor(v) ?
+			 "%.0f" : "%g", v);
+	return buf;
+}
+
+/*
+ * A step whose offset, length or count is no whole number in range:
+ * "read at -4096 (+4096): the offset is negative", "repeat: the count
+ * is 0.5, fractional".
+ */
+static void describe_bad_value(const struct vm_plan *plan, char *buf,
+			       size_t size)
+{
+	char a[64], b[64], operand[48];
+
+	format_value(a, sizeof(a), plan->error_values[0]);
+	if (plan->error_value_count == 2) {
+		format_value(b, sizeof(b), plan->error_values[1]);
+		snprintf(buf, size, "%s at %s (+%s): the %s is %s",
+			 plan->error_op, a, b, plan->error_operand,
+			 plan->error_why);
+		return;
+	}
+	if (plan->error_operand_index)
+		snprintf(operand, sizeof(operand), "%s series' operand %u",
+			 plan->error_operand, plan->error_operand_index);
+	else
+		snprintf(operand, sizeof(operand), "%s", plan->error_operand);
+	if (isnan(plan->error_values[0]))
+		snprintf(buf, size, "%s: the %s is %s", plan->error_op,
+			 operand, plan->error_why);
+	else
+		snprintf(buf, size, "%s: the %s is %s, %s", plan->error_op,
+			 operand, a, plan->error_why);
+}
+
 static void plan_test(const struct config *cfg, const struct dev *dev,
 		      const struct vm_program *program, struct vm_plan *plan)
 {
@@ -996,13 +1046,21 @@ static void plan_test(const struct config *cfg, const struct dev *dev,
 	static const char *const hints[] = {
 		[EINVAL] = "not a multiple of the logical block size",
 		[ENOSPC] = "past the end of the device",
-		[EDOM] = "negative, fractional or undefined",
 		[E2BIG] = "too many operations",
 	};
 	int err = vm_plan(program, dev, MAX_OPERATIONS, plan);
+	char step[256];
 
 	if (!err)
 		return;
+	if (err == -EDOM) {
+		describe_bad_value(plan, step, sizeof(step));
+		usage_error("%s: %s (line %u); check --blocksize, --erasesize "
+			    "and --offset for %s (%llu bytes, blocks of %u)",
+			    name, step, plan->error_line, dev->path,
+			    (unsigned long long)dev->size_bytes,
+			    dev->logical_block_bytes);
+	}
 	if (err == -E2BIG)
 		usage_error("%s: more than %llu operations (line %u); reduce "
 			    "--count or the sizes", name,
@@ -1136,24 +1194,21 @@ static void open_device(const struct config *cfg, struct dev *dev,
 	runtime_error("%s: %s", cfg->device, what);
 }
 
+/* An option's value in bytes that must be whole logical blocks. */
+static void check_multiple(const char *option, uint64_t value,
+			   const struct dev *dev)
+{
+	if (value % dev->logical_block_bytes)
+		usage_error("%s %llu is not a multiple of the logical block "
+			    "size %u of %s", option, (unsigned long long)value,
+			    dev->logical_block_bytes, dev->path);
+}
+
 static void check_alignment(const struct config *cfg, const struct dev *dev)
 {
-	uint32_t lbs = dev->logical_block_bytes;
-
-	if (cfg->blocksize % lbs)
-		usage_error("--blocksize %llu is not a multiple of the logical "
-			    "block size %u of %s",
-			    (unsigned long long)cfg->blocksize, lbs,
-			    dev->path);
-	if (cfg->erasesize % lbs)
-		usage_error("--erasesize %llu is not a multiple of the logical "
-			    "block size %u of %s",
-			    (unsigned long long)cfg->erasesize, lbs,
-			    dev->path);
-	if (cfg->offset % lbs)
-		usage_error("--offset %llu is not a multiple of the logical "
-			    "block size %u of %s",
-			    (unsigned long long)cfg->offset, lbs, dev->path);
+	check_multiple("--blocksize", cfg->blocksize, dev);
+	check_multiple("--erasesize", cfg->erasesize, dev);
+	check_multiple("--offset", cfg->offset, dev);
 }
 
 /*
@@ -1288,12 +1343,120 @@ static void show_progress(void *ctx, uint64_t done, uint64_t total)
 	progress_update(&sinks->progress, done, total);
 }
 
+/*
+ * Output files named on the command line (-o, --plot) are files: a
+ * regular file, new or not, a FIFO or pipe (/dev/fd/N), a character
+ * device such as /dev/null.  A block device - the one under test or any
+ * other - or a directory is refused, named directly or through a link:
+ * results written there would overwrite what it holds.
+ */
+static void refuse_output_kind(const char *option, const char *path,
+			       mode_t mode)
+{
+	if (S_ISBLK(mode))
+		usage_error("%s: %s: is a block device; give a file", option,
+			    path);
+	if (S_ISDIR(mode))
+		usage_error("%s: %s: is a directory; give a file", option,
+			    path);
+}
+
+/*
+ * An output file that is also what the run reads would be lost: the same
+ * file (out, from stat), or for one not made yet (out NULL) the same name.
+ */
+static void refuse_output_over(const char *option, const char *path,
+			       const struct stat *out, const char *input,
+			       const char *what)
+{
+	struct stat st;
+
+	if (!input || strcmp(input, "-") == 0)
+		return;
+	if (out ? stat(input, &st) == 0 && st.st_dev == out->st_dev &&
+		  st.st_ino == out->st_ino : strcmp(input, path) == 0)
+		usage_error("%s: %s: is %s; give another file", option, path,
+			    what);
+}
+
+static void check_output_path(const struct config *cfg, const char *option,
+			      const char *path)
+{
+	struct stat st;
+	const struct stat *out = &st;
+
+	if (!path)
+		return;
+	if (!*path)
+		usage_error("%s: the file name is empty", option);
+	if (stat(path, &st) != 0)
+		out = NULL;	/* a new file, or one open() says why not */
+	else
+		refuse_output_kind(option, path, st.st_mode);
+	if (out && !S_ISREG(st.st_mode))
+		return;		/* a pipe or /dev/null holds nothing to lose */
+	if (path == cfg->plot_path)
+		refuse_output_over(option, path, out, cfg->out_path,
+				   "the -o file too");
+	refuse_output_over(option, path, out, cfg->device,
+			   "the device under test");
+	for (size_t i = 0; i < cfg->file_count; i++)
+		refuse_output_over(option, path, out, cfg->files[i],
+				   "one of the files to analyze");
+	for (int i = 0; i < cfg->plot_input_count; i++)
+		refuse_output_over(option, path, out, cfg->plot_inputs[i],
+				   "one of the runs to draw");
+}
+
+/*
+ * Where results and charts go, checked once the options are: before
+ * any device is opened or anything announced.  Results on standard
+ * output that the shell pointed at a block device are refused as well.
+ */
+static void check_outputs(const struct config *cfg)
+{
+	struct stat st;
+
+	check_output_path(cfg, "-o", cfg->out_path);
+	check_output_path(cfg, "--plot", cfg->plot_path);
+	if (!cfg->out_path && !cfg->plot_inputs &&
+	    fstat(STDOUT_FILENO, &st) == 0 && S_ISBLK(st.st_mode))
+		usage_error("standard output is a block device; give a file "
+			    "with -o");
+}
+
+/*
+ * Open an output file that check_outputs let through.  The name may
+ * name something else by now, so nothing is created over or truncated
+ * until fstat says what was opened: a block device or a directory is
+ * closed unwritten.
+ */
+static FILE *open_output_file(const char *option, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOCTTY | O_CLOEXEC, 0666);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		runtime_error("%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0)
+		runtime_error("%s: %s", path, strerror(errno));
+	if (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode)) {
+		close(fd);
+		refuse_output_kind(option, path, st.st_mode);
+	}
+	if (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0)
+		runtime_error("%s: %s", path, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f)
+		runtime_error("%s: %s", path, strerror(errno));
+	return f;
+}
+
 static void write_plot(const struct config *cfg, struct plot *plot)
 {
-	FILE *f = fopen(cfg->plot_path, "w");
+	FILE *f = open_output_file("--plot", cfg->plot_path);
 
-	if (!f)
-		runtime_error("%s: %s", cfg->plot_path, strerror(errno));
 	if (plot_write(plot, f) | fclose(f))
 		runtime_error("%s: write error", cfg->plot_path);
 	plot_free(plot);
@@ -1307,10 +1470,16 @@ static int plot_saved_runs(const struct config *cfg)
 
 	if (!plot)
 		runtime_error("out of memory");
-	for (int i = 0; i < cfg->plot_input_count; i++)
-		if (plot_load_json(plot, cfg->plot_inputs[i], why,
-				   sizeof(why)))
+	for (int i = 0; i < cfg->plot_input_count; i++) {
+		int err = plot_load_json(plot, cfg->plot_inputs[i], why,
+					 sizeof(why));
+
+		if (err == -EISDIR)
+			usage_error("--plot: %s: %s", cfg->plot_inputs[i],
+				    why);
+		if (err)
 			runtime_error("%s: %s", cfg->plot_inputs[i], why);
+	}
 	write_plot(cfg, plot);
 	return 0;
 }
@@ -1353,14 +1522,7 @@ static char *join_command(int argc, char **argv)
 
 static FILE *open_output(const struct config *cfg)
 {
-	FILE *out;
-
-	if (!cfg->out_path)
-		return stdout;
-	out = fopen(cfg->out_path, "w");
-	if (!out)
-		runtime_error("%s: %s", cfg->out_path, strerror(errno));
-	return out;
+	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
 }
 
 /* Start a test's output; meta gets the command line and the device. */
@@ -1490,17 +1652,18 @@ static void close_output(const struct config *cfg, FILE *out, int err)
 
 static int decode_register(const struct config *cfg)
 {
+	struct info_register reg;
 	char why[256];
-	FILE *out = open_output(cfg);
+	FILE *out;
 
-	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format,
-			cfg->command, out, why, sizeof(why))) {
-		if (out != stdout) {
-			fclose(out);
-			remove(cfg->out_path);
-		}
+	/* bad hex is refused before -o is touched */
+	if (info_decode_register(cfg->decode_kind, cfg->decode_hex, &reg,
+				 why, sizeof(why)))
 		usage_error("%s", why);
-	}
+	out = open_output(cfg);
+	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format,
+			cfg->command, out, why, sizeof(why)))
+		runtime_error("%s", why);
 	close_output(cfg, out, 0);
 	return 0;
 }
@@ -1540,6 +1703,32 @@ static int show_info(const struct config *cfg)
 	return 0;
 }
 
+/*
+ * An erase size --detect works with: whole logical blocks, and with
+ * --write one the probes fit in and the device holds them at.  Exits 2
+ * when it is not.
+ */
+static void check_detect_erase(const struct config *cfg,
+			       const struct dev *dev, uint64_t erase_bytes)
+{
+	uint64_t start, end;
+	int err;
+
+	check_multiple("--erasesize", erase_bytes, dev);
+	if (!cfg->write)
+		return;
+	err = detect_write_range(dev, erase_bytes, &start, &end);
+	if (err == -EINVAL)
+		usage_error("--detect --write: an erase size of %llu is too "
+			    "small for the probes' writes on %s; give %llu "
+			    "or more", (unsigned long long)erase_bytes,
+			    cfg->device, (unsigned long long)
+			    detect_min_erase_bytes(dev->logical_block_bytes));
+	if (err)
+		usage_error("--detect --write: %s is too small for the "
+			    "probes", cfg->device);
+}
+
 /* Before --detect --write writes: say where, and allow only that. */
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
@@ -1559,6 +1748,8 @@ static int analyze_saved(const struct config *cfg)
 
 	err = analyze_files(cfg->files, cfg->file_count, &result, why,
 			    sizeof(why));
+	if (err == -EISDIR)
+		usage_error("--analyze: %s", why);
 	if (err)
 		runtime_error("%s", why);
 	out = open_output(cfg);
@@ -1597,18 +1788,16 @@ static int run_detect(const struct config *cfg)
 	FILE *out;
 	int err;
 
-	open_device(cfg, &dev, cfg->write ? DEV_READ_WRITE : DEV_READ_ONLY);
-	options.announce = announce_detect;
-	{
-		uint64_t start, end;
-
-		/* with the erase size given, a device too small is known
-		   before the first read */
-		if (cfg->write && given(cfg, 'e') &&
-		    detect_write_range(&dev, cfg->erasesize, &start, &end))
-			usage_error("--detect --write: %s is too small for the "
-				    "probes", cfg->device);
+	/* the erase size given is checked on a read-only open: nothing
+	   is announced or opened for writing before it holds */
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	if (given(cfg, 'e'))
+		check_detect_erase(cfg, &dev, cfg->erasesize);
+	if (cfg->write) {
+		dev_close(&dev);
+		open_device(cfg, &dev, DEV_READ_WRITE);
 	}
+	options.announce = announce_detect;
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, &stop_signal, &findings);
@@ -1619,6 +1808,8 @@ static int run_detect(const struct config *cfg)
 	if (err == -EDOM)
 		usage_error("--detect --write: no erase-block size was found; "
 			    "give it with --erasesize");
+	if (err == -EINVAL)
+		check_detect_erase(cfg, &dev, findings.erase_used);
 	if (err == -ENOSPC && dev.error.operation == NULL)
 		usage_error("--detect --write: %s is too small for the probes",
 			    cfg->device);
@@ -2118,6 +2309,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	parse_args(&cfg, argc, argv);
+	check_outputs(&cfg);
 	/* every JSON document names the command that made it */
 	cfg.command = join_command(argc, argv);
 	ret = dispatch(&cfg);

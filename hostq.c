@@ -8,29 +8,21 @@
 #include <string.h>
 
 #include "hostq.h"
+#include "sysattr.h"
 
-/* The number in a one-line sysfs attribute, or -1. */
+/* The number in a one-line sysfs attribute, or -1 (also when it is no
+   attribute: a FIFO or a file larger than any, read by sysattr). */
 static long read_number(const char *dir, const char *name)
 {
-	char path[PATH_MAX], text[32];
-	FILE *f;
-	long value = -1;
+	char path[PATH_MAX], text[32], *end;
+	long value;
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path))
+	    (int)sizeof(path) ||
+	    sysattr_read(path, text, sizeof(text), NULL, 0) <= 0)
 		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(text, sizeof(text), f)) {
-		char *end;
-		long v = strtol(text, &end, 10);
-
-		if (end != text && v >= 0)
-			value = v;
-	}
-	fclose(f);
-	return value;
+	value = strtol(text, &end, 10);
+	return end != text && value >= 0 ? value : -1;
 }
 
 /* The device's name: the basename of what the path resolves to. */

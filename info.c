@@ -1027,6 +1027,31 @@ static void show_registers(struct out *o, const struct info_card *c)
 	}
 }
 
+/*
+ * Each attribute that was there but could not be read, as a record of
+ * its own: where, and why.  Past the first INFO_UNREADABLE_MAX the last
+ * one says how many more there were.
+ */
+static void show_unreadable(struct out *o, const struct info_card *c)
+{
+	unsigned shown = c->unreadable_count < INFO_UNREADABLE_MAX ?
+			 c->unreadable_count : INFO_UNREADABLE_MAX;
+	char why[SYSATTR_WHY_BYTES + 64];
+
+	for (unsigned i = 0; i < shown; i++) {
+		snprintf(why, sizeof(why), "%s", c->unreadable[i].why);
+		if (i + 1 == shown && c->unreadable_count > shown)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 "; %u more attributes could not be read",
+				 c->unreadable_count - shown);
+		out_record(o, "unreadable");
+		out_section(o, "unreadable", "unreadable");
+		put_s(o, "path", "path", c->unreadable[i].path);
+		put_s(o, "reason", "why", why);
+		out_end(o, "unreadable");
+	}
+}
+
 int info_print(const struct info_device *dev, const struct info_card *card,
 	       enum report_format format, FILE *out, char *err, size_t errlen)
 {
@@ -1062,6 +1087,7 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 		show_emmc(o, &card->emmc);
 	else
 		out_null_section(o, "emmc");
+	show_unreadable(o, card);
 	return finish_out(o, out, err, errlen);
 }
 

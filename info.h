@@ -16,6 +16,7 @@
 
 #include "link.h"
 #include "report.h"
+#include "sysattr.h"
 
 #define INFO_PATH_BYTES 4096
 #define INFO_NAME_BYTES 64
@@ -197,6 +198,13 @@ struct info_emmc {
 	uint64_t rpmb_bytes;
 };
 
+#define INFO_UNREADABLE_MAX 8
+
+struct info_unreadable {
+	char path[INFO_PATH_BYTES];
+	char why[SYSATTR_WHY_BYTES];	/* "not a regular file (a FIFO)" */
+};
+
 /*
  * Everything known about a device.  Each has_ flag says whether the fields
  * after it are known; a field not known is shown as "unknown" (null).
@@ -261,6 +269,14 @@ struct info_card {
 
 	/* the host link: bus LINK_BUS_NONE when there is none to read */
 	struct link_info link;
+
+	/*
+	 * Attributes that are there but could not be read (a FIFO, a file
+	 * larger than any attribute, a read error), shown as unknown: the
+	 * first INFO_UNREADABLE_MAX, and how many there were.
+	 */
+	unsigned unreadable_count;
+	struct info_unreadable unreadable[INFO_UNREADABLE_MAX];
 };
 
 /* Machine name ("sd", "emmc", "usb"...) and human label of a transport. */
@@ -317,15 +333,18 @@ int info_decode_register(const char *kind, const char *hex,
  * not exist is looked up by its last component under sysfs_root, so
  * recorded trees work without device nodes.  For SD and eMMC cards the
  * host's debugfs ios (under dev->debugfs_root) is read too, for USB
- * devices the USB link, into card->link.  Return 0 or a negative errno
- * with err set.
+ * devices the USB link, into card->link.  Every attribute is read
+ * through sysattr_read: one that is there but cannot be read (a FIFO, a
+ * file larger than any attribute) is unknown, and noted in
+ * card->unreadable.  Return 0 or a negative errno with err set.
  */
 int info_read_card(const struct info_device *dev, const char *sysfs_root,
 		   struct info_card *card, char *err, size_t errlen);
 
 /*
  * Print a card that info_read_card filled for dev, as records in format
- * (device, card, link, cid, csd, scr, ssr, emmc); nothing is read from
+ * (device, card, link, cid, csd, scr, ssr, emmc, then one unreadable
+ * record for each attribute that could not be read); nothing is read from
  * sysfs here.  Return 0, or -EIO with
  * err set when the output cannot be written.
  */

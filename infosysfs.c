@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 
 #include "info.h"
 #include "infoutil.h"
+#include "sysattr.h"
 
 /* ---- sysfs ---- */
 
@@ -32,24 +32,52 @@ static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
 	return n >= 0 && (size_t)n < len;
 }
 
-/* Read dir/name, trailing blanks removed.  False if missing or empty. */
+/*
+ * The card info_read_card is filling, for attr() to note there what it
+ * could not read: the readers below take only a directory and a name.
+ */
+static struct info_card *noting;
+
+/* An attribute that is there but cannot be read, once per path. */
+static void note_unreadable(const char *path, const char *why)
+{
+	struct info_card *card = noting;
+	unsigned kept;
+
+	if (!card)
+		return;
+	kept = card->unreadable_count < INFO_UNREADABLE_MAX ?
+	       card->unreadable_count : INFO_UNREADABLE_MAX;
+	for (unsigned i = 0; i < kept; i++)
+		if (!strcmp(card->unreadable[i].path, path))
+			return;
+	if (kept < INFO_UNREADABLE_MAX) {
+		info_copy_str(card->unreadable[kept].path,
+			      sizeof(card->unreadable[kept].path), path);
+		info_copy_str(card->unreadable[kept].why,
+			      sizeof(card->unreadable[kept].why), why);
+	}
+	card->unreadable_count++;
+}
+
+/*
+ * Read dir/name, trailing blanks removed.  False if missing, empty or
+ * unreadable (a FIFO, a file larger than any attribute, an error): those
+ * are noted on the card, with their path.
+ */
 static bool attr(const char *dir, const char *name, char *buf, size_t len)
 {
-	char path[INFO_PATH_BYTES];
+	char path[INFO_PATH_BYTES], why[SYSATTR_WHY_BYTES];
 	ssize_t n;
-	int fd;
 
 	buf[0] = '\0';
 	if (!path_fmt(path, sizeof(path), "%s/%s", dir, name))
 		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, len - 1);
-	close(fd);
+	n = sysattr_read(path, buf, len, why, sizeof(why));
+	if (n < 0 && why[0])
+		note_unreadable(path, why);
 	if (n <= 0)
 		return false;
-	buf[n] = '\0';
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
 		buf[--n] = '\0';
 	return n > 0;
@@ -555,29 +583,20 @@ static bool find_mmc_host(const char *disk_dir, char *host, size_t len)
 
 static void read_ios(struct link_info *link, const char *debugfs)
 {
-	char text[2048];
+	char text[SYSATTR_MAX_BYTES + 1];
 	ssize_t n;
-	int fd;
 
 	link->state = LINK_NO_DEBUGFS;
 	if (!path_fmt(link->ios_path, sizeof(link->ios_path), "%s/%s/ios",
 		      debugfs, link->host))
 		return;
-	fd = open(link->ios_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		link->read_errno = errno;
-		if (errno != ENOENT && errno != ENOTDIR)
-			link->state = LINK_UNREADABLE;
-		return;
-	}
-	n = read(fd, text, sizeof(text) - 1);
-	link->read_errno = n < 0 ? errno : 0;
-	close(fd);
-	if (n < 0) {
+	n = sysattr_read(link->ios_path, text, sizeof(text), link->read_why,
+			 sizeof(link->read_why));
+	link->read_errno = n < 0 ? (int)-n : 0;
+	if (n < 0 && link->read_why[0])
 		link->state = LINK_UNREADABLE;
+	if (n < 0)
 		return;
-	}
-	text[n] = '\0';
 	link->state = link_parse_ios(text, &link->ios) ? LINK_UNPARSED :
 							 LINK_READ;
 }
@@ -704,12 +723,14 @@ int info_read_card(const struct info_device *d, const char *sysfs_root,
 	ret = locate(d, root, dir, card, err, errlen);
 	if (ret)
 		return ret < 0 ? ret : 0;
+	noting = card;
 	if (exists(dir, "partition"))
 		resolve_partition(card, dir);
 	else
 		info_copy_str(card->sysfs_dir, sizeof(card->sysfs_dir), dir);
 	read_disk(card, root);
 	read_link(card, d, sysfs_root);
+	noting = NULL;
 	if (!card->has_logical_block_size && d->logical_block_bytes)
 		read_caller_view(card, d);
 	return 0;

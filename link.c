@@ -487,6 +487,18 @@ static void judge_usb(struct link_info *l, const char *desc)
 
 #define MOUNT_HINT "mount -t debugfs none /sys/kernel/debug"
 
+/* ios is there and cannot be read: why, and how when it is root's. */
+static void explain_unreadable(struct link_info *l)
+{
+	bool denied = l->read_errno == EACCES || l->read_errno == EPERM;
+
+	snprintf(l->reason, sizeof(l->reason), "the host's bus mode is not "
+		 "known: %.400s cannot be read: %s%s", l->ios_path,
+		 l->read_why[0] ? l->read_why : strerror(l->read_errno),
+		 denied ? " (debugfs needs root; to mount it: " MOUNT_HINT ")" :
+		 "");
+}
+
 /* Why nothing could be worked out, for the states short of LINK_READ. */
 static void explain_unread(struct link_info *l, const char *debugfs_root)
 {
@@ -507,9 +519,7 @@ static void explain_unread(struct link_info *l, const char *debugfs_root)
 			 MOUNT_HINT ")", l->ios_path, root);
 		break;
 	case LINK_UNREADABLE:
-		snprintf(r, len, "the host's bus mode is not known: %.400s cannot be "
-			 "read: %s (debugfs needs root; to mount it: "
-			 MOUNT_HINT ")", l->ios_path, strerror(l->read_errno));
+		explain_unreadable(l);
 		break;
 	case LINK_UNPARSED:
 		snprintf(r, len, "the host's bus mode is not known: %.400s is not in "

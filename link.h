@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "sysattr.h"
 
 #define LINK_PATH_BYTES 4096
 #define LINK_REASON_BYTES 1024
@@ -33,7 +34,8 @@ enum link_state {
 	LINK_READ,		/* ios, or the USB attributes, were read */
 	LINK_NO_HOST,		/* sysfs does not show the card's MMC host */
 	LINK_NO_DEBUGFS,	/* <debugfs>/mmcN/ios does not exist */
-	LINK_UNREADABLE,	/* it exists but reading failed: read_errno */
+	LINK_UNREADABLE,	/* it is there but cannot be read: read_why,
+				   or read_errno */
 	LINK_UNPARSED,		/* read, but not in the kernel's format */
 	LINK_NO_USB_SPEED,	/* no USB device with a speed above the disk */
 };
@@ -90,6 +92,9 @@ struct link_info {
 	enum link_bus bus;
 	enum link_state state;
 	int read_errno;			/* LINK_UNREADABLE */
+	char read_why[SYSATTR_WHY_BYTES];	/* and why: "Permission
+						   denied", "not a regular
+						   file (a FIFO)" */
 	char host[32];			/* "mmc0" */
 	char ios_path[LINK_PATH_BYTES];	/* where ios was looked for */
 	struct link_ios ios;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis.h"
 #include "json.h"
@@ -892,6 +893,7 @@ static int read_whole(const char *path, char **text, size_t *length,
 {
 	FILE *f = fopen(path, "rb");
 	size_t cap = 1 << 16, n = 0;
+	struct stat st;
 	char *buf;
 
 	if (!f) {
@@ -899,6 +901,12 @@ static int read_whole(const char *path, char **text, size_t *length,
 
 		snprintf(err, errlen, "%s", strerror(e));
 		return -e;
+	}
+	/* a directory opens, then fails each read with EISDIR */
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		snprintf(err, errlen, "is a directory; give saved json runs");
+		return -EISDIR;
 	}
 	buf = malloc(cap);
 	while (buf) {

@@ -36,7 +36,8 @@ int plot_record(void *plot, const struct vm_record *record);
 
 /*
  * Add the run saved in the JSON document at path (flashbench's own
- * --format=json).  Returns 0, or a negative errno with a message in err.
+ * --format=json).  Returns 0, or a negative errno with a message in err
+ * (-EISDIR: path is a directory).
  */
 int plot_load_json(struct plot *plot, const char *path, char *err,
 		   size_t errlen);

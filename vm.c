@@ -119,19 +119,82 @@ static int eval(struct run *r, const struct expr *x, double *value)
 	return 0;
 }
 
+/* Offsets, lengths and counts stay below this: a sum of two still fits
+   64 bits, and a double holds the value on the way */
+#define VM_MAX_WHOLE 9.0e18
+#define VM_STR(x) #x
+#define VM_XSTR(x) VM_STR(x)
+
+/* What is wrong with v as an offset, length or count; NULL: nothing. */
+static const char *whole_problem(double v)
+{
+	if (isnan(v))
+		return "undefined (as after a division by zero)";
+	if (v < 0)
+		return "negative";
+	if (v >= VM_MAX_WHOLE)
+		return "too large (9e18 or more)";
+	return v != floor(v) ? "fractional" : NULL;
+}
+
+/* The statements whose two operands are an offset and a length. */
+static bool is_io(const struct node *n)
+{
+	return n->op <= VM_VERIFY;
+}
+
+/* What operand i of n is called in a plan error; *index for a series. */
+static const char *operand_name(const struct node *n, unsigned i,
+				unsigned *index)
+{
+	*index = 0;
+	if (is_io(n))
+		return i ? "length" : "offset";
+	if (n->op == VM_REPEAT)
+		return "count";
+	if (n->op == VM_FOR_TIME && i + 1 == n->operand_count)
+		return "time";
+	*index = i + 1;
+	return vm_series_table[n->series].name;
+}
+
+/* -EDOM: operand came to v, which is why; an I/O's whole step kept. */
+static int plan_bad_value(struct run *r, const struct node *n,
+			  const char *operand, unsigned index, double v,
+			  const char *why)
+{
+	struct vm_plan *plan = r->plan;
+
+	if (!plan || plan->error)
+		return -EDOM;
+	plan_error(r, -EDOM, vm_op_table[n->op].name, 0, 0, n->line);
+	plan->error_operand = operand;
+	plan->error_operand_index = index;
+	plan->error_why = why;
+	plan->error_values[0] = v;
+	plan->error_value_count = 1;
+	if (is_io(n)) {
+		eval(r, &n->operands[0], &plan->error_values[0]);
+		eval(r, &n->operands[1], &plan->error_values[1]);
+		plan->error_value_count = 2;
+	}
+	return -EDOM;
+}
+
 /* An operand that must be a whole number of bytes or a count. */
 static int eval_whole(struct run *r, const struct node *n, unsigned i,
 		      uint64_t *value)
 {
+	const char *why, *operand;
+	unsigned index;
 	double v;
 
 	eval(r, &n->operands[i], &v);
-	if (!isfinite(v) || v < 0 || v != floor(v) || v >= 9.0e18)
-		/* the value as far as 64 bits hold it: 2^64 and up is not */
-		return plan_error(r, -EDOM, vm_op_table[n->op].name,
-				  isfinite(v) && v > 0 ?
-				  (v < 18446744073709551615.0 ? (uint64_t)v :
-				   UINT64_MAX) : 0, 0, n->line);
+	why = whole_problem(v);
+	if (why) {
+		operand = operand_name(n, i, &index);
+		return plan_bad_value(r, n, operand, index, v, why);
+	}
 	*value = (uint64_t)v;
 	return 0;
 }
@@ -527,10 +590,10 @@ static int loop_depth(struct run *r, const struct node *n, unsigned *depth)
 	if (!n->has_depth)
 		return 0;
 	eval(r, &n->depth, &v);
-	if (!isfinite(v) || v < 1 || v > DEV_MAX_DEPTH || v != floor(v))
-		return plan_error(r, -EDOM, "depth",
-				  (uint64_t)(isfinite(v) && v > 0 &&
-					     v < 9.0e18 ? v : 0), 0, n->line);
+	if (isnan(v) || v < 1 || v > DEV_MAX_DEPTH || v != floor(v))
+		return plan_bad_value(r, n, "depth", 0, v, isnan(v) ?
+				      whole_problem(v) : "out of range (1 to "
+				      VM_XSTR(DEV_MAX_DEPTH) ")");
 	*depth = (unsigned)v;
 	return 0;
 }

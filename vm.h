@@ -116,6 +116,19 @@ struct vm_plan {
 	const char *error_op;
 	uint64_t error_offset, error_length;
 	unsigned error_line;
+	/*
+	 * -EDOM: the operand that is not a whole number in range
+	 * ("offset", "length", "count", "time", "depth", or the series'
+	 * name with error_operand_index its place, 1 up), what is wrong
+	 * with it ("negative"...) and what it came to: for a read, write,
+	 * discard, stamp or verify its offset and length (value count 2),
+	 * else the operand's alone (1).  NAN: undefined.
+	 */
+	const char *error_operand;
+	unsigned error_operand_index;
+	const char *error_why;
+	double error_values[2];
+	unsigned error_value_count;
 };
 
 /* A run's connections to the rest of the tool. */

@@ -115,4 +115,57 @@ test_expect_success 'a key longer than 63 characters is refused, 63 is not' '
 	echo "schema,kind,${long#k}" >expect && test_cmp expect header
 '
 
+# plan_refused PROG STEP: --program=PROG on sim: exits 2 with nothing on
+# stdout and, on stderr, the plan error for STEP at line 2, then the hint
+plan_refused() {
+	test_expect_code 2 "$FLASHBENCH" --program="$1" sim: >out 2>err &&
+	cat err &&
+	test ! -s out &&
+	cat >expect <<-EOF &&
+	flashbench: $1: $2 (line 2); check --blocksize, --erasesize and --offset for sim: (7948206080 bytes, blocks of 512)
+	Try 'flashbench --help' for more information.
+	EOF
+	test_cmp expect err
+}
+
+test_expect_success 'a negative offset is refused with the step it makes' '
+	printf "let n = 0 - 4096\nread n 4096\n" >neg.prog &&
+	plan_refused neg.prog \
+		"read at -4096 (+4096): the offset is negative"
+'
+
+test_expect_success 'a negative length is refused with the offset it has' '
+	printf "let n = 0 - 512\nwrite 8192 n\n" >neglen.prog &&
+	plan_refused neglen.prog \
+		"write at 8192 (+-512): the length is negative"
+'
+
+test_expect_success 'an offset past 64 bits is said to be too large, not 2^64-1' '
+	printf "let big = \$size * \$size\nread big 512\n" >big.prog &&
+	plan_refused big.prog "read at 63173979890148966400 (+512): the offset is too large (9e18 or more)"
+'
+
+test_expect_success 'a fractional or undefined length is said to be so' '
+	printf "let third = 1 / 3\nread 0 third\n" >third.prog &&
+	plan_refused third.prog \
+		"read at 0 (+0.333333): the length is fractional" &&
+	printf "let z = 0\nread 1024 512 / z\n" >nan.prog &&
+	plan_refused nan.prog "read at 1024 (+undefined): the length is undefined (as after a division by zero)"
+'
+
+test_expect_success 'a negative count or depth names the operand, with no (+0)' '
+	printf "let n = 0 - 1\nrepeat n min { read 0 512 }\n" >count.prog &&
+	plan_refused count.prog "repeat: the count is -1, negative" &&
+	printf "let d = 300\nfor i in linear 0 1 4 within 1000 depth d total { read 0 512 }\n" \
+		>depth.prog &&
+	plan_refused depth.prog "for: the depth is 300, out of range (1 to 256)"
+'
+
+test_expect_success 'a directory given as the program is said to be one' '
+	mkdir progs &&
+	test_usage_error flashbench \
+		"^--program: progs: is a directory; give a program file\$" \
+		--program=progs sim:
+'
+
 test_done
