@@ -1408,18 +1408,32 @@ static void check_output_path(const struct config *cfg, const char *option,
 				   "one of the runs to draw");
 }
 
+/* "-" names standard output, for -o and --plot alike. */
+static bool is_stdout_name(const char *path)
+{
+	return path && strcmp(path, "-") == 0;
+}
+
 /*
  * Where results and charts go, checked once the options are: before
  * any device is opened or anything announced.  Results on standard
  * output that the shell pointed at a block device are refused as well.
  */
-static void check_outputs(const struct config *cfg)
+static void check_outputs(struct config *cfg)
 {
+	bool plot_to_stdout = is_stdout_name(cfg->plot_path);
 	struct stat st;
 
+	if (is_stdout_name(cfg->out_path))
+		cfg->out_path = NULL;	/* -o - is standard output */
+	if (plot_to_stdout && !cfg->plot_inputs && !cfg->out_path)
+		usage_error("--plot: - is standard output, where the results "
+			    "go too; give the results a file with -o");
 	check_output_path(cfg, "-o", cfg->out_path);
-	check_output_path(cfg, "--plot", cfg->plot_path);
-	if (!cfg->out_path && !cfg->plot_inputs &&
+	if (!plot_to_stdout)
+		check_output_path(cfg, "--plot", cfg->plot_path);
+	if ((!cfg->out_path || plot_to_stdout) &&
+	    (!cfg->plot_inputs || plot_to_stdout) &&
 	    fstat(STDOUT_FILENO, &st) == 0 && S_ISBLK(st.st_mode))
 		usage_error("standard output is a block device; give a file "
 			    "with -o");
@@ -1455,9 +1469,10 @@ static FILE *open_output_file(const char *option, const char *path)
 
 static void write_plot(const struct config *cfg, struct plot *plot)
 {
-	FILE *f = open_output_file("--plot", cfg->plot_path);
+	FILE *f = is_stdout_name(cfg->plot_path) ? stdout :
+		  open_output_file("--plot", cfg->plot_path);
 
-	if (plot_write(plot, f) | fclose(f))
+	if (plot_write(plot, f) | (f == stdout ? fflush(f) : fclose(f)))
 		runtime_error("%s: write error", cfg->plot_path);
 	plot_free(plot);
 }

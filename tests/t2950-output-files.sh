@@ -164,4 +164,28 @@ test_expect_success 'a refused --decode-cid leaves the -o file as it was' '
 	test_cmp expect kept
 '
 
+test_expect_success '-o - and --plot=- name standard output' '
+	"$FLASHBENCH" -a -c 1 sim: >expect &&
+	"$FLASHBENCH" -a -c 1 -o - sim: >got &&
+	test_cmp expect got &&
+	test ! -e ./- &&
+	"$FLASHBENCH" -a -c 1 --format=json sim: >run.json &&
+	"$FLASHBENCH" --plot=saved.svg run.json &&
+	"$FLASHBENCH" --plot=- run.json >got.svg &&
+	test_cmp saved.svg got.svg &&
+	"$FLASHBENCH" -a -c 1 --plot=- -o results sim: >got.svg &&
+	grep -q "<svg" got.svg &&
+	test_cmp expect results &&
+	test ! -e ./-
+'
+
+test_expect_success '--plot=- beside results on standard output is refused' '
+	test_usage_error flashbench \
+		"^--plot: - is standard output, where the results go too; give the results a file with -o\$" \
+		-a -c 1 --plot=- sim: &&
+	test_usage_error flashbench \
+		"^--plot: - is standard output, where the results go too; give the results a file with -o\$" \
+		-a -c 1 --plot=- -o - sim:
+'
+
 test_done
