@@ -259,7 +259,7 @@ struct log {
 	unsigned salt_count;
 	uint64_t usable_bytes;		/* the mark's, or 0 */
 	bool usable_marked;
-	struct saved *saved;		/* intact records, in the file's order */
+	struct saved *saved;		/* intact records, in file order */
 	size_t count, cap;
 	struct undo_damage *damaged;
 	size_t damaged_count, damaged_cap;
@@ -774,10 +774,12 @@ static bool explained(const struct log *g, const unsigned char *now,
 	uint64_t named, hash;
 
 	if (!unreadable) {
-		if (!memcmp(now, saved, lbs) || run_stamp(g, now, offset, &named))
+		if (!memcmp(now, saved, lbs) ||
+		    run_stamp(g, now, offset, &named))
 			return true;
 		hash = stamp_hash(STAMP_FNV_BASIS, now, lbs);
-		if (g->block_count && bsearch(&hash, g->block_hashes, g->block_count,
+		if (g->block_count &&
+		    bsearch(&hash, g->block_hashes, g->block_count,
 			    sizeof(hash), compare_u64))
 			return true;
 		if (!broken_stamp(g, now, offset))
