@@ -830,6 +830,9 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 		err = emit_summary(s);
 	if (!err && result->fake_kind)
 		err = emit_fix(s);
+	/* what was not put back goes on record too, not only on stderr */
+	if (!err && !restore_err && s->undo.records && !result->restored)
+		err = capacity_emit_restore(options->report, &result->restore);
 	free(s->saved);
 	free(s->chunk);
 	free(s->edges);
