@@ -667,12 +667,15 @@ static int open_log(struct log *g, const char *path, const struct dev *dev,
 	*g = (struct log){ .want_block_hashes = want_block_hashes,
 			   .why = why, .why_size = size };
 	why[0] = '\0';
-	g->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO given for the file is refused, not waited on */
+	g->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (g->fd < 0 || fstat(g->fd, &st)) {
 		err = -errno;
 		snprintf(why, size, "%s", strerror(-err));
 		return err;
 	}
+	if (!S_ISREG(st.st_mode))
+		return bad_file(why, size, "not a regular file");
 	g->file_bytes = st.st_size;
 	err = read_header(g, why, size);
 	if (err)

@@ -2,7 +2,8 @@
 # t3020: the undo file of --capacity-check, and --restore.  Wraparound
 # fakes whose real capacity is a power of two (the blocks past it alias
 # blocks below it that the check also saved) end with the fake verdict,
-# exit 3, no warning and no undo file left.  As root, on a loop device
+# exit 3, no warning and no undo file left; a FIFO given as the undo file
+# is refused, not waited on.  As root, on a loop device
 # full of random data, from the undo file of a run killed with SIGKILL
 # after its first round: a record head or a record's data damaged in
 # the middle or in the first record costs exactly that record's range
@@ -163,6 +164,12 @@ test_expect_success python3 'wraparound at a power of two: 1 of 4 GiB, 8 of 32 G
 	wrap_check size=4G,fake=1G $((1024 * MIB)) &&
 	wrap_check size=32G,fake=8G $((8192 * MIB)) &&
 	wrap_check size=64G,fake=8G,fake-cache=4M $((8192 * MIB))
+'
+
+test_expect_success '--restore of a FIFO: refused at once, not waited on' '
+	mkfifo pipe.undo &&
+	test_usage_error flashbench "--restore: pipe.undo: not a regular file" \
+		--restore=pipe.undo sim:size=64M,fake=64M
 '
 
 # ---- damaged undo files, on a loop device ----
