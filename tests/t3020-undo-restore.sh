@@ -166,8 +166,12 @@ test_expect_success python3 'wraparound at a power of two: 1 of 4 GiB, 8 of 32 G
 	wrap_check size=64G,fake=8G,fake-cache=4M $((8192 * MIB))
 '
 
+# (held open here with a header's worth of bytes in it, so that a run
+# that did read it would not wait forever)
 test_expect_success '--restore of a FIFO: refused at once, not waited on' '
 	mkfifo pipe.undo &&
+	exec 3<>pipe.undo &&
+	printf "%64s" "not an undo file" >&3 &&
 	test_usage_error flashbench "--restore: pipe.undo: not a regular file" \
 		--restore=pipe.undo sim:size=64M,fake=64M
 '
