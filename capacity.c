@@ -36,6 +36,10 @@
 
 #define PROBES_PER_ROUND 256
 #define MAX_ROUNDS 16		/* 255^16 blocks: more than any device */
+/* the salts a run can stamp with: its rounds, and the cache round after
+   the round number it skips */
+#define ROUND_SALTS (MAX_ROUNDS + 2)
+_Static_assert(ROUND_SALTS <= UNDO_MAX_SALTS, "the undo file names them");
 _Static_assert(PROBES_PER_ROUND >= 3, "a step, and the last block");
 #define CHUNK_BYTES (1024 * 1024)	/* flush and scan transfers */
 
@@ -108,13 +112,19 @@ uint64_t capacity_max_write_bytes(uint64_t device_bytes, uint32_t lbs,
 	       2 * (uint64_t)lbs;
 }
 
-static uint64_t round_salt(const struct search *s)
+/* The salt of round's stamps, from the run's. */
+static uint64_t salt_of_round(uint64_t run_salt, unsigned round)
 {
-	uint64_t z = s->salt + 0x9e3779b97f4a7c15ULL * (s->round + 1);
+	uint64_t z = run_salt + 0x9e3779b97f4a7c15ULL * (round + 1);
 
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+static uint64_t round_salt(const struct search *s)
+{
+	return salt_of_round(s->salt, s->round);
 }
 
 /* ---- one round ---- */
@@ -335,6 +345,10 @@ static int judge_probes(struct search *s)
 	(&(const struct text_look){ .display = TEXT_AS_UNIT, \
 				    .template = template_text })
 #define HIDDEN (&text_hidden)
+/* A template shown as it is, without the value. */
+#define ALONE(template_text) \
+	(&(const struct text_look){ .display = TEXT_TEMPLATE_ALONE, \
+				    .template = template_text })
 
 /* Every capacity record's text: fields separated by a space. */
 static const struct text_layout spaced = { .style = TEXT_SPACES };
@@ -616,10 +630,33 @@ static int emit_fix(struct search *s)
 	return err ? err : report_record(s->opt->report, &rec);
 }
 
+/* A range a restore left as it was: where, and where its record was. */
+static int emit_damage(struct report *report, const struct undo_damage *d)
+{
+	struct vm_record rec = { .kind = "restore-damaged",
+				 .layout = &spaced };
+	bool known = d->range_known;
+
+	add_field(&rec, VM_UNIT_BYTES, "offset",
+		  known ? SHOWN("not put back: bytes at %") :
+		  ALONE("not put back: an unknown range:"), NULL,
+		  known ? (double)d->offset : NAN);
+	add_field(&rec, VM_UNIT_BYTES, "length",
+		  known ? SHOWN("(+%):") : HIDDEN, NULL,
+		  known ? (double)d->length : NAN);
+	add_field(&rec, VM_UNIT_BYTES, "file_bytes",
+		  SHOWN("the undo file's % bytes"), NULL,
+		  (double)d->file_bytes);
+	add_field(&rec, VM_UNIT_BYTES, "file_offset",
+		  SHOWN("at % are damaged"), NULL, (double)d->file_offset);
+	return report_record(report, &rec);
+}
+
 int capacity_emit_restore(struct report *report,
 			  const struct undo_result *restore)
 {
 	struct vm_record rec = { .kind = "restore", .layout = &spaced };
+	int err;
 
 	add_field(&rec, VM_UNIT_BYTES, "bytes_restored",
 		  SHOWN("restored % bytes"), NULL,
@@ -632,7 +669,14 @@ int capacity_emit_restore(struct report *report,
 	add_field(&rec, VM_UNIT_COUNT, "blocks_differing",
 		  SHOWN("% not as saved"), NULL,
 		  (double)restore->blocks_differing);
-	return report_record(report, &rec);
+	add_field(&rec, VM_UNIT_COUNT, "records_damaged",
+		  restore->damaged_count ?
+		  SHOWN("(damaged records not put back: %)") : HIDDEN, NULL,
+		  (double)restore->damaged_count);
+	err = report_record(report, &rec);
+	for (size_t i = 0; !err && i < restore->damaged_count; i++)
+		err = emit_damage(report, &restore->damaged[i]);
+	return err;
 }
 
 /* ---- setting up, and putting everything back ---- */
@@ -701,21 +745,57 @@ static int search(struct search *s)
 	return err;
 }
 
-/* Put every block back; check those that can hold data. */
-static int restore(struct search *s, uint64_t verify_below, char *why,
-		   size_t size)
+/* The undo file, naming every salt a round of the run can stamp with. */
+static int create_undo(struct search *s)
+{
+	uint64_t salts[ROUND_SALTS];
+
+	for (unsigned round = 0; round < ROUND_SALTS; round++)
+		salts[round] = salt_of_round(s->salt, round);
+	return undo_create(&s->undo, s->opt->undo_path, s->dev, salts,
+			   ROUND_SALTS);
+}
+
+/*
+ * Put every block back and check those that can hold data (below
+ * verify_below); flush the device, and only then forget the undo file.
+ * With the verdict known, its usable size goes into the file first: a
+ * --restore after a crash compares no block past it either (a mark
+ * that cannot be written costs only that).
+ */
+static int restore(struct search *s, uint64_t verify_below, bool known,
+		   char *why, size_t size)
 {
 	struct capacity_result *r = s->result;
-	int err;
+	char what[160];
+	int err = 0;
 
+	if (known && s->undo.records)
+		undo_mark_usable(&s->undo, verify_below);
+	/* read back through the descriptor written, never the name again */
+	if (s->undo.records)
+		err = undo_restore(s->undo.fd, s->dev, verify_below,
+				   &r->restore, what, sizeof(what));
 	undo_close(&s->undo);
-	err = undo_restore(s->opt->undo_path, s->dev, verify_below,
-			   &r->restore, why, size);
+	if (err && what[0])
+		snprintf(why, size, "the undo file %s: %s", s->opt->undo_path,
+			 what);
 	r->bytes_restored = r->restore.bytes_restored;
-	r->restored = !err && r->restore.blocks_differing == 0;
-	if (r->restored)
+	r->restored = !err && r->restore.blocks_differing == 0 &&
+		      r->restore.damaged_count == 0;
+	if (!err)
+		err = dev_flush(s->dev);
+	if (!err && r->restored)
 		unlink(s->opt->undo_path);
 	return err;
+}
+
+/* A failure of the undo file itself: which file, what, and why. */
+static void undo_failure(const struct undo *u, char *undo_error, size_t size)
+{
+	if (u->failed)
+		snprintf(undo_error, size, "the undo file %s: %s: %s",
+			 u->path, u->failed, strerror(u->failed_errno));
 }
 
 int capacity_run(struct dev *dev, const struct capacity_options *options,
@@ -732,14 +812,11 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	*s = (struct search){ .dev = dev, .opt = options, .result = result,
 			      .undo = { .fd = -1 } };
 	err = setup(s);
-	if (!err) {
-		err = undo_create(&s->undo, options->undo_path, dev);
-		if (err)
-			snprintf(undo_error, size, "%s: %s",
-				 options->undo_path, strerror(-err));
-	}
+	if (!err)
+		err = create_undo(s);
 	if (!err)
 		err = search(s);
+	undo_failure(&s->undo, undo_error, size);
 	result->bytes_written = dev->stats.bytes_written;
 	if (!err)
 		set_verdict(s);
@@ -747,12 +824,15 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	   interrupted, every block is checked */
 	restore_err = s->undo.fd >= 0 ?
 		      restore(s, err ? dev->size_bytes : result->usable_bytes,
-			      undo_error, size) : 0;
+			      !err, undo_error, size) : 0;
 	result->device_time_ns = dev->stats.time_ns;
 	if (!err && !restore_err)
 		err = emit_summary(s);
 	if (!err && result->fake_kind)
 		err = emit_fix(s);
+	/* what was not put back goes on record too, not only on stderr */
+	if (!err && !restore_err && s->undo.records && !result->restored)
+		err = capacity_emit_restore(options->report, &result->restore);
 	free(s->saved);
 	free(s->chunk);
 	free(s->edges);

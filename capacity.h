@@ -4,8 +4,9 @@
  * evenly across the range where the end of the real capacity can still
  * be, classifies what the probes read back (stamp.h), narrows the range
  * to the logical block, measures a write cache if one hides the fake,
- * and restores every block it wrote from the undo file (undo.h).  The
- * verdict and the evidence go out as records.
+ * and restores every block it wrote from the undo file (undo.h), then
+ * flushes the device before the file is removed.  The verdict and the
+ * evidence go out as records.
  */
 #ifndef FLASHBENCH_CAPACITY_H
 #define FLASHBENCH_CAPACITY_H
@@ -64,7 +65,10 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 		 struct capacity_result *result, char *undo_error,
 		 size_t size);
 
-/* --restore's record: what was put back, and how much read back as saved. */
+/*
+ * The restore's records: what was put back, how much read back as saved,
+ * and each range a damaged record left as it was.
+ */
 int capacity_emit_restore(struct report *report,
 			  const struct undo_result *restore);
 

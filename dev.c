@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dev.h"
 
@@ -160,6 +161,18 @@ int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
 	if (!err)
 		dev->stats.bytes_discarded += length;
 	return account(dev, "discard", offset, length, err, err ? 0 : *ns);
+}
+
+int dev_flush(struct dev *dev)
+{
+	if (dev->mode != DEV_READ_WRITE || dev->fd < 0)
+		return 0;
+	if (fsync(dev->fd) == 0)
+		return 0;
+	fail(dev, "flush", 0, 0, -errno);
+	snprintf(dev->error.message, sizeof(dev->error.message),
+		 "flush (fsync): %s", strerror(dev->error.errnum));
+	return -dev->error.errnum;
 }
 
 int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,

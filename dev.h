@@ -218,6 +218,14 @@ enum dev_erase_kind {
 int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,
 	      uint64_t length, uint64_t *ns);
 
+/*
+ * Flush what was written through dev to the medium: fsync, which sends a
+ * block device a cache flush (O_DIRECT writes only reach the card's
+ * volatile cache).  A no-op for the simulated card and for a device
+ * opened read-only.  0, or a negative errno with dev->error set.
+ */
+int dev_flush(struct dev *dev);
+
 /* Check offset and length: aligned to the logical block, inside the device. */
 int dev_check_range(const struct dev *dev, uint64_t offset, uint64_t length);
 

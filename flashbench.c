@@ -1151,7 +1151,11 @@ static int end_run(const struct config *cfg, struct dev *dev, int err,
 		   const char *interrupted)
 {
 	char why[320];
+	/* what a write test wrote reaches the medium, not only its cache */
+	int flush_err = dev_flush(dev);
 
+	if (!err)
+		err = flush_err;
 	if (cfg->stats)
 		print_stats(dev);
 	if (err == -EINTR) {
@@ -2172,22 +2176,58 @@ static void announce_capacity(const struct config *cfg, struct dev *dev,
 		program_name, undo_path, dev->path);
 }
 
+/* A range the undo file could not put back, on stderr. */
+static void print_damage(const char *device, const struct undo_damage *d)
+{
+	if (d->range_known)
+		fprintf(stderr, "%s: %s: bytes %llu to %llu not put back: "
+			"their record in the undo file is damaged\n",
+			program_name, device, (unsigned long long)d->offset,
+			(unsigned long long)(d->offset + d->length - 1));
+	else
+		fprintf(stderr, "%s: %s: the undo file's bytes %llu to %llu "
+			"are damaged; the blocks they held are not known\n",
+			program_name, device,
+			(unsigned long long)d->file_offset,
+			(unsigned long long)(d->file_offset + d->file_bytes -
+					     1));
+}
+
 /* After the restore: said on stderr, and a failure is exit 1. */
 static void report_restore(const struct config *cfg,
 			   const struct capacity_result *r,
 			   const char *undo_path, bool interrupted)
 {
-	if (r->restore.blocks_differing == 0)
+	const struct undo_result *u = &r->restore;
+
+	for (size_t i = 0; i < u->damaged_count; i++)
+		print_damage(cfg->device, &u->damaged[i]);
+	if (u->blocks_differing == 0 && u->damaged_count == 0)
 		return;
-	fprintf(stderr, "%s: %s: %llu of %llu blocks put back do not read "
-		"back as saved (first at %llu); the undo file %s is kept: "
-		"%s --restore=%s %s\n", program_name, cfg->device,
-		(unsigned long long)r->restore.blocks_differing,
-		(unsigned long long)r->restore.blocks_checked,
-		(unsigned long long)r->restore.first_differing, undo_path,
-		program_name, undo_path, cfg->device);
+	if (u->blocks_differing == 0)
+		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
+			"%s\n", program_name, undo_path, program_name,
+			undo_path, cfg->device);
+	else
+		fprintf(stderr, "%s: %s: %llu of %llu blocks put back do not "
+			"read back as saved (first at %llu); the undo file %s "
+			"is kept: %s --restore=%s %s\n", program_name,
+			cfg->device, (unsigned long long)u->blocks_differing,
+			(unsigned long long)u->blocks_checked,
+			(unsigned long long)u->first_differing, undo_path,
+			program_name, undo_path, cfg->device);
 	if (!interrupted)
 		exit(EXIT_RUNTIME);
+}
+
+/* The exit status of a finished check: its verdict, for scripts. */
+static int verdict_exit(const struct capacity_result *r)
+{
+	if (r->verdict && strcmp(r->verdict, "fake") == 0)
+		return EXIT_FAKE;
+	if (r->verdict && strcmp(r->verdict, "damaged") == 0)
+		return EXIT_DAMAGED;
+	return EXIT_OK;
 }
 
 static int run_capacity(struct config *cfg)
@@ -2202,7 +2242,7 @@ static int run_capacity(struct config *cfg)
 	struct capacity_result result;
 	struct sinks sinks;
 	struct dev dev;
-	int err;
+	int err, status;
 
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	if (!undo_path) {
@@ -2238,26 +2278,78 @@ static int run_capacity(struct config *cfg)
 		runtime_error("--capacity-check: %s: a probe round does not fit "
 			      "the device", cfg->device);
 	report_restore(cfg, &result, undo_path, err == -EINTR);
-	return end_run(cfg, &dev, err, "interrupted; every block written "
-		       "was put back");
+	undo_result_free(&result.restore);
+	status = end_run(cfg, &dev, err, "interrupted; every block written "
+			 "was put back");
+	return status == EXIT_OK ? verdict_exit(&result) : status;
 }
 
-/* Before --restore writes anything: is the undo file this device's? */
-static void check_undo_file(const struct config *cfg)
+/*
+ * The proof undo_check_file gathered, judged: 0 to go on (saying so
+ * when the device's identity is another's, or the file is FBUNDO01), or
+ * -ENODEV (another device: exit 2) or -ESTALE (this device, written
+ * since: exit 1) with why set.  A failure of the device ends here.
+ */
+static int check_undo_proof(const struct config *cfg, int undo_fd,
+			    struct dev *dev, char *why, size_t size)
+{
+	struct undo_proof proof;
+	char what[320];
+	int err = undo_check_file(undo_fd, dev, &proof, why, size);
+
+	if (err && !why[0])
+		runtime_error("%s: %s", cfg->device,
+			      dev_strerror(dev, what, sizeof(what)));
+	if (!err && !proof.proven)
+		snprintf(why, size, proof.identity_differs ?
+			 "it was made for another device of the same size "
+			 "(its identity differs, and the block at %llu holds "
+			 "data the file neither saved nor wrote)" :
+			 "the block at %llu holds data the file neither saved "
+			 "nor wrote (written since the check?); nothing was "
+			 "put back", (unsigned long long)proof.first_unexplained);
+	if (!err && !proof.proven)
+		return proof.identity_differs ? -ENODEV : -ESTALE;
+	if (!err && proof.version == 1)
+		fprintf(stderr, "%s: --restore: %s: an FBUNDO01 file (from an "
+			"older flashbench): its records are read up to the "
+			"first damaged one, none after it\n", program_name,
+			cfg->restore_path);
+	if (!err && proof.identity_differs)
+		fprintf(stderr, "%s: --restore: %s: %s is not the device the "
+			"file names (its identity differs), but each of the "
+			"%llu blocks it recorded below %llu holds what the file "
+			"saved or wrote: restoring\n", program_name,
+			cfg->restore_path, cfg->device,
+			(unsigned long long)proof.blocks_read,
+			(unsigned long long)proof.usable_bytes);
+	return err;
+}
+
+/*
+ * Before --restore writes anything: is the undo file one only this user
+ * could have written, and this device's?  Its descriptor, opened once:
+ * the restore reads what was checked, whatever the name means by then.
+ */
+static int open_undo_file(const struct config *cfg)
 {
 	char why[PATH_MAX + 160];
 	struct dev dev;
+	int undo_fd = undo_open_trusted(cfg->restore_path, why, sizeof(why));
 	int err;
 
-	if (undo_check_trusted(cfg->restore_path, why, sizeof(why)) == -EPERM)
+	if (undo_fd == -EPERM)
 		usage_error("--restore: %s: %s", cfg->restore_path, why);
+	if (undo_fd < 0)
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
 	open_device(cfg, &dev, DEV_READ_ONLY);
-	err = undo_check_file(cfg->restore_path, &dev, why, sizeof(why));
+	err = check_undo_proof(cfg, undo_fd, &dev, why, sizeof(why));
 	dev_close(&dev);
 	if (err == -ENODEV || err == -EINVAL)
 		usage_error("--restore: %s: %s", cfg->restore_path, why);
 	if (err)
 		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+	return undo_fd;
 }
 
 static int run_restore(const struct config *cfg)
@@ -2267,30 +2359,42 @@ static int run_restore(const struct config *cfg)
 	struct sinks sinks;
 	struct dev dev;
 	char why[PATH_MAX + 160];
+	int undo_fd = open_undo_file(cfg);
 	int err;
 
-	check_undo_file(cfg);
 	open_device(cfg, &dev, DEV_READ_WRITE);
 	announce_writes("--restore", &dev, 0, dev.size_bytes);
-	err = undo_restore(cfg->restore_path, &dev, dev.size_bytes, &r, why,
+	err = undo_restore(undo_fd, &dev, UNDO_VERIFY_MARKED, &r, why,
 			   sizeof(why));
-	if (err == -ENODEV || err == -EINVAL || err == -ENOENT)
+	close(undo_fd);
+	if (err && why[0])
 		runtime_error("--restore: %s: %s", cfg->restore_path, why);
-	if (err == -EBADMSG || err == -ENODATA)
-		runtime_error("--restore: %s: a saved block does not match its "
-			      "checksum; the file is damaged",
-			      cfg->restore_path);
+	/* on the medium before the file that could undo it is forgotten */
+	if (!err)
+		err = dev_flush(&dev);
 	if (!err) {
 		output_open(cfg, &dev, &meta, &sinks);
 		progress_end(&sinks.progress);
 		capacity_emit_restore(sinks.report, &r);
 		output_close(cfg, &sinks, &dev, 0);
 	}
+	for (size_t i = 0; !err && i < r.damaged_count; i++)
+		print_damage(cfg->device, &r.damaged[i]);
+	if (!err && r.damaged_count)
+		runtime_error("--restore: %s: %zu damaged records not put "
+			      "back; the file is kept", cfg->restore_path,
+			      r.damaged_count);
 	if (!err && r.blocks_differing)
 		runtime_error("--restore: %s: %llu blocks do not read back as "
-			      "saved (first at %llu)", cfg->device,
+			      "saved (first at %llu); the file is kept",
+			      cfg->device,
 			      (unsigned long long)r.blocks_differing,
 			      (unsigned long long)r.first_differing);
+	if (!err && unlink(cfg->restore_path))
+		fprintf(stderr, "%s: --restore: %s: every block is back, but "
+			"the file stays: %s\n", program_name,
+			cfg->restore_path, strerror(errno));
+	undo_result_free(&r);
 	return end_run(cfg, &dev, err, "interrupted");
 }
 

@@ -4,7 +4,10 @@
  * so the blocks can be put back at the end, on a signal, or after a
  * crash with `flashbench --restore=FILE DEVICE`.  The header names the
  * device (its size, logical block size and a fingerprint of its
- * identity) so a file is never applied to another device.
+ * identity) and the salts of the run's stamps, so a restore can prove
+ * the device by its content: every block it recorded holds what it
+ * saved or what the run wrote there.  Damage in the file costs only the
+ * records it hits: every intact record around it is still put back.
  */
 #ifndef FLASHBENCH_UNDO_H
 #define FLASHBENCH_UNDO_H
@@ -15,27 +18,38 @@
 
 #include "dev.h"
 
+/* The most stamp salts a file names: one per round of a check. */
+#define UNDO_MAX_SALTS 24
+
 struct undo {
 	int fd;
 	const char *path;
 	uint64_t device_bytes;
 	uint32_t block_bytes;
 	uint64_t fingerprint;
+	uint64_t file_salt;		/* in every record's checksum */
 	uint64_t records;
 	uint64_t bytes_saved;
 	bool unsynced;			/* records since the last fsync */
+	const char *failed;		/* the file's operation that failed
+					   ("create", "write", "fsync"), or
+					   NULL: for the message */
+	int failed_errno;
 };
 
 /*
  * Create the file (never over an existing one: it may hold the only copy
- * of a crashed run's blocks) and write its header.  0 or -errno.
+ * of a crashed run's blocks) and write its header, naming the salts the
+ * run's stamps will carry (at most UNDO_MAX_SALTS).  0 or -errno, with
+ * u->failed set.
  */
-int undo_create(struct undo *u, const char *path, const struct dev *dev);
+int undo_create(struct undo *u, const char *path, const struct dev *dev,
+		const uint64_t *stamp_salts, unsigned salt_count);
 
 /*
  * Read [offset, offset + length) from dev into buf (aligned for direct
  * I/O, at least length bytes) and append it.  0, or a negative errno
- * (dev->error is set when the read failed, errno-style when the file did).
+ * (dev->error is set when the read failed, u->failed when the file did).
  */
 int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	      uint64_t length, void *buf);
@@ -43,36 +57,84 @@ int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 /* fsync the file before the blocks just saved are overwritten. */
 int undo_sync(struct undo *u);
 
+/*
+ * Append, fsync'd, the usable size the check found: a later --restore
+ * reads and compares blocks below it only (past a fake card's real
+ * capacity nothing is stored).  0 or -errno, with u->failed set.
+ */
+int undo_mark_usable(struct undo *u, uint64_t usable_bytes);
+
 void undo_close(struct undo *u);
+
+/* A range a restore could not put back: its record is damaged. */
+struct undo_damage {
+	uint64_t offset, length;	/* on the device, when known */
+	bool range_known;		/* else only the file's bytes are */
+	uint64_t file_offset, file_bytes;	/* the damaged bytes */
+};
 
 /* What a restore did. */
 struct undo_result {
-	uint64_t records;
+	unsigned version;		/* of the file's format: 1 or 2 */
+	uint64_t records;		/* intact records put back */
 	uint64_t bytes_restored;
 	uint64_t blocks_checked;	/* read back after the restore */
 	uint64_t blocks_differing;	/* of those, not as saved */
 	uint64_t first_differing;	/* offset of the first one */
-	uint64_t blocks_unchecked;	/* at or past verify_below */
+	uint64_t blocks_unchecked;	/* at or past verify_below, or in a
+					   damaged range */
+	uint64_t verified_below;	/* the bound the read-back used */
+	struct undo_damage *damaged;	/* malloc'd: undo_result_free */
+	size_t damaged_count;
+};
+
+void undo_result_free(struct undo_result *result);
+
+/* What --restore learnt of a file and a device before writing. */
+struct undo_proof {
+	unsigned version;		/* 1 or 2 */
+	bool identity_differs;		/* the fingerprint is another's */
+	bool proven;			/* every block below usable_bytes
+					   holds what the file explains */
+	uint64_t usable_bytes;		/* the file's mark, or the device */
+	uint64_t blocks_read;
+	uint64_t first_unexplained;	/* when not proven */
 };
 
 /*
- * Does the undo file at path belong to dev?  0, -ENODEV with why set
- * when its size or fingerprint differ, -EINVAL when it is not an undo
- * file, another negative errno when it cannot be read.
+ * Does the undo file open on fd (read from it, never by name again: what
+ * was checked is what is used) belong to dev?  Its header must be whole
+ * and name dev's size and logical block size (else -ENODEV, or -EINVAL
+ * for a file that is no undo file), and it must hold a record
+ * (-ENOMSG).  Then the device proves itself by its content, read only
+ * below the file's usable size: each recorded block holds its saved
+ * data, a stamp of the file's run (at its own offset or another's), a
+ * block saved elsewhere in the file (a restore cut short), or is
+ * unreadable or a broken stamp now and held no data of its own when
+ * saved.  0 with proof filled in (proof->proven says whether), or a
+ * negative errno: why is set for a failure of the file, dev->error for
+ * one of the device.
  */
-int undo_check_file(const char *path, const struct dev *dev, char *why,
-		    size_t size);
+int undo_check_file(int fd, struct dev *dev,
+		    struct undo_proof *proof, char *why, size_t size);
+
+/* verify_below for undo_restore: the file's usable mark, else the device. */
+#define UNDO_VERIFY_MARKED UINT64_MAX
 
 /*
- * Put every saved block back, newest first (so a block saved twice ends
- * as it was before the first save, even when two offsets share storage),
- * then read each back and compare it with what was saved, below
- * verify_below only (past a fake card's real capacity nothing can be
- * stored).  The file must belong to dev: -ENODEV with why set when its
- * size or fingerprint differ, -EINVAL when it is not an undo file.
- * The device must allow writes over the whole device.
+ * Put every intact saved block of the undo file open on fd back, newest
+ * first (so a block saved
+ * twice ends as its oldest intact copy had it, even when two offsets
+ * share storage), then read each back and compare it with what its
+ * storage held before the run, below verify_below only (past a fake
+ * card's real capacity nothing can be stored; or UNDO_VERIFY_MARKED).
+ * Damaged records are skipped and listed in result->damaged.  -ENODEV
+ * with why set when the file's size or block size differ from dev's,
+ * -EINVAL when it is not an undo file, -ENOMSG when it holds no record;
+ * why is set for a failure of the file, dev->error for one of the
+ * device.  The device must allow writes over the whole device.
  */
-int undo_restore(const char *path, struct dev *dev, uint64_t verify_below,
+int undo_restore(int fd, struct dev *dev, uint64_t verify_below,
 		 struct undo_result *result, char *why, size_t size);
 
 #endif

@@ -288,16 +288,6 @@ int undo_open_trusted(const char *path, char *why, size_t size)
 	return fd;
 }
 
-int undo_check_trusted(const char *path, char *why, size_t size)
-{
-	int fd = undo_open_trusted(path, why, size);
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
 /* ---- where an undo file may be ---- */
 
 /* The sysfs directory of a block device number, resolved; or "". */

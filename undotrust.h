@@ -52,9 +52,6 @@ int undo_check_new(const char *path, char *why, size_t size);
  */
 int undo_open_trusted(const char *path, char *why, size_t size);
 
-/* undo_open_trusted, the descriptor closed again: 0 or its error. */
-int undo_check_trusted(const char *path, char *why, size_t size);
-
 /*
  * Refuse an undo file whose file system lives on the device under test
  * or one of its partitions.  Returns 0, or -EXDEV with why set; other

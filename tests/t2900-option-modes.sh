@@ -12,13 +12,18 @@ PROG=$TRASH/reads.prog
 printf 'format tabs\nfor pos in linear 0 $blocksize 4 none {\n\tlet t = read pos $blocksize\n\treport bytes "pos" pos\n\treport time "time" t\n\tnewline\n}\n' >"$PROG"
 truncate -s 64M "$TRASH/image"
 # An undo file as a crash leaves it, for --restore: a run on a card paced
-# at 10 ms an operation, killed once the file has its header.
+# at 10 ms an operation, killed once the file has a record (its header,
+# a block and 128 bytes around it).  A whole restore removes the file:
+# each run gets a copy.
 KEPT=$TRASH/kept.undo
 PACED=sim:size=64M,fake=64M,pace=10ms
+has_record() {
+	test "$(wc -c <"$KEPT")" -ge $((256 + 128 + 512))
+}
 (cd "$TRASH" && fb_start --capacity-check --undo-file="$KEPT" $PACED &&
 	poll_until "an undo file header" test -s "$KEPT" &&
-	poll_until "a whole header" test "$(wc -c <"$KEPT")" -ge 64 &&
-	kill -9 $fb_pid && fb_wait) >/dev/null 2>&1
+	poll_until "a whole record" has_record &&
+	kill -9 $fb_pid && fb_wait && cp "$KEPT" "$KEPT.orig") >/dev/null 2>&1
 
 # check-csv.py FILE: one table, as a CSV reader sees it: a header that
 # starts "schema,kind", rows as wide as the header, none without a kind.
@@ -60,7 +65,7 @@ decode-csd	--decode-csd=400e00325b5900003b377f800a404000	ok ok ok refused
 decode-scr	--decode-scr=0235800300000000	ok ok ok refused
 decode-ssr	--decode-ssr=$(cat "$SYSFS/samsung-sdxc64/block/mmcblk0/device/ssr")	ok ok ok refused
 list-programs	--list-programs	ok ok ok refused
-capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=50M,fake-mode=drop	ok ok ok refused
+capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=64M	ok ok ok refused
 restore	--restore=$KEPT $PACED	ok ok ok refused
 EOF
 
@@ -91,6 +96,7 @@ check_output() {
 	co_option=$1
 	shift
 	rm -f result.txt chart.svg
+	cp "$KEPT.orig" "$KEPT"
 	case $co_option in
 	csv)
 		"$FLASHBENCH" --format=csv "$@" >out.csv 2>err </dev/null &&
@@ -102,6 +108,7 @@ check_output() {
 		# what stdout would hold, and nothing on stdout: the same bytes
 		# from the simulated card, the same lines from a real file
 		"$FLASHBENCH" "$@" >plain.txt 2>/dev/null </dev/null &&
+		cp "$KEPT.orig" "$KEPT" &&
 		"$FLASHBENCH" -o result.txt "$@" >out 2>err </dev/null &&
 		test ! -s out && test -s result.txt &&
 		case " $* " in

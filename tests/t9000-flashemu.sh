@@ -565,7 +565,7 @@ test_emu 'fake: --capacity-check through the loop device finds the real end' '
 		status=none &&
 	dd if="$dev" bs=1M count=150 iflag=direct status=none |
 		cksum >before &&
-	"$FLASHBENCH" --capacity-check --cache-limit=4M \
+	test_expect_code 3 "$FLASHBENCH" --capacity-check --cache-limit=4M \
 		--undo-file="$TRASH/fake.undo" --format=json "$dev" \
 		>fake.json 2>fake.err &&
 	python3 - fake.json <<-\PY &&

@@ -1,0 +1,381 @@
+#!/bin/sh
+# t3020: the undo file of --capacity-check, and --restore.  Wraparound
+# fakes whose real capacity is a power of two (the blocks past it alias
+# blocks below it that the check also saved) end with the fake verdict,
+# exit 3, no warning and no undo file left; a FIFO given as the undo file
+# is refused, not waited on.  As root, on a loop device
+# full of random data, from the undo file of a run killed with SIGKILL
+# after its first round: a record head or a record's data damaged in
+# the middle or in the first record costs exactly that record's range
+# (listed, exit 1, the file kept) and every other byte comes back; a
+# file cut in its last record restores with exit 0; the same device with
+# other content is refused with nothing written, another device with
+# the same content restored (said on stderr); a header-only file is an
+# error; an FBUNDO01 file restores, with a warning.  An undo file out of
+# space names itself, the operation and the error.  Under strace the
+# device is flushed after the restore's last write and before the undo
+# file is removed, at the end of a check and of --restore.
+
+. "$(dirname "$0")/lib.sh"
+
+UNDO=$TRASH/dev.undo
+FIFO=$TRASH/results.fifo
+MNT=$TRASH/small
+
+# undo.py: reads and damages FBUNDO02 files (a 256-byte header, then
+# records: a 64-byte head - magic, kind, offset, length at 0, 8, 16, 24
+# - the data, a 64-byte trailer).
+#   head FILE N / data FILE N: damage record N's head (its offset) or
+#     data; print "offset length" of it
+#   both FILE N: damage record N's head and trailer; print "offset
+#     length" of it, then "unknown" and where it lies in the file
+#   cut FILE DEV: put the last record's blocks back on DEV (it was never
+#     fsync'd, so they were never overwritten) and cut the file in the
+#     middle of its data
+#   v1 FILE OUT: the same records in an FBUNDO01 file (64-byte header
+#     "FBUNDO01", size, block size, fingerprint; records "FBUR\0\0\0\0",
+#     offset, length, FNV-1a 64 of the data, the data)
+#   differ A B: the ranges where images A and B differ, "offset length"
+#   listed FILE: the damaged ranges of a --restore's JSON, "offset length"
+cat >"$TRASH/undo.py" <<'PY'
+import json, os, struct, sys
+
+HEADER, HEAD = 256, 64
+
+def records(data):
+    at, out = HEADER, []
+    while at + HEAD <= len(data):
+        assert data[at:at + 8] == b"FBUREC02", at
+        kind, offset, length = struct.unpack_from("<QQQ", data, at + 8)
+        out.append((at, kind, offset, length))
+        at += HEAD + length + HEAD
+    return out
+
+def fnv(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+def damage(path, n, where):
+    data = bytearray(open(path, "rb").read())
+    at, kind, offset, length = records(bytes(data))[n]
+    for w in where(length):
+        data[at + w] ^= 0x40
+    open(path, "wb").write(data)
+    print(offset, length)
+    return at, length
+
+def show(lines):
+    if lines:
+        print("\n".join(lines))
+
+def ranges(blocks, size):
+    out = []
+    for b in blocks:
+        if out and out[-1][0] + out[-1][1] == b * size:
+            out[-1][1] += size
+        else:
+            out.append([b * size, size])
+    return ["%d %d" % (o, l) for o, l in out]
+
+cmd, args = sys.argv[1], sys.argv[2:]
+if cmd == "head":
+    damage(args[0], int(args[1]), lambda length: [16])
+elif cmd == "data":
+    damage(args[0], int(args[1]), lambda length: [HEAD + length // 2])
+elif cmd == "both":
+    at, length = damage(args[0], int(args[1]),
+                        lambda length: [16, HEAD + length + 16])
+    print("unknown", at, HEAD + length + HEAD)
+elif cmd == "cut":
+    data = open(args[0], "rb").read()
+    at, kind, offset, length = records(data)[-1]
+    fd = os.open(args[1], os.O_WRONLY)
+    os.pwrite(fd, data[at + HEAD:at + HEAD + length], offset)
+    os.fsync(fd)
+    os.close(fd)
+    os.truncate(args[0], at + HEAD + length // 2)
+elif cmd == "v1":
+    data = open(args[0], "rb").read()
+    size, block, fingerprint = struct.unpack_from("<QQQ", data, 8)
+    out = bytearray(b"FBUNDO01" + struct.pack("<QQQ", size, block,
+                                              fingerprint))
+    out += bytes(64 - len(out))
+    for at, kind, offset, length in records(data):
+        blocks = data[at + HEAD:at + HEAD + length]
+        out += b"FBUR\0\0\0\0" + struct.pack("<QQQ", offset, length,
+                                             fnv(blocks)) + blocks
+    open(args[1], "wb").write(out)
+elif cmd == "differ":
+    a, b = open(args[0], "rb").read(), open(args[1], "rb").read()
+    assert len(a) == len(b)
+    show(ranges([i for i in range(len(a) // 512)
+                 if a[i * 512:i * 512 + 512] != b[i * 512:i * 512 + 512]],
+                512))
+elif cmd == "listed":
+    doc = json.load(open(args[0]))
+    show(["%d %d" % (r["offset"], r["length"]) if r["offset"] is not None
+          else "unknown %d %d" % (r["file_offset"], r["file_bytes"])
+          for r in doc["results"] if r["kind"] == "restore-damaged"])
+PY
+
+undo_py() {
+	python3 "$TRASH/undo.py" "$@"
+}
+
+# expect_exit CODE ARGS...: flashbench ARGS exits with CODE; its output
+# in out, its stderr in err (and shown).
+expect_exit() {
+	ee_want=$1
+	shift
+	"$FLASHBENCH" "$@" >out 2>err </dev/null
+	ee_code=$?
+	cat err
+	test "$ee_code" = "$ee_want" ||
+		{ echo "exit code $ee_code, want $ee_want" >&2; return 1; }
+}
+
+# ---- power-of-two wraparound fakes, on the simulated card ----
+
+# wrap_check SPEC USABLE: --capacity-check on sim:SPEC,fake-mode=wrap
+# exits 3 with the fake verdict at USABLE, says nothing on stderr but
+# its two announcement lines (no block read back other than saved), and
+# removes its undo file.
+wrap_check() {
+	expect_exit 3 --capacity-check --format=json --undo-file="$UNDO" \
+		"sim:$1,fake-mode=wrap" &&
+	test "$(wc -l <err)" = 2 &&
+	test ! -e "$UNDO" &&
+	python3 - "$2" <<-\PY
+	import json, sys
+	doc = json.load(open("out"))
+	[r] = [r for r in doc["results"] if r["kind"] == "capacity"]
+	assert r["verdict"] == "fake" and r["fake_kind"] == "wraparound", r
+	assert r["usable_bytes"] == int(sys.argv[1]), r
+	PY
+}
+
+test_expect_success python3 'wraparound at a power of two: 256 MiB of 1 GiB, exit 3, no warning' '
+	wrap_check size=1G,fake=256M $((256 * MIB))
+'
+
+test_expect_success python3 'wraparound at a power of two: 1 of 4 GiB, 8 of 32 GiB, 8 of 64 GiB with a cache' '
+	wrap_check size=4G,fake=1G $((1024 * MIB)) &&
+	wrap_check size=32G,fake=8G $((8192 * MIB)) &&
+	wrap_check size=64G,fake=8G,fake-cache=4M $((8192 * MIB))
+'
+
+# (held open here with a header's worth of bytes in it, so that a run
+# that did read it would not wait forever)
+test_expect_success '--restore of a FIFO: refused at once, not waited on' '
+	mkfifo pipe.undo &&
+	exec 3<>pipe.undo &&
+	printf "%64s" "not an undo file" >&3 &&
+	test_usage_error flashbench "--restore: pipe.undo: is a FIFO, not an undo file" \
+		--restore=pipe.undo sim:size=64M,fake=64M
+'
+
+# ---- damaged undo files, on a loop device ----
+
+if have_loop; then
+	loop_setup LOOP 64M
+	loop_setup TWIN 64M
+	mkdir -p "$MNT"
+	test_at_exit "umount '$MNT'"
+fi
+
+# A round on a genuine 64 MiB device: 256 probe blocks and a 20 MiB
+# flush area (20 records of 1 MiB), saved (a head and a trailer of 64
+# bytes each, after the 256-byte header) and written.  Past this many
+# bytes written the round's last write is done.
+ROUND_BYTES=$((256 + 276 * 128 + 2 * (256 * 512 + 20 * MIB)))
+
+# image DEV FILE: a copy of the device.
+image() {
+	dd if="$1" of="$2" bs=1M iflag=direct status=none
+}
+
+# put_back FILE: the loop device as FILE holds it.
+put_back() {
+	dd if="$1" of="$LOOP" bs=1M oflag=direct conv=notrunc status=none
+}
+
+same_as() {
+	image "$LOOP" now.img &&
+	undo_py differ "$1" now.img >differ &&
+	test_cmp /dev/null differ
+}
+
+# restore_damaged FILE: --restore of FILE on the killed run's device
+# exits 1, lists exactly the ranges in want (JSON and stderr), keeps
+# FILE, and every other byte is back.
+restore_damaged() {
+	put_back "$TRASH/killed.img" &&
+	expect_exit 1 --restore="$1" --format=json "$LOOP" &&
+	undo_py listed out >listed &&
+	test_cmp want listed &&
+	while read -r offset length; do
+		grep "^flashbench: $LOOP: bytes $offset to $((offset + length - 1)) not put back: their record in the undo file is damaged\$" err ||
+			return 1
+	done <want &&
+	tail -n 1 err | grep "^flashbench: --restore: .*: $(wc -l <want) damaged records not put back; the file is kept\$" &&
+	test -e "$1" &&
+	image "$LOOP" now.img &&
+	undo_py differ "$TRASH/orig.img" now.img >differ &&
+	test_cmp want differ
+}
+
+test_loop python3 'setup: random data, and the undo file of a run killed after its first round' '
+	fill_random "$LOOP" &&
+	image "$LOOP" "$TRASH/orig.img" &&
+	rm -f "$FIFO" && mkfifo "$FIFO" && exec 3<>"$FIFO" &&
+	{ dd if=/dev/zero of="$FIFO" bs=4096 count=1024 oflag=nonblock \
+		2>/dev/null; test $? -le 1; } &&
+	FB_OUT=$FIFO fb_start --capacity-check --undo-file="$UNDO" "$LOOP" &&
+	wait_written $ROUND_BYTES &&
+	kill -9 $fb_pid && fb_wait && exec 3<&- &&
+	test "$(wc -c <"$UNDO")" = $((256 + 276 * 128 + 256 * 512 + 20 * MIB)) &&
+	mv "$UNDO" "$TRASH/killed.undo" &&
+	image "$LOOP" "$TRASH/killed.img" &&
+	! cmp -s "$TRASH/orig.img" "$TRASH/killed.img"
+'
+
+test_loop python3 'a record head damaged in the middle: every other record restored, its range listed, exit 1' '
+	cp "$TRASH/killed.undo" bad.undo &&
+	undo_py head bad.undo 128 >want &&
+	restore_damaged bad.undo
+'
+
+test_loop python3 'a bad checksum in the middle: every other record restored, its range listed, exit 1' '
+	cp "$TRASH/killed.undo" bad.undo &&
+	undo_py data bad.undo 128 >want &&
+	restore_damaged bad.undo
+'
+
+test_loop python3 'a bad checksum in the first record, and a damaged head later: both listed, the rest restored' '
+	cp "$TRASH/killed.undo" bad.undo &&
+	undo_py data bad.undo 0 >want &&
+	undo_py head bad.undo 200 >>want &&
+	restore_damaged bad.undo
+'
+
+test_loop python3 'a record with its head and trailer damaged: its bytes in the file listed, the rest restored' '
+	cp "$TRASH/killed.undo" bad.undo &&
+	undo_py both bad.undo 64 >both &&
+	sed -n 2p both >want &&
+	put_back "$TRASH/killed.img" &&
+	expect_exit 1 --restore=bad.undo --format=json "$LOOP" &&
+	undo_py listed out >listed &&
+	test_cmp want listed &&
+	read -r unknown at bytes <want &&
+	grep "^flashbench: $LOOP: the undo file.s bytes $at to $((at + bytes - 1)) are damaged; the blocks they held are not known\$" err &&
+	image "$LOOP" now.img &&
+	undo_py differ "$TRASH/orig.img" now.img >differ &&
+	head -n 1 both | test_cmp - differ
+'
+
+test_loop python3 'a file cut in the middle of its last record: restored, exit 0, every byte back, the file removed' '
+	put_back "$TRASH/killed.img" &&
+	cp "$TRASH/killed.undo" cut.undo &&
+	undo_py cut cut.undo "$LOOP" &&
+	expect_exit 0 --restore=cut.undo "$LOOP" &&
+	cat out &&
+	grep -E "^restored [0-9]+ bytes from 275 records; [0-9]+ blocks read back, 0 not as saved\$" out &&
+	test "$(wc -l <err)" = 1 &&
+	same_as "$TRASH/orig.img" &&
+	test ! -e cut.undo
+'
+
+test_loop python3 'the same device holding other data: refused, exit 1, nothing written' '
+	fill_random "$LOOP" &&
+	image "$LOOP" other.img &&
+	cp "$TRASH/killed.undo" kept.undo &&
+	expect_exit 1 --restore=kept.undo "$LOOP" &&
+	test ! -s out &&
+	test "$(cat err)" = "flashbench: --restore: kept.undo: the block at $((20 * MIB)) holds data the file neither saved nor wrote (written since the check?); nothing was put back" &&
+	same_as other.img &&
+	test -e kept.undo
+'
+
+test_loop python3 'another device with the same content: restored, the identity said to differ' '
+	dd if="$TRASH/killed.img" of="$TWIN" bs=1M oflag=direct status=none &&
+	cp "$TRASH/killed.undo" twin.undo &&
+	expect_exit 0 --restore=twin.undo "$TWIN" &&
+	grep "^flashbench: --restore: twin.undo: $TWIN is not the device the file names (its identity differs), but each of the 41216 blocks it recorded below 67108864 holds what the file saved or wrote: restoring\$" err &&
+	image "$TWIN" now.img &&
+	cmp "$TRASH/orig.img" now.img
+'
+
+test_loop python3 'a file with a header and no record: an error, nothing written' '
+	put_back "$TRASH/killed.img" &&
+	head -c 256 "$TRASH/killed.undo" >empty.undo &&
+	expect_exit 1 --restore=empty.undo "$LOOP" &&
+	test "$(cat err)" = "flashbench: --restore: empty.undo: it holds no saved blocks (the check stopped before its first write): nothing to put back" &&
+	same_as "$TRASH/killed.img"
+'
+
+test_loop python3 'an FBUNDO01 file: restored as before, with a warning' '
+	put_back "$TRASH/killed.img" &&
+	undo_py v1 "$TRASH/killed.undo" old.undo &&
+	expect_exit 0 --restore=old.undo "$LOOP" &&
+	cat out &&
+	grep "^flashbench: --restore: old.undo: an FBUNDO01 file (from an older flashbench): its records are read up to the first damaged one, none after it\$" err &&
+	grep -E "^restored [0-9]+ bytes from 276 records; 41216 blocks read back, 0 not as saved\$" out &&
+	same_as "$TRASH/orig.img"
+'
+
+# trace ARGS...: flashbench ARGS under strace (LeakSanitizer cannot run
+# there), its device and undo file syscalls in trace; it must succeed.
+trace() {
+	ASAN_OPTIONS=detect_leaks=0 strace -f -y -o trace \
+		-e trace=fsync,fdatasync,unlink,unlinkat,ioctl,pwrite64 \
+		"$FLASHBENCH" "$@" >out 2>err
+	tr_code=$?
+	cat err
+	test "$tr_code" = 0
+}
+
+# flushed_before_unlink UNDO: in trace, the device gets its last write,
+# then an fsync, and only then is UNDO removed.
+flushed_before_unlink() {
+	awk -v dev="$LOOP" -v undo="$1" '
+		index($0, "pwrite64(") && index($0, "<" dev ">") { last = NR }
+		index($0, "fsync(") && index($0, "<" dev ">") && last &&
+			NR > last && !flushed { flushed = NR }
+		index($0, "unlink") && index($0, "\"" undo "\"") { gone = NR }
+		END {
+			printf "last write %d, flush %d, unlink %d\n", last,
+				flushed, gone
+			exit !(last && flushed > last && gone > flushed)
+		}' trace
+}
+
+test_loop strace 'strace: a check flushes the device before it removes the undo file' '
+	put_back "$TRASH/orig.img" &&
+	trace --capacity-check --undo-file="$UNDO" "$LOOP" &&
+	test ! -e "$UNDO" &&
+	flushed_before_unlink "$UNDO"
+'
+
+test_loop strace 'strace: --restore flushes the device before it removes the undo file' '
+	put_back "$TRASH/killed.img" &&
+	cp "$TRASH/killed.undo" "$UNDO" &&
+	trace --restore="$UNDO" "$LOOP" &&
+	test ! -e "$UNDO" &&
+	flushed_before_unlink "$UNDO" &&
+	same_as "$TRASH/orig.img"
+'
+
+# ---- the undo file out of space ----
+
+test_loop 'an undo file out of space: its name, the operation and the error' '
+	mount -t tmpfs -o size=1m tmpfs "$MNT" &&
+	expect_exit 1 --capacity-check --undo-file="$MNT/x.undo" \
+		sim:size=64M,fake=64M &&
+	test "$(tail -n 1 err)" = "flashbench: the undo file $MNT/x.undo: write: No space left on device" &&
+	! grep "(null)\|Success" err &&
+	umount "$MNT"
+'
+
+test_done
