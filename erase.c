@@ -135,7 +135,8 @@ int main(int argc, char **argv)
 	       units_format_exact_size(to, start + length), dev.path);
 	fflush(stdout);
 	dev_allow_writes(&dev, start, start + length);
-	if (dev_erase(&dev, kind, start, length, &ns)) {
+	/* a zero-out is writes: on the medium before "done" says so */
+	if (dev_erase(&dev, kind, start, length, &ns) || dev_flush(&dev)) {
 		fprintf(stderr, "erase: %s: %s\n", dev.path,
 			dev_strerror(&dev, why, sizeof(why)));
 		dev_close(&dev);

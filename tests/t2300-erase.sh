@@ -121,6 +121,22 @@ test_loop 'loop: erase of the last 512 bytes changes only the last MiB' '
 	test_cmp expect changed
 '
 
+test_loop strace 'loop: erase --zero flushes the device before it says done' '
+	ASAN_OPTIONS=detect_leaks=0 strace -f -y -o trace \
+		-e trace=fsync,ioctl,write "$ERASE" --zero "$LOOP" 8M 1M >out &&
+	awk -v dev="$LOOP" "
+		index(\$0, \"ioctl(\") && index(\$0, \"<\" dev \">\") &&
+			index(\$0, \"BLKZEROOUT\") { zeroed = NR }
+		index(\$0, \"fsync(\") && index(\$0, \"<\" dev \">\") &&
+			zeroed && !flushed { flushed = NR }
+		index(\$0, \"done in\") { done = NR }
+		END {
+			printf \"zero-out %d, flush %d, done %d\\n\", zeroed,
+				flushed, done
+			exit !(zeroed && flushed > zeroed && done > flushed)
+		}" trace
+'
+
 test_loop 'loop: erase with a range past the end is refused, nothing changed' '
 	fill_random "$LOOP" &&
 	sum=$(dev_sum "$LOOP") &&
