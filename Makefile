@@ -19,45 +19,53 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 INSTALL ?= install
 
-# every module; the two programs add their own main
-MODULES = cli units lfsr dev blockdev uring aio sim vm vmcompile vmlist vmprog programs \
-	stamp capacity undo undotrust \
-	report reportanalyze reportdetect analysis analyze info inforeg \
-	infosysfs link json sysattr \
-	plot progress speed detect hist hostq
-MODULE_OBJS = $(addsuffix .o,$(filter $(MODULES),$(basename $(wildcard *.c))))
+# Sources live in folders by concern (README: the house); objects and
+# dependency files go to $(BUILD), the three programs to the root.  The
+# modules are every source but the programs' mains and the emulator.
+BUILD ?= build
+SRC_DIRS = lib engines vm analysis output identity measure
+MODULE_SRCS = dev.c vm.c $(wildcard $(addsuffix /*.c,$(SRC_DIRS)))
+MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
 # erase needs only the devices (dev, blockdev, sim), sizes and option errors
-ERASE_OBJS = $(addsuffix .o,cli units dev blockdev uring aio sim)
+ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/units dev engines/blockdev \
+	engines/uring engines/linuxaio engines/sim)
 # flashemu: the devices, the store, the FUSE server and the JSON string
-EMU_OBJS = $(addsuffix .o,cli units dev blockdev uring aio sim json emustore fuse)
+EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json emu/emustore emu/fuseserver)
 PROGRAMS = flashbench erase flashemu
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
+override CPPFLAGS += -I.
 
 all: $(PROGRAMS)
 
-%.o: %.c
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
-flashbench: flashbench.o $(MODULE_OBJS)
+flashbench: $(BUILD)/flashbench.o $(MODULE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-erase: erase.o $(ERASE_OBJS)
+erase: $(BUILD)/erase.o $(ERASE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-flashemu: flashemu.o $(EMU_OBJS)
+flashemu: $(BUILD)/emu/flashemu.o $(EMU_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# a unit test's dependency file goes to $(BUILD) too, not beside it
+UNIT_DEPS = -MF $(BUILD)/tests/$(notdir $@).d
 
 tests/unit-%: tests/unit-%.c $(MODULE_OBJS)
-	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Itests $(ALL_CFLAGS) $(UNIT_DEPS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # flashemu's store is no module of flashbench's
-tests/unit-emustore: tests/unit-emustore.c $(MODULE_OBJS) emustore.o
-	$(CC) $(CPPFLAGS) -I. -Itests $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+tests/unit-emustore: tests/unit-emustore.c $(MODULE_OBJS) $(BUILD)/emu/emustore.o
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CPPFLAGS) -Itests $(ALL_CFLAGS) $(UNIT_DEPS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # make check runs the suite, then again on a copy of the tree built with
 # AddressSanitizer and UndefinedBehaviorSanitizer (SANITIZE=0 skips that)
 SANITIZE ?= 1
-SAN_DIR = .sanitize
+SAN_DIR = build/sanitize
 SAN_CFLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
@@ -76,7 +84,8 @@ unit-tests: $(UNIT_TESTS)
 
 # copy_tree DIR: the sources, fresh, in DIR, for a build of their own
 copy_tree = rm -rf $(1) && mkdir -p $(1)/tests && \
-	cp *.c *.h Makefile $(1)/ && cp tests/*.c tests/*.h $(1)/tests/
+	cp *.c *.h Makefile $(1)/ && cp -r $(SRC_DIRS) emu $(1)/ && \
+	cp tests/*.c tests/*.h $(1)/tests/
 
 sanitized:
 	$(call copy_tree,$(SAN_DIR))
@@ -89,13 +98,14 @@ bench:
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
-	$(INSTALL) -m 644 flashbench.1 erase.1 flashemu.1 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 644 doc/flashbench.1 doc/erase.1 doc/flashemu.1 \
+		$(DESTDIR)$(MANDIR)/man1
 
 clean:
-	rm -f $(PROGRAMS) *.o *.d tests/*.o tests/*.d $(UNIT_TESTS)
-	rm -rf $(SAN_DIR) $(B32_DIR) $(ARMHF_DIR)
+	rm -f $(PROGRAMS) $(UNIT_TESTS)
+	rm -rf $(BUILD)
 
--include $(wildcard *.d tests/*.d)
+-include $(shell find $(BUILD) -name '*.d' -not -path '$(BUILD)/*/build/*' 2>/dev/null)
 
 .PHONY: all check check-repeat unit-tests sanitized bench install clean
 
@@ -108,7 +118,7 @@ FUZZ_BIN = fuzz/bin
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -O1 -g -fno-omit-frame-pointer \
 	$(FUZZ_SAN)
-FUZZ_OBJS = $(addprefix $(FUZZ_BIN)/obj/,$(MODULE_OBJS))
+FUZZ_OBJS = $(patsubst %.c,$(FUZZ_BIN)/obj/%.o,$(MODULE_SRCS))
 FUZZ_TARGETS = $(patsubst fuzz/%.c,$(FUZZ_BIN)/%,$(wildcard fuzz/fuzz-*.c))
 
 $(FUZZ_BIN)/obj/%.o: %.c
@@ -117,7 +127,7 @@ $(FUZZ_BIN)/obj/%.o: %.c
 		-MMD -MP -c -o $@ $<
 
 $(FUZZ_BIN)/fuzz-%: fuzz/fuzz-%.c fuzz/fuzz.h $(FUZZ_OBJS)
-	$(FUZZ_CC) $(CPPFLAGS) -I. $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ \
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ \
 		$< $(FUZZ_OBJS) $(LDLIBS)
 
 fuzz-build: $(FUZZ_TARGETS)
@@ -132,21 +142,21 @@ fuzz: fuzz-build
 check-valgrind: all $(UNIT_TESTS)
 	sh tests/valgrind-run.sh
 
--include $(wildcard $(FUZZ_BIN)/obj/*.d)
+-include $(shell find $(FUZZ_BIN)/obj -name '*.d' 2>/dev/null)
 
 .PHONY: fuzz fuzz-build check-valgrind
 
-# make check-32: a copy of the tree built with $(CC) -m32 in .build32/
+# make check-32: a copy of the tree built with $(CC) -m32 in build/32/
 # (-Werror, and -Wconversion on every source file), its unit tests and the
 # loop set past 4 GiB (tests/check-32bit.sh) run with its binaries.
 # make check-armhf: the same cross-built for armhf and run under qemu-arm
-# (through wrappers in .armhf/qemu/).  clang needs only the cross libc,
+# (through wrappers in build/armhf/qemu/).  clang needs only the cross libc,
 # libgcc and binutils, where Debian's gcc cross compiler would displace
 # gcc-multilib.
-B32_DIR = .build32
+B32_DIR = build/32
 B32_CFLAGS = -O2 -g -Werror
-CONVERSION_CLEAN = $(wildcard *.c)
-ARMHF_DIR = .armhf
+CONVERSION_CLEAN = $(wildcard *.c emu/*.c) $(MODULE_SRCS)
+ARMHF_DIR = build/armhf
 ARMHF_CC ?= clang --target=arm-linux-gnueabihf
 QEMU_ARM ?= qemu-arm -L /usr/arm-linux-gnueabihf
 UNIT_NAMES = $(notdir $(UNIT_TESTS))

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "lib/cli.h"
 #include "dev.h"
-#include "exitcode.h"
-#include "units.h"
+#include "lib/exitcode.h"
+#include "lib/units.h"
 
 
 static void usage(FILE *out)

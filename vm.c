@@ -3,17 +3,17 @@
  * node table plans a program (no I/O: it checks every operation and
  * finds the write range) and runs it, handing out result records.  The
  * text syntax is described in README.md and flashbench(1); compiling is
- * vmcompile.c's, listing vmlist.c's.
+ * vm/compile.c's, listing vm/list.c's.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
-#include "lfsr.h"
-#include "stamp.h"
-#include "vmprog.h"
+#include "lib/hist.h"
+#include "lib/lfsr.h"
+#include "vm/stamp.h"
+#include "vm/prog.h"
 
 struct run {
 	const struct vm_program *program;

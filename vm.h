@@ -2,8 +2,8 @@
  * vm: the micro-VM every test runs on.  A program is text (the built-in
  * tests are too) compiled into a table of opcodes; the interpreter runs it
  * against a device and hands out result records - values with their units
- * and keys.  The VM measures; it never formats or prints.  vmcompile.c
- * compiles, vmlist.c lists, vm.c plans and runs; vmprog.h is the compiled
+ * and keys.  The VM measures; it never formats or prints.  vm/compile.c
+ * compiles, vm/list.c lists, vm.c plans and runs; vm/prog.h is the compiled
  * program's shape they share.
  */
 #ifndef FLASHBENCH_VM_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "record.h"
+#include "vm/record.h"
 
 /* Opcodes: one per statement of the program text. */
 enum vm_op {

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lfsr.h"
+#include "lib/lfsr.h"
 
 #define MAX_SAMPLES (4u << 20)	/* latencies kept; runs stop there */
 

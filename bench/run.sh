@@ -54,7 +54,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM HUP
 
 # the yardstick and the runner, with the release flags
-${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -I. -o "$TMP/bare" bench/bare.c lfsr.c ||
+${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -I. -o "$TMP/bare" bench/bare.c lib/lfsr.c ||
 	die "cannot compile bench/bare.c"
 BARE=$TMP/bare
 

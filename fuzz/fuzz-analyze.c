@@ -2,9 +2,9 @@
  * fuzz-analyze: --analyze input, pasted align and open-AU output, parsed
  * and reported in every format.
  */
-#include "analyze.h"
+#include "analysis/pasted.h"
 #include "fuzz.h"
-#include "reportanalyze.h"
+#include "output/reportanalyze.h"
 
 /* about 350 KiB: not on the stack */
 static struct analyze_result result;

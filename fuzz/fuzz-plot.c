@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "json.h"
-#include "plot.h"
+#include "output/json.h"
+#include "output/plot.h"
 
 static int memfd = -1;
 static char memfd_path[64];

@@ -4,7 +4,7 @@
  */
 #include "dev.h"
 #include "fuzz.h"
-#include "sim.h"
+#include "engines/sim.h"
 
 #define IO_BYTES (64u << 10)
 

@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "units.h"
+#include "lib/units.h"
 
 static void format_all(double value)
 {

@@ -7,7 +7,7 @@
  * 1e17 up with an exponent and cuts expressions past 45 characters).
  */
 #include "fuzz.h"
-#include "programs.h"
+#include "vm/programs.h"
 #include "vm.h"
 
 #define DEVICE_BYTES (8u << 20)

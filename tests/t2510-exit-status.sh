@@ -8,7 +8,7 @@
 # header_codes: the codes exitcode.h defines, one a line, sorted
 header_codes() {
 	sed -n 's/^[[:space:]]*EXIT_[A-Z_]* = \([0-9]*\),.*/\1/p' \
-		"$TOP/exitcode.h" |
+		"$TOP/lib/exitcode.h" |
 		sed 's/^128$/130\n143/' | sort -n
 }
 
@@ -28,14 +28,14 @@ test_expect_success 'exitcode.h defines the codes the man page promises' '
 
 test_expect_success 'flashbench.1 EXIT STATUS lists exactly the table' '
 	header_codes >header &&
-	page_codes "$TOP/flashbench.1" >page &&
+	page_codes "$TOP/doc/flashbench.1" >page &&
 	test_cmp header page
 '
 
 test_expect_success 'erase.1 and flashemu.1 list only codes of the table' '
 	header_codes >header &&
 	for page in erase.1 flashemu.1; do
-		page_codes "$TOP/$page" >used &&
+		page_codes "$TOP/doc/$page" >used &&
 		echo "$page: $(tr "\n" " " <used)" &&
 		test -s used &&
 		! grep -vxFf header used || return 1

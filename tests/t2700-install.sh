@@ -22,7 +22,7 @@ test_expect_success 'BINDIR and MANDIR override the PREFIX layout' '
 
 test_expect_success groff 'the man pages render without warnings' '
 	for page in flashbench erase; do
-		groff -man -Tutf8 -ww "$TOP/$page.1" >/dev/null 2>warn &&
+		groff -man -Tutf8 -ww "$TOP/doc/$page.1" >/dev/null 2>warn &&
 		test ! -s warn || { cat warn; return 1; }
 	done
 '
@@ -33,7 +33,7 @@ test_expect_success 'every long option of --help is in the man page' '
 	while read -r opt; do
 		name=${opt#--}
 		grep -q -- "$(echo "$name" | sed "s/-/\\\\\\\\-/g")" \
-			"$TOP/flashbench.1" || { echo "missing: $opt"; missing=1; }
+			"$TOP/doc/flashbench.1" || { echo "missing: $opt"; missing=1; }
 	done <opts &&
 	test $missing = 0
 '

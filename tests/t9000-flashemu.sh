@@ -131,7 +131,7 @@ test_expect_success 'make install puts flashemu and flashemu.1 under DESTDIR' '
 '
 
 test_expect_success groff 'the man page renders without warnings' '
-	groff -man -Tutf8 -ww "$TOP/flashemu.1" >/dev/null 2>warn &&
+	groff -man -Tutf8 -ww "$TOP/doc/flashemu.1" >/dev/null 2>warn &&
 	test ! -s warn || { cat warn; return 1; }
 '
 
@@ -140,7 +140,7 @@ test_expect_success 'every long option of --help is in the man page and README' 
 	test -s opts && missing=0 &&
 	while read -r opt; do
 		grep -q -- "$(echo "${opt#--}" | sed "s/-/\\\\\\\\-/g")" \
-			"$TOP/flashemu.1" || { echo "man: $opt"; missing=1; }
+			"$TOP/doc/flashemu.1" || { echo "man: $opt"; missing=1; }
 		grep -q -- "$opt" "$TOP/README.md" ||
 			{ echo "README: $opt"; missing=1; }
 	done <opts &&

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "reportanalyze.h"
+#include "analysis/pasted.h"
+#include "output/reportanalyze.h"
 #include "unit.h"
 
 static struct analyze_result r;

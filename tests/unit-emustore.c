@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "dev.h"
-#include "emustore.h"
-#include "sim.h"
+#include "emu/emustore.h"
+#include "engines/sim.h"
 #include "unit.h"
 
 #define KIB 1024ULL

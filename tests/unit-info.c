@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "info.h"
+#include "identity/info.h"
 #include "unit.h"
 
 static const char *trees = "sysfs";

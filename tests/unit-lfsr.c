@@ -1,7 +1,7 @@
 /* unit-lfsr: full period of every tap-table width; shuffles visit each slot once. */
 #include <stdlib.h>
 
-#include "lfsr.h"
+#include "lib/lfsr.h"
 #include "unit.h"
 
 static int full_period(unsigned bits)

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link.h"
-#include "report.h"
-#include "speed.h"
+#include "identity/hostlink.h"
+#include "output/report.h"
+#include "measure/speed.h"
 #include "unit.h"
 
 /* ios as drivers/mmc/core/debugfs.c prints it, for a given mode */

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../json.h"
-#include "../plot.h"
-#include "../report.h"
+#include "output/json.h"
+#include "output/plot.h"
+#include "output/report.h"
 #include "unit.h"
 
 static const struct vm_param params[] = {

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "dev.h"
-#include "sim.h"
+#include "engines/sim.h"
 #include "unit.h"
 
 #define KIB	1024ULL

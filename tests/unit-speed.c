@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "dev.h"
-#include "lfsr.h"
-#include "programs.h"
-#include "speed.h"
+#include "lib/lfsr.h"
+#include "vm/programs.h"
+#include "measure/speed.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL

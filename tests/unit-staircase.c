@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "analysis.h"
-#include "analyze.h"
+#include "analysis/findings.h"
+#include "analysis/pasted.h"
 #include "unit.h"
 
 #define KIB 1024ULL

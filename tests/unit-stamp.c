@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "dev.h"
-#include "sim.h"
-#include "stamp.h"
+#include "engines/sim.h"
+#include "vm/stamp.h"
 #include "unit.h"
 #include "vm.h"
 

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "units.h"
+#include "lib/units.h"
 #include "unit.h"
 
 static const struct {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "dev.h"
-#include "programs.h"
+#include "vm/programs.h"
 #include "unit.h"
 #include "vm.h"
 

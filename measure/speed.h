@@ -1,0 +1,179 @@
+/*
+ * speed: sustained sequential rates, random 4 KiB IOPS at queue depth 1,
+ * and a check of measured figures against the SD speed ratings.  Time is
+ * device time (the sum of timed operations), so a sim: card runs on its
+ * virtual clock.  Results leave as result records, the same as every VM
+ * test's, for report.c and plot.c to render; nothing here prints.  It does
+ * not open devices or decide where writes may go.
+ */
+#ifndef FLASHBENCH_SPEED_H
+#define FLASHBENCH_SPEED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dev.h"
+#include "identity/info.h"
+#include "vm.h"
+
+#define SPEED_WRITE_FROM_BYTES	(16ULL << 20)	/* writes start at or above */
+#define SPEED_WRITE_SPAN_BYTES	(256ULL << 20)	/* default write span */
+#define SPEED_IO_BYTES		4096u		/* random I/O size */
+#define SPEED_WINDOW_NS		1000000000ULL	/* rate windows */
+
+/*
+ * A test's connections to the rest of the tool, as struct vm_exec's: its
+ * result records go to emit (non-zero ends with that error); unreadable
+ * blocks -t went past are counted by the VM and copied here.
+ */
+struct speed_exec {
+	int (*emit)(void *ctx, const struct vm_record *record);
+	void *ctx;
+	uint64_t failed_reads;
+	/* the device's host link (a real device): the results add the
+	   link record and their share of its ceiling; NULL adds neither */
+	const struct link_info *link;
+};
+
+/* A sequential run: whole-run and per-window rates in bytes per second. */
+struct speed_rate {
+	uint64_t device_time_ns;
+	uint64_t bytes;
+	double bytes_per_s;
+	const double *windows;		/* window_count rates, in run order */
+	size_t window_count;
+	double window_min, window_median, window_max;
+};
+
+/* A random-I/O run at queue depth 1. */
+struct speed_iops_result {
+	bool write;
+	unsigned iodepth;		/* operations in flight */
+	uint64_t io_bytes;		/* size of each read or write */
+	uint64_t device_time_ns;
+	uint64_t operations;
+	double iops;
+	uint64_t p50_ns, p99_ns, max_ns;
+};
+
+/*
+ * The speed tests are VM programs (programs.c: read-speed, write-speed,
+ * iops, class-check).  What their records say is gathered here, as
+ * vm_run hands them out: speed_collect is the run's emit, with a
+ * struct speed_results, set up before the run (the window array is
+ * allocated then, never while timing), as ctx.
+ */
+struct speed_results {
+	double *windows;		/* rates of the windows that count */
+	size_t window_count, window_cap;
+	bool has_rate;			/* sequential: totals of the run */
+	uint64_t rate_ns, rate_bytes;
+	struct speed_iops_result iops[2];	/* random reads, writes */
+	bool has_iops[2];
+	/* --class-check's second pass, at SPEED_CLASS_DEPTH */
+	struct speed_iops_result queued[2];
+	bool has_queued[2];
+};
+
+/* The depth --class-check also measures at, as A2 ratings assume. */
+#define SPEED_CLASS_DEPTH 32
+
+int speed_results_init(struct speed_results *r, uint64_t duration_ns);
+void speed_results_free(struct speed_results *r);
+int speed_collect(void *ctx, const struct vm_record *record);
+
+/*
+ * After the run: the device kept at most depth operations in flight (1
+ * when no engine could queue).  The records say the depth that ran, and
+ * figures meant for SPEED_CLASS_DEPTH measured below it are dropped: a
+ * verdict on them is "not measured", not a QD1 figure passed off as QD32.
+ */
+void speed_results_ran_at(struct speed_results *r, unsigned depth);
+
+/* $windows of a program that runs duration_ns: every window that fits */
+uint64_t speed_windows(uint64_t duration_ns);
+
+/* The whole-run rate and the spread of the windows (r's array). */
+void speed_rate_summary(const struct speed_results *r,
+			struct speed_rate *summary);
+
+/*
+ * The range speed_write, speed_iops with writes and speed_class_check
+ * write: from 16 MiB rounded up to erase_bytes, span_bytes long (0 means
+ * SPEED_WRITE_SPAN_BYTES) rounded down to whole erase blocks and cut at
+ * the device end.  Returns 0, or -ENOSPC when not one erase block fits.
+ */
+int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
+		      uint64_t span_bytes, uint64_t *start, uint64_t *end);
+
+/*
+ * Emit a test's result records: -t and --write-speed a record per
+ * one-second window (second, bytes_per_s; for the machine formats and
+ * plots, text leaves it out), then the summary; --iops a record for the
+ * reads and, when measured, one for the writes.  Each returns 0 or emit's
+ * error.
+ */
+int speed_emit_rate(struct speed_exec *x, const struct speed_results *r,
+		    bool write, uint64_t block_bytes);
+int speed_emit_iops(struct speed_exec *x, const struct speed_results *r);
+
+/* What a class check measured; a figure not measured has its flag false. */
+struct speed_measured {
+	bool has_write_rate;
+	double write_bytes_per_s;	/* sustained sequential write */
+	bool has_read_iops;
+	double read_iops;
+	bool has_write_iops;
+	double write_iops;
+	bool has_ceiling;		/* the host link's, bytes/s */
+	double ceiling_bytes_per_s;
+	/* the same at SPEED_CLASS_DEPTH */
+	bool has_queued_read_iops;
+	double queued_read_iops;
+	bool has_queued_write_iops;
+	double queued_write_iops;
+	unsigned write_depth;		/* of the sequential writes; 0 is 1 */
+};
+
+enum speed_verdict {
+	SPEED_NOT_MEASURED,
+	SPEED_PASS,
+	SPEED_FAIL,
+	SPEED_LINK_LIMITED,	/* failed where the link cannot carry it */
+};
+
+/* Class names in table order ("C2" ... "A2"); NULL past the last. */
+const char *speed_class_name(size_t i);
+
+/*
+ * The verdict for one class: FAIL as soon as one measured figure is below
+ * its threshold, PASS when all are measured and meet it, NOT_MEASURED
+ * otherwise (and for an unknown name).  A write rate below the class's
+ * requirement on a link whose ceiling is below it too is LINK_LIMITED:
+ * the host, not the card, failed it, and the card is not judged.
+ */
+enum speed_verdict speed_class_verdict(const char *name,
+				       const struct speed_measured *m);
+
+/* Whether the card's SSR claims the class (a higher rating implies it). */
+bool speed_class_claimed(const char *name, const struct info_card *card);
+
+/*
+ * The class check's figures (sequential write rate, random 4 KiB read
+ * and write IOPS, each when measured), a record per class and a note on
+ * what a host cannot reproduce.  card may be NULL.
+ */
+int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
+		       const struct info_card *card);
+
+struct hostq;
+
+/*
+ * --class-check: whether the host path queues (q NULL: a simulated
+ * card, whose queue= key decides), so a reader knows what the QD32
+ * verdicts can mean.
+ */
+int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q);
+
+#endif

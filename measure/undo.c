@@ -1,0 +1,1093 @@
+/*
+ * undo: an append-only log of old block contents.  Layout (little
+ * endian) of FBUNDO02:
+ *
+ * - a 256-byte header: magic "FBUNDO02", device size, logical block
+ *   size, fingerprint, the file's salt, the number of stamp salts, the
+ *   salts (those the run's stamps carry, so a restore tells them from
+ *   data), and a checksum of the header;
+ * - records: a 64-byte head (magic "FBUREC02", kind, offset, length,
+ *   FNV-1a of the data, sequence number, and a checksum of the head
+ *   seeded with the file's salt), the data, then a trailer: the head
+ *   again under the magic "FBUEND02".  A record of kind 2 holds no data:
+ *   it marks the usable size the check found.
+ *
+ * The salted checksum lets a reader that meets a damaged head scan
+ * forward to the next head or trailer: no saved block can pass for one,
+ * since the salt was drawn after its data was on the device.  A trailer
+ * gives back the range of a record whose head is damaged.  A record cut
+ * short at the end is no damage: it was not fsync'd, so its blocks were
+ * not yet overwritten.  FBUNDO01 files (a 64-byte header with no salts;
+ * records of magic "FBUR", offset, length, FNV-1a of the data, the data)
+ * are read as before: up to the first record that is not whole.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/le64.h"
+#include "vm/stamp.h"
+#include "measure/undo.h"
+#include "measure/undotrust.h"
+
+#define HEADER1_BYTES 64
+#define HEAD1_BYTES 32		/* an FBUNDO01 record's head */
+#define HEADER_BYTES 256
+#define HEAD_BYTES 64		/* a record's head, and its trailer */
+#define MAX_RECORD_BYTES (64ULL << 20)
+#define SCAN_BYTES (1 << 20)	/* read at a time looking for a record */
+#define NONE SIZE_MAX
+
+/* the header's fields */
+enum { H_DEVICE = 8, H_BLOCK = 16, H_FINGERPRINT = 24, H_SALT = 32,
+       H_SALT_COUNT = 40, H_SALTS = 48, H_SUM = HEADER_BYTES - 8 };
+_Static_assert(H_SALTS + 8 * UNDO_MAX_SALTS <= H_SUM, "the salts fit");
+
+/* a head's and a trailer's fields */
+enum { R_KIND = 8, R_OFFSET = 16, R_LENGTH = 24, R_HASH = 32,
+       R_SEQUENCE = 40, R_SUM = HEAD_BYTES - 8 };
+enum { KIND_BLOCKS = 1, KIND_USABLE = 2 };
+
+/* stamp.c's layout: magic, offset, then the salt */
+#define STAMP_SALT_AT 16
+
+static const char header1_magic[8] = { 'F', 'B', 'U', 'N', 'D', 'O', '0',
+				       '1' };
+static const char header_magic[8] = { 'F', 'B', 'U', 'N', 'D', 'O', '0',
+				      '2' };
+static const char record1_magic[8] = { 'F', 'B', 'U', 'R', 0, 0, 0, 0 };
+static const char head_magic[8] = { 'F', 'B', 'U', 'R', 'E', 'C', '0',
+				    '2' };
+static const char trailer_magic[8] = { 'F', 'B', 'U', 'E', 'N', 'D', '0',
+				       '2' };
+
+static uint64_t salted_sum(uint64_t salt, const unsigned char *p,
+			   size_t length)
+{
+	unsigned char seed[8];
+
+	put64(seed, salt);
+	return stamp_hash(stamp_hash(STAMP_FNV_BASIS, seed, sizeof(seed)), p,
+			  length);
+}
+
+/* ---- writing ---- */
+
+static int write_all(int fd, const void *buf, size_t length)
+{
+	const char *p = buf;
+
+	while (length) {
+		ssize_t n = write(fd, p, length);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		length -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The new file's name must survive a power loss too: sync its directory. */
+static int sync_directory(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd, err = 0;
+
+	undo_directory_of(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Note which of the file's operations failed: err, passed through. */
+static int file_failed(struct undo *u, const char *operation, int err)
+{
+	if (err) {
+		u->failed = operation;
+		u->failed_errno = -err;
+	}
+	return err;
+}
+
+static uint64_t new_file_salt(void)
+{
+	uint64_t salt = 0;
+
+	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
+		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
+	return salt;
+}
+
+int undo_create(struct undo *u, const char *path, const struct dev *dev,
+		const uint64_t *stamp_salts, unsigned salt_count)
+{
+	unsigned char header[HEADER_BYTES] = { 0 };
+	int err;
+
+	*u = (struct undo){ .path = path, .device_bytes = dev->size_bytes,
+			    .block_bytes = dev->logical_block_bytes,
+			    .fingerprint = undo_fingerprint(dev),
+			    .file_salt = new_file_salt() };
+	if (salt_count > UNDO_MAX_SALTS)
+		salt_count = UNDO_MAX_SALTS;
+	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (u->fd < 0)
+		return file_failed(u, "create", -errno);
+	memcpy(header, header_magic, sizeof(header_magic));
+	put64(header + H_DEVICE, u->device_bytes);
+	put64(header + H_BLOCK, u->block_bytes);
+	put64(header + H_FINGERPRINT, u->fingerprint);
+	put64(header + H_SALT, u->file_salt);
+	put64(header + H_SALT_COUNT, salt_count);
+	for (unsigned i = 0; i < salt_count; i++)
+		put64(header + H_SALTS + 8 * i, stamp_salts[i]);
+	put64(header + H_SUM, stamp_hash(STAMP_FNV_BASIS, header, H_SUM));
+	u->unsynced = true;
+	err = file_failed(u, "write", write_all(u->fd, header,
+						sizeof(header)));
+	return err ? err : file_failed(u, "fsync", sync_directory(path));
+}
+
+/* A head, or a trailer under its own magic: the same fields. */
+static void fill_head(const struct undo *u, unsigned char *head,
+		      const char *magic, uint64_t kind, uint64_t offset,
+		      uint64_t length, uint64_t hash)
+{
+	memset(head, 0, HEAD_BYTES);
+	memcpy(head, magic, 8);
+	put64(head + R_KIND, kind);
+	put64(head + R_OFFSET, offset);
+	put64(head + R_LENGTH, length);
+	put64(head + R_HASH, hash);
+	put64(head + R_SEQUENCE, u->records);
+	put64(head + R_SUM, salted_sum(u->file_salt, head, R_SUM));
+}
+
+static int append(struct undo *u, uint64_t kind, uint64_t offset,
+		  const void *data, uint64_t length)
+{
+	unsigned char head[HEAD_BYTES], trailer[HEAD_BYTES];
+	uint64_t hash = stamp_hash(STAMP_FNV_BASIS, data, (size_t)length);
+	int err;
+
+	fill_head(u, head, head_magic, kind, offset, length, hash);
+	fill_head(u, trailer, trailer_magic, kind, offset, length, hash);
+	err = write_all(u->fd, head, sizeof(head));
+	if (!err)
+		err = write_all(u->fd, data, (size_t)length);
+	if (!err)
+		err = write_all(u->fd, trailer, sizeof(trailer));
+	if (err)
+		return file_failed(u, "write", err);
+	u->records++;
+	u->unsynced = true;
+	return 0;
+}
+
+int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
+	      uint64_t length, void *buf)
+{
+	uint64_t ns;
+	int err = dev_read(dev, buf, offset, length, &ns);
+
+	if (!err)
+		err = append(u, KIND_BLOCKS, offset, buf, length);
+	if (!err)
+		u->bytes_saved += length;
+	return err;
+}
+
+int undo_sync(struct undo *u)
+{
+	if (!u->unsynced)
+		return 0;
+	if (fsync(u->fd))
+		return file_failed(u, "fsync", -errno);
+	u->unsynced = false;
+	return 0;
+}
+
+int undo_mark_usable(struct undo *u, uint64_t usable_bytes)
+{
+	int err = append(u, KIND_USABLE, usable_bytes, "", 0);
+
+	return err ? err : undo_sync(u);
+}
+
+void undo_close(struct undo *u)
+{
+	if (u->fd >= 0)
+		close(u->fd);
+	u->fd = -1;
+}
+
+/* ---- reading the log ---- */
+
+struct saved {
+	uint64_t offset, length;
+	off_t data_at;			/* in the file */
+	uint64_t hash;
+};
+
+/* One head or trailer, decoded. */
+struct head {
+	uint64_t kind, offset, length, hash;
+};
+
+/* The file as read: its header, its intact records and its damage. */
+struct log {
+	int fd;
+	off_t file_bytes;
+	unsigned version;
+	uint64_t device_bytes, fingerprint, file_salt;
+	uint32_t block_bytes;
+	uint64_t salts[UNDO_MAX_SALTS];
+	unsigned salt_count;
+	uint64_t usable_bytes;		/* the mark's, or 0 */
+	bool usable_marked;
+	struct saved *saved;		/* intact records, in file order */
+	size_t count, cap;
+	struct undo_damage *damaged;
+	size_t damaged_count, damaged_cap;
+	size_t confirmed;		/* damaged[0, confirmed) are damage;
+					   the rest, unless a record follows,
+					   a cut-short end */
+	uint64_t *block_hashes;		/* of every saved block, for the
+					   proof; NULL unless asked for */
+	size_t block_count, block_cap;
+	bool want_block_hashes;
+	unsigned char *buf;		/* one record's data */
+	size_t buf_bytes;
+	char *why;			/* what failed, for the caller */
+	size_t why_size;
+};
+
+static int read_exact(int fd, void *buf, size_t length, off_t at)
+{
+	char *p = buf;
+
+	while (length) {
+		ssize_t n = pread(fd, p, length, at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENODATA;
+		p += n;
+		at += n;
+		length -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A read of the file; a failure says so in g->why. */
+static int read_file(const struct log *g, void *buf, size_t length, off_t at)
+{
+	int err = read_exact(g->fd, buf, length, at);
+
+	if (err)
+		snprintf(g->why, g->why_size, "read at %lld: %s",
+			 (long long)at, err == -ENODATA ?
+			 "the file is shorter than it was" : strerror(-err));
+	return err;
+}
+
+/* Room for one more of size bytes in *array, holding *count of *cap. */
+static int grow(void **array, size_t *cap, size_t count, size_t size)
+{
+	void *bigger;
+	size_t more;
+
+	if (count < *cap)
+		return 0;
+	more = *cap ? *cap * 2 : 64;
+	bigger = realloc(*array, more * size);
+	if (!bigger)
+		return -ENOMEM;
+	*array = bigger;
+	*cap = more;
+	return 0;
+}
+
+static int add_saved(struct log *g, const struct head *h, off_t data_at)
+{
+	int err = grow((void **)&g->saved, &g->cap, g->count,
+		       sizeof(*g->saved));
+
+	if (!err)
+		g->saved[g->count++] = (struct saved){ h->offset, h->length,
+						       data_at, h->hash };
+	/* an intact record after damage: that damage is no cut-short end */
+	g->confirmed = g->damaged_count;
+	return err;
+}
+
+static int add_damage(struct log *g, const struct undo_damage *d,
+		      bool confirmed)
+{
+	int err = grow((void **)&g->damaged, &g->damaged_cap,
+		       g->damaged_count, sizeof(*g->damaged));
+
+	if (err)
+		return err;
+	g->damaged[g->damaged_count++] = *d;
+	if (confirmed)
+		g->confirmed = g->damaged_count;
+	return 0;
+}
+
+static int keep_block_hashes(struct log *g, const unsigned char *data,
+			     uint64_t length)
+{
+	for (uint64_t at = 0; g->want_block_hashes && at < length;
+	     at += g->block_bytes) {
+		int err = grow((void **)&g->block_hashes, &g->block_cap,
+			       g->block_count, sizeof(*g->block_hashes));
+
+		if (err)
+			return err;
+		g->block_hashes[g->block_count++] =
+			stamp_hash(STAMP_FNV_BASIS, data + at, g->block_bytes);
+	}
+	return 0;
+}
+
+static int buffer_for(struct log *g, uint64_t length)
+{
+	unsigned char *bigger;
+
+	if (length <= g->buf_bytes)
+		return 0;
+	if (length >= SIZE_MAX)	/* on 32 bits, more than memory can hold */
+		return -ENOMEM;
+	bigger = realloc(g->buf, (size_t)length);
+	if (!bigger)
+		return -ENOMEM;
+	g->buf = bigger;
+	g->buf_bytes = (size_t)length;
+	return 0;
+}
+
+/* Read a record's data into g->buf: 1 when it matches hash, else 0. */
+static int data_intact(struct log *g, off_t data_at, uint64_t length,
+		       uint64_t hash)
+{
+	int err = buffer_for(g, length);
+
+	if (!err)
+		err = read_exact(g->fd, g->buf, (size_t)length, data_at);
+	if (err == -ENODATA)
+		return 0;
+	if (err)
+		return read_file(g, g->buf, (size_t)length, data_at);
+	return stamp_hash(STAMP_FNV_BASIS, g->buf, (size_t)length) == hash;
+}
+
+/* A range of blocks that fits the device the header names. */
+static bool range_fits(const struct log *g, uint64_t offset,
+		       uint64_t length)
+{
+	return length && length <= MAX_RECORD_BYTES &&
+	       offset % g->block_bytes == 0 && length % g->block_bytes == 0 &&
+	       offset <= g->device_bytes && length <= g->device_bytes - offset;
+}
+
+/* A whole head or trailer under magic, with sane fields. */
+static bool decode(const struct log *g, const unsigned char *p,
+		   const char *magic, struct head *h)
+{
+	if (memcmp(p, magic, 8) ||
+	    get64(p + R_SUM) != salted_sum(g->file_salt, p, R_SUM))
+		return false;
+	*h = (struct head){ get64(p + R_KIND), get64(p + R_OFFSET),
+			    get64(p + R_LENGTH), get64(p + R_HASH) };
+	if (h->kind == KIND_USABLE)
+		return h->length == 0 && h->offset <= g->device_bytes;
+	return h->kind == KIND_BLOCKS && range_fits(g, h->offset, h->length);
+}
+
+enum found { FOUND_NOTHING, FOUND_HEAD, FOUND_TRAILER };
+
+/* The first whole head or trailer in p[0, n - HEAD_BYTES]. */
+static enum found scan_window(const struct log *g, const unsigned char *p,
+			      size_t n, size_t *at, struct head *h)
+{
+	for (size_t i = 0; i + HEAD_BYTES <= n; i++) {
+		const unsigned char *hit = memchr(p + i, 'F',
+						  n - HEAD_BYTES + 1 - i);
+
+		if (!hit)
+			break;
+		i = (size_t)(hit - p);
+		*at = i;
+		if (decode(g, hit, head_magic, h))
+			return FOUND_HEAD;
+		if (decode(g, hit, trailer_magic, h))
+			return FOUND_TRAILER;
+	}
+	return FOUND_NOTHING;
+}
+
+/* The next whole head or trailer at or after from, and where. */
+static enum found scan_forward(struct log *g, off_t from, off_t *where,
+			       struct head *h)
+{
+	int err = buffer_for(g, SCAN_BYTES + HEAD_BYTES);
+
+	while (!err && from + HEAD_BYTES <= g->file_bytes) {
+		off_t left = g->file_bytes - from;
+		size_t n = left > SCAN_BYTES + HEAD_BYTES ?
+			   SCAN_BYTES + HEAD_BYTES : (size_t)left, at;
+		enum found found;
+
+		if (read_exact(g->fd, g->buf, n, from))
+			break;
+		found = scan_window(g, g->buf, n, &at, h);
+		if (found != FOUND_NOTHING) {
+			*where = from + (off_t)at;
+			return found;
+		}
+		from += (off_t)(n - HEAD_BYTES + 1);
+	}
+	return FOUND_NOTHING;
+}
+
+static struct undo_damage unknown_range(off_t from, off_t to)
+{
+	return (struct undo_damage){ .file_offset = (uint64_t)from,
+				     .file_bytes = (uint64_t)(to - from) };
+}
+
+/*
+ * A head at *at that is not whole: find the next head or trailer.  A
+ * trailer names the range of its record (its head is the damaged one);
+ * bytes no trailer explains are damage of an unknown range.  Nothing
+ * whole after it: the end was cut short.  1 at the end, else 0.
+ */
+static int skip_damage(struct log *g, off_t *at)
+{
+	struct head h;
+	off_t q = 0, start;
+	enum found found = scan_forward(g, *at + 1, &q, &h);
+	struct undo_damage d;
+	int err = 0;
+
+	if (found == FOUND_NOTHING)
+		return 1;
+	if (found == FOUND_HEAD) {
+		d = unknown_range(*at, q);
+		*at = q;
+		return add_damage(g, &d, true);
+	}
+	start = q - (off_t)h.length - HEAD_BYTES;
+	if (start > *at) {
+		d = unknown_range(*at, start);
+		err = add_damage(g, &d, true);
+	}
+	if (h.kind == KIND_USABLE && start >= *at) {
+		g->usable_bytes = h.offset;
+		g->usable_marked = true;
+		g->confirmed = g->damaged_count;
+	} else if (!err) {
+		d = start >= *at ?
+		    (struct undo_damage){ h.offset, h.length, true,
+					  (uint64_t)start,
+					  (uint64_t)(q + HEAD_BYTES - start) } :
+		    unknown_range(*at, q + HEAD_BYTES);
+		err = add_damage(g, &d, true);
+	}
+	*at = q + HEAD_BYTES;
+	return err;
+}
+
+/* The record at *at (FBUNDO02): 1 at the end, 0 to go on, or -errno. */
+static int read_record(struct log *g, off_t *at)
+{
+	unsigned char head[HEAD_BYTES], trailer[HEAD_BYTES];
+	struct head h, t;
+	off_t data_at = *at + HEAD_BYTES, end;
+	struct undo_damage d;
+	bool complete;
+	int intact;
+
+	if (g->file_bytes - *at < HEAD_BYTES)
+		return 1;
+	if (read_exact(g->fd, head, sizeof(head), *at))
+		return 1;
+	if (!decode(g, head, head_magic, &h))
+		return skip_damage(g, at);
+	end = data_at + (off_t)h.length + HEAD_BYTES;
+	if (end > g->file_bytes)
+		return 1;		/* cut short: never fsync'd */
+	intact = data_intact(g, data_at, h.length, h.hash);
+	if (intact < 0)
+		return intact;
+	complete = read_exact(g->fd, trailer, sizeof(trailer),
+			      end - HEAD_BYTES) == 0 &&
+		   decode(g, trailer, trailer_magic, &t) &&
+		   !memcmp(&h, &t, sizeof(h));
+	*at = end;
+	if (intact && h.kind == KIND_USABLE) {
+		g->usable_bytes = h.offset;
+		g->usable_marked = true;
+		g->confirmed = g->damaged_count;
+		return 0;
+	}
+	if (intact) {
+		int err = keep_block_hashes(g, g->buf, h.length);
+
+		return err ? err : add_saved(g, &h, data_at);
+	}
+	d = (struct undo_damage){ h.offset, h.length, true,
+				  (uint64_t)(data_at - HEAD_BYTES),
+				  (uint64_t)(end - data_at + HEAD_BYTES) };
+	/* without its trailer it may be the unsynced end, unless more follow */
+	return add_damage(g, &d, complete);
+}
+
+/* FBUNDO01: records up to the first one that is not whole, as before. */
+static int read_records1(struct log *g)
+{
+	unsigned char head[HEAD1_BYTES];
+	off_t at = HEADER1_BYTES;
+
+	while (read_exact(g->fd, head, sizeof(head), at) == 0 &&
+	       memcmp(head, record1_magic, sizeof(record1_magic)) == 0) {
+		struct head h = { KIND_BLOCKS, get64(head + 8),
+				  get64(head + 16), get64(head + 24) };
+		off_t data_at = at + HEAD1_BYTES;
+		int intact;
+
+		if (!range_fits(g, h.offset, h.length) ||
+		    (uint64_t)(g->file_bytes - data_at) < h.length)
+			break;
+		intact = data_intact(g, data_at, h.length, h.hash);
+		if (intact < 0)
+			return intact;
+		if (intact && (keep_block_hashes(g, g->buf, h.length) ||
+			       add_saved(g, &h, data_at)))
+			return -ENOMEM;
+		if (!intact && add_damage(g, &(struct undo_damage){
+				h.offset, h.length, true, (uint64_t)at,
+				HEAD1_BYTES + h.length }, true))
+			return -ENOMEM;
+		at = data_at + (off_t)h.length;
+	}
+	return 0;
+}
+
+static int read_records(struct log *g)
+{
+	off_t at = HEADER_BYTES;
+	int err = 0;
+
+	if (g->version == 1)
+		return read_records1(g);
+	while (err == 0 && at < g->file_bytes)
+		err = read_record(g, &at);
+	/* damage with no record after it is the end a crash cut short */
+	g->damaged_count = g->confirmed;
+	return err < 0 ? err : 0;
+}
+
+static int bad_file(char *why, size_t size, const char *what)
+{
+	snprintf(why, size, "%s", what);
+	return -EINVAL;
+}
+
+static int read_header(struct log *g, char *why, size_t size)
+{
+	unsigned char header[HEADER_BYTES];
+
+	if (read_exact(g->fd, header, HEADER1_BYTES, 0))
+		return bad_file(why, size, "not a flashbench undo file");
+	if (memcmp(header, header1_magic, sizeof(header1_magic)) == 0) {
+		g->version = 1;
+		g->device_bytes = get64(header + H_DEVICE);
+		g->block_bytes = (uint32_t)get64(header + H_BLOCK);
+		g->fingerprint = get64(header + H_FINGERPRINT);
+		return g->block_bytes && get64(header + H_BLOCK) <= UINT32_MAX ?
+		       0 : bad_file(why, size, "its header is damaged");
+	}
+	if (memcmp(header, header_magic, sizeof(header_magic)))
+		return bad_file(why, size, "not a flashbench undo file");
+	if (read_exact(g->fd, header, sizeof(header), 0) ||
+	    get64(header + H_SUM) != stamp_hash(STAMP_FNV_BASIS, header,
+						 H_SUM) ||
+	    get64(header + H_SALT_COUNT) > UNDO_MAX_SALTS ||
+	    get64(header + H_BLOCK) - 1 >= UINT32_MAX)
+		return bad_file(why, size, "its header is damaged");
+	g->version = 2;
+	g->device_bytes = get64(header + H_DEVICE);
+	g->block_bytes = (uint32_t)get64(header + H_BLOCK);
+	g->fingerprint = get64(header + H_FINGERPRINT);
+	g->file_salt = get64(header + H_SALT);
+	g->salt_count = (unsigned)get64(header + H_SALT_COUNT);
+	for (unsigned i = 0; i < g->salt_count; i++)
+		g->salts[i] = get64(header + H_SALTS + 8 * i);
+	return 0;
+}
+
+static void close_log(struct log *g)
+{
+	if (g->fd >= 0)
+		close(g->fd);
+	free(g->saved);
+	free(g->damaged);
+	free(g->block_hashes);
+	free(g->buf);
+	*g = (struct log){ .fd = -1 };
+}
+
+/*
+ * Open the log on fd (a descriptor of its own, so the caller's stays
+ * open) for dev: its header, which must name dev's size and block size,
+ * then its records.  0 or a negative errno, why set.
+ */
+static int open_log(struct log *g, int fd, const struct dev *dev,
+		    bool want_block_hashes, char *why, size_t size)
+{
+	struct stat st;
+	int err;
+
+	*g = (struct log){ .want_block_hashes = want_block_hashes,
+			   .why = why, .why_size = size };
+	why[0] = '\0';
+	g->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (g->fd < 0 || fstat(g->fd, &st)) {
+		err = -errno;
+		snprintf(why, size, "%s", strerror(-err));
+		return err;
+	}
+	if (!S_ISREG(st.st_mode))
+		return bad_file(why, size, "not a regular file");
+	g->file_bytes = st.st_size;
+	err = read_header(g, why, size);
+	if (err)
+		return err;
+	if (g->device_bytes != dev->size_bytes ||
+	    g->block_bytes != dev->logical_block_bytes) {
+		snprintf(why, size, "it was made for a device of %llu bytes "
+			 "(blocks of %llu), not this one of %llu",
+			 (unsigned long long)g->device_bytes,
+			 (unsigned long long)g->block_bytes,
+			 (unsigned long long)dev->size_bytes);
+		return -ENODEV;
+	}
+	err = read_records(g);
+	if (err == -ENOMEM)
+		snprintf(why, size, "out of memory");
+	if (err)
+		return err;
+	if (g->count == 0 && g->damaged_count == 0) {
+		snprintf(why, size, "it holds no saved blocks (the check "
+			 "stopped before its first write): nothing to put "
+			 "back");
+		return -ENOMSG;
+	}
+	return 0;
+}
+
+static uint64_t usable_of(const struct log *g)
+{
+	return g->usable_marked ? g->usable_bytes : g->device_bytes;
+}
+
+static uint64_t largest(const struct log *g)
+{
+	uint64_t top = g->block_bytes;
+
+	for (size_t i = 0; i < g->count; i++)
+		if (g->saved[i].length > top)
+			top = g->saved[i].length;
+	return top;
+}
+
+/* A saved block of record r, the one at offset, into block. */
+static int saved_block(const struct log *g, const struct saved *r,
+		       uint64_t offset, unsigned char *block)
+{
+	return read_file(g, block, g->block_bytes,
+			 r->data_at + (off_t)(offset - r->offset));
+}
+
+/*
+ * Did the file's run write block (read at offset)?  A whole stamp whose
+ * salt the file names; in an FBUNDO01 file, which names none, any whole
+ * stamp.  *named: the offset it was written to.
+ */
+static bool run_stamp(const struct log *g, const unsigned char *block,
+		      uint64_t offset, uint64_t *named)
+{
+	uint64_t salt;
+	enum stamp_state state;
+	bool listed = g->version == 1;
+
+	if (g->block_bytes < STAMP_MIN_BYTES)
+		return false;
+	salt = get64(block + STAMP_SALT_AT);
+	state = stamp_classify(block, offset, g->block_bytes, salt, named);
+	if (state != STAMP_INTACT && state != STAMP_ALIAS)
+		return false;
+	for (unsigned i = 0; i < g->salt_count && !listed; i++)
+		listed = g->salts[i] == salt;
+	return listed;
+}
+
+static bool broken_stamp(const struct log *g, const unsigned char *block,
+			 uint64_t offset)
+{
+	uint64_t named;
+
+	return g->block_bytes >= STAMP_MIN_BYTES &&
+	       stamp_classify(block, offset, g->block_bytes, 0, &named) ==
+	       STAMP_GARBAGE;
+}
+
+/* ---- the proof: is this the device, in the state the run left? ---- */
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* What a recorded block holds now is one the file explains. */
+static bool explained(const struct log *g, const unsigned char *now,
+		      bool unreadable, const unsigned char *saved,
+		      uint64_t offset)
+{
+	uint32_t lbs = g->block_bytes;
+	uint64_t named, hash;
+
+	if (!unreadable) {
+		if (!memcmp(now, saved, lbs) ||
+		    run_stamp(g, now, offset, &named))
+			return true;
+		hash = stamp_hash(STAMP_FNV_BASIS, now, lbs);
+		if (g->block_count &&
+		    bsearch(&hash, g->block_hashes, g->block_count,
+			    sizeof(hash), compare_u64))
+			return true;
+		if (!broken_stamp(g, now, offset))
+			return false;
+	}
+	/* unreadable or a broken stamp now: it held no data when saved */
+	return run_stamp(g, saved, offset, &named) ||
+	       broken_stamp(g, saved, offset);
+}
+
+/* Read [offset, +length) into now; unreadable blocks flagged, not fatal. */
+static int read_now(struct dev *dev, unsigned char *now, uint64_t offset,
+		    uint64_t length, bool *unreadable)
+{
+	uint32_t lbs = dev->logical_block_bytes;
+	uint64_t ns;
+	int err = dev_read(dev, now, offset, length, &ns);
+
+	for (uint64_t at = 0; at < length; at += lbs)
+		unreadable[at / lbs] = false;
+	if (err != -EIO)
+		return err;
+	for (uint64_t at = 0; at < length; at += lbs) {
+		err = dev_read(dev, now + at, offset + at, lbs, &ns);
+		if (err && err != -EIO)
+			return err;
+		unreadable[at / lbs] = err != 0;
+	}
+	return 0;
+}
+
+static int prove_record(struct log *g, struct dev *dev, const struct saved *r,
+			unsigned char *now, bool *unreadable,
+			struct undo_proof *proof)
+{
+	uint64_t usable = usable_of(g), length, lbs = g->block_bytes;
+	int err;
+
+	if (r->offset >= usable)
+		return 0;
+	length = usable - r->offset < r->length ? usable - r->offset :
+						  r->length;
+	length -= length % lbs;
+	err = read_file(g, g->buf, (size_t)r->length, r->data_at);
+	if (!err)
+		err = read_now(dev, now, r->offset, length, unreadable);
+	for (uint64_t at = 0; !err && at < length; at += lbs) {
+		proof->blocks_read++;
+		if (!explained(g, now + at, unreadable[at / lbs], g->buf + at,
+			       r->offset + at)) {
+			proof->proven = false;
+			proof->first_unexplained = r->offset + at;
+			return 1;
+		}
+	}
+	return err;
+}
+
+static int prove(struct log *g, struct dev *dev, struct undo_proof *proof)
+{
+	uint64_t top = largest(g);
+	unsigned char *now = dev_alloc_buffer(top, DEV_PATTERN_ZEROS);
+	bool *unreadable = calloc((size_t)(top / g->block_bytes),
+				  sizeof(*unreadable));
+	int err = now && unreadable ? buffer_for(g, top) : -ENOMEM;
+
+	proof->proven = true;
+	if (g->block_count)
+		qsort(g->block_hashes, g->block_count,
+		      sizeof(*g->block_hashes), compare_u64);
+	for (size_t i = 0; !err && i < g->count; i++)
+		err = prove_record(g, dev, &g->saved[i], now, unreadable,
+				   proof);
+	free(now);
+	free(unreadable);
+	return err < 0 ? err : 0;
+}
+
+int undo_check_file(int fd, struct dev *dev,
+		    struct undo_proof *proof, char *why, size_t size)
+{
+	struct log g;
+	int err = open_log(&g, fd, dev, true, why, size);
+
+	*proof = (struct undo_proof){ .version = g.version };
+	if (!err) {
+		proof->identity_differs = g.fingerprint !=
+					  undo_fingerprint(dev);
+		proof->usable_bytes = usable_of(&g);
+		err = prove(&g, dev, proof);
+	}
+	if (err == -ENOMEM)
+		snprintf(why, size, "out of memory");
+	close_log(&g);
+	return err;
+}
+
+/* ---- restoring ---- */
+
+static int put_back(struct log *g, struct dev *dev, const struct saved *s,
+		    unsigned char *buf, struct undo_result *result)
+{
+	uint64_t ns;
+	int err = read_file(g, buf, (size_t)s->length, s->data_at);
+
+	if (err)
+		return err;
+	err = dev_write(dev, buf, s->offset, s->length, &ns);
+	if (!err)
+		result->bytes_restored += s->length;
+	return err;
+}
+
+/* The records by offset, for "which saved the block at offset first". */
+struct by_offset {
+	uint64_t offset;
+	size_t index;
+};
+
+static int compare_by_offset(const void *a, const void *b)
+{
+	const struct by_offset *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+struct order {
+	struct by_offset *sorted;
+	size_t count;
+	uint64_t longest;
+};
+
+/* The oldest intact record that saved the block at offset, or NONE. */
+static size_t oldest_save(const struct log *g, const struct order *o,
+			  uint64_t offset)
+{
+	size_t lo = 0, hi = o->count, best = NONE;
+
+	while (lo < hi) {		/* the first record past offset */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->sorted[mid].offset <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0 && o->sorted[lo].offset + o->longest > offset) {
+		const struct saved *s = &g->saved[o->sorted[lo].index];
+
+		if (offset < s->offset + s->length &&
+		    o->sorted[lo].index < best)
+			best = o->sorted[lo].index;
+	}
+	return best;
+}
+
+/*
+ * What the storage under the block at offset held before the run: the
+ * block record i saved, unless that is a stamp of the run - another
+ * offset's write had landed there (a wrapping card) - when it is what
+ * the stamp's own offset held when first saved, and so on back.  Each
+ * step goes to an older record; 1 with it in block, 0 when the trail
+ * ends before data (nothing to compare with), or -errno.
+ */
+static int storage_before(const struct log *g, const struct order *o,
+			  size_t i, uint64_t offset, unsigned char *block)
+{
+	uint64_t named;
+	int err = saved_block(g, &g->saved[i], offset, block);
+
+	while (!err && g->version > 1 && run_stamp(g, block, offset, &named)) {
+		size_t j = oldest_save(g, o, named);
+
+		if (j == NONE || j >= i)
+			return 0;
+		i = j;
+		offset = named;
+		err = saved_block(g, &g->saved[i], offset, block);
+	}
+	return err ? err : 1;
+}
+
+static bool in_damage(const struct log *g, uint64_t offset)
+{
+	for (size_t i = 0; i < g->damaged_count; i++) {
+		const struct undo_damage *d = &g->damaged[i];
+
+		if (d->range_known && offset >= d->offset &&
+		    offset - d->offset < d->length)
+			return true;
+	}
+	return false;
+}
+
+static void count_block(struct undo_result *result, uint64_t offset,
+			bool same)
+{
+	result->blocks_checked++;
+	if (!same && result->blocks_differing++ == 0)
+		result->first_differing = offset;
+}
+
+/* Compare the blocks record i was first to save with what they held. */
+static int check_back(const struct log *g, const struct order *o, size_t i,
+		      struct dev *dev, uint64_t verify_below,
+		      unsigned char *now, unsigned char *before,
+		      struct undo_result *result)
+{
+	const struct saved *s = &g->saved[i];
+	uint32_t lbs = g->block_bytes;
+	uint64_t ns, length = s->length;
+	bool unreadable = false;
+	int err = 0;
+
+	if (s->offset < verify_below && verify_below - s->offset < length)
+		length = verify_below - s->offset;
+	if (s->offset < verify_below)
+		err = dev_read(dev, now, s->offset, length, &ns);
+	if (err == -EIO) {		/* counted as not put back */
+		unreadable = true;
+		err = 0;
+	}
+	for (uint64_t at = 0; err >= 0 && at < s->length; at += lbs) {
+		uint64_t offset = s->offset + at;
+
+		if (oldest_save(g, o, offset) != i)
+			continue;
+		if (offset >= verify_below || in_damage(g, offset)) {
+			result->blocks_unchecked++;
+			continue;
+		}
+		err = unreadable ? 1 : storage_before(g, o, i, offset, before);
+		if (err == 0)
+			result->blocks_unchecked++;
+		if (err > 0)
+			count_block(result, offset, !unreadable &&
+				    memcmp(before, now + at, lbs) == 0);
+	}
+	return err < 0 ? err : 0;
+}
+
+static int make_order(const struct log *g, struct order *o)
+{
+	*o = (struct order){ .count = g->count };
+	o->sorted = malloc((g->count ? g->count : 1) * sizeof(*o->sorted));
+	if (!o->sorted)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->count; i++) {
+		o->sorted[i] = (struct by_offset){ g->saved[i].offset, i };
+		if (g->saved[i].length > o->longest)
+			o->longest = g->saved[i].length;
+	}
+	qsort(o->sorted, o->count, sizeof(*o->sorted), compare_by_offset);
+	return 0;
+}
+
+static int restore_records(struct log *g, struct dev *dev,
+			   uint64_t verify_below, struct undo_result *result)
+{
+	uint64_t top = largest(g);
+	unsigned char *buf = dev_alloc_buffer(top, DEV_PATTERN_ZEROS);
+	unsigned char *before = malloc(g->block_bytes);
+	struct order o = { 0 };
+	int err = buf && before ? make_order(g, &o) : -ENOMEM;
+
+	for (size_t i = g->count; !err && i-- > 0; )
+		err = put_back(g, dev, &g->saved[i], buf, result);
+	result->records = g->count;
+	for (size_t i = 0; !err && i < g->count; i++)
+		err = check_back(g, &o, i, dev, verify_below, buf, before,
+				 result);
+	free(o.sorted);
+	free(buf);
+	free(before);
+	return err;
+}
+
+void undo_result_free(struct undo_result *result)
+{
+	free(result->damaged);
+	result->damaged = NULL;
+	result->damaged_count = 0;
+}
+
+int undo_restore(int fd, struct dev *dev, uint64_t verify_below,
+		 struct undo_result *result, char *why, size_t size)
+{
+	struct log g;
+	int err = open_log(&g, fd, dev, false, why, size);
+
+	*result = (struct undo_result){ .version = g.version };
+	if (!err) {
+		if (verify_below == UNDO_VERIFY_MARKED)
+			verify_below = usable_of(&g);
+		result->verified_below = verify_below;
+		err = restore_records(&g, dev, verify_below, result);
+		/* the damage goes to the caller to list */
+		result->damaged = g.damaged;
+		result->damaged_count = g.damaged_count;
+		g.damaged = NULL;
+	}
+	if (err == -ENOMEM)
+		snprintf(why, size, "out of memory");
+	close_log(&g);
+	return err;
+}

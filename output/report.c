@@ -1,0 +1,941 @@
+/*
+ * report: text, CSV and JSON renderings of result records.  Each format
+ * is a row of the formatter table; the text format reproduces the
+ * original tool's lines byte for byte (tabs, 7-character columns).  The
+ * machine formats carry raw numbers in base units: bytes, ns, bytes/s.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output/json.h"
+#include "output/report.h"
+#include "lib/units.h"
+
+#define COLUMN_WIDTH 7
+
+const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
+				       .template = "" };
+
+#define KEY_MAX (VM_KEY_MAX + 12)	/* a key, "_" and a repeat's number */
+#define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
+				   program listing) */
+
+/*
+ * Output is flushed only between records: at once on a terminal, else
+ * when the buffer nears full, so no partial line ever reaches a file and
+ * no system call sits between two measurements.
+ */
+#define REPORT_BUFFER (64 * 1024)
+#define REPORT_RECORD_MAX (8 * 1024)	/* more than any one record */
+
+/* Keys in the order first seen (CSV columns, JSON units), as many as
+   the run reports. */
+struct key_table {
+	char (*keys)[KEY_MAX];
+	enum vm_unit *units;
+	unsigned count, capacity;
+	bool full;			/* out of memory: the report fails */
+};
+
+/* The index of key, added (with unit) if new; count if it cannot be. */
+static unsigned key_index(struct key_table *t, const char *key,
+			  enum vm_unit unit)
+{
+	unsigned i;
+
+	for (i = 0; i < t->count; i++)
+		if (strcmp(t->keys[i], key) == 0)
+			return i;
+	if (t->count == t->capacity) {
+		unsigned capacity = t->capacity ? 2 * t->capacity : 64;
+		char (*keys)[KEY_MAX] = realloc(t->keys,
+						capacity * sizeof(*keys));
+		enum vm_unit *units = keys ? realloc(t->units,
+					capacity * sizeof(*units)) : NULL;
+
+		if (keys)
+			t->keys = keys;
+		if (!units) {
+			t->full = true;
+			return t->count;
+		}
+		t->units = units;
+		t->capacity = capacity;
+	}
+	snprintf(t->keys[i], KEY_MAX, "%s", key);
+	t->units[i] = unit;
+	return t->count++;
+}
+
+static void key_table_free(struct key_table *t)
+{
+	free(t->keys);
+	free(t->units);
+}
+
+/* Text gathered in memory while the records go by, written at the end. */
+struct text_buffer {
+	FILE *out;			/* NULL: not gathered */
+	char *text;
+	size_t size;
+	unsigned count;			/* members written, for separators */
+};
+
+static bool buffer_open(struct text_buffer *b)
+{
+	b->out = open_memstream(&b->text, &b->size);
+	return b->out != NULL;
+}
+
+/* The buffer's text so far (flushed), size bytes of it. */
+static const char *buffer_text(struct text_buffer *b)
+{
+	fflush(b->out);
+	return b->text;
+}
+
+/* 0, or -ENOMEM when a write to it failed. */
+static int buffer_close(struct text_buffer *b)
+{
+	int err = 0;
+
+	if (b->out) {
+		err = ferror(b->out) ? -ENOMEM : 0;
+		fclose(b->out);
+		free(b->text);
+	}
+	*b = (struct text_buffer){ 0 };
+	return err;
+}
+
+struct report {
+	FILE *out;
+	bool terminal;			/* flush every record */
+	enum report_format format;
+	const struct report_meta *meta;
+	unsigned records;
+	/* CSV: every column seen, and the rows kept until the end */
+	struct key_table columns;
+	struct text_buffer rows;
+	/* JSON: every key seen, with its base unit */
+	struct key_table unit_keys;
+	/* JSON: the members of meta->index_member, written at the end */
+	struct text_buffer index;
+	/* JSON, meta->index_schema1: the schema-1 members and objects */
+	struct text_buffer schema1_top, schema1_confidence, schema1_why;
+};
+
+struct formatter {
+	const char *name;
+	void (*begin)(struct report *report);
+	void (*record)(struct report *report, const struct vm_record *rec);
+	void (*end)(struct report *report, const struct dev_stats *stats,
+		    bool incomplete);
+};
+
+void report_hide_fields(struct vm_record *rec)
+{
+	for (unsigned i = 0; i < rec->count; i++)
+		rec->fields[i].look = &text_hidden;
+}
+
+/* The look field i of rec shows with (layout.h says which). */
+static const struct text_look *look_of(const struct vm_record *rec,
+				       unsigned i)
+{
+	static const struct text_look own = { .display = TEXT_AS_UNIT };
+	const struct text_layout *layout = rec->layout;
+
+	if (rec->fields[i].look)
+		return rec->fields[i].look;
+	if (layout && layout->looks && i < layout->look_count)
+		return &layout->looks[i];
+	return &own;
+}
+
+/* The unit's own text: "4096", "87.3µs", "10.7M/s", "yes". */
+static void text_as_unit(const struct vm_field *field, char *buf,
+			 size_t size)
+{
+	switch (field->unit) {
+	case VM_UNIT_TIME:
+		units_format_time(buf, field->value);
+		break;
+	case VM_UNIT_RATE:
+		units_format_rate(buf, field->value);
+		break;
+	case VM_UNIT_BOOL:
+		snprintf(buf, size, "%s", !isfinite(field->value) ? "-" :
+			 field->value != 0 ? "yes" : "no");
+		break;
+	default:
+		snprintf(buf, size, "%.0f", field->value);
+		break;
+	}
+}
+
+const char *report_field_text(const struct vm_field *field,
+			      enum text_display display, unsigned digits,
+			      char *buf, size_t size)
+{
+	char value[UNITS_BUF];
+
+	if (field->unit == VM_UNIT_LABEL) {
+		/* whole, however long */
+		snprintf(buf, size, "%s", field->label);
+		return buf;
+	}
+	switch (display) {
+	case TEXT_SIZE:
+		units_format_size(value, field->value);
+		break;
+	case TEXT_MIB:
+		snprintf(value, sizeof(value), "%g", field->value / 1048576);
+		break;
+	case TEXT_MS:
+		snprintf(value, sizeof(value), "%g", field->value / 1e6);
+		break;
+	case TEXT_MBPS:
+		/* three significant digits, never an exponent */
+		snprintf(value, sizeof(value), fabs(field->value) >= 999.5e6 ?
+			 "%.0f" : "%.3g", field->value / 1e6);
+		break;
+	case TEXT_EXACT_SIZE:
+		units_format_exact_size(value, (uint64_t)field->value);
+		break;
+	case TEXT_PERCENT:
+		snprintf(value, sizeof(value), "%.0f%%", field->value * 100);
+		break;
+	case TEXT_FIXED:
+		snprintf(value, sizeof(value), "%.*f", (int)digits,
+			 field->value);
+		break;
+	case TEXT_SECONDS:
+		snprintf(value, sizeof(value), "%.*f", (int)digits,
+			 field->value / 1e9);
+		break;
+	default:
+		text_as_unit(field, value, sizeof(value));
+		break;
+	}
+	snprintf(buf, size, "%s", value);
+	return buf;
+}
+
+/* text padded to the look's width: left-aligned in bytes, or right-aligned
+   in characters (UTF-8 continuation bytes take no column) */
+static void pad_to_width(const struct text_look *look, const char *text,
+			 char *buf, size_t size)
+{
+	size_t columns = 0, pad;
+
+	if (!look->right) {
+		snprintf(buf, size, "%-*s", (int)look->width, text);
+		return;
+	}
+	for (const char *c = text; *c; c++)
+		columns += ((unsigned char)*c & 0xc0) != 0x80;
+	pad = look->width > columns ? look->width - columns : 0;
+	if (pad >= size)
+		pad = size - 1;
+	memset(buf, ' ', pad);
+	snprintf(buf + pad, size - pad, "%s", text);
+}
+
+/* Apply a look's template: "min %" -> "min 1.2ms"; "pre" -> "pre X". */
+static void field_with_template(const struct vm_field *field,
+				const struct text_look *look, char *buf,
+				size_t size)
+{
+	char text[FIELD_TEXT_MAX], value[FIELD_TEXT_MAX];
+	const char *mark;
+
+	if (look->display == TEXT_TEMPLATE_ALONE) {
+		snprintf(buf, size, "%s", look->template ? look->template : "");
+		return;
+	}
+	if (look->unknown && field->unit != VM_UNIT_LABEL &&
+	    !isfinite(field->value))
+		snprintf(text, sizeof(text), "%s", look->unknown);
+	else
+		report_field_text(field, look->display, look->digits, text,
+				  sizeof(text));
+	pad_to_width(look, text, value, sizeof(value));
+	if (!look->template) {
+		snprintf(buf, size, "%s", value);
+	} else if ((mark = strchr(look->template, '%'))) {
+		snprintf(buf, size, "%.*s%s%s", (int)(mark - look->template),
+			 look->template, value, mark + 1);
+	} else {
+		snprintf(buf, size, "%s %s", look->template, value);
+	}
+}
+
+/* A field for the machine formats only: its template is "". */
+static bool text_hidden_at(const struct vm_record *rec, unsigned i)
+{
+	const struct text_look *look = look_of(rec, i);
+
+	return look->template && !look->template[0];
+}
+
+static void text_record(struct report *report, const struct vm_record *rec)
+{
+	enum text_style style = rec->layout ? rec->layout->style :
+				TEXT_COLUMNS;
+	unsigned shown = rec->count;
+
+	/* the last field shown ends the line; with none, there is no line */
+	while (shown > 0 && text_hidden_at(rec, shown - 1))
+		shown--;
+	if (!shown)
+		return;
+	if (rec->layout && rec->layout->caption)
+		fprintf(report->out, "%-*s", (int)rec->layout->caption_width,
+			rec->layout->caption);
+	for (unsigned i = 0; i < shown; i++) {
+		char field[2 * FIELD_TEXT_MAX];
+		bool last = i + 1 == shown;
+
+		if (text_hidden_at(rec, i))
+			continue;
+		field_with_template(&rec->fields[i], look_of(rec, i), field,
+				    sizeof(field));
+		/* a field that ends a line needs no separator after it */
+		if (last || (field[0] && field[strlen(field) - 1] == '\n'))
+			fputs(field, report->out);
+		else if (style == TEXT_COLUMNS)
+			fprintf(report->out, "%-*s ", COLUMN_WIDTH, field);
+		else if (style == TEXT_PACKED)
+			fputs(field, report->out);
+		else
+			fprintf(report->out, "%s%c", field,
+				style == TEXT_TABS ? '\t' : ' ');
+	}
+	fputc('\n', report->out);
+}
+
+static void text_end(struct report *report, const struct dev_stats *stats,
+		     bool incomplete)
+{
+	(void)stats;
+	if (incomplete)
+		fprintf(report->out, "# incomplete: interrupted\n");
+}
+
+/* ---- shared by the machine formats ---- */
+
+const char *report_unit_name(enum vm_unit unit)
+{
+	switch (unit) {
+	case VM_UNIT_BYTES:
+		return "bytes";
+	case VM_UNIT_TIME:
+		return "ns";
+	case VM_UNIT_RATE:
+		return "bytes/s";
+	case VM_UNIT_LABEL:
+		return "label";
+	case VM_UNIT_BOOL:
+		return "boolean";
+	default:
+		return "count";
+	}
+}
+
+/* Does unit count whole bytes or nanoseconds? */
+static bool unit_is_integral(enum vm_unit unit)
+{
+	return strcmp(report_unit_name(unit), "bytes") == 0 ||
+	       strcmp(report_unit_name(unit), "ns") == 0;
+}
+
+const char *report_format_number(char *buf, size_t size, double value,
+				 enum vm_unit unit)
+{
+	if (!isfinite(value)) {
+		snprintf(buf, size, "null");
+		return buf;
+	}
+	/*
+	 * Bytes and nanoseconds whole, other values (rates, ratios) to six
+	 * significant digits: printf rounds the same on every platform at
+	 * that width, so a run prints the same bytes everywhere.  A count
+	 * that is whole prints whole however long.
+	 */
+	if (unit_is_integral(unit) ||
+	    (value == floor(value) && fabs(value) < 1e15 &&
+	     unit != VM_UNIT_RATE))
+		snprintf(buf, size, "%.0f", value);
+	else
+		snprintf(buf, size, "%.6g", value);
+	if (strcmp(buf, "-0") == 0)
+		snprintf(buf, size, "0");	/* no "-0" */
+	return buf;
+}
+
+/*
+ * Column name of field i: its key, or key_N for the Nth (from 0) of a
+ * key that the record repeats (find-fat's rate of each erase block).
+ */
+static void column_name(const struct vm_record *rec, unsigned i, char *buf,
+			size_t size)
+{
+	const char *key = rec->fields[i].key ? rec->fields[i].key : "value";
+	unsigned before = 0, total = 0;
+
+	for (unsigned j = 0; j < rec->count; j++) {
+		const char *other = rec->fields[j].key ?
+				    rec->fields[j].key : "value";
+
+		if (strcmp(other, key) == 0) {
+			total++;
+			if (j < i)
+				before++;
+		}
+	}
+	if (total > 1)
+		snprintf(buf, size, "%s_%u", key, before);
+	else
+		snprintf(buf, size, "%s", key);
+}
+
+/* ---- CSV (RFC 4180) ---- */
+
+static void csv_string(FILE *out, const char *text)
+{
+	if (!text[strcspn(text, ",\"\r\n")]) {
+		fputs(text, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *text; text++) {
+		if (*text == '"')
+			fputc('"', out);
+		fputc(*text, out);
+	}
+	fputc('"', out);
+}
+
+static const char *kind_of(const struct vm_record *rec)
+{
+	return rec->kind ? rec->kind : "measurement";
+}
+
+/* Index of the column called name, added if new. */
+static unsigned csv_column(struct report *report, const char *name)
+{
+	return key_index(&report->columns, name, VM_UNIT_LABEL);
+}
+
+/* One cell's text, as CSV writes it (empty for an unknown value). */
+static void csv_cell(FILE *out, const struct vm_field *field)
+{
+	char number[32];
+
+	if (field->unit == VM_UNIT_LABEL)
+		csv_string(out, field->label ? field->label : "");
+	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+		fputs(field->value != 0 ? "true" : "false", out);
+	else if (isfinite(field->value))
+		fputs(report_format_number(number, sizeof(number),
+					   field->value, field->unit), out);
+}
+
+/*
+ * A record is kept until the end, as cells "column index, text" in
+ * report->rows: the header is the union of every kind's columns, and is
+ * known only when the last record is in.
+ */
+static void csv_record(struct report *report, const struct vm_record *rec)
+{
+	FILE *rows = report->rows.out;
+
+	fprintf(rows, "%u", rec->count + 1);
+	fprintf(rows, "%c%u%c", 0, 0u, 0);
+	csv_string(rows, kind_of(rec));
+	for (unsigned i = 0; i < rec->count; i++) {
+		char name[KEY_MAX];
+
+		column_name(rec, i, name, sizeof(name));
+		fprintf(rows, "%c%u%c", 0, csv_column(report, name) + 1, 0);
+		csv_cell(rows, &rec->fields[i]);
+	}
+	fputc(0, rows);
+}
+
+/* Text up to the next NUL at *at, which then moves past it. */
+static const char *next_part(const char **at)
+{
+	const char *part = *at;
+
+	*at += strlen(part) + 1;
+	return part;
+}
+
+/* One stored row, each cell in its column (cells: one per column and
+   the kind's, all NULL), the others empty. */
+static const char *csv_write_row(struct report *report, const char *at,
+				 const char **cells)
+{
+	unsigned count = (unsigned)strtoul(next_part(&at), NULL, 10);
+	unsigned columns = report->columns.count;
+
+	for (unsigned i = 0; i < count; i++) {
+		unsigned column = (unsigned)strtoul(next_part(&at), NULL, 10);
+		const char *text = next_part(&at);
+
+		if (column <= columns && !cells[column])
+			cells[column] = text;
+	}
+	fprintf(report->out, "%d", JSON_SCHEMA);
+	for (unsigned c = 0; c <= columns; c++) {
+		fputc(',', report->out);
+		fputs(cells[c] ? cells[c] : "", report->out);
+	}
+	fputc('\n', report->out);
+	return at;
+}
+
+/*
+ * One table: "schema,kind," and every column any record has, then the
+ * rows.  An interrupted run ends with a line that says so: rows before it
+ * are whole, and a reader that skips "#" lines keeps a well-formed table.
+ */
+static void csv_end(struct report *report, const struct dev_stats *stats,
+		    bool incomplete)
+{
+	unsigned columns = report->columns.count;
+	const char **cells = calloc(columns + 1, sizeof(*cells));
+	const char *at, *end;
+
+	(void)stats;
+	buffer_text(&report->rows);
+	if (!cells) {
+		report->columns.full = true;
+		return;
+	}
+	if (report->records) {
+		fputs("schema,kind", report->out);
+		for (unsigned i = 0; i < columns; i++) {
+			fputc(',', report->out);
+			csv_string(report->out, report->columns.keys[i]);
+		}
+		fputc('\n', report->out);
+	}
+	at = report->rows.text;
+	end = at + report->rows.size;
+	while (at < end) {
+		memset(cells, 0, (columns + 1) * sizeof(*cells));
+		at = csv_write_row(report, at, cells);
+	}
+	free(cells);
+	if (incomplete)
+		fputs("# incomplete: interrupted\n", report->out);
+}
+
+/* ---- JSON (RFC 8259) ---- */
+
+static void json_number(FILE *out, double value, enum vm_unit unit)
+{
+	char number[32];
+
+	fputs(report_format_number(number, sizeof(number), value, unit), out);
+}
+
+static void json_value(FILE *out, const struct vm_field *field)
+{
+	if (field->unit == VM_UNIT_LABEL && !field->label)
+		fputs("null", out);	/* a label not known */
+	else if (field->unit == VM_UNIT_LABEL)
+		json_write_string(out, field->label);
+	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+		fputs(field->value != 0 ? "true" : "false", out);
+	else
+		json_number(out, field->value, field->unit);
+}
+
+static void json_begin(struct report *report)
+{
+	const struct report_meta *meta = report->meta;
+	FILE *out = report->out;
+
+	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
+	if (meta->command)
+		json_write_string(out, meta->command);
+	else
+		fputs("null", out);
+	fputs(",\n  \"test\": ", out);
+	json_write_string(out, meta->test);
+	fputs(",\n  \"device\": {\"path\": ", out);
+	json_write_string(out, meta->device);
+	fprintf(out, ", \"size\": %llu, \"logical_block_size\": %u},\n"
+		"  \"parameters\": {",
+		(unsigned long long)meta->device_size,
+		(unsigned)meta->logical_block_size);
+	for (size_t i = 0; i < meta->param_count; i++) {
+		fputs(i ? ", " : "", out);
+		json_write_string(out, meta->params[i].name);
+		fputs(": ", out);
+		json_number(out, meta->params[i].value, VM_UNIT_COUNT);
+	}
+	if (meta->engine) {
+		fputs(meta->param_count ? ", \"engine\": " : "\"engine\": ",
+		      out);
+		json_write_string(out, meta->engine);
+	}
+	fputs("},\n  \"results\": [", out);
+}
+
+static void json_note_unit(struct report *report, const char *key,
+			   enum vm_unit unit)
+{
+	key_index(&report->unit_keys, key, unit);
+}
+
+static const char *key_of(const struct vm_field *field)
+{
+	return field->key ? field->key : "value";
+}
+
+/*
+ * The name a field has at one level of nesting: its key from prefix_len
+ * on, up to the next dot.  Sets *nested when a dot follows.
+ */
+static size_t member_name(const struct vm_field *field, size_t prefix_len,
+			  const char **name, bool *nested)
+{
+	const char *dot;
+
+	*name = key_of(field) + prefix_len;
+	dot = strchr(*name, '.');
+	*nested = dot != NULL;
+	return dot ? (size_t)(dot - *name) : strlen(*name);
+}
+
+/* Is field inside the object whose members' keys start with prefix? */
+static bool in_group(const struct vm_field *field, const char *prefix,
+		     size_t prefix_len)
+{
+	return strncmp(key_of(field), prefix, prefix_len) == 0 &&
+	       strlen(key_of(field)) > prefix_len;
+}
+
+/* Do fields a and b make one member at this level? */
+static bool same_member(const struct vm_field *a, const struct vm_field *b,
+			size_t prefix_len)
+{
+	const char *na, *nb;
+	bool da, db;
+	size_t la = member_name(a, prefix_len, &na, &da);
+	size_t lb = member_name(b, prefix_len, &nb, &db);
+
+	return da == db && la == lb && strncmp(na, nb, la) == 0;
+}
+
+/* Is field b, in the object of prefix, part of the member a makes? */
+static bool joins(const struct vm_field *a, const struct vm_field *b,
+		  const char *prefix, size_t prefix_len)
+{
+	return (!prefix_len || in_group(b, prefix, prefix_len)) &&
+	       same_member(a, b, prefix_len);
+}
+
+/*
+ * The members of an object: fields [from, count) whose keys start with
+ * prefix (prefix_len characters, "" at the top).  A key the record
+ * repeats becomes an array, in order; "a.b" and "a.c" become "a": {...}.
+ */
+static void json_members(struct report *report, FILE *out,
+			 const struct vm_record *rec, unsigned from,
+			 const char *prefix, size_t prefix_len)
+{
+	bool first = true;
+
+	for (unsigned i = from; i < rec->count; i++) {
+		const struct vm_field *field = &rec->fields[i];
+		const char *name;
+		char key[FIELD_TEXT_MAX];
+		unsigned repeats = 0, j;
+		bool nested;
+		size_t len;
+
+		if (prefix_len && !in_group(field, prefix, prefix_len))
+			continue;
+		for (j = from; j < i; j++)
+			if (joins(field, &rec->fields[j], prefix, prefix_len))
+				break;
+		if (j < i)
+			continue;	/* written with its first occurrence */
+		len = member_name(field, prefix_len, &name, &nested);
+		fputs(first ? "" : ", ", out);
+		first = false;
+		snprintf(key, sizeof(key), "%.*s", (int)len, name);
+		json_write_string(out, key);
+		fputs(": ", out);
+		if (nested) {
+			fputc('{', out);
+			json_members(report, out, rec, i, key_of(field),
+				     prefix_len + len + 1);
+			fputc('}', out);
+			continue;
+		}
+		json_note_unit(report, key_of(field), field->unit);
+		for (j = i; j < rec->count; j++)
+			repeats += joins(field, &rec->fields[j], prefix,
+					 prefix_len);
+		if (repeats == 1) {
+			json_value(out, field);
+			continue;
+		}
+		fputc('[', out);
+		for (j = i; j < rec->count; j++) {
+			if (!joins(field, &rec->fields[j], prefix, prefix_len))
+				continue;
+			fputs(j > i ? ", " : "", out);
+			json_value(out, &rec->fields[j]);
+		}
+		fputc(']', out);
+	}
+}
+
+/* One member "name": value of an object gathered in b. */
+static void buffer_member(struct text_buffer *b, const char *separator,
+			  const char *name, const struct vm_field *field)
+{
+	fputs(b->count++ ? separator : "", b->out);
+	json_write_string(b->out, name);
+	fputs(": ", b->out);
+	json_value(b->out, field);
+}
+
+/* Does the finding rec have a value?  (One the card states, such as its
+   preferred_erase_size, has a value and no confidence.) */
+static bool has_value(const struct vm_record *rec)
+{
+	for (unsigned i = 1; i < rec->count; i++)
+		if (strcmp(key_of(&rec->fields[i]), "value") == 0)
+			return isfinite(rec->fields[i].value);
+	return false;
+}
+
+/*
+ * What schema 1 wrote of an indexed record (a finding): its value at the
+ * top level under its name, its lower_bound as NAME_is_lower_bound, its
+ * confidence (0 for one not determined; none for a stated value) and its
+ * why, where it has one.
+ */
+static void schema1_members(struct report *report, const char *name,
+			    const struct vm_record *rec)
+{
+	bool valued = has_value(rec);
+
+	for (unsigned i = 1; i < rec->count; i++) {
+		struct vm_field field = rec->fields[i];
+		const char *key = key_of(&field);
+		char bound[KEY_MAX + 16];
+
+		if (strcmp(key, "value") == 0) {
+			buffer_member(&report->schema1_top, ",\n  ", name,
+				      &field);
+		} else if (strcmp(key, "lower_bound") == 0) {
+			snprintf(bound, sizeof(bound), "%s_is_lower_bound",
+				 name);
+			buffer_member(&report->schema1_top, ",\n  ", bound,
+				      &field);
+		} else if (strcmp(key, "confidence") == 0) {
+			if (!isfinite(field.value) && valued)
+				continue;
+			if (!isfinite(field.value))
+				field.value = 0;
+			buffer_member(&report->schema1_confidence, ", ", name,
+				      &field);
+		} else if (strcmp(key, "why") == 0 && field.label &&
+			   field.label[0]) {
+			buffer_member(&report->schema1_why, ", ", name,
+				      &field);
+		}
+	}
+}
+
+/* A record of the index: under its first field's label, the others. */
+static void json_index_record(struct report *report,
+			      const struct vm_record *rec)
+{
+	const struct report_meta *meta = report->meta;
+	const struct vm_field *first = &rec->fields[0];
+
+	if (!report->index.out || !rec->count ||
+	    first->unit != VM_UNIT_LABEL ||
+	    strcmp(key_of(first), meta->index_key ? meta->index_key : ""))
+		return;
+	fputs(report->index.count++ ? ",\n    " : "\n    ", report->index.out);
+	json_write_string(report->index.out, first->label);
+	fputs(": {", report->index.out);
+	json_members(report, report->index.out, rec, 1, "", 0);
+	fputc('}', report->index.out);
+	if (meta->index_schema1)
+		schema1_members(report, first->label, rec);
+}
+
+static void json_record(struct report *report, const struct vm_record *rec)
+{
+	FILE *out = report->out;
+
+	fputs(report->records ? ",\n    {\"kind\": " : "\n    {\"kind\": ",
+	      out);
+	json_write_string(out, kind_of(rec));
+	if (rec->count)
+		fputs(", ", out);
+	json_members(report, out, rec, 0, "", 0);
+	fputc('}', out);
+	json_index_record(report, rec);
+}
+
+/* The schema-1 members, for its readers: see report_meta.index_schema1. */
+static void json_schema1_end(struct report *report)
+{
+	FILE *out = report->out;
+	const char *top = buffer_text(&report->schema1_top);
+	const char *confidence = buffer_text(&report->schema1_confidence);
+	const char *why = buffer_text(&report->schema1_why);
+
+	if (report->schema1_top.count)
+		fprintf(out, "  %.*s,\n", (int)report->schema1_top.size, top);
+	fprintf(out, "  \"confidence\": {%.*s},\n",
+		(int)report->schema1_confidence.size, confidence);
+	fprintf(out, "  \"not_determined\": {%.*s},\n",
+		(int)report->schema1_why.size, why);
+}
+
+static void json_end(struct report *report, const struct dev_stats *stats,
+		     bool incomplete)
+{
+	FILE *out = report->out;
+
+	fprintf(out, "%s],\n  \"incomplete\": %s,\n",
+		report->records ? "\n  " : "", incomplete ? "true" : "false");
+	if (stats)
+		fprintf(out, "  \"device_time_ns\": %llu,\n"
+			"  \"bytes_read\": %llu,\n  \"bytes_written\": %llu,\n",
+			(unsigned long long)stats->time_ns,
+			(unsigned long long)stats->bytes_read,
+			(unsigned long long)stats->bytes_written);
+	else
+		fputs("  \"device_time_ns\": null,\n  \"bytes_read\": null,\n"
+		      "  \"bytes_written\": null,\n", out);
+	if (report->index.out) {
+		const char *text = buffer_text(&report->index);
+
+		fputs("  ", out);
+		json_write_string(out, report->meta->index_member);
+		fprintf(out, ": {%.*s%s},\n", (int)report->index.size, text,
+			report->index.count ? "\n  " : "");
+	}
+	if (report->schema1_top.out)
+		json_schema1_end(report);
+	fputs("  \"units\": {", out);
+	for (unsigned i = 0; i < report->unit_keys.count; i++) {
+		fputs(i ? ", " : "", out);
+		json_write_string(out, report->unit_keys.keys[i]);
+		fputs(": ", out);
+		json_write_string(out,
+				  report_unit_name(report->unit_keys.units[i]));
+	}
+	fputs("}\n}\n", out);
+}
+
+static const struct formatter formatters[REPORT_FORMAT_COUNT] = {
+	[REPORT_TEXT] = { "text", NULL, text_record, text_end },
+	[REPORT_CSV] = { "csv", NULL, csv_record, csv_end },
+	[REPORT_JSON] = { "json", json_begin, json_record, json_end },
+};
+
+int report_parse_format(const char *name, enum report_format *format)
+{
+	for (int i = 0; i < REPORT_FORMAT_COUNT; i++)
+		if (formatters[i].name &&
+		    strcmp(formatters[i].name, name) == 0) {
+			*format = (enum report_format)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* 0, or -ENOMEM when a write to one of them failed. */
+static int close_buffers(struct report *report)
+{
+	int err = buffer_close(&report->rows);
+
+	err = buffer_close(&report->index) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_top) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_confidence) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_why) ? -ENOMEM : err;
+	return err;
+}
+
+struct report *report_open(FILE *out, enum report_format format,
+			   const struct report_meta *meta)
+{
+	struct report *report = calloc(1, sizeof(*report));
+
+	if (!report)
+		return NULL;
+	report->out = out;
+	report->format = format;
+	report->meta = meta;
+	report->terminal = isatty(fileno(out));
+	if ((format == REPORT_CSV && !buffer_open(&report->rows)) ||
+	    (format == REPORT_JSON && meta->index_member &&
+	     !buffer_open(&report->index)) ||
+	    (format == REPORT_JSON && meta->index_schema1 &&
+	     (!buffer_open(&report->schema1_top) ||
+	      !buffer_open(&report->schema1_confidence) ||
+	      !buffer_open(&report->schema1_why)))) {
+		close_buffers(report);
+		free(report);
+		return NULL;
+	}
+	if (!report->terminal)
+		setvbuf(out, NULL, _IOFBF, REPORT_BUFFER);
+	if (formatters[format].begin)
+		formatters[format].begin(report);
+	return report;
+}
+
+int report_record(void *ctx, const struct vm_record *record)
+{
+	struct report *report = ctx;
+
+	/* whole records only: a later failure leaves no partial line */
+	if (__fpending(report->out) > REPORT_BUFFER - REPORT_RECORD_MAX)
+		fflush(report->out);
+	formatters[report->format].record(report, record);
+	report->records++;
+	if (report->terminal)
+		fflush(report->out);
+	return ferror(report->out) ? -EIO : 0;
+}
+
+int report_close(struct report *report, const struct dev_stats *stats,
+		 bool incomplete)
+{
+	int err;
+
+	if (formatters[report->format].end)
+		formatters[report->format].end(report, stats, incomplete);
+	fflush(report->out);
+	err = ferror(report->out) ? -EIO : 0;
+	if (report->columns.full || report->unit_keys.full)
+		err = -ENOMEM;
+	key_table_free(&report->columns);
+	key_table_free(&report->unit_keys);
+	if (close_buffers(report))
+		err = -ENOMEM;
+	free(report);
+	return err;
+}

@@ -1,0 +1,21 @@
+/*
+ * reportanalyze: --analyze's findings, advice and the evidence behind
+ * them as records with their text layout, rendered by report.c.
+ */
+#ifndef FLASHBENCH_REPORTANALYZE_H
+#define FLASHBENCH_REPORTANALYZE_H
+
+#include <stdio.h>
+
+#include "analysis/pasted.h"
+#include "output/report.h"
+
+/*
+ * Judge a result and report it: text for people, one JSON document (the
+ * records in "results", the findings by name in "findings") or one CSV
+ * table.  Returns 0, or -EIO on a write error.
+ */
+int analyze_report(const struct analyze_result *result,
+		   enum report_format format, const char *command, FILE *out);
+
+#endif

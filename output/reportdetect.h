@@ -1,0 +1,50 @@
+/*
+ * reportdetect: --detect's findings as records with their text layout,
+ * rendered in every format by report.c; the staircase and the advice,
+ * which --analyze reports the same way.
+ */
+#ifndef FLASHBENCH_REPORTDETECT_H
+#define FLASHBENCH_REPORTDETECT_H
+
+#include <stdio.h>
+
+#include "analysis/detected.h"
+#include "analysis/findings.h"
+#include "output/report.h"
+
+/* The looks of both readings' findings: "12KiB", "(confidence 0.99)". */
+extern const struct text_look reading_exact_size;
+extern const struct text_look reading_confidence;
+
+/*
+ * A detect run's report: the device, the card, each finding, the cost,
+ * the staircase, the advice and the read timing behind them.  meta
+ * names the run; JSON adds "findings", the findings keyed by name.
+ * Returns 0, -ENOMEM or -EIO.
+ */
+int report_detect(FILE *out, enum report_format format,
+		  const struct report_meta *meta, const struct dev *dev,
+		  const struct detect_findings *findings);
+
+/*
+ * The second reading of the erase size, where two fit: a "finding",
+ * shown on line as "SIZE (weight W against C<tail>)".
+ */
+int report_erase_alternative(struct report *report,
+			     const struct analysis_geometry *geometry,
+			     const struct text_layout *line, const char *tail);
+
+/*
+ * A "staircase" record (noise, erase visible), then a "level" each;
+ * shown: in the text too.
+ */
+int report_staircase(struct report *report,
+		     const struct analysis_geometry *geometry, bool shown);
+
+/* Lines of text (advice, notes), a record of kind each, the first
+   under heading. */
+int report_lines(struct report *report, const char *kind,
+		 const char *heading,
+		 const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count);
+
+#endif

@@ -1,0 +1,510 @@
+/*
+ * programs: every built-in test as program text, next to its name and a
+ * note on reading its output.  The text is compiled like a --program
+ * file; `flashbench --list-programs` prints these listings.
+ */
+#include <string.h>
+
+#include "vm/programs.h"
+
+/*
+ * The values are the device's and the options': flashbench sets them
+ * from its option table (where every default lives) before it compiles
+ * or lists a program.
+ */
+struct vm_param program_params[PARAM_COUNT_OF] = {
+	[PARAM_SIZE] = { "size", 0 },
+	[PARAM_LBS] = { "lbs", 0 },
+	[PARAM_BLOCKSIZE] = { "blocksize", 0 },
+	[PARAM_ERASESIZE] = { "erasesize", 0 },
+	[PARAM_COUNT] = { "count", 0 },
+	[PARAM_OFFSET] = { "offset", 0 },
+	[PARAM_NR] = { "nr", 0 },
+	[PARAM_SPACING] = { "spacing", 0 },
+	[PARAM_FATNR] = { "fatnr", 0 },
+	[PARAM_THREES] = { "threes", 0 },
+	[PARAM_SCATTER_COUNT] = { "scatter_count", 0 },
+	[PARAM_SCATTER_BYTES] = { "scatter_bytes", 0 },
+	[PARAM_INTERVAL_TOP] = { "interval_top", 0 },
+	[PARAM_REGION] = { "region", 0 },
+	[PARAM_TIME] = { "time", 0 },
+	[PARAM_WINDOWS] = { "windows", 0 },
+	[PARAM_SLOTS] = { "slots", 0 },
+	[PARAM_SPAN] = { "span", 0 },
+	[PARAM_WRITES] = { "writes", 1 },
+	[PARAM_IODEPTH] = { "iodepth", 1 },
+	[PARAM_ALIGN] = { "align", 0 },
+	[PARAM_NB] = { "nb", 0 },
+	[PARAM_BS] = { "bs", 0 },
+	[PARAM_LIMIT] = { "limit", 0 },
+	[PARAM_REPS] = { "reps", 0 },
+	[PARAM_ROUNDS] = { "rounds", 0 },
+	[PARAM_BASE] = { "base", 0 },
+	[PARAM_ERASE] = { "erase", 0 },
+	[PARAM_SLOT] = { "slot", 0 },
+	[PARAM_W] = { "w", 0 },
+	[PARAM_FAT] = { "fat", 0 },
+	[PARAM_POS] = { "pos", 0 },
+	[PARAM_PROBE_LO] = { "probe_lo", 0 },
+	[PARAM_PROBE_STEP] = { "probe_step", 0 },
+	[PARAM_PROBES] = { "probes", 0 },
+	[PARAM_PROBE_LAST] = { "probe_last", 0 },
+	[PARAM_FLUSH] = { "flush", 0 },
+	[PARAM_SCAN] = { "scan", 0 },
+	[PARAM_CHUNK] = { "chunk", 0 },
+};
+
+/*
+ * The sequential speed tests: blocks of BLOCK from $offset on, back to
+ * $offset after $slots of them, for $time of device time; a record per
+ * one-second window (the inner loop goes on where the last window
+ * stopped; the last window ends with $time), $iodepth of them in flight.
+ */
+#define RATE_PROGRAM(IO, BLOCK)						\
+"format spaces\n"							\
+"for w in linear 1 1 $windows within $time none {\n"			\
+"	let t, n = for pos in linear $offset " BLOCK " $slots "		\
+	"within 1000000000 resume depth $iodepth (total, runs) {\n"	\
+"		" IO "\n"						\
+"	}\n"								\
+"	report count second w\n"					\
+"	report time window_ns t\n"					\
+"	report bytes window_bytes n * " BLOCK "\n"			\
+"	newline\n"							\
+"}\n"
+
+/*
+ * Random I/O of $blocksize at queue depth DEPTH: each of $slots blocks
+ * from $offset once in LFSR order, again and again, for $time; each
+ * operation's latency goes into a histogram.  The write loop runs
+ * $writes times: 0 or 1.
+ */
+#define IOPS_LOOP(KEY, DIRECTION, IO, DEPTH)				\
+"let t, n, p50, p99, slowest = for pos in shuffle $offset $blocksize "	\
+	"$slots within $time depth " DEPTH				\
+	" (total, runs, p50, p99, max) {\n"				\
+"	" IO "\n"							\
+"}\n"									\
+"report label " KEY " \"%\" \"" DIRECTION "\"\n"			\
+"report bytes block_bytes $blocksize\n"					\
+"report time device_time_ns t\n"					\
+"report count operations n\n"					\
+"report time p50 p50\n"							\
+"report time p99 p99\n"							\
+"report time max slowest\n"						\
+"report count iodepth " DEPTH "\n"					\
+"newline\n"
+
+/* KEY names the records' first field, so speed.c tells passes apart */
+#define IOPS_PROGRAM(KEY, DEPTH)					\
+IOPS_LOOP(KEY, "read", "read pos $blocksize", DEPTH)			\
+"for pass in linear 0 1 $writes none {\n"				\
+IOPS_LOOP(KEY, "write", "write pos $blocksize random", DEPTH)		\
+"}\n"
+
+
+/*
+ * The align tests, reading or writing: from alignment TOP down, boundaries
+ * inside (LO, HI), each block of $blocksize ending at, straddling and
+ * starting at them.
+ */
+#define ALIGN_PROGRAM(TOP, LO, HI, IO, PATTERN)				\
+"format tabs\n"								\
+"for align in aligns " TOP " 2 * $blocksize $threes none {\n"		\
+"	let pre = for b in boundaries align 8 " LO " " HI " avg {\n"	\
+"		repeat $count min { " IO " b - $blocksize $blocksize"	\
+	PATTERN " }\n"							\
+"	}\n"								\
+"	let on = for b in boundaries align 8 " LO " " HI " avg {\n"	\
+"		repeat $count min { " IO " b - $blocksize / 2 $blocksize" \
+	PATTERN " }\n"							\
+"	}\n"								\
+"	let post = for b in boundaries align 8 " LO " " HI " avg {\n"	\
+"		repeat $count min { " IO " b $blocksize" PATTERN " }\n"	\
+"	}\n"								\
+"	report bytes \"align\" align\n"					\
+"	report time \"pre\" pre\n"						\
+"	report time \"on\" on\n"						\
+"	report time \"post\" post\n"					\
+"	report time \"diff\" on - (pre + post) / 2\n"			\
+"	newline\n"								\
+"}\n"
+
+/* open-au: positions inside each erase block in ORDER (linear, shuffle). */
+#define OPEN_AU_PROGRAM(ORDER)						\
+"format columns\n"							\
+"for block in pow2 $erasesize $blocksize none {\n"			\
+"	let time = for pos in " ORDER " 0 block $erasesize / block total {\n" \
+"		for au in linear $offset $spacing $nr total {\n"		\
+"			write au + pos block random\n"			\
+"		}\n"							\
+"	}\n"								\
+"	report size block block\n"					\
+"	report rate rate $erasesize * $nr time\n"			\
+"	newline\n"								\
+"}\n"
+
+const struct program_def programs[] = {
+	/*
+	 * Reads of one block ending at (pre), straddling (on) and starting
+	 * at (post) boundaries of each alignment, each the minimum of
+	 * $count tries, averaged over up to 8 boundaries spread over the
+	 * device (odd multiples not divisible by 3, so a boundary of one
+	 * alignment is never also one of twice or three times it).  A card
+	 * shows a jump in diff = on - (pre + post) / 2 at its erase-block
+	 * size, repeated at every larger alignment, and often a smaller one
+	 * at its page size.  A flat diff means no boundary is visible.
+	 */
+	{
+		.name = "align",
+		.summary = "read timing across alignment boundaries",
+		.text =
+ALIGN_PROGRAM("$size / 2", "$blocksize", "$size - $blocksize",
+	      "read", ""),
+	},
+	/*
+	 * The align test with writes, inside $region bytes from $offset.
+	 * Crossing a page or erase-block boundary can cost a second
+	 * program operation; on cards that thrash the numbers get noisy.
+	 */
+	{
+		.name = "write-align",
+		.summary = "write timing across alignment boundaries "
+			   "(destructive)",
+		.writes = true,
+		.text =
+ALIGN_PROGRAM("2 * $erasesize", "$offset + $blocksize",
+	      "$offset + $region - $blocksize", "write", " random"),
+	},
+	/*
+	 * For each block size from the erase size down to $blocksize:
+	 * every block position of an erase block, in order, each written
+	 * in $nr erase blocks $spacing apart in turn, so the card must keep
+	 * $nr erase blocks open.  While $nr fits what the card can keep
+	 * open the rate stays near its sequential speed down to small
+	 * blocks; one more and it collapses (garbage collection on every
+	 * write).
+	 */
+	{
+		.name = "open-au",
+		.summary = "writes to N erase blocks in turn (destructive)",
+		.writes = true,
+		.text =
+OPEN_AU_PROGRAM("linear"),
+	},
+	/*
+	 * open-au with the positions inside each erase block in
+	 * pseudo-random order: how many erase blocks take out-of-order
+	 * writes at once.  Many cards manage fewer than in linear order.
+	 */
+	{
+		.name = "open-au-random",
+		.summary = "open-au in pseudo-random order (destructive)",
+		.writes = true,
+		.text =
+OPEN_AU_PROGRAM("shuffle"),
+	},
+	/*
+	 * Random-order writes filling each of the first $fatnr erase
+	 * blocks, one rate column each.  Columns much faster at small
+	 * block sizes mark the area the card manages for the FAT.
+	 */
+	{
+		.name = "find-fat",
+		.summary = "random writes in the first erase blocks "
+			   "(destructive)",
+		.writes = true,
+		.text =
+"format columns\n"
+"for block in pow2 $erasesize $blocksize none {\n"
+"	report size block block\n"
+"	for au in linear 0 $erasesize $fatnr none {\n"
+"		let time = for pos in shuffle 0 block $erasesize / block total {\n"
+"			write au + pos block random\n"
+"		}\n"
+"		report rate rate $erasesize time\n"
+"	}\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Read time of each block across a stretch of the device, for
+	 * plotting: gnuplot -p -e 'plot "FILE"'.  MLC pages show as
+	 * alternating fast and slow bands.
+	 */
+	{
+		.name = "scatter",
+		.summary = "read time of each block, for plotting",
+		.skips_bad = true,
+		.text =
+"format tabs\n"
+"for pos in linear $offset $blocksize $scatter_count none {\n"
+"	let time = repeat $count min { read pos $scatter_bytes }\n"
+"	report mib offset pos\n"
+"	report ms time time\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Reads of growing power-of-two sizes; a straight line through
+	 * the fastest times gives the transfer rate (its slope) and the
+	 * access time (where it meets zero bytes).
+	 */
+	{
+		.name = "interval",
+		.summary = "read time against size, with a regression",
+		.text =
+"format spaces\n"
+"for length in pow2 $blocksize $interval_top none {\n"
+"	let fastest, mean, slowest = for i in linear 0 1 $count (min, avg, max) {\n"
+"		read $offset + i * length length\n"
+"	}\n"
+"	report bytes length \"% bytes:\" length\n"
+"	report time min \"min %\" fastest\n"
+"	report time avg \"avg %\" mean\n"
+"	report time max \"max %:\" slowest\n"
+"	report mbps rate \"% MB/s\" length fastest\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * -t: sequential reads of $blocksize from $offset, back to it at
+	 * the device end, for $time; a record per second of device time.
+	 * The rate of a window is window_bytes / window_ns; a card that
+	 * slows down over the run shows it in the windows.
+	 */
+	{
+		.name = "read-speed",
+		.summary = "sustained sequential read rate",
+		.skips_bad = true,
+		.timed = true,
+		.text =
+RATE_PROGRAM("read pos $blocksize", "$blocksize"),
+	},
+	/*
+	 * --write-speed: sequential writes of whole erase blocks inside
+	 * [$offset, $offset + $span), round and round, for $time.
+	 */
+	{
+		.name = "write-speed",
+		.summary = "sustained sequential write rate (destructive)",
+		.writes = true,
+		.timed = true,
+		.text =
+RATE_PROGRAM("write pos $erasesize random", "$erasesize"),
+	},
+	/*
+	 * --iops: random reads, then (unless --read-only) random writes,
+	 * each for $time; IOPS is operations / device_time_ns, and the
+	 * latency percentiles are within 1.6%.
+	 */
+	{
+		.name = "iops",
+		.summary = "random I/O, --iodepth in flight (destructive "
+			   "unless --read-only)",
+		.writes = true,
+		.timed = true,
+		.text =
+"format spaces\n"
+IOPS_PROGRAM("direction", "$iodepth"),
+	},
+	/*
+	 * --class-check: what the SD speed classes require - sustained
+	 * sequential writes in erase blocks, random 4 KiB reads and
+	 * writes at queue depth 1 and again at 32 (the A classes' ratings
+	 * and the tools people compare with queue), each for $time, in
+	 * that order; with --read-only only the reads.  The verdicts are
+	 * speed.c's.
+	 */
+	{
+		.name = "class-check",
+		.summary = "the SD speed classes' figures (destructive unless "
+			   "--read-only)",
+		.writes = true,
+		.timed = true,
+		.text =
+"format spaces\n"
+"for pass in linear 0 1 $writes none {\n"
+"	let t, n = for pos in linear $offset $erasesize $span / $erasesize "
+	"within $time depth $iodepth (total, runs) {\n"
+"		write pos $erasesize random\n"
+"	}\n"
+"	report time write_ns t\n"
+"	report bytes write_bytes n * $erasesize\n"
+"	newline\n"
+"}\n"
+IOPS_PROGRAM("direction", "1")
+IOPS_PROGRAM("queued", "32"),
+	},
+	/* Reads before, across and after each boundary of one alignment. */
+	{
+		.name = "detect-align",
+		.summary = "--detect: reads across one alignment's boundaries",
+		.probe = true,
+		.text =
+"format tabs\n"
+"for b in boundaries $align $nb $bs $limit - $bs none {\n"
+"	let pre = repeat $reps min { read b - $bs $bs }\n"
+"	let on = repeat $reps min { read b - $bs / 2 $bs }\n"
+"	let post = repeat $reps min { read b $bs }\n"
+"	report time pre pre\n"
+"	report time on on\n"
+"	report time post post\n"
+"	newline\n"
+"}\n",
+	},
+	/* $rounds writes into each of $nr erase blocks in turn, in order. */
+	{
+		.name = "detect-fill",
+		.summary = "--detect --write: rounds of writes, $nr "
+			   "erase blocks",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	for au in linear $base $erase $nr none {\n"
+"		let t = write au + ($slot + r) * $w $w random\n"
+"		report time t t\n"
+"		newline\n"
+"	}\n"
+"}\n",
+	},
+	/*
+	 * The open-count probe, one write size: $rounds rounds, each a
+	 * write of $w into each of $nr erase blocks in turn, the time of a
+	 * whole round per record (what one block past the card's limit
+	 * costs shows in the round, not in the typical write).  In order:
+	 * up from $pos.
+	 */
+	{
+		.name = "detect-open-linear",
+		.summary = "--detect --write: open erase blocks, in "
+			   "order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + r * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+	/* Out of order: the same places, top down. */
+	{
+		.name = "detect-open-random",
+		.summary = "--detect --write: open erase blocks, out "
+			   "of order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = for au in linear $base $erase $nr total {\n"
+"		write au + $pos + ($rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+	/*
+	 * Out-of-order writes into one leading erase block, interleaved with
+	 * $nr data erase blocks that fill the card's out-of-order places: the
+	 * leading block stays cheap only if the card manages it like a FAT.
+	 */
+	{
+		.name = "detect-fat",
+		.summary = "--detect --write: a FAT-like leading "
+			   "erase block",
+		.writes = true,
+		.probe = true,
+		.text =
+"for r in linear 0 1 $rounds none {\n"
+"	let t = write $fat + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"	for au in linear $base $erase $nr none {\n"
+"		write au + ($slot + $rounds - 1 - r) * $w $w random\n"
+"	}\n"
+"}\n",
+	},
+	/*
+	 * --capacity-check, one round of its search (capacity.c runs
+	 * rounds, each narrowing the range where the real capacity ends,
+	 * with this program and new $probe_* values: which probes the next
+	 * round takes depends on what this one read back, and a program's
+	 * offsets are fixed when it is planned).  A self-naming stamp in
+	 * each probe block; then $flush bytes of stamps from offset 0, more
+	 * than any write cache holds, so what is read back comes from the
+	 * flash; the probes read back in pseudo-random order; and the
+	 * first $scan bytes read, where the first probe past the real
+	 * capacity of a wrapping card lands.  capacity.c classifies each
+	 * block read; the program reports nothing itself.
+	 */
+	{
+		.name = "capacity-check",
+		.summary = "real capacity of a possibly fake card "
+			   "(destructive, restored)",
+		.writes = true,
+		.text =
+"for i in shuffle 0 1 $probes none {\n"
+"	stamp $probe_lo + i * $probe_step $lbs\n"
+"}\n"
+"stamp $probe_last $lbs\n"
+"for f in linear 0 $chunk $flush / $chunk none {\n"
+"	stamp f $chunk\n"
+"}\n"
+"for i in shuffle 0 1 $probes none {\n"
+"	verify $probe_lo + i * $probe_step $lbs\n"
+"}\n"
+"verify $probe_last $lbs\n"
+"for s in linear 0 $chunk $scan / $chunk none {\n"
+"	verify s $chunk\n"
+"}\n",
+	},
+	/*
+	 * --capacity-check, once the end is found: a block past it
+	 * ($probe_last) and the block it would alias on a wrapping card
+	 * ($probe_lo) stamped, then read back after each chunk of the
+	 * flush.  It reads back intact as long as a write cache holds it.
+	 */
+	{
+		.name = "capacity-cache",
+		.summary = "--capacity-check: the size of a write cache "
+			   "past the end",
+		.writes = true,
+		.probe = true,
+		.text =
+"stamp $probe_last $lbs\n"
+"stamp $probe_lo $lbs\n"
+"verify $probe_last $lbs\n"
+"for f in linear 0 $chunk $flush / $chunk none {\n"
+"	stamp f $chunk\n"
+"	verify $probe_last $lbs\n"
+"}\n",
+	},
+	/* Writes of one size, in order, in a fresh erase block. */
+	{
+		.name = "detect-size",
+		.summary = "--detect --write: writes of one size, "
+			   "in order",
+		.writes = true,
+		.probe = true,
+		.text =
+"for i in linear 0 1 $rounds none {\n"
+"	let t = write $base + i * $w $w random\n"
+"	report time t t\n"
+"	newline\n"
+"}\n",
+	},
+};
+
+const size_t programs_count = sizeof(programs) / sizeof(programs[0]);
+
+const struct program_def *programs_find(const char *name)
+{
+	for (size_t i = 0; i < programs_count; i++)
+		if (strcmp(programs[i].name, name) == 0)
+			return &programs[i];
+	return NULL;
+}
