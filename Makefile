@@ -110,11 +110,11 @@ clean:
 .PHONY: all check check-repeat unit-tests sanitized bench install clean
 
 # make fuzz: libFuzzer targets (fuzz/fuzz-*.c, built with clang into
-# fuzz/bin/, apart from the normal build), each run FUZZ_SECONDS on its
-# corpus in tests/fuzz-corpus/NAME/; inputs found go to fuzz/bin/new/NAME/
+# build/fuzz/, apart from the normal build), each run FUZZ_SECONDS on its
+# corpus in tests/fuzz-corpus/NAME/; inputs found go to build/fuzz/new/NAME/
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_BIN = fuzz/bin
+FUZZ_BIN = $(BUILD)/fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=gnu11 $(WARNINGS) -Werror -O1 -g -fno-omit-frame-pointer \
 	$(FUZZ_SAN)

@@ -52,7 +52,7 @@ test_expect_success 'every target has a corpus and finds it' '
 
 # one run for all, two targets at a time; a TAP line for each below
 (cd "$TRASH" && FUZZ_JOBS=2 sh "$TOP/fuzz/run.sh" "$FUZZ_SHORT_SECONDS" \
-	"$TOP/fuzz/bin" "$TRASH/fuzz" $names >/dev/null 2>&1)
+	"$TOP/build/fuzz" "$TRASH/fuzz" $names >/dev/null 2>&1)
 
 for name in $names; do
 	test_expect_success "fuzz-$name: regressions replay, then no crash" "
