@@ -3,7 +3,8 @@
 # names a header by its folder (lib/units.h, not units.h) and runs down
 # the layers: lib; engines and dev.c; vm.c and vm/; analysis; output;
 # identity; measure; modes; flashbench.c.  emu/ and erase.c include
-# anything below modes.  No header of the tree shadows a system one.
+# anything below modes.  No header of the tree shadows a system one,
+# and no object or dependency file lies beside the sources.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -79,6 +80,12 @@ test_expect_success 'no header of the tree shadows a system header' '
 			fi
 		done
 	done
+'
+
+test_expect_success 'no object or dependency file outside build/' '
+	(cd "$TOP" && find . -path ./build -prune -o \
+		\( -name "*.o" -o -name "*.d" \) -print) >strays &&
+	test_cmp /dev/null strays
 '
 
 test_done
