@@ -23,12 +23,13 @@ INSTALL ?= install
 # dependency files go to $(BUILD), the three programs to the root.  The
 # modules are every source but the programs' mains and the emulator.
 BUILD ?= build
-SRC_DIRS = lib engines vm analysis output identity measure
+SRC_DIRS = lib engines vm analysis output identity measure modes
 MODULE_SRCS = dev.c vm.c $(wildcard $(addsuffix /*.c,$(SRC_DIRS)))
 MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
-# erase needs only the devices (dev, blockdev, sim), sizes and option errors
-ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/units dev engines/blockdev \
-	engines/uring engines/linuxaio engines/sim)
+# erase needs only the devices (dev, blockdev, sim), sizes, option errors
+# and the error lines
+ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/die lib/units dev \
+	engines/blockdev engines/uring engines/linuxaio engines/sim)
 # flashemu: the devices, the store, the FUSE server and the JSON string
 EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json emu/emustore emu/fuseserver)
 PROGRAMS = flashbench erase flashemu
