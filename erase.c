@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	enum dev_erase_kind kind = DEV_ERASE_DISCARD;
-	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF], took[UNITS_BUF];
+	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF];
+	char took[UNITS_BUF];
 	uint64_t start, length, ns = 0;
 	struct dev dev;
 	int c;

@@ -300,8 +300,8 @@ static void usage(FILE *out)
 	fprintf(out, "Usage:\n %s [options] <device>\n"
 		" %s --analyze <file>...\n"
 		" %s --plot=<file.svg> <run.json>...\n"
-		" %s --decode-cid=<hex>\n\n", die_program_name, die_program_name,
-		die_program_name, die_program_name);
+		" %s --decode-cid=<hex>\n\n", die_program_name,
+		die_program_name, die_program_name, die_program_name);
 	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
 		"through the raw block device.\n\nOptions:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
@@ -655,7 +655,8 @@ size_t set_option_json_params(struct config *cfg)
 		char *name = cfg->json_names[count];
 
 		if (d->section != SECTION_PARAMETERS ||
-		    !(d->applies & cfg->test_bit) || count == OPTION_JSON_PARAMS ||
+		    !(d->applies & cfg->test_bit) ||
+		    count == OPTION_JSON_PARAMS ||
 		    (d->kind != ARG_FLAG && d->kind != ARG_SIZE &&
 		     d->kind != ARG_COUNT && d->kind != ARG_SECONDS))
 			continue;
