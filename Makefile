@@ -2,7 +2,8 @@
 # make            build flashbench, erase and flashemu
 # make check      run the test suite (root adds the loop-device tests)
 # make check-repeat  the suite REPEAT (5) times with every core busy
-# make install    honours PREFIX, BINDIR, MANDIR and DESTDIR
+# make install    honours PREFIX, BINDIR, MANDIR and DESTDIR; erase goes in
+#                 as flashbench-erase, a name no other package takes
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -98,9 +99,10 @@ bench:
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	$(INSTALL) -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
-	$(INSTALL) -m 644 doc/flashbench.1 doc/erase.1 doc/flashemu.1 \
-		$(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 flashbench flashemu $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 doc/flashbench.1 doc/flashemu.1 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 erase $(DESTDIR)$(BINDIR)/flashbench-erase
+	$(INSTALL) -m 644 doc/erase.1 $(DESTDIR)$(MANDIR)/man1/flashbench-erase.1
 
 clean:
 	rm -f $(PROGRAMS) $(UNIT_TESTS)
