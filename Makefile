@@ -2,7 +2,8 @@
 # make            build flashbench, erase and flashemu
 # make check      run the test suite (root adds the loop-device tests)
 # make check-repeat  the suite REPEAT (5) times with every core busy
-# make install    honours PREFIX, BINDIR, MANDIR and DESTDIR
+# make install    honours PREFIX, BINDIR, MANDIR and DESTDIR; erase goes in
+#                 as flashbench-erase, a name no other package takes
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -23,12 +24,13 @@ INSTALL ?= install
 # dependency files go to $(BUILD), the three programs to the root.  The
 # modules are every source but the programs' mains and the emulator.
 BUILD ?= build
-SRC_DIRS = lib engines vm analysis output identity measure
+SRC_DIRS = lib engines vm analysis output identity measure modes
 MODULE_SRCS = dev.c vm.c $(wildcard $(addsuffix /*.c,$(SRC_DIRS)))
 MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
-# erase needs only the devices (dev, blockdev, sim), sizes and option errors
-ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/units dev engines/blockdev \
-	engines/uring engines/linuxaio engines/sim)
+# erase needs only the devices (dev, blockdev, sim), sizes, option errors
+# and the error lines
+ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/die lib/units dev \
+	engines/blockdev engines/uring engines/linuxaio engines/sim)
 # flashemu: the devices, the store, the FUSE server and the JSON string
 EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json emu/emustore emu/fuseserver)
 PROGRAMS = flashbench erase flashemu
@@ -97,9 +99,10 @@ bench:
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	$(INSTALL) -m 755 $(PROGRAMS) $(DESTDIR)$(BINDIR)
-	$(INSTALL) -m 644 doc/flashbench.1 doc/erase.1 doc/flashemu.1 \
-		$(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 flashbench flashemu $(DESTDIR)$(BINDIR)
+	$(INSTALL) -m 644 doc/flashbench.1 doc/flashemu.1 $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 erase $(DESTDIR)$(BINDIR)/flashbench-erase
+	$(INSTALL) -m 644 doc/erase.1 $(DESTDIR)$(MANDIR)/man1/flashbench-erase.1
 
 clean:
 	rm -f $(PROGRAMS) $(UNIT_TESTS)

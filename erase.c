@@ -5,14 +5,15 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/cli.h"
+#include "lib/die.h"
 #include "dev.h"
 #include "lib/exitcode.h"
+#include "lib/release.h"
 #include "lib/units.h"
 
 
@@ -26,27 +27,15 @@ static void usage(FILE *out)
 	      " -s, --secure     secure erase (BLKSECDISCARD)\n"
 	      " -z, --zero       make the range read back as zeros "
 	      "(BLKZEROOUT)\n"
-	      " -h, --help       display this help\n\n"
+	      " -h, --help       display this help\n"
+	      " -V, --version    display version\n\n"
 	      "<start> and <length> are bytes, or numbers with a suffix: K, "
 	      "M, G, T (or KiB,\nMiB...: powers of 1024), multiples of the "
 	      "logical block size.\n\nFor more details see erase(1).\n",
 	      out);
 }
 
-static void usage_error(const char *format, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-
-static void usage_error(const char *format, ...)
-{
-	va_list args;
-
-	fputs("erase: ", stderr);
-	va_start(args, format);
-	vfprintf(stderr, format, args);
-	va_end(args);
-	fputs("\nTry 'erase --help' for more information.\n", stderr);
-	exit(EXIT_USAGE);
-}
+const char die_program_name[] = "erase";
 
 static uint64_t size_arg(const char *what, const char *text)
 {
@@ -86,16 +75,18 @@ int main(int argc, char **argv)
 		{ "secure", no_argument, NULL, 's' },
 		{ "zero", no_argument, NULL, 'z' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	enum dev_erase_kind kind = DEV_ERASE_DISCARD;
-	char why[320], from[UNITS_BUF], to[UNITS_BUF], took[UNITS_BUF];
+	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF];
+	char took[UNITS_BUF];
 	uint64_t start, length, ns = 0;
 	struct dev dev;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":szh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":szhV", longs, NULL)) != -1) {
 		if (c == 's' || c == 'z') {
 			if (kind != DEV_ERASE_DISCARD)
 				usage_error("--secure and --zero: one at a "
@@ -103,6 +94,9 @@ int main(int argc, char **argv)
 			kind = c == 's' ? DEV_ERASE_SECURE : DEV_ERASE_ZERO;
 		} else if (c == 'h') {
 			usage(stdout);
+			return 0;
+		} else if (c == 'V') {
+			printf("%s %s\n", die_program_name, VERSION);
 			return 0;
 		} else {
 			usage_error("%s", cli_option_error(c, optopt,
@@ -120,8 +114,7 @@ int main(int argc, char **argv)
 		dev_strerror(&dev, why, sizeof(why));
 		if (dev.error.usage)
 			usage_error("%s", why);
-		fprintf(stderr, "erase: %s\n", why);
-		return EXIT_RUNTIME;
+		runtime_error("%s", why);
 	}
 	check_range(&dev, start, length);
 	/* a freed block of a file keeps its data on the disk under it */
@@ -137,10 +130,9 @@ int main(int argc, char **argv)
 	dev_allow_writes(&dev, start, start + length);
 	/* a zero-out is writes: on the medium before "done" says so */
 	if (dev_erase(&dev, kind, start, length, &ns) || dev_flush(&dev)) {
-		fprintf(stderr, "erase: %s: %s\n", dev.path,
-			dev_strerror(&dev, why, sizeof(why)));
+		dev_strerror(&dev, why, sizeof(why));
 		dev_close(&dev);
-		return EXIT_RUNTIME;
+		runtime_error("%s: %s", dev.path, why);
 	}
 	printf("done in %s\n", units_format_time(took, (double)ns));
 	dev_close(&dev);

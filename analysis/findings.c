@@ -249,7 +249,7 @@ static const struct group *find_group(const struct group *groups,
 static size_t group_points(const struct stair *s, const struct fit *f,
 			   struct group *groups, double *deviation)
 {
-	static struct member m[MAX_FIT_POINTS];
+	struct member m[MAX_FIT_POINTS];
 	size_t count = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
@@ -321,7 +321,7 @@ static void level_steps(const struct stair *s, struct fit *f,
 
 static void evaluate(const struct stair *s, struct fit *f)
 {
-	static struct group groups[MAX_FIT_POINTS];
+	struct group groups[MAX_FIT_POINTS];
 	double deviation;
 	size_t count;
 
@@ -450,7 +450,7 @@ static size_t next_of_family(const struct stair *s, size_t i)
 /* Scaled median absolute deviation of all diffs, steps included. */
 static double spread(const struct stair *s)
 {
-	static double values[MAX_FIT_POINTS];
+	double values[MAX_FIT_POINTS];
 	double center;
 
 	if (s->n == 0)
@@ -471,7 +471,7 @@ static double spread(const struct stair *s)
 static double stair_noise(const struct analysis_align_point *points,
 			  size_t n, const struct stair *s)
 {
-	static double values[MAX_FIT_POINTS];
+	double values[MAX_FIT_POINTS];
 	double noise = 0, floor_ns = 0.002 * s->read_ns;
 	size_t count = 0;
 
@@ -505,7 +505,7 @@ static double stair_noise(const struct analysis_align_point *points,
 static void load_points(const struct analysis_align_point *points,
 			size_t count, struct stair *s)
 {
-	static double reads[MAX_FIT_POINTS];
+	double reads[MAX_FIT_POINTS];
 	size_t n = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -788,7 +788,7 @@ void analysis_align_prior(const struct analysis_align_point *points,
 			  size_t count, const struct analysis_prior *prior,
 			  struct analysis_geometry *g)
 {
-	static struct stair s;
+	struct stair s;
 	struct fit f;
 	size_t erase, alternative;
 

@@ -13,7 +13,6 @@
 #include <getopt.h>
 #include <glob.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +23,10 @@
 #include <unistd.h>
 
 #include "lib/cli.h"
+#include "lib/die.h"
 #include "dev.h"
 #include "lib/exitcode.h"
+#include "lib/release.h"
 #include "emu/emustore.h"
 #include "emu/fuseserver.h"
 #include "output/json.h"
@@ -36,7 +37,6 @@
 #define SECTOR_BYTES 512ULL
 #define DEFAULT_MEM_CAP (1024ULL * 1024 * 1024)
 #define NS_PER_S 1000000000ULL
-#define VERSION "1.0"	/* the tool's, as flashbench --version says */
 
 static void usage(FILE *out)
 {
@@ -64,20 +64,7 @@ static void usage(FILE *out)
 	      "For more details see flashemu(1).\n", out);
 }
 
-static void usage_error(const char *format, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-
-static void usage_error(const char *format, ...)
-{
-	va_list args;
-
-	fputs("flashemu: ", stderr);
-	va_start(args, format);
-	vfprintf(stderr, format, args);
-	va_end(args);
-	fputs("\nTry 'flashemu --help' for more information.\n", stderr);
-	exit(EXIT_USAGE);
-}
+const char die_program_name[] = "flashemu";
 
 /* --- the card: model, store and wall clock ---------------------------- */
 
@@ -431,7 +418,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	char why[320];
+	char why[MESSAGE_BYTES];
 	int c;
 
 	*o = (struct options){ .time_scale = 1.0,
@@ -450,7 +437,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			usage(stdout);
 			exit(EXIT_OK);
 		} else if (c == 'V') {
-			printf("flashemu %s\n", VERSION);
+			printf("%s %s\n", die_program_name, VERSION);
 			exit(EXIT_OK);
 		} else
 			usage_error("%s", cli_option_error(c, optopt,
@@ -665,7 +652,7 @@ static void unmount(struct fuse_server *fs)
 /* The model: a bad spec is refused before anything is made. */
 static void open_card(const struct options *o, struct card *c)
 {
-	char why[320];
+	char why[MESSAGE_BYTES];
 	int err = dev_open(&c->dev, o->spec, DEV_READ_WRITE);
 
 	if (err == -EROFS)	/* sim:...,ro: a write-protected card */
@@ -674,8 +661,7 @@ static void open_card(const struct options *o, struct card *c)
 		dev_strerror(&c->dev, why, sizeof(why));
 		if (c->dev.error.usage)
 			usage_error("%s", why);
-		fprintf(stderr, "flashemu: %s: %s\n", o->spec, why);
-		exit(EXIT_RUNTIME);
+		runtime_error("%s: %s", o->spec, why);
 	}
 	dev_allow_writes(&c->dev, 0, c->dev.size_bytes);
 	c->time_scale = o->time_scale;
@@ -687,10 +673,8 @@ static void open_store(const struct options *o, struct card *c,
 	char why[PATH_MAX + 128];
 
 	if (emustore_open(&c->store, c->dev.size_bytes, place,
-			  o->mem_cap_bytes, why, sizeof(why))) {
-		fprintf(stderr, "flashemu: %s\n", why);
-		exit(EXIT_RUNTIME);
-	}
+			  o->mem_cap_bytes, why, sizeof(why)))
+		runtime_error("%s", why);
 }
 
 /*
@@ -781,7 +765,7 @@ int main(int argc, char **argv)
 	struct fuse_server fs = { .fd = -1, .file_name = CARD_NAME };
 	struct emustore_place place;
 	sigset_t unblocked;
-	char why[320], *mountpoint;
+	char why[MESSAGE_BYTES], *mountpoint;
 	int err;
 
 	parse_options(argc, argv, &o);

@@ -192,6 +192,7 @@ test_usage_error() {
 	case $tue_prog in
 	flashbench) tue_bin=$FLASHBENCH ;;
 	erase) tue_bin=$ERASE ;;
+	flashemu) tue_bin=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu} ;;
 	*) echo "test_usage_error: unknown program $tue_prog" >&2; return 1 ;;
 	esac
 	"$tue_bin" "$@" >usage.out 2>usage.err </dev/null

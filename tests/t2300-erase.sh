@@ -35,6 +35,15 @@ test_expect_success 'erase --help prints usage on stdout, exit 0' '
 	awk "length > 80 { print; bad = 1 } END { exit bad }" out
 '
 
+test_expect_success 'erase --version and -V print "erase VERSION", exit 0' '
+	"$ERASE" --version >out 2>err &&
+	test ! -s err &&
+	"$FLASHBENCH" --version | sed "s/^flashbench /erase /" >expect &&
+	test_cmp expect out &&
+	"$ERASE" -V >out &&
+	test_cmp expect out
+'
+
 # An image file: discard and zero-out punch a hole, which reads as zeros.
 test_expect_success 'image file: erase and --zero clear exactly their MiB' '
 	head -c $((8 * MIB)) /dev/urandom >image &&

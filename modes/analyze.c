@@ -1,0 +1,62 @@
+/*
+ * analyze: the modes that measure nothing - --analyze reads saved -a
+ * and -O output back into findings, --plot=FILE run.json... draws saved
+ * runs on one chart.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis/pasted.h"
+#include "lib/die.h"
+#include "modes/modes.h"
+#include "modes/sinks.h"
+#include "output/plot.h"
+#include "output/reportanalyze.h"
+
+/* --analyze: findings from saved output; measures nothing. */
+int mode_analyze(struct config *cfg)
+{
+	/* large: on the heap, one a run, not a static */
+	struct analyze_result *result = calloc(1, sizeof(*result));
+	char why[4200];
+	FILE *out;
+	int err;
+
+	if (!result)
+		runtime_error("out of memory");
+	err = analyze_files(cfg->files, cfg->file_count, result, why,
+			    sizeof(why));
+	if (err == -EISDIR)
+		usage_error("--analyze: %s", why);
+	if (err)
+		runtime_error("%s", why);
+	out = open_output(cfg);
+	err = analyze_report(result, cfg->format, cfg->command, out);
+	free(result);
+	close_output(cfg, out, err);
+	return 0;
+}
+
+/* flashbench --plot=FILE run.json...: saved runs on one chart. */
+int mode_plot(struct config *cfg)
+{
+	struct plot *plot = plot_new(NULL);
+	char why[256];
+
+	if (!plot)
+		runtime_error("out of memory");
+	for (int i = 0; i < cfg->plot_input_count; i++) {
+		int err = plot_load_json(plot, cfg->plot_inputs[i], why,
+					 sizeof(why));
+
+		if (err == -EISDIR)
+			usage_error("--plot: %s: %s", cfg->plot_inputs[i],
+				    why);
+		if (err)
+			runtime_error("%s: %s", cfg->plot_inputs[i], why);
+	}
+	write_plot(cfg, plot);
+	return 0;
+}
+

@@ -1,0 +1,301 @@
+/*
+ * capacity: --capacity-check, the real capacity of a fake card, every
+ * block it writes saved to an undo file first and put back at the end;
+ * and --restore=FILE, which puts back what a check that did not finish
+ * saved, once the file is proven this user's and this device's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+#include <unistd.h>
+#include "engines/sim.h"
+#include "lib/die.h"
+#include "lib/exitcode.h"
+#include "measure/capacity.h"
+#include "measure/undo.h"
+#include "measure/undotrust.h"
+#include "modes/modes.h"
+#include "modes/run.h"
+#include "modes/sinks.h"
+#include "vm/stamp.h"
+
+/* ---- --capacity-check and --restore ---- */
+
+/* Refused before anything is opened for writing: exit 2. */
+static void check_capacity_args(const struct config *cfg,
+				const struct dev *dev, const char *undo_path)
+{
+	char why[PATH_MAX + 160];
+	int err;
+
+	if (dev->logical_block_bytes < STAMP_MIN_BYTES)
+		usage_error("--capacity-check: %s has blocks of %u bytes; "
+			    "stamps need %d", cfg->device,
+			    dev->logical_block_bytes, STAMP_MIN_BYTES);
+	if (dev->simulated && !sim_keeps_data(dev))
+		usage_error("--capacity-check: the simulated card keeps no "
+			    "data; give it fake=SIZE (fake=%llu for a genuine "
+			    "one)", (unsigned long long)dev->size_bytes);
+	if (dev->size_bytes < capacity_min_device_bytes(cfg->cache_limit))
+		usage_error("--capacity-check: %s (%llu bytes) is too small "
+			    "for --cache-limit %llu; give a smaller one",
+			    cfg->device,
+			    (unsigned long long)dev->size_bytes,
+			    (unsigned long long)cfg->cache_limit);
+	err = undo_check_new(undo_path, why, sizeof(why));
+	if (err == -EEXIST)
+		usage_error("--undo-file: %s exists (left by a run that did "
+			    "not finish? %s --restore=%s %s puts its blocks "
+			    "back); remove it to start over", undo_path,
+			    die_program_name, undo_path, cfg->device);
+	if (err)
+		usage_error("--undo-file: %s: %s", undo_path, why);
+	err = undo_check_location(undo_path, cfg->device, why, sizeof(why));
+	if (err == -EXDEV)
+		usage_error("--undo-file: %s; put it on another device",
+			    why);
+	if (err)
+		usage_error("--undo-file: %s: %s", undo_path,
+			    strerror(-err));
+}
+
+static void announce_capacity(const struct config *cfg, struct dev *dev,
+			      const char *undo_path)
+{
+	uint64_t most = capacity_max_write_bytes(dev->size_bytes,
+						 dev->logical_block_bytes,
+						 cfg->cache_limit);
+
+	announce_writes("--capacity-check", dev, 0, dev->size_bytes);
+	fprintf(stderr, "%s: --capacity-check writes at most %llu bytes, in "
+		"probe blocks across the device and a flush area at its "
+		"start; each block's old contents go to %s first and are "
+		"put back at the end (after a crash: %s --restore=%s %s)\n",
+		die_program_name, (unsigned long long)most, undo_path,
+		die_program_name, undo_path, dev->path);
+}
+
+/* A range the undo file could not put back, on stderr. */
+static void print_damage(const char *device, const struct undo_damage *d)
+{
+	if (d->range_known)
+		fprintf(stderr, "%s: %s: bytes %llu to %llu not put back: "
+			"their record in the undo file is damaged\n",
+			die_program_name, device, (unsigned long long)d->offset,
+			(unsigned long long)(d->offset + d->length - 1));
+	else
+		fprintf(stderr, "%s: %s: the undo file's bytes %llu to %llu "
+			"are damaged; the blocks they held are not known\n",
+			die_program_name, device,
+			(unsigned long long)d->file_offset,
+			(unsigned long long)(d->file_offset + d->file_bytes -
+					     1));
+}
+
+/* After the restore: said on stderr, and a failure is exit 1. */
+static void report_restore(const struct config *cfg,
+			   const struct capacity_result *r,
+			   const char *undo_path, bool interrupted)
+{
+	const struct undo_result *u = &r->restore;
+
+	for (size_t i = 0; i < u->damaged_count; i++)
+		print_damage(cfg->device, &u->damaged[i]);
+	if (u->blocks_differing == 0 && u->damaged_count == 0)
+		return;
+	if (u->blocks_differing == 0)
+		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
+			"%s\n", die_program_name, undo_path, die_program_name,
+			undo_path, cfg->device);
+	else
+		fprintf(stderr, "%s: %s: %llu of %llu blocks put back do not "
+			"read back as saved (first at %llu); the undo file %s "
+			"is kept: %s --restore=%s %s\n", die_program_name,
+			cfg->device, (unsigned long long)u->blocks_differing,
+			(unsigned long long)u->blocks_checked,
+			(unsigned long long)u->first_differing, undo_path,
+			die_program_name, undo_path, cfg->device);
+	if (!interrupted)
+		exit(EXIT_RUNTIME);
+}
+
+/* The exit status of a finished check: its verdict, for scripts. */
+static int verdict_exit(const struct capacity_result *r)
+{
+	if (r->verdict && strcmp(r->verdict, "fake") == 0)
+		return EXIT_FAKE;
+	if (r->verdict && strcmp(r->verdict, "damaged") == 0)
+		return EXIT_DAMAGED;
+	return EXIT_OK;
+}
+
+int mode_capacity(struct config *cfg)
+{
+	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
+	const char *undo_path = cfg->undo_path;
+	struct vm_param params[] = {
+		{ "cache_limit_bytes", (double)cfg->cache_limit } };
+	struct report_meta meta = { .test = "capacity-check",
+				    .params = params, .param_count = 1 };
+	struct capacity_options options;
+	struct capacity_result result;
+	struct sinks sinks;
+	struct dev dev;
+	int err, status;
+
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	if (!undo_path) {
+		if (undo_default_path(cfg->device, default_undo,
+				      sizeof(default_undo), undo_why,
+				      sizeof(undo_why)))
+			usage_error("--undo-file: %s", undo_why);
+		undo_path = default_undo;
+	}
+	check_capacity_args(cfg, &dev, undo_path);
+	dev_close(&dev);
+	open_device(cfg, &dev, DEV_READ_WRITE);
+	announce_capacity(cfg, &dev, undo_path);
+	output_open(cfg, &dev, &meta, &sinks);
+	progress_end(&sinks.progress);
+	prepare_timing(cfg);
+	options = (struct capacity_options){
+		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
+		.stop = cfg->stop, .report = sinks.report,
+		.out = sinks.out, .every_probe = cfg->verbose };
+	err = capacity_run(&dev, &options, &result, undo_why,
+			   sizeof(undo_why));
+	output_close(cfg, &sinks, &dev, err);
+	if (err && err != -EINTR && access(undo_path, F_OK) == 0)
+		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
+			"%s\n", die_program_name, undo_path, die_program_name,
+			undo_path, cfg->device);
+	if (undo_why[0]) {
+		dev_close(&dev);
+		runtime_error("%s", undo_why);
+	}
+	if (err == -ERANGE)
+		runtime_error("--capacity-check: %s: a probe round does not fit "
+			      "the device", cfg->device);
+	report_restore(cfg, &result, undo_path, err == -EINTR);
+	undo_result_free(&result.restore);
+	status = end_run(cfg, &dev, err, "interrupted; every block written "
+			 "was put back");
+	return status == EXIT_OK ? verdict_exit(&result) : status;
+}
+
+/*
+ * The proof undo_check_file gathered, judged: 0 to go on (saying so
+ * when the device's identity is another's, or the file is FBUNDO01), or
+ * -ENODEV (another device: exit 2) or -ESTALE (this device, written
+ * since: exit 1) with why set.  A failure of the device ends here.
+ */
+static int check_undo_proof(const struct config *cfg, int undo_fd,
+			    struct dev *dev, char *why, size_t size)
+{
+	struct undo_proof proof;
+	char what[MESSAGE_BYTES];
+	int err = undo_check_file(undo_fd, dev, &proof, why, size);
+
+	if (err && !why[0])
+		runtime_error("%s: %s", cfg->device,
+			      dev_strerror(dev, what, sizeof(what)));
+	if (!err && !proof.proven)
+		snprintf(why, size, proof.identity_differs ?
+			 "it was made for another device of the same size "
+			 "(its identity differs, and the block at %llu holds "
+			 "data the file neither saved nor wrote)" :
+			 "the block at %llu holds data the file neither saved "
+			 "nor wrote (written since the check?); nothing was "
+			 "put back", (unsigned long long)proof.first_unexplained);
+	if (!err && !proof.proven)
+		return proof.identity_differs ? -ENODEV : -ESTALE;
+	if (!err && proof.version == 1)
+		fprintf(stderr, "%s: --restore: %s: an FBUNDO01 file (from an "
+			"older flashbench): its records are read up to the "
+			"first damaged one, none after it\n", die_program_name,
+			cfg->restore_path);
+	if (!err && proof.identity_differs)
+		fprintf(stderr, "%s: --restore: %s: %s is not the device the "
+			"file names (its identity differs), but each of the "
+			"%llu blocks it recorded below %llu holds what the file "
+			"saved or wrote: restoring\n", die_program_name,
+			cfg->restore_path, cfg->device,
+			(unsigned long long)proof.blocks_read,
+			(unsigned long long)proof.usable_bytes);
+	return err;
+}
+
+/*
+ * Before --restore writes anything: is the undo file one only this user
+ * could have written, and this device's?  Its descriptor, opened once:
+ * the restore reads what was checked, whatever the name means by then.
+ */
+static int open_undo_file(const struct config *cfg)
+{
+	char why[PATH_MAX + 160];
+	struct dev dev;
+	int undo_fd = undo_open_trusted(cfg->restore_path, why, sizeof(why));
+	int err;
+
+	if (undo_fd == -EPERM)
+		usage_error("--restore: %s: %s", cfg->restore_path, why);
+	if (undo_fd < 0)
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	err = check_undo_proof(cfg, undo_fd, &dev, why, sizeof(why));
+	dev_close(&dev);
+	if (err == -ENODEV || err == -EINVAL)
+		usage_error("--restore: %s: %s", cfg->restore_path, why);
+	if (err)
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+	return undo_fd;
+}
+
+int mode_restore(struct config *cfg)
+{
+	struct report_meta meta = { .test = "restore" };
+	struct undo_result r;
+	struct sinks sinks;
+	struct dev dev;
+	char why[PATH_MAX + 160];
+	int undo_fd = open_undo_file(cfg);
+	int err;
+
+	open_device(cfg, &dev, DEV_READ_WRITE);
+	announce_writes("--restore", &dev, 0, dev.size_bytes);
+	err = undo_restore(undo_fd, &dev, UNDO_VERIFY_MARKED, &r, why,
+			   sizeof(why));
+	close(undo_fd);
+	if (err && why[0])
+		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+	/* on the medium before the file that could undo it is forgotten */
+	if (!err)
+		err = dev_flush(&dev);
+	if (!err) {
+		output_open(cfg, &dev, &meta, &sinks);
+		progress_end(&sinks.progress);
+		capacity_emit_restore(sinks.report, &r);
+		output_close(cfg, &sinks, &dev, 0);
+	}
+	for (size_t i = 0; !err && i < r.damaged_count; i++)
+		print_damage(cfg->device, &r.damaged[i]);
+	if (!err && r.damaged_count)
+		runtime_error("--restore: %s: %zu damaged records not put "
+			      "back; the file is kept", cfg->restore_path,
+			      r.damaged_count);
+	if (!err && r.blocks_differing)
+		runtime_error("--restore: %s: %llu blocks do not read back as "
+			      "saved (first at %llu); the file is kept",
+			      cfg->device,
+			      (unsigned long long)r.blocks_differing,
+			      (unsigned long long)r.first_differing);
+	if (!err && unlink(cfg->restore_path))
+		fprintf(stderr, "%s: --restore: %s: every block is back, but "
+			"the file stays: %s\n", die_program_name,
+			cfg->restore_path, strerror(errno));
+	undo_result_free(&r);
+	return end_run(cfg, &dev, err, "interrupted");
+}
+

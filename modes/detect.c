@@ -1,0 +1,110 @@
+/*
+ * detect: --detect [--write], the erase block and page size found by
+ * probes, with their confidence and advice; --write also finds the open
+ * erase blocks, writing only the range it announces.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/die.h"
+#include "measure/detect.h"
+#include "modes/modes.h"
+#include "modes/run.h"
+#include "modes/sinks.h"
+#include "output/reportdetect.h"
+
+/*
+ * An erase size --detect works with: whole logical blocks, and with
+ * --write one the probes fit in and the device holds them at.  Exits 2
+ * when it is not.
+ */
+static void check_detect_erase(const struct config *cfg,
+			       const struct dev *dev, uint64_t erase_bytes)
+{
+	uint64_t start, end;
+	int err;
+
+	check_multiple("--erasesize", erase_bytes, dev);
+	if (!cfg->write)
+		return;
+	err = detect_write_range(dev, erase_bytes, &start, &end);
+	if (err == -EINVAL)
+		usage_error("--detect --write: an erase size of %llu is too "
+			    "small for the probes' writes on %s; give %llu "
+			    "or more", (unsigned long long)erase_bytes,
+			    cfg->device, (unsigned long long)
+			    detect_min_erase_bytes(dev->logical_block_bytes));
+	if (err)
+		usage_error("--detect --write: %s is too small for the "
+			    "probes", cfg->device);
+}
+
+/* Before --detect --write writes: say where, and allow only that. */
+static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
+			   uint64_t end)
+{
+	(void)ctx;
+	announce_writes("detect --write", dev, start, end);
+	return 0;
+}
+
+/* A detect run's report; its parameters with the erase size it used. */
+static int detect_output(const struct config *cfg, const struct dev *dev,
+			 const struct detect_findings *findings, FILE *out)
+{
+	struct config used = *cfg;
+	struct report_meta meta = { .test = "detect",
+		.command = cfg->command, .device = cfg->device,
+		.device_size = dev->size_bytes,
+		.logical_block_size = dev->logical_block_bytes,
+		.params = NULL };
+
+	used.erasesize = findings->erase_used;
+	meta.param_count = set_option_json_params(&used);
+	meta.params = used.json_params;
+	if (report_detect(out, cfg->format, &meta, dev, findings))
+		runtime_error("%s: write error", cfg->out_path ?
+			      cfg->out_path : "standard output");
+	return 0;
+}
+
+int mode_detect(struct config *cfg)
+{
+	struct detect_options options = {
+		.write = cfg->write, .budget_ns = cfg->budget_ns,
+		.erase_size = option_given(cfg, 'e') ? cfg->erasesize : 0,
+		.sysfs_root = cfg->sysfs_root, .verbose = cfg->verbose };
+	struct detect_findings findings;
+	struct dev dev;
+	FILE *out;
+	int err;
+
+	/* the erase size given is checked on a read-only open: nothing
+	   is announced or opened for writing before it holds */
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	if (option_given(cfg, 'e'))
+		check_detect_erase(cfg, &dev, cfg->erasesize);
+	if (cfg->write) {
+		dev_close(&dev);
+		open_device(cfg, &dev, DEV_READ_WRITE);
+	}
+	options.announce = announce_detect;
+	out = open_output(cfg);
+	prepare_timing(cfg);
+	err = detect_run(&dev, &options, cfg->stop, &findings);
+	if (!err)
+		err = detect_output(cfg, &dev, &findings, out);
+	if (out != stdout)
+		fclose(out);
+	if (err == -EDOM)
+		usage_error("--detect --write: no erase-block size was found; "
+			    "give it with --erasesize");
+	if (err == -EINVAL)
+		check_detect_erase(cfg, &dev, findings.erase_used);
+	if (err == -ENOSPC && dev.error.operation == NULL)
+		usage_error("--detect --write: %s is too small for the probes",
+			    cfg->device);
+	return end_run(cfg, &dev, err, "interrupted");
+}
+

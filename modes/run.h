@@ -1,0 +1,61 @@
+/*
+ * run: the steps every measuring mode takes, in the order it takes them:
+ * open the device read-only, check the options against it, set the
+ * program's parameters, plan (reopening for writing and announcing the
+ * range only when the plan writes), prepare timing, and end the run.
+ */
+#ifndef FLASHBENCH_RUN_H
+#define FLASHBENCH_RUN_H
+
+#include <stdint.h>
+
+#include "dev.h"
+#include "modes/options.h"
+#include "vm.h"
+
+/* Open the device; a failure exits (2 for a bad name, else 1). */
+void open_device(const struct config *cfg, struct dev *dev,
+		 enum dev_mode mode);
+
+/* An option's value in bytes that must be whole logical blocks. */
+void check_multiple(const char *option, uint64_t value,
+		    const struct dev *dev);
+
+/* -b, -e and --offset in whole logical blocks of dev. */
+void check_alignment(const struct config *cfg, const struct dev *dev);
+
+/* The parameters the options set, before any program is compiled. */
+void set_option_params(const struct config *cfg);
+
+/* The options' parameters and the device's, for a test's program. */
+void set_params(struct config *cfg, const struct dev *dev);
+
+/*
+ * Compile and plan the test's program on the read-only open the caller
+ * made; when the plan writes, reopen for writing and announce its range
+ * as what's.  *text holds a --program file's text, for free().
+ */
+struct vm_program *plan_run(const struct config *cfg, struct dev *dev,
+			    const char *what, struct vm_plan *plan,
+			    char **text);
+
+/* Before any write: say which bytes, and let the device allow only them. */
+void announce_writes(const char *what, struct dev *dev, uint64_t start,
+		     uint64_t end);
+
+/* Pin to a CPU and, with --realtime, take real-time priority. */
+void prepare_timing(const struct config *cfg);
+
+/* Unreadable blocks a test went past: said, not fatal. */
+void report_skipped(const char *test, uint64_t blocks,
+		    uint64_t failed_reads, const struct dev_error *first);
+
+/*
+ * The tail every test shares: flush, stats, close; 0, -EINTR when a
+ * signal stopped the run (interrupted said on stderr), or a device's
+ * failure as a runtime error.
+ */
+int end_run(const struct config *cfg, struct dev *dev, int err,
+	    const char *interrupted);
+
+#endif

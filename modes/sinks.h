@@ -1,0 +1,68 @@
+/*
+ * sinks: where a run's results go - the report on standard output or
+ * -o, a --plot chart and the progress line beside it - and the checks,
+ * before any device is opened, that -o and --plot name files whose loss
+ * harms nothing.  A write error ends the program (exit 1).
+ */
+#ifndef FLASHBENCH_SINKS_H
+#define FLASHBENCH_SINKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dev.h"
+#include "modes/options.h"
+#include "output/plot.h"
+#include "output/progress.h"
+#include "output/report.h"
+#include "vm.h"
+
+/*
+ * A run's output, the same for every test: the report on standard output
+ * or --out, a --plot chart and the progress line beside it.  Records
+ * reach all of them through emit_to_sinks.
+ */
+struct sinks {
+	FILE *out;
+	struct report *report;
+	struct progress progress;
+	uint64_t records;		/* handed to the report */
+	struct plot *plot;
+	int (*emit)(void *ctx, const struct vm_record *record);
+	void *ctx;
+	int emit_error;			/* why a record could not be taken */
+};
+
+
+/* Hand a record to the chart and to sinks->emit (the report at first). */
+int emit_to_sinks(void *ctx, const struct vm_record *record);
+
+/* vm_exec.progress and speed_exec.progress get the sinks as ctx */
+void show_progress(void *ctx, uint64_t done, uint64_t total);
+
+/* Refuse -o and --plot where results would overwrite what matters. */
+void check_outputs(struct config *cfg);
+
+/* "-" names standard output, for -o and --plot alike. */
+bool is_stdout_name(const char *path);
+
+/* Write the chart to --plot's file and free it. */
+void write_plot(const struct config *cfg, struct plot *plot);
+
+/* The command line as one shell-quoted string, for the JSON header. */
+char *join_command(int argc, char **argv);
+
+/* -o's file, or standard output; close it with close_output. */
+FILE *open_output(const struct config *cfg);
+void close_output(const struct config *cfg, FILE *out, int err);
+
+/* Start a test's output; meta gets the command line and the device. */
+void output_open(const struct config *cfg, const struct dev *dev,
+		 struct report_meta *meta, struct sinks *sinks);
+
+/* Finish the report (incomplete when err is -EINTR), file and chart. */
+void output_close(const struct config *cfg, struct sinks *sinks,
+		  const struct dev *dev, int err);
+
+#endif

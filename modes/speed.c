@@ -1,0 +1,232 @@
+/*
+ * speed: -t, --write-speed, --iops and --class-check, each a timed VM
+ * program whose records measure/speed.c sums into rates, IOPS and SD
+ * speed classes; the write tests write only above the write floor.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "identity/hostq.h"
+#include "identity/info.h"
+#include "lib/die.h"
+#include "lib/lfsr.h"
+#include "measure/speed.h"
+#include "modes/modes.h"
+#include "modes/run.h"
+#include "modes/sinks.h"
+
+/* The speed tests' names in reports, by enum value. */
+static const char *const speed_tests[] = {
+	[SPEED_READ] = "read-speed", [SPEED_WRITE] = "write-speed",
+	[SPEED_IOPS] = "iops", [SPEED_CLASS] = "class-check",
+};
+
+/*
+ * The JSON parameters of a speed test: its options, as for every built-in
+ * test, with the values the run used (-t's and --iops' own -b default,
+ * the span that fit, the queue depth that ran).
+ */
+static void speed_params(struct config *cfg, uint64_t block, uint64_t span,
+			 unsigned iodepth, struct report_meta *meta)
+{
+	size_t count;
+
+	if (cfg->speed == SPEED_READ || cfg->speed == SPEED_IOPS)
+		cfg->blocksize = block;
+	if (cfg->speed != SPEED_READ)
+		cfg->span = span;
+	count = set_option_json_params(cfg);
+	/* what ran: at depth 1 when no engine could queue */
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(cfg->json_params[i].name, "iodepth") == 0)
+			cfg->json_params[i].value = iodepth;
+	meta->params = cfg->json_params;
+	meta->param_count = count;
+}
+
+/* -t and --iops take -b, each with its own default; the rest erase blocks */
+static uint64_t speed_block(const struct config *cfg)
+{
+	int test = cfg->speed == SPEED_READ ? 't' : OPT_IOPS;
+
+	if (cfg->speed != SPEED_READ && cfg->speed != SPEED_IOPS)
+		return cfg->erasesize;
+	return option_given(cfg, 'b') ? cfg->blocksize : option_default(test);
+}
+
+/* How many blocks of block_bytes a speed test walks from its offset. */
+static uint64_t speed_slots(const struct config *cfg, const struct dev *dev,
+			    uint64_t block, uint64_t start, uint64_t end)
+{
+	uint64_t slots;
+
+	if (cfg->speed == SPEED_READ)
+		return (dev->size_bytes - cfg->offset) / block;
+	if (cfg->speed == SPEED_WRITE)
+		return (end - start) / cfg->erasesize;
+	/* random I/O: as many as an LFSR shuffle visits */
+	slots = (end - start) / block;
+	return slots > LFSR_MAX_SLOTS ? LFSR_MAX_SLOTS : slots;
+}
+
+static void set_speed_params(struct config *cfg, const struct dev *dev,
+			     uint64_t block, uint64_t start, uint64_t end)
+{
+	struct vm_param *p = program_params;
+
+	set_params(cfg, dev);
+	p[PARAM_BLOCKSIZE].value = (double)block;
+	p[PARAM_OFFSET].value = (double)(cfg->speed == SPEED_READ ?
+					 cfg->offset : start);
+	p[PARAM_SPAN].value = (double)(end - start);
+	p[PARAM_TIME].value = (double)cfg->time_ns;
+	p[PARAM_WINDOWS].value = (double)speed_windows(cfg->time_ns);
+	p[PARAM_SLOTS].value = (double)speed_slots(cfg, dev, block, start,
+						   end);
+	p[PARAM_WRITES].value = !cfg->read_only;
+}
+
+/* A speed program's run: its records go to speed.c, progress to sinks. */
+struct speed_run {
+	struct sinks *sinks;
+	struct speed_results results;
+};
+
+static int collect_speed(void *ctx, const struct vm_record *record)
+{
+	struct speed_run *run = ctx;
+
+	return speed_collect(&run->results, record);
+}
+
+static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
+{
+	struct speed_run *run = ctx;
+
+	show_progress(run->sinks, done_ms, total_ms);
+}
+
+/* The test's records, from what the program measured. */
+static int emit_speed(const struct config *cfg, struct speed_run *run,
+		      uint64_t block, uint64_t failed_reads,
+		      const struct info_card *card,
+		      const struct info_card *claimed, bool simulated)
+{
+	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
+				.failed_reads = failed_reads };
+	struct hostq q;
+	int err;
+
+	/* a real device's results carry its host link */
+	if (card && card->link.bus != LINK_BUS_NONE)
+		x.link = &card->link;
+
+	switch (cfg->speed) {
+	case SPEED_READ:
+		return speed_emit_rate(&x, &run->results, false, block);
+	case SPEED_WRITE:
+		return speed_emit_rate(&x, &run->results, true, block);
+	case SPEED_IOPS:
+		return speed_emit_iops(&x, &run->results);
+	default:
+		break;
+	}
+	err = speed_emit_classes(&x, &run->results, claimed);
+	if (!err && !simulated)
+		hostq_read(cfg->device, cfg->sysfs_root, &q);
+	return err ? err : speed_emit_host_queue(&x, simulated ? NULL : &q);
+}
+
+int mode_speed(struct config *cfg)
+{
+	uint64_t start = 0, end = 0, block;
+	struct info_card *card, *known = NULL, *claimed = NULL;
+	struct info_device idev;
+	struct report_meta meta = { .test = speed_tests[cfg->speed] };
+	struct vm_program *program;
+	struct vm_plan plan;
+	struct vm_exec exec;
+	struct speed_run run;
+	struct sinks sinks;
+	char why[MESSAGE_BYTES], *text;
+	struct dev dev;
+	int err = 0, emitted;
+
+	/* plan on a read-only open: nothing can be written by mistake */
+	open_device(cfg, &dev, DEV_READ_ONLY);
+	check_alignment(cfg, &dev);
+	if (cfg->speed != SPEED_READ &&
+	    speed_write_range(&dev, cfg->erasesize, cfg->span, &start, &end))
+		usage_error("%s: no whole %llu-byte erase block fits above "
+			    "16MiB on %s", cfg->test_option,
+			    (unsigned long long)cfg->erasesize, dev.path);
+	block = speed_block(cfg);
+	if (cfg->speed == SPEED_IOPS && block > end - start)
+		usage_error("--iops: --blocksize %llu is larger than the %llu "
+			    "bytes it may use on %s",
+			    (unsigned long long)block,
+			    (unsigned long long)(end - start), dev.path);
+	if (cfg->speed == SPEED_READ &&
+	    (cfg->offset >= dev.size_bytes ||
+	     block > dev.size_bytes - cfg->offset))
+		usage_error("%s: --offset %llu plus a %llu-byte block is past "
+			    "the end of %s", cfg->test_option,
+			    (unsigned long long)cfg->offset,
+			    (unsigned long long)block, dev.path);
+	/* after the usage checks, which exit: nothing to free before them */
+	card = calloc(1, sizeof(*card));
+	if (!card)
+		runtime_error("out of memory");
+	cfg->test = programs_find(meta.test);
+	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
+			 SPEED_IO_BYTES : block, start, end);
+	program = plan_run(cfg, &dev, cfg->test_option, &plan, &text);
+	idev = (struct info_device){ .path = cfg->device,
+		.size_bytes = dev.size_bytes,
+		.logical_block_bytes = dev.logical_block_bytes,
+		.simulated = dev.simulated, .debugfs_root = cfg->debugfs_root };
+	/* read before timing starts: the claims and the host link */
+	if (!dev.simulated &&
+	    info_read_card(&idev, cfg->sysfs_root, card, why,
+			   sizeof(why)) == 0)
+		known = card;
+	if (known && card->has_speed)
+		claimed = card;
+	if (cfg->speed == SPEED_CLASS) {
+		/* JSON: "classes", keyed by class name, beside "results" */
+		meta.index_member = "classes";
+		meta.index_key = "class";
+	}
+	speed_params(cfg, block, end - start,
+		     dev.depth < cfg->iodepth ? dev.depth : (unsigned)cfg->iodepth,
+		     &meta);
+	meta.engine = dev_engine_name(dev.engine);
+	output_open(cfg, &dev, &meta, &sinks);
+	run.sinks = &sinks;
+	if (speed_results_init(&run.results, cfg->time_ns))
+		runtime_error("out of memory");
+	prepare_timing(cfg);
+	exec = (struct vm_exec){ .dev = &dev, .emit = collect_speed,
+				 .progress = speed_progress, .ctx = &run,
+				 .stop = cfg->stop,
+				 .skip_read_errors = cfg->test->skips_bad };
+	err = vm_run(program, &plan, &exec);
+	progress_end(&sinks.progress);
+	speed_results_ran_at(&run.results, dev.depth);
+	if (!err || err == -EINTR) {
+		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
+				     known, claimed, dev.simulated);
+		if (emitted)
+			err = emitted;
+	}
+	speed_results_free(&run.results);
+	vm_free(program);
+	free(card);
+	output_close(cfg, &sinks, &dev, err);
+	if (exec.failed_reads)
+		report_skipped(meta.test, exec.failed_reads, exec.failed_reads,
+			       &exec.first_failure);
+	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
+}
+
