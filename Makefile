@@ -93,6 +93,21 @@ sanitized:
 	$(call copy_tree,$(SAN_DIR))
 	$(MAKE) -C $(SAN_DIR) CFLAGS="$(SAN_CFLAGS)" all unit-tests >/dev/null
 
+# make doc: the charts in doc/ drawn anew from simulated runs (the open-AU
+# sweep of readme-example, which keeps 2 erase blocks open: a cliff at 3)
+DOC_RUNS = $(BUILD)/doc
+doc: flashbench
+	@mkdir -p $(DOC_RUNS)
+	for n in 1 2 3 4; do \
+		./flashbench -O -0 $$n --erasesize=4M --blocksize=16K \
+			--format=json sim:readme-example >$(DOC_RUNS)/run$$n.json \
+			2>/dev/null || exit 1; \
+	done
+	./flashbench --plot=doc/open-au-cliff.svg $(DOC_RUNS)/run1.json \
+		$(DOC_RUNS)/run2.json $(DOC_RUNS)/run3.json $(DOC_RUNS)/run4.json
+
+.PHONY: doc
+
 # benchmarks print figures; they are never part of make check
 bench:
 	sh bench/run.sh

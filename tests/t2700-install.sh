@@ -49,14 +49,11 @@ test_expect_success 'every long option of --help is in the man page' '
 	test $missing = 0
 '
 
-test_expect_success 'every long option of --help is in the README' '
-	"$FLASHBENCH" --help | grep -oE -- "--[a-z][a-z0-9-]+" | sort -u >opts &&
-	missing=0 &&
-	while read -r opt; do
-		grep -q -- "$opt" "$TOP/README.md" ||
-			{ echo "missing: $opt"; missing=1; }
-	done <opts &&
-	test $missing = 0
+test_expect_success 'the README holds no copy of --help (the man page has every option)' '
+	"$FLASHBENCH" --help | grep -E "^ +(-[[:alnum:]], )?--" |
+		sed "s/^ *//" >lines &&
+	test -s lines &&
+	! grep -F -f lines "$TOP/README.md"
 '
 
 test_done
