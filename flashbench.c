@@ -18,9 +18,15 @@
 
 #include "lib/die.h"
 #include "lib/exitcode.h"
-#include "modes/modes.h"
+#include "modes/analyze.h"
+#include "modes/capacity.h"
+#include "modes/detect.h"
+#include "modes/info.h"
+#include "modes/list.h"
 #include "modes/options.h"
 #include "modes/sinks.h"
+#include "modes/speed.h"
+#include "modes/test.h"
 
 const char die_program_name[] = "flashbench";
 

@@ -22,7 +22,7 @@ struct run {
 	const struct dev *dev;
 	bool planning;
 	double vars[VM_MAX_VARS];
-	struct vm_record record;
+	struct record record;
 	void *read_buffer;
 	void *write_buffers[DEV_PATTERN_COUNT];
 	void *stamp_buffer;		/* refilled before each stamp */

@@ -17,49 +17,6 @@
 #include "dev.h"
 #include "vm/record.h"
 
-/* Opcodes: one per statement of the program text. */
-enum vm_op {
-	VM_READ,	/* read LEN bytes at OFFSET; value: its time in ns */
-	VM_WRITE,	/* write LEN bytes of PATTERN at OFFSET; value: ns */
-	VM_DISCARD,	/* discard LEN bytes at OFFSET; value: ns */
-	VM_STAMP,	/* write self-naming blocks (stamp.h) at OFFSET; ns */
-	VM_VERIFY,	/* read LEN at OFFSET, classify each block; ns */
-	VM_REPEAT,	/* run BODY COUNT times; value: REDUCE of the runs */
-	VM_FOR,		/* run BODY with VAR bound to each value of SERIES */
-	VM_FOR_TIME,	/* VM_FOR, SERIES over and over, until BODY's I/O
-			   took DURATION ns of device time */
-	VM_LET,		/* VAR = EXPR, or VAR = value of one statement */
-	VM_REPORT,	/* add a field (UNIT, KEY, operands) to the record */
-	VM_NEWLINE,	/* hand the record out and start a new one */
-	VM_OP_COUNT
-};
-
-/* Value series a for loop walks; operands in the comment. */
-enum vm_series {
-	VM_SERIES_POW2,		/* FROM TO: halve (or double) FROM to TO */
-	VM_SERIES_LINEAR,	/* START STEP COUNT: START + i * STEP */
-	VM_SERIES_SHUFFLE,	/* START STEP COUNT: same slots, LFSR order */
-	VM_SERIES_ALIGNS,	/* FROM TO THREES: 2^n and, if THREES, 3 x 2^n,
-				   descending from FROM to TO */
-	VM_SERIES_BOUNDARIES,	/* ALIGN COUNT LO HI: up to COUNT multiples
-				   ALIGN x m in (LO, HI), m odd and not a
-				   multiple of 3, spread evenly */
-	VM_SERIES_COUNT
-};
-
-/* How the values of repeated runs combine into one. */
-enum vm_reduce {
-	VM_REDUCE_NONE,		/* no value */
-	VM_REDUCE_MIN,
-	VM_REDUCE_MAX,
-	VM_REDUCE_AVG,
-	VM_REDUCE_TOTAL,
-	VM_REDUCE_RUNS,		/* how many runs had a value */
-	VM_REDUCE_P50,		/* median, from a fixed histogram (1.6%) */
-	VM_REDUCE_P99,		/* 99th percentile, the same way */
-	VM_REDUCE_COUNT
-};
-
 /* A named parameter a program refers to as $name. */
 struct vm_param {
 	const char *name;
@@ -74,20 +31,6 @@ struct vm_diag {
 };
 
 struct vm_program;
-
-/*
- * Compile program text.  params are the $names it may use (their values
- * are read at run time, so callers may change them after compiling).
- * Returns 0, or -EINVAL with diag set.
- */
-int vm_compile(const char *text, const struct vm_param *params,
-	       size_t param_count, struct vm_program **program,
-	       struct vm_diag *diag);
-void vm_free(struct vm_program *program);
-
-/* Print the compiled program back as text, one statement a line. */
-void vm_list(const struct vm_program *program, void (*line)(void *ctx,
-	     const char *text), void *ctx);
 
 /* What a program will do, found by running it without any I/O. */
 struct vm_plan {
@@ -135,7 +78,7 @@ struct vm_plan {
 struct vm_exec {
 	struct dev *dev;
 	/* receives each finished record; non-zero stops the run */
-	int (*emit)(void *ctx, const struct vm_record *record);
+	int (*emit)(void *ctx, const struct record *record);
 	/* called every so often with operations done, for progress; when
 	   the plan has time-bounded loops, with ms of their device time */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
@@ -182,9 +125,5 @@ int vm_plan(const struct vm_program *program, const struct dev *dev,
  */
 int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	   struct vm_exec *exec);
-
-/* Names, for listings and messages. */
-const char *vm_op_name(enum vm_op op);
-const char *vm_unit_name(enum vm_unit unit);
 
 #endif

@@ -82,11 +82,11 @@ analysis_finding_names[ANALYSIS_FINDING_COUNT] = {
 void analysis_finding_record(const char *name,
 			     const struct analysis_finding *finding,
 			     bool bytes, const char *why,
-			     struct vm_record *record)
+			     struct record *record)
 {
 	double unknown = NAN;
 
-	*record = (struct vm_record){ .kind = "finding", .count = 3 };
+	*record = (struct record){ .kind = "finding", .count = 3 };
 	record->fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					       name, 0 };
 	record->fields[1] = (struct vm_field){ bytes ? VM_UNIT_BYTES :
@@ -100,9 +100,9 @@ void analysis_finding_record(const char *name,
 }
 
 void analysis_level_record(const struct analysis_level *level,
-			   struct vm_record *record)
+			   struct record *record)
 {
-	*record = (struct vm_record){ .kind = "level", .count = 4 };
+	*record = (struct record){ .kind = "level", .count = 4 };
 	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size", NULL,
 					       NULL, (double)level->size };
 	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,

@@ -246,11 +246,11 @@ extern const struct analysis_finding_name
 void analysis_finding_record(const char *name,
 			     const struct analysis_finding *finding,
 			     bool bytes, const char *why,
-			     struct vm_record *record);
+			     struct record *record);
 
 /* A step of the staircase as a record of kind "level". */
 void analysis_level_record(const struct analysis_level *level,
-			   struct vm_record *record);
+			   struct record *record);
 
 /*
  * Advice from a geometry: partition start, mkfs options.  Writes up to

@@ -22,7 +22,7 @@ static const struct text_layout overhead_layout = {
 	.style = TEXT_SPACES, .looks = overhead_looks, .look_count = 2 };
 
 void interval_add(struct interval_points *points,
-		  const struct vm_record *record)
+		  const struct record *record)
 {
 	if (points->count < INTERVAL_MAX_POINTS && record->count >= 2) {
 		points->length_bytes[points->count] = record->fields[0].value;
@@ -31,11 +31,11 @@ void interval_add(struct interval_points *points,
 }
 
 int interval_summary(const struct interval_points *points,
-		     int (*emit)(void *ctx, const struct vm_record *record),
+		     int (*emit)(void *ctx, const struct record *record),
 		     void *ctx)
 {
 	double slope, intercept;
-	struct vm_record rec = { .layout = &regression_layout, .count = 2 };
+	struct record rec = { .layout = &regression_layout, .count = 2 };
 	int err;
 
 	if (analysis_interval_fit(points->length_bytes, points->fastest_ns,

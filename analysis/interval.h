@@ -20,14 +20,14 @@ struct interval_points {
 
 /* Keep a record's size and fastest read (its first two fields). */
 void interval_add(struct interval_points *points,
-		  const struct vm_record *record);
+		  const struct record *record);
 
 /*
  * The regression, then one overhead record a size, each handed to emit;
  * nothing when no line fits.  The first error emit returns, or 0.
  */
 int interval_summary(const struct interval_points *points,
-		     int (*emit)(void *ctx, const struct vm_record *record),
+		     int (*emit)(void *ctx, const struct record *record),
 		     void *ctx);
 
 #endif

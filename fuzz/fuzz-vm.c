@@ -9,6 +9,8 @@
 #include "fuzz.h"
 #include "vm/programs.h"
 #include "vm.h"
+#include "vm/compile.h"
+#include "vm/list.h"
 
 #define DEVICE_BYTES (8u << 20)
 #define MAX_OPERATIONS 2000
@@ -113,7 +115,7 @@ static void check_listing(const struct listing *first)
 	free(second.text);
 }
 
-static int emit(void *ctx, const struct vm_record *record)
+static int emit(void *ctx, const struct record *record)
 {
 	(void)ctx;
 	if (record->count > VM_MAX_FIELDS)

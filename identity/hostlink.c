@@ -770,7 +770,7 @@ static const struct text_look reason_text = { .display = TEXT_AS_UNIT,
 					      .template = "link: %" };
 static const struct text_layout link_layout = { .style = TEXT_SPACES };
 
-static void record_label(struct vm_record *rec, const char *key,
+static void record_label(struct record *rec, const char *key,
 			 const struct text_look *look, const char *label)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
@@ -778,7 +778,7 @@ static void record_label(struct vm_record *rec, const char *key,
 }
 
 /* a value for the machine formats: the text shows the reason only */
-static void record_value(struct vm_record *rec, enum vm_unit unit,
+static void record_value(struct record *rec, enum vm_unit unit,
 			 const char *key, bool known, double value)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
@@ -786,11 +786,11 @@ static void record_value(struct vm_record *rec, enum vm_unit unit,
 		.value = known ? value : NAN };
 }
 
-void link_record(const struct link_info *l, struct vm_record *rec)
+void link_record(const struct link_info *l, struct record *rec)
 {
 	bool mmc = mmc_read(l);
 
-	*rec = (struct vm_record){ .layout = &link_layout, .kind = "link" };
+	*rec = (struct record){ .layout = &link_layout, .kind = "link" };
 	record_label(rec, "link.bus", &text_hidden, bus_names[l->bus]);
 	record_label(rec, "link.timing", &text_hidden, timing_name(l));
 	record_value(rec, VM_UNIT_COUNT, "link.clock_hz",

@@ -188,6 +188,6 @@ size_t link_fields(const struct link_info *link, struct link_field *fields,
  * fields of --info's "link" object under "link.", the text line
  * "link: " and the reason.  The record points into link.
  */
-void link_record(const struct link_info *link, struct vm_record *rec);
+void link_record(const struct link_info *link, struct record *rec);
 
 #endif

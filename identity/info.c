@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "identity/info.h"
+#include "identity/inforeg.h"
+#include "identity/infosysfs.h"
 #include "output/report.h"
 #include "identity/infoutil.h"
 
@@ -118,7 +120,7 @@ struct out_field {
 struct out {
 	struct report *report;
 	struct report_meta meta;
-	struct vm_record rec;
+	struct record rec;
 	struct out_field strings[VM_MAX_FIELDS];
 	char pending[LINES_BYTES];	/* text before the record's first field */
 	char prefix[KEY_BYTES];		/* "partition.": the open section */
@@ -170,7 +172,7 @@ static struct vm_field *add_field(struct out *o, enum vm_unit unit,
 /* Each field shows its lines; the renderer ends the last line. */
 static void flush_record(struct out *o)
 {
-	struct vm_record *rec = &o->rec;
+	struct record *rec = &o->rec;
 	int shown = -1;
 
 	if (!o->report || !rec->count)
@@ -201,7 +203,7 @@ static void flush_record(struct out *o)
 static void out_record(struct out *o, const char *kind)
 {
 	flush_record(o);
-	o->rec = (struct vm_record){ .kind = kind };
+	o->rec = (struct record){ .kind = kind };
 	o->pending[0] = '\0';
 }
 
@@ -899,7 +901,7 @@ static unsigned field_index(const struct out *o, const char *key)
 static void show_link(struct out *o, const struct info_card *c)
 {
 	struct link_field f[LINK_FIELDS_MAX];
-	struct vm_record link;
+	struct record link;
 	unsigned at = 0;
 	size_t n;
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "identity/info.h"
+#include "identity/inforeg.h"
 #include "identity/infoutil.h"
 
 #define KiB 1024ULL

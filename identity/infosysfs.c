@@ -14,7 +14,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "identity/info.h"
+#include "identity/inforeg.h"
+#include "identity/infosysfs.h"
 #include "identity/infoutil.h"
 #include "lib/sysattr.h"
 

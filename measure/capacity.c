@@ -33,6 +33,7 @@
 #include "vm/programs.h"
 #include "vm/stamp.h"
 #include "vm.h"
+#include "vm/compile.h"
 
 #define PROBES_PER_ROUND 256
 #define MAX_ROUNDS 16		/* 255^16 blocks: more than any device */
@@ -353,7 +354,7 @@ static int judge_probes(struct search *s)
 /* Every capacity record's text: fields separated by a space. */
 static const struct text_layout spaced = { .style = TEXT_SPACES };
 
-static void add_field(struct vm_record *rec, enum vm_unit unit,
+static void add_field(struct record *rec, enum vm_unit unit,
 		      const char *key, const struct text_look *look,
 		      const char *label, double value)
 {
@@ -372,7 +373,7 @@ static const char *probe_result(const struct probe *p)
 
 static int emit_probe(struct search *s, const struct probe *p)
 {
-	struct vm_record rec = { .kind = "capacity-probe",
+	struct record rec = { .kind = "capacity-probe",
 				 .layout = &spaced };
 	bool alias = p->bad && p->state == STAMP_ALIAS;
 
@@ -576,7 +577,7 @@ static bool clean_edge(const struct search *s)
 static int emit_summary(struct search *s)
 {
 	struct capacity_result *r = s->result;
-	struct vm_record rec = { .kind = "capacity",
+	struct record rec = { .kind = "capacity",
 				 .layout = &spaced };
 
 	add_field(&rec, VM_UNIT_LABEL, "verdict",
@@ -608,7 +609,7 @@ static int emit_fix(struct search *s)
 {
 	const uint64_t mib = 1024 * 1024;
 	uint64_t end_mib = s->result->usable_bytes / mib;
-	struct vm_record rec = { .kind = "capacity-fix",
+	struct record rec = { .kind = "capacity-fix",
 				 .layout = &spaced };
 	char sfdisk[512], parted[512];
 	int err;
@@ -633,7 +634,7 @@ static int emit_fix(struct search *s)
 /* A range a restore left as it was: where, and where its record was. */
 static int emit_damage(struct report *report, const struct undo_damage *d)
 {
-	struct vm_record rec = { .kind = "restore-damaged",
+	struct record rec = { .kind = "restore-damaged",
 				 .layout = &spaced };
 	bool known = d->range_known;
 
@@ -655,7 +656,7 @@ static int emit_damage(struct report *report, const struct undo_damage *d)
 int capacity_emit_restore(struct report *report,
 			  const struct undo_result *restore)
 {
-	struct vm_record rec = { .kind = "restore", .layout = &spaced };
+	struct record rec = { .kind = "restore", .layout = &spaced };
 	int err;
 
 	add_field(&rec, VM_UNIT_BYTES, "bytes_restored",

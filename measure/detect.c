@@ -12,9 +12,11 @@
 
 #include "measure/detect.h"
 #include "identity/info.h"
+#include "identity/infosysfs.h"
 #include "vm/programs.h"
 #include "lib/units.h"
 #include "vm.h"
+#include "vm/compile.h"
 
 #define MIB (1024ULL * 1024)
 #define MAX_ALIGNS DETECT_MAX_ALIGNS
@@ -61,7 +63,7 @@ struct samples {
 	size_t count;
 };
 
-static int collect(void *ctx, const struct vm_record *record)
+static int collect(void *ctx, const struct record *record)
 {
 	struct samples *s = ctx;
 

@@ -74,7 +74,7 @@ uint64_t speed_windows(uint64_t duration_ns)
 }
 
 /* The value of the field named key, or NaN. */
-static double field(const struct vm_record *record, const char *key)
+static double field(const struct record *record, const char *key)
 {
 	for (unsigned i = 0; i < record->count; i++)
 		if (strcmp(record->fields[i].key, key) == 0)
@@ -87,7 +87,7 @@ static double field(const struct vm_record *record, const char *key)
  * second; the last counts when it is at least half a second, or when it
  * is all there is - which, as the last, it is when none came before.
  */
-static void take_window(struct speed_results *r, const struct vm_record *rec)
+static void take_window(struct speed_results *r, const struct record *rec)
 {
 	uint64_t ns = whole(field(rec, "window_ns"));
 	uint64_t bytes = whole(field(rec, "window_bytes"));
@@ -101,7 +101,7 @@ static void take_window(struct speed_results *r, const struct vm_record *rec)
 }
 
 /* An IOPS record; queued: --class-check's pass at SPEED_CLASS_DEPTH. */
-static void take_iops(struct speed_results *r, const struct vm_record *rec,
+static void take_iops(struct speed_results *r, const struct record *rec,
 		      bool queued)
 {
 	bool write = rec->fields[0].label &&
@@ -128,7 +128,7 @@ static void take_iops(struct speed_results *r, const struct vm_record *rec,
 		r->has_iops[write] = io->operations > 0 || !write;
 }
 
-int speed_collect(void *ctx, const struct vm_record *record)
+int speed_collect(void *ctx, const struct record *record)
 {
 	struct speed_results *r = ctx;
 	const char *first = record->count ? record->fields[0].key : "";
@@ -216,7 +216,7 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 
 /* --- records ---------------------------------------------------------- */
 
-static void add_value(struct vm_record *rec, enum vm_unit unit,
+static void add_value(struct record *rec, enum vm_unit unit,
 		      const char *key, const struct text_look *look,
 		      double value)
 {
@@ -224,7 +224,7 @@ static void add_value(struct vm_record *rec, enum vm_unit unit,
 		.key = key, .look = look, .value = value };
 }
 
-static void add_label(struct vm_record *rec, const char *key,
+static void add_label(struct record *rec, const char *key,
 		      const struct text_look *look, const char *label)
 {
 	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
@@ -245,7 +245,7 @@ static const struct text_look exceeded_text = { .display = TEXT_PERCENT,
  * On a real device: the share of the link's ceiling a rate is, in text
  * with look ("(78% of the link's ceiling)") when the ceiling is known.
  */
-static void add_share(const struct speed_exec *x, struct vm_record *rec,
+static void add_share(const struct speed_exec *x, struct record *rec,
 		      double bytes_per_s, const struct text_look *look)
 {
 	double share = link_ceiling_share(x->link, bytes_per_s);
@@ -262,7 +262,7 @@ static void add_share(const struct speed_exec *x, struct vm_record *rec,
 /* The link the figures went through, "link: the host runs ...". */
 static int emit_link(struct speed_exec *x)
 {
-	struct vm_record rec;
+	struct record rec;
 
 	if (!x->link)
 		return 0;
@@ -279,7 +279,7 @@ static int emit_link(struct speed_exec *x)
 int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 		    bool write, uint64_t block_bytes)
 {
-	struct vm_record rec = { .layout = &spaces };
+	struct record rec = { .layout = &spaces };
 	struct speed_rate r;
 	int err;
 
@@ -325,7 +325,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
  */
 static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 {
-	struct vm_record rec = { .layout = &spaces, .kind = "iops" };
+	struct record rec = { .layout = &spaces, .kind = "iops" };
 
 	add_label(&rec, "direction", MACHINE_ONLY, r->write ? "write" : "read");
 	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
@@ -573,7 +573,7 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 		{ .display = TEXT_AS_UNIT,
 		  .template = "QD32 random write % IOPS" },
 	};
-	struct vm_record rec = { .layout = &spaces, .kind = "measured" };
+	struct record rec = { .layout = &spaces, .kind = "measured" };
 	struct figure_looks text;
 
 	add_value(&rec, VM_UNIT_RATE, "write_bytes_per_s", NULL,
@@ -608,7 +608,7 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 		{ .display = TEXT_AS_UNIT, .template = "r % IOPS" },
 		{ .display = TEXT_AS_UNIT, .template = "w % IOPS" },
 	};
-	struct vm_record rec = { .kind = "class" };	/* in columns */
+	struct record rec = { .kind = "class" };	/* in columns */
 	struct figure_looks req_text, got_text;
 	enum speed_verdict v = verdict_of(c, m);
 	bool iops = c->read_iops > 0, known = card && card->has_speed;
@@ -653,7 +653,7 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 			const struct info_card *card)
 {
-	struct vm_record note = { .layout = &spaces, .kind = "note" };
+	struct record note = { .layout = &spaces, .kind = "note" };
 	int err = emit_measured(x, m);
 
 	if (!err)
@@ -724,7 +724,7 @@ static void host_queue_reading(const struct hostq *q, const char **label,
 
 int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
 {
-	struct vm_record rec = { .layout = &spaces, .kind = "host_queue" };
+	struct record rec = { .layout = &spaces, .kind = "host_queue" };
 	const char *label, *text;
 
 	host_queue_reading(q, &label, &text);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "identity/info.h"
+#include "identity/card.h"
 #include "vm.h"
 
 #define SPEED_WRITE_FROM_BYTES	(16ULL << 20)	/* writes start at or above */
@@ -28,7 +28,7 @@
  * blocks -t went past are counted by the VM and copied here.
  */
 struct speed_exec {
-	int (*emit)(void *ctx, const struct vm_record *record);
+	int (*emit)(void *ctx, const struct record *record);
 	void *ctx;
 	uint64_t failed_reads;
 	/* the device's host link (a real device): the results add the
@@ -81,7 +81,7 @@ struct speed_results {
 
 int speed_results_init(struct speed_results *r, uint64_t duration_ns);
 void speed_results_free(struct speed_results *r);
-int speed_collect(void *ctx, const struct vm_record *record);
+int speed_collect(void *ctx, const struct record *record);
 
 /*
  * After the run: the device kept at most depth operations in flight (1

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "analysis/pasted.h"
 #include "lib/die.h"
-#include "modes/modes.h"
+#include "modes/analyze.h"
 #include "modes/sinks.h"
 #include "output/plot.h"
 #include "output/reportanalyze.h"

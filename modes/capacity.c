@@ -16,7 +16,7 @@
 #include "measure/capacity.h"
 #include "measure/undo.h"
 #include "measure/undotrust.h"
-#include "modes/modes.h"
+#include "modes/capacity.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "vm/stamp.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include "lib/die.h"
 #include "measure/detect.h"
-#include "modes/modes.h"
+#include "modes/detect.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "output/reportdetect.h"

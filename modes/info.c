@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "identity/info.h"
+#include "identity/inforeg.h"
 #include "lib/die.h"
-#include "modes/modes.h"
+#include "modes/info.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
 

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/die.h"
-#include "modes/modes.h"
+#include "modes/list.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
+#include "vm/compile.h"
+#include "vm/list.h"
 #include "vm/programs.h"
 
 static void print_line(void *ctx, const char *line)
@@ -33,7 +35,7 @@ static const struct text_layout program_layout = {
 static void emit_program(struct report *report, const struct program_def *def,
 			 const char *listing)
 {
-	struct vm_record rec = { .kind = "program", .count = 3,
+	struct record rec = { .kind = "program", .count = 3,
 				 .layout = &program_layout };
 
 	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,

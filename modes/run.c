@@ -18,6 +18,7 @@
 #include "lib/units.h"
 #include "measure/speed.h"
 #include "modes/run.h"
+#include "vm/compile.h"
 
 #define MAX_OPERATIONS 100000000ULL	/* refuse programs beyond this */
 #define OPEN_AU_SPACING 12	/* erase blocks between open-au blocks */

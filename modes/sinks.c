@@ -13,7 +13,7 @@
 #include "lib/die.h"
 #include "modes/sinks.h"
 
-int emit_to_sinks(void *ctx, const struct vm_record *record)
+int emit_to_sinks(void *ctx, const struct record *record)
 {
 	struct sinks *sinks = ctx;
 

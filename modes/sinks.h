@@ -29,14 +29,14 @@ struct sinks {
 	struct progress progress;
 	uint64_t records;		/* handed to the report */
 	struct plot *plot;
-	int (*emit)(void *ctx, const struct vm_record *record);
+	int (*emit)(void *ctx, const struct record *record);
 	void *ctx;
 	int emit_error;			/* why a record could not be taken */
 };
 
 
 /* Hand a record to the chart and to sinks->emit (the report at first). */
-int emit_to_sinks(void *ctx, const struct vm_record *record);
+int emit_to_sinks(void *ctx, const struct record *record);
 
 /* vm_exec.progress and speed_exec.progress get the sinks as ctx */
 void show_progress(void *ctx, uint64_t done, uint64_t total);

@@ -9,11 +9,13 @@
 #include <string.h>
 #include "identity/hostq.h"
 #include "identity/info.h"
+#include "identity/infosysfs.h"
 #include "lib/die.h"
 #include "lib/lfsr.h"
 #include "measure/speed.h"
-#include "modes/modes.h"
+#include "modes/speed.h"
 #include "modes/run.h"
+#include "vm/compile.h"
 #include "modes/sinks.h"
 
 /* The speed tests' names in reports, by enum value. */
@@ -93,7 +95,7 @@ struct speed_run {
 	struct speed_results results;
 };
 
-static int collect_speed(void *ctx, const struct vm_record *record)
+static int collect_speed(void *ctx, const struct record *record)
 {
 	struct speed_run *run = ctx;
 

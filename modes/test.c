@@ -9,8 +9,9 @@
 
 #include "analysis/interval.h"
 #include "lib/die.h"
-#include "modes/modes.h"
+#include "modes/test.h"
 #include "modes/run.h"
+#include "vm/compile.h"
 #include "modes/sinks.h"
 
 /* The interval test's reads, kept for the regression as reported. */
@@ -19,7 +20,7 @@ struct interval_run {
 	struct report *report;
 };
 
-static int collect_interval(void *ctx, const struct vm_record *record)
+static int collect_interval(void *ctx, const struct record *record)
 {
 	struct interval_run *run = ctx;
 

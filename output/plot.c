@@ -232,7 +232,7 @@ static int grow(void **array, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-int plot_record(void *ctx, const struct vm_record *record)
+int plot_record(void *ctx, const struct record *record)
 {
 	struct plot *plot = ctx;
 	struct run *run;
@@ -959,7 +959,7 @@ static enum vm_unit unit_from_name(const struct json_value *units,
 	return VM_UNIT_COUNT;
 }
 
-static void add_value(struct vm_record *rec, const char *key,
+static void add_value(struct record *rec, const char *key,
 		      enum vm_unit unit, const struct json_value *v)
 {
 	if (rec->count == VM_MAX_FIELDS)
@@ -974,7 +974,7 @@ static void add_value(struct vm_record *rec, const char *key,
 static int load_result(struct plot *plot, const struct json_value *result,
 		       const struct json_value *units)
 {
-	struct vm_record rec = { .count = 0 };
+	struct record rec = { .count = 0 };
 
 	if (result->type != JSON_OBJECT)
 		return -EINVAL;

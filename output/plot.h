@@ -32,7 +32,7 @@ int plot_begin_run(struct plot *plot, const struct report_meta *meta,
 		   const char *label);
 
 /* One record of the current run; fits vm_exec.emit.  0 or -ENOMEM. */
-int plot_record(void *plot, const struct vm_record *record);
+int plot_record(void *plot, const struct record *record);
 
 /*
  * Add the run saved in the JSON document at path (flashbench's own

@@ -132,19 +132,19 @@ struct report {
 struct formatter {
 	const char *name;
 	void (*begin)(struct report *report);
-	void (*record)(struct report *report, const struct vm_record *rec);
+	void (*record)(struct report *report, const struct record *rec);
 	void (*end)(struct report *report, const struct dev_stats *stats,
 		    bool incomplete);
 };
 
-void report_hide_fields(struct vm_record *rec)
+void report_hide_fields(struct record *rec)
 {
 	for (unsigned i = 0; i < rec->count; i++)
 		rec->fields[i].look = &text_hidden;
 }
 
 /* The look field i of rec shows with (layout.h says which). */
-static const struct text_look *look_of(const struct vm_record *rec,
+static const struct text_look *look_of(const struct record *rec,
 				       unsigned i)
 {
 	static const struct text_look own = { .display = TEXT_AS_UNIT };
@@ -276,14 +276,14 @@ static void field_with_template(const struct vm_field *field,
 }
 
 /* A field for the machine formats only: its template is "". */
-static bool text_hidden_at(const struct vm_record *rec, unsigned i)
+static bool text_hidden_at(const struct record *rec, unsigned i)
 {
 	const struct text_look *look = look_of(rec, i);
 
 	return look->template && !look->template[0];
 }
 
-static void text_record(struct report *report, const struct vm_record *rec)
+static void text_record(struct report *report, const struct record *rec)
 {
 	enum text_style style = rec->layout ? rec->layout->style :
 				TEXT_COLUMNS;
@@ -382,7 +382,7 @@ const char *report_format_number(char *buf, size_t size, double value,
  * Column name of field i: its key, or key_N for the Nth (from 0) of a
  * key that the record repeats (find-fat's rate of each erase block).
  */
-static void column_name(const struct vm_record *rec, unsigned i, char *buf,
+static void column_name(const struct record *rec, unsigned i, char *buf,
 			size_t size)
 {
 	const char *key = rec->fields[i].key ? rec->fields[i].key : "value";
@@ -421,7 +421,7 @@ static void csv_string(FILE *out, const char *text)
 	fputc('"', out);
 }
 
-static const char *kind_of(const struct vm_record *rec)
+static const char *kind_of(const struct record *rec)
 {
 	return rec->kind ? rec->kind : "measurement";
 }
@@ -451,7 +451,7 @@ static void csv_cell(FILE *out, const struct vm_field *field)
  * report->rows: the header is the union of every kind's columns, and is
  * known only when the last record is in.
  */
-static void csv_record(struct report *report, const struct vm_record *rec)
+static void csv_record(struct report *report, const struct record *rec)
 {
 	FILE *rows = report->rows.out;
 
@@ -651,7 +651,7 @@ static bool joins(const struct vm_field *a, const struct vm_field *b,
  * repeats becomes an array, in order; "a.b" and "a.c" become "a": {...}.
  */
 static void json_members(struct report *report, FILE *out,
-			 const struct vm_record *rec, unsigned from,
+			 const struct record *rec, unsigned from,
 			 const char *prefix, size_t prefix_len)
 {
 	bool first = true;
@@ -715,7 +715,7 @@ static void buffer_member(struct text_buffer *b, const char *separator,
 
 /* Does the finding rec have a value?  (One the card states, such as its
    preferred_erase_size, has a value and no confidence.) */
-static bool has_value(const struct vm_record *rec)
+static bool has_value(const struct record *rec)
 {
 	for (unsigned i = 1; i < rec->count; i++)
 		if (strcmp(key_of(&rec->fields[i]), "value") == 0)
@@ -730,7 +730,7 @@ static bool has_value(const struct vm_record *rec)
  * why, where it has one.
  */
 static void schema1_members(struct report *report, const char *name,
-			    const struct vm_record *rec)
+			    const struct record *rec)
 {
 	bool valued = has_value(rec);
 
@@ -764,7 +764,7 @@ static void schema1_members(struct report *report, const char *name,
 
 /* A record of the index: under its first field's label, the others. */
 static void json_index_record(struct report *report,
-			      const struct vm_record *rec)
+			      const struct record *rec)
 {
 	const struct report_meta *meta = report->meta;
 	const struct vm_field *first = &rec->fields[0];
@@ -782,7 +782,7 @@ static void json_index_record(struct report *report,
 		schema1_members(report, first->label, rec);
 }
 
-static void json_record(struct report *report, const struct vm_record *rec)
+static void json_record(struct report *report, const struct record *rec)
 {
 	FILE *out = report->out;
 
@@ -907,7 +907,7 @@ struct report *report_open(FILE *out, enum report_format format,
 	return report;
 }
 
-int report_record(void *ctx, const struct vm_record *record)
+int report_record(void *ctx, const struct record *record)
 {
 	struct report *report = ctx;
 

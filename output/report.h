@@ -66,7 +66,7 @@ struct report;
 struct report *report_open(FILE *out, enum report_format format,
 			   const struct report_meta *meta);
 /* One record; fits vm_exec.emit.  Returns non-zero on a write error. */
-int report_record(void *report, const struct vm_record *record);
+int report_record(void *report, const struct record *record);
 /*
  * Finish: the machine formats add the accounting, and mark a run that
  * was cut short as incomplete.  Returns non-zero on a write error.
@@ -84,7 +84,7 @@ const char *report_field_text(const struct vm_field *field,
  * line); CSV and JSON carry it as usual.  Callers then give the fields
  * the text shows their looks.
  */
-void report_hide_fields(struct vm_record *rec);
+void report_hide_fields(struct record *rec);
 
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int report_parse_format(const char *name, enum report_format *format);

@@ -60,7 +60,7 @@ static int emit_input(struct report *report, const struct analyze_result *r,
 		{ "align_table_used", f->table_points ? f->table + 1.0 : NAN },
 		{ "dropped", (double)r->dropped },
 	};
-	struct vm_record rec = { .kind = "input", .layout = &spaces };
+	struct record rec = { .kind = "input", .layout = &spaces };
 
 	for (size_t i = 0; i < COUNT_OF(fields); i++)
 		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
@@ -140,7 +140,7 @@ static int emit_finding(struct report *report,
 	bool bound;
 	const struct analysis_finding *found = finding_of(f, row, &why,
 							  &bound);
-	struct vm_record rec;
+	struct record rec;
 
 	analysis_finding_record(id->name, found, id->bytes, why, &rec);
 	if (r->open)
@@ -177,7 +177,7 @@ static int emit_claim(struct report *report, const struct analyze_result *r,
 		.value = r->prior.preferred_erase, .confidence = NAN };
 	const struct text_look look = { .display = TEXT_EXACT_SIZE,
 					.template = verdicts[verdict] };
-	struct vm_record rec;
+	struct record rec;
 
 	analysis_finding_record("preferred_erase_size", &claim, true, "",
 				&rec);
@@ -195,7 +195,7 @@ static int emit_limit(struct report *report, const struct analysis_geometry *g)
 	static const struct text_look above = { .display = TEXT_EXACT_SIZE,
 		.template = "above the % the SD specification allows a card "
 			    "of this capacity" };
-	struct vm_record rec = { .kind = "sd_limit", .count = 1,
+	struct record rec = { .kind = "sd_limit", .count = 1,
 				 .layout = &limit_line };
 
 	if (!g->spec_max_au)
@@ -262,7 +262,7 @@ static int emit_align(struct report *report, const struct analyze_result *r,
 		const struct analysis_align_point *p = &r->points[i];
 		const double ns[] = { p->pre, p->on, p->post, p->diff };
 		const char *mark = boundary_of(&f->geometry, p->align);
-		struct vm_record rec = { .kind = "align", .count = 1,
+		struct record rec = { .kind = "align", .count = 1,
 					 .layout = &packed };
 
 		if (r->point_table[i] != f->table)
@@ -337,7 +337,7 @@ static int emit_combined(struct report *report,
 	for (size_t i = 0; !err && i < r->combined_count; i++) {
 		const struct analysis_run *run = &r->combined[i];
 		struct analysis_verdict v;
-		struct vm_record rec = { .kind = "open_au_combined",
+		struct record rec = { .kind = "open_au_combined",
 					 .count = 8, .layout = &packed };
 
 		analysis_open_au_verdict(r->combined, r->combined_count, i,
@@ -379,7 +379,7 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 	for (size_t i = 0; !err && i < r->run_count; i++) {
 		const struct analysis_run *run = &r->runs[i];
 		struct analysis_verdict v;
-		struct vm_record rec = { .kind = "open_au_run", .count = 5 };
+		struct record rec = { .kind = "open_au_run", .count = 5 };
 
 		analysis_open_au_verdict(r->combined, r->combined_count,
 					 r->run_combined[i], &v);

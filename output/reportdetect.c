@@ -112,7 +112,7 @@ static int emit_finding(struct report *report,
 	char buf[TEMPLATE_MAX];
 	const char *why = found->known ? NULL :
 			  unknown_text(f, row, buf, sizeof(buf));
-	struct vm_record rec;
+	struct record rec;
 
 	analysis_finding_record(id->name, found, id->bytes, why, &rec);
 	rec.layout = &r->line;
@@ -134,7 +134,7 @@ int report_erase_alternative(struct report *report,
 	char template[TEMPLATE_MAX];
 	struct text_look weight = { .display = TEXT_FIXED, .digits = 2,
 				    .template = template };
-	struct vm_record rec;
+	struct record rec;
 
 	if (!g->erase.known || !g->erase_alternative.known)
 		return 0;
@@ -156,7 +156,7 @@ static int emit_claim(struct report *report, const struct detect_findings *f)
 	const struct analysis_finding claim = { .known = f->sysfs_known,
 		.value = f->sysfs_erase, .confidence = NAN };
 	struct text_look verdict = { .display = TEXT_EXACT_SIZE };
-	struct vm_record rec;
+	struct record rec;
 
 	verdict.template = !g->erase.known ? "% (no measurement to compare)" :
 			   g->erase.value == f->sysfs_erase ? "% (agrees)" :
@@ -178,7 +178,7 @@ static int emit_device(struct report *report, const struct dev *dev)
 		{ .display = TEXT_AS_UNIT, .template = "(% bytes," },
 		{ .display = TEXT_AS_UNIT, .template = "logical blocks of %)" },
 	};
-	struct vm_record rec = { .kind = "device", .count = 3,
+	struct record rec = { .kind = "device", .count = 3,
 				 .layout = &device_line };
 
 	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "path", &looks[0],
@@ -193,7 +193,7 @@ static int emit_device(struct report *report, const struct dev *dev)
 
 static int emit_card(struct report *report, const struct detect_findings *f)
 {
-	struct vm_record rec = { .kind = "card", .count = 1,
+	struct record rec = { .kind = "card", .count = 1,
 				 .layout = &card_line };
 
 	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "identity", NULL,
@@ -209,7 +209,7 @@ static int emit_cost(struct report *report, const struct dev_stats *stats)
 		{ .display = TEXT_SIZE, .template = "read %," },
 		{ .display = TEXT_SIZE, .template = "written %" },
 	};
-	struct vm_record rec = { .kind = "cost", .count = 3,
+	struct record rec = { .kind = "cost", .count = 3,
 				 .layout = &cost_line };
 
 	rec.fields[0] = (struct vm_field){ VM_UNIT_TIME, "device_time_ns",
@@ -245,7 +245,7 @@ int report_staircase(struct report *report,
 			"diff):" :
 			"\nStaircase (levels of the diff column, noise % per "
 			"diff):\n  no step stands clear of the noise" };
-	struct vm_record rec = { .kind = "staircase", .count = 3,
+	struct record rec = { .kind = "staircase", .count = 3,
 				 .layout = &spaces };
 	int err;
 
@@ -283,7 +283,7 @@ int report_lines(struct report *report, const char *kind,
 
 	snprintf(first, sizeof(first), "\n%s\n  %%", heading);
 	for (size_t i = 0; !err && i < count; i++) {
-		struct vm_record rec = { .kind = kind, .count = 1,
+		struct record rec = { .kind = kind, .count = 1,
 					 .layout = &spaces };
 
 		rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "text",
@@ -325,7 +325,7 @@ static int emit_evidence(struct report *report,
 		const struct analysis_align_point *p = &f->evidence[i];
 		const double ns[] = { p->pre, p->on, p->post, p->diff,
 				      p->noise };
-		struct vm_record rec = { .kind = "align", .count = 1,
+		struct record rec = { .kind = "align", .count = 1,
 					 .layout = &spaces };
 
 		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align",

@@ -4,7 +4,8 @@
 # the layers: lib; engines and dev.c; vm.c and vm/; analysis; output;
 # identity; measure; modes; flashbench.c.  emu/ and erase.c include
 # anything below modes.  No header of the tree shadows a system one,
-# and no object or dependency file lies beside the sources.
+# no header declares the functions of two .c files, and no object or
+# dependency file lies beside the sources.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -80,6 +81,50 @@ test_expect_success 'no header of the tree shadows a system header' '
 			fi
 		done
 	done
+'
+
+cat >"$TRASH/owners.py" <<'PY'
+import glob, os, re, sys
+
+# Which .c file defines each function, and which .c files the functions a
+# header declares are defined in: one at the most.
+top = sys.argv[1]
+skip = ("tests", "fuzz", "bench", "build")
+def ours(pattern):
+    return [p for p in glob.glob(pattern, root_dir=top, recursive=True)
+            if p.split("/")[0] not in skip]
+defined = {}
+for path in ours("**/*.c"):
+    for line in open(os.path.join(top, path)):
+        m = re.match(r"(?!static\b)[A-Za-z].*?\b(\w+)\(", line)
+        if m and not line.rstrip().endswith(";"):
+            defined.setdefault(m.group(1), set()).add(path)
+bad = []
+for path in sorted(ours("**/*.h")):
+    text = re.sub(r"/\*.*?\*/", "", open(os.path.join(top, path)).read(),
+                  flags=re.S)
+    owners = set()
+    for m in re.finditer(r"^(?!static\b|#|typedef\b)[A-Za-z][^;{}()]*?"
+                         r"\b(\w+)\([^;{}]*\)\s*;", text, re.M):
+        owners |= defined.get(m.group(1), set())
+    if len(owners) > 1:
+        bad.append("%s declares functions of %s" %
+                   (path, ", ".join(sorted(owners))))
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+
+test_expect_success 'no header declares the functions of two .c files' '
+	python3 "$TRASH/owners.py" "$TOP"
+'
+
+test_expect_success 'the check sees a header that serves two .c files' '
+	mkdir -p two/lib &&
+	printf "int one(void);\nint two(void);\n" >two/lib/both.h &&
+	printf "int one(void)\n{\n\treturn 1;\n}\n" >two/lib/one.c &&
+	printf "int two(void)\n{\n\treturn 2;\n}\n" >two/lib/two.c &&
+	! python3 "$TRASH/owners.py" two >out &&
+	grep "lib/both.h declares functions of lib/one.c, lib/two.c" out
 '
 
 test_expect_success 'no object or dependency file outside build/' '

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "identity/info.h"
+#include "identity/inforeg.h"
+#include "identity/infosysfs.h"
 #include "unit.h"
 
 static const char *trees = "sysfs";

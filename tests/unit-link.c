@@ -234,7 +234,7 @@ static void test_fields(void)
 		"bus_width_bits", "signal_voltage", "ceiling_bytes_per_s",
 		"limits_card", "reason" };
 	struct link_field f[LINK_FIELDS_MAX];
-	struct vm_record rec;
+	struct record rec;
 	struct link_info l;
 	size_t n, k = 0;
 	bool order = true;
@@ -296,7 +296,7 @@ struct seen {
 	bool link_record;
 };
 
-static int watch(void *ctx, const struct vm_record *rec)
+static int watch(void *ctx, const struct record *rec)
 {
 	struct seen *s = ctx;
 

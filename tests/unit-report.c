@@ -32,9 +32,9 @@ static const struct dev_stats stats = {
 static const struct text_look size_look = { .display = TEXT_SIZE };
 
 /* block, then rate three times: find-fat's shape. */
-static struct vm_record fat_record(double block, double rate)
+static struct record fat_record(double block, double rate)
 {
-	struct vm_record rec = { .count = 4 };
+	struct record rec = { .count = 4 };
 
 	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "block", &size_look,
 					   NULL, block };
@@ -46,7 +46,7 @@ static struct vm_record fat_record(double block, double rate)
 
 /* Render records in a format; the caller frees the text. */
 static char *render(enum report_format format,
-		    const struct vm_record *recs, size_t n, bool incomplete)
+		    const struct record *recs, size_t n, bool incomplete)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -110,7 +110,7 @@ static void test_text_readings(void)
 		  .width = 4, .right = true, .unknown = "-" },
 	};
 	static const struct text_layout packed = { .style = TEXT_PACKED };
-	struct vm_record recs[2] = {
+	struct record recs[2] = {
 		{ .count = 3, .layout = &caption },
 		{ .count = 3, .layout = &packed },
 	};
@@ -147,7 +147,7 @@ static void test_text_template_alone(void)
 		.display = TEXT_TEMPLATE_ALONE,
 		.template = "  life time: A 0-10% used\n  size: 4 MiB" };
 	static const struct text_layout packed = { .style = TEXT_PACKED };
-	struct vm_record rec = { .count = 2, .layout = &packed,
+	struct record rec = { .count = 2, .layout = &packed,
 				 .kind = "emmc" };
 	char *text;
 
@@ -181,7 +181,7 @@ static void test_parse_format(void)
 
 static void test_text(void)
 {
-	struct vm_record rec = fat_record(4194304, 10.7e6);
+	struct record rec = fat_record(4194304, 10.7e6);
 	char *text = render(REPORT_TEXT, &rec, 1, false);
 
 	UNIT_STREQ(text, "4MiB    10.7M/s 21.4M/s 32.1M/s\n",
@@ -205,7 +205,7 @@ static void test_text_layout(void)
 						 .look_count = 3 };
 	static const struct text_look own = { .display = TEXT_AS_UNIT,
 					      .template = "own %" };
-	struct vm_record recs[2] = { { .count = 4, .layout = &tabs },
+	struct record recs[2] = { { .count = 4, .layout = &tabs },
 				     { .count = 2, .layout = &tabs } };
 	char *text;
 
@@ -236,12 +236,12 @@ static void test_text_layout(void)
 
 static void test_csv(void)
 {
-	struct vm_record recs[3] = { fat_record(4194304, 1e7),
+	struct record recs[3] = { fat_record(4194304, 1e7),
 				     fat_record(2097152, 0.5) };
 	char *text;
 
 	recs[1].fields[2].value = NAN;
-	recs[2] = (struct vm_record){ .count = 2, .kind = "note" };
+	recs[2] = (struct record){ .count = 2, .kind = "note" };
 	recs[2].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
 					       "a,\"b\"", 0 };
 	recs[2].fields[1] = (struct vm_field){ VM_UNIT_TIME, "time",
@@ -260,11 +260,11 @@ static void test_csv(void)
 
 static void test_json(void)
 {
-	struct vm_record recs[2] = { fat_record(4194304, 1e7) };
+	struct record recs[2] = { fat_record(4194304, 1e7) };
 	char *text;
 
 	recs[0].fields[2].value = INFINITY;
-	recs[1] = (struct vm_record){ .count = 3 };
+	recs[1] = (struct record){ .count = 3 };
 	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "k\"\\\n",
 		NULL, "tab\there \x01 bad\xff end \xc2\xb5", 0 };
 	recs[1].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "offset",
@@ -318,7 +318,7 @@ static void test_json_empty(void)
 /* Our own output read back. */
 static void test_read_back(void)
 {
-	struct vm_record recs[2] = { fat_record(4194304, 1e7),
+	struct record recs[2] = { fat_record(4194304, 1e7),
 				     fat_record(65536, 3.25) };
 	char *text = render(REPORT_JSON, recs, 2, false);
 	struct json_value *doc = NULL;
@@ -405,7 +405,7 @@ static unsigned count(const char *text, const char *what)
 static void test_plot(void)
 {
 	struct plot *plot = plot_new("a <chart> & more");
-	struct vm_record recs[3] = { fat_record(4194304, 1e7),
+	struct record recs[3] = { fat_record(4194304, 1e7),
 				     fat_record(2097152, 9e6),
 				     fat_record(1048576, 5e6) };
 	char *svg;

@@ -13,6 +13,7 @@
 
 #include "dev.h"
 #include "lib/lfsr.h"
+#include "vm/compile.h"
 #include "vm/programs.h"
 #include "measure/speed.h"
 #include "unit.h"
@@ -45,7 +46,7 @@ struct speed_job {
 	struct vm_plan plan;
 };
 
-static int job_collect(void *ctx, const struct vm_record *record)
+static int job_collect(void *ctx, const struct record *record)
 {
 	struct speed_job *job = ctx;
 
@@ -306,7 +307,7 @@ struct collected {
 	uint64_t progress_calls, last_done, last_total;
 };
 
-static int collect(void *ctx, const struct vm_record *rec)
+static int collect(void *ctx, const struct record *rec)
 {
 	struct collected *c = ctx;
 

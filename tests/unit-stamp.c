@@ -15,6 +15,7 @@
 #include "vm/stamp.h"
 #include "unit.h"
 #include "vm.h"
+#include "vm/compile.h"
 
 #define MIB (1024ULL * 1024)
 #define SALT 0x1234abcd5678ef01ULL

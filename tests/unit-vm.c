@@ -12,6 +12,8 @@
 #include "vm/programs.h"
 #include "unit.h"
 #include "vm.h"
+#include "vm/compile.h"
+#include "vm/list.h"
 
 #define LOG_MAX 4096
 
@@ -77,11 +79,11 @@ static struct vm_param params[] = {
 	{ "bs", 4096 }, { "size", 1 << 20 },
 };
 
-static struct vm_record records[64];
+static struct record records[64];
 static unsigned record_count;
 static char first_key[32];
 
-static int keep(void *ctx, const struct vm_record *record)
+static int keep(void *ctx, const struct record *record)
 {
 	(void)ctx;
 	if (record_count == 0 && record->count)

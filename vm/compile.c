@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/units.h"
+#include "vm/compile.h"
 #include "vm/prog.h"
 
 /* ---- lexer ---- */
@@ -892,4 +893,21 @@ int vm_compile(const char *text, const struct vm_param *params,
 	}
 	*program = p.program;
 	return 0;
+}
+
+/* A program owns its nodes' strings, its variable names and its tables. */
+void vm_free(struct vm_program *program)
+{
+	if (!program)
+		return;
+	for (unsigned i = 0; i < program->node_count; i++) {
+		free(program->nodes[i].key);
+		free(program->nodes[i].text);
+		free(program->nodes[i].label);
+	}
+	for (unsigned i = 0; i < program->var_count; i++)
+		free(program->vars[i]);
+	free(program->nodes);
+	free(program->insns);
+	free(program);
 }

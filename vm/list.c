@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vm/list.h"
 #include "vm/prog.h"
 
 /* Longest expression text a listing shows (programs are far shorter). */

@@ -1,13 +1,12 @@
 /*
  * prog: the words of the program language (opcodes, series, reducers,
  * units, patterns, text formats) as tables indexed by their enums, and
- * what the compiled program owns.  It neither parses, lists nor runs.
+ * their names.  It neither parses, lists nor runs.
  */
 #include <stdlib.h>
 
 #include "vm/prog.h"
 
-/* Opcode properties, indexed by the enum so their order cannot drift. */
 /* Opcode properties, indexed by the enum so their order cannot drift. */
 const struct vm_op_info vm_op_table[] = {
 	[VM_READ] = { "read", 2, true },
@@ -72,23 +71,6 @@ const char *const vm_style_names[] = {
 };
 _Static_assert(sizeof(vm_style_names) / sizeof(vm_style_names[0]) ==
 	       TEXT_STYLE_COUNT, "one name per text format");
-
-/* A program owns its nodes' strings, its variable names and its tables. */
-void vm_free(struct vm_program *program)
-{
-	if (!program)
-		return;
-	for (unsigned i = 0; i < program->node_count; i++) {
-		free(program->nodes[i].key);
-		free(program->nodes[i].text);
-		free(program->nodes[i].label);
-	}
-	for (unsigned i = 0; i < program->var_count; i++)
-		free(program->vars[i]);
-	free(program->nodes);
-	free(program->insns);
-	free(program);
-}
 
 /* Names, for listings and messages. */
 const char *vm_op_name(enum vm_op op)

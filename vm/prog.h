@@ -2,8 +2,9 @@
  * prog: the shape of a compiled program, shared by the compiler
  * (vm/compile.c), the listing (vm/list.c) and the interpreter (vm.c): a
  * flat table of nodes (a statement and the extent of its body), a pool of
- * expressions in postfix form, and the words of the language.  Callers
- * outside the VM see only vm.h.
+ * expressions in postfix form, the opcodes and the words of the
+ * language.  Callers outside the VM see only vm.h, vm/compile.h and
+ * vm/list.h.
  */
 #ifndef FLASHBENCH_VMPROG_H
 #define FLASHBENCH_VMPROG_H
@@ -12,6 +13,49 @@
 #include <stddef.h>
 
 #include "vm.h"
+
+/* Opcodes: one per statement of the program text. */
+enum vm_op {
+	VM_READ,	/* read LEN bytes at OFFSET; value: its time in ns */
+	VM_WRITE,	/* write LEN bytes of PATTERN at OFFSET; value: ns */
+	VM_DISCARD,	/* discard LEN bytes at OFFSET; value: ns */
+	VM_STAMP,	/* write self-naming blocks (stamp.h) at OFFSET; ns */
+	VM_VERIFY,	/* read LEN at OFFSET, classify each block; ns */
+	VM_REPEAT,	/* run BODY COUNT times; value: REDUCE of the runs */
+	VM_FOR,		/* run BODY with VAR bound to each value of SERIES */
+	VM_FOR_TIME,	/* VM_FOR, SERIES over and over, until BODY's I/O
+			   took DURATION ns of device time */
+	VM_LET,		/* VAR = EXPR, or VAR = value of one statement */
+	VM_REPORT,	/* add a field (UNIT, KEY, operands) to the record */
+	VM_NEWLINE,	/* hand the record out and start a new one */
+	VM_OP_COUNT
+};
+
+/* Value series a for loop walks; operands in the comment. */
+enum vm_series {
+	VM_SERIES_POW2,		/* FROM TO: halve (or double) FROM to TO */
+	VM_SERIES_LINEAR,	/* START STEP COUNT: START + i * STEP */
+	VM_SERIES_SHUFFLE,	/* START STEP COUNT: same slots, LFSR order */
+	VM_SERIES_ALIGNS,	/* FROM TO THREES: 2^n and, if THREES, 3 x 2^n,
+				   descending from FROM to TO */
+	VM_SERIES_BOUNDARIES,	/* ALIGN COUNT LO HI: up to COUNT multiples
+				   ALIGN x m in (LO, HI), m odd and not a
+				   multiple of 3, spread evenly */
+	VM_SERIES_COUNT
+};
+
+/* How the values of repeated runs combine into one. */
+enum vm_reduce {
+	VM_REDUCE_NONE,		/* no value */
+	VM_REDUCE_MIN,
+	VM_REDUCE_MAX,
+	VM_REDUCE_AVG,
+	VM_REDUCE_TOTAL,
+	VM_REDUCE_RUNS,		/* how many runs had a value */
+	VM_REDUCE_P50,		/* median, from a fixed histogram (1.6%) */
+	VM_REDUCE_P99,		/* 99th percentile, the same way */
+	VM_REDUCE_COUNT
+};
 
 #define VM_MAX_VARS 32
 #define VM_MAX_DEPTH 32		/* nesting of blocks, and expression stack */
@@ -117,5 +161,9 @@ struct vm_program {
 	   node holds its look */
 	struct text_layout layout;
 };
+
+/* Names, for listings and messages. */
+const char *vm_op_name(enum vm_op op);
+const char *vm_unit_name(enum vm_unit unit);
 
 #endif

@@ -37,7 +37,7 @@ struct vm_field {
 	double value;		/* in the unit's base unit */
 };
 
-struct vm_record {
+struct record {
 	struct vm_field fields[VM_MAX_FIELDS];
 	unsigned count;
 	const char *kind;	/* what the record is; NULL: "measurement" */
