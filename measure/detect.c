@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "measure/detect.h"
+#include "measure/writerange.h"
 #include "identity/info.h"
 #include "vm/programs.h"
 #include "lib/units.h"
@@ -628,11 +629,6 @@ static int fat_probe_run(struct detect *d, unsigned open_random,
 	return 0;
 }
 
-static uint64_t round_up(uint64_t value, uint64_t step)
-{
-	return (value + step - 1) / step * step;
-}
-
 /* The probes' smallest write (a quarter of the open-count middle size)
    is whole logical blocks, as every write they make must be. */
 static bool probe_writes_fit(uint64_t erase, uint32_t lbs)
@@ -654,10 +650,11 @@ uint64_t detect_min_erase_bytes(uint32_t lbs)
 int detect_write_range(const struct dev *dev, uint64_t erase,
 		       uint64_t *start, uint64_t *end)
 {
-	uint64_t base = round_up(16 * MIB, erase), blocks;
+	uint64_t base, blocks;
 
 	if (!probe_writes_fit(erase, dev->logical_block_bytes))
 		return -EINVAL;
+	base = measure_write_floor(erase);
 	if (base < FAT_CANDIDATES * erase)
 		base = FAT_CANDIDATES * erase;
 	if (dev->size_bytes < base + (4 + PROG_SIZES) * erase)
@@ -677,7 +674,7 @@ int detect_write_range(const struct dev *dev, uint64_t erase,
  */
 static int layout(struct detect *d, uint64_t erase)
 {
-	uint64_t start, end, base = round_up(16 * MIB, erase);
+	uint64_t start, end, base = measure_write_floor(erase);
 	int err = detect_write_range(d->dev, erase, &start, &end);
 
 	if (err)
@@ -774,24 +771,19 @@ static void read_sysfs_claim(const struct dev *dev,
 	free(card);
 }
 
-int detect_run(struct dev *dev, const struct detect_options *options,
-	       volatile sig_atomic_t *stop, struct detect_findings *f)
+/* Both halves of a detection, on a run's state d. */
+static int detect_probe(struct detect *d, struct detect_findings *f)
 {
-	static struct detect d;
+	const struct detect_options *options = d->options;
 	FILE *log = options->verbose ? stderr : NULL;
 	int err;
 
-	memset(f, 0, sizeof(*f));
-	memset(&d, 0, sizeof(d));
-	d.dev = dev;
-	d.options = options;
-	d.stop = stop;
 	probe_defaults();
-	PARAM(BS) = dev->logical_block_bytes * 2.0;
-	f->prior.capacity_bytes = dev->size_bytes;
-	read_sysfs_claim(dev, options, f);
+	PARAM(BS) = d->dev->logical_block_bytes * 2.0;
+	f->prior.capacity_bytes = d->dev->size_bytes;
+	read_sysfs_claim(d->dev, options, f);
 	f->boundaries = BOUNDARIES;
-	err = read_probes(&d, f->evidence, &f->evidence_count, &f->prior,
+	err = read_probes(d, f->evidence, &f->evidence_count, &f->prior,
 			  &f->geometry);
 	if (err)
 		return err;
@@ -802,13 +794,14 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 
 		if (!f->erase_used)
 			return -EDOM;
-		err = detect_write_range(dev, f->erase_used, &start, &end);
+		err = detect_write_range(d->dev, f->erase_used, &start, &end);
 		if (err)
 			return err;
-		err = options->announce ? options->announce(options->ctx, dev,
-							    start, end) : 0;
+		err = options->announce ? options->announce(options->ctx,
+							    d->dev, start,
+							    end) : 0;
 		if (!err)
-			err = write_probes(&d, f->erase_used, f, log);
+			err = write_probes(d, f->erase_used, f, log);
 		if (err)
 			return err;
 		f->wrote = true;
@@ -817,4 +810,22 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 		f->geometry.page.known ? f->geometry.page.value : 0,
 		(unsigned)f->open_linear.value, f->advice, DETECT_ADVICE_MAX);
 	return 0;
+}
+
+int detect_run(struct dev *dev, const struct detect_options *options,
+	       volatile sig_atomic_t *stop, struct detect_findings *f)
+{
+	/* about 100 KiB of samples and runs: the heap, not the stack */
+	struct detect *d = calloc(1, sizeof(*d));
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (!d)
+		return -ENOMEM;
+	d->dev = dev;
+	d->options = options;
+	d->stop = stop;
+	err = detect_probe(d, f);
+	free(d);
+	return err;
 }

@@ -18,6 +18,7 @@
 #include "lib/units.h"
 #include "lib/release.h"
 #include "measure/speed.h"
+#include "measure/writerange.h"
 #include "modes/options.h"
 #include "output/report.h"
 #include "vm/programs.h"
@@ -163,7 +164,7 @@ static const struct option_def option_defs[] = {
 	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
 	  "start of -A -O -s -i -t (default %s for -A, -O)",
 	  .kind = ARG_SIZE, .field = FIELD(offset),
-	  .def = SPEED_WRITE_FROM_BYTES,	/* clear of the FAT area */
+	  .def = MEASURE_WRITE_FLOOR_BYTES,	/* clear of the FAT area */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
 		     T_PROGRAM | T_READ_SPEED, .original = true },
 	{ OPT_FAT_NR, "fat-nr", "N", SECTION_PARAMETERS,

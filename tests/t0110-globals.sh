@@ -15,8 +15,6 @@ emu/flashemu.o: report_wanted
 emu/flashemu.o: stop_signals
 emu/flashemu.o: stop_signo
 flashbench.o: stop_signal
-identity/infosysfs.o: noting
-measure/detect.o: d.0
 vm/programs.o: program_params
 EOF_ALLOWED
 
