@@ -37,23 +37,10 @@
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
- * parameters are program_params[], set here before each run.
+ * parameters are the detection's own set, d->params, set here before
+ * each run of a probe.
  */
-#define PARAM(name) program_params[PARAM_##name].value
-
-/* What the probes start from, before detect_run sets the rest. */
-static void probe_defaults(void)
-{
-	PARAM(NB) = BOUNDARIES;
-	PARAM(REPS) = REPS_PER_ROUND;
-	PARAM(ROUNDS) = PROBE_ROUNDS;
-	PARAM(NR) = 1;
-	PARAM(SLOT) = 0;
-	PARAM(W) = PROBE_WRITE;
-	PARAM(FAT) = 0;
-	PARAM(POS) = 0;
-	PARAM(BASE) = 0;
-}
+#define PARAM(name) d->params.slot[PARAM_##name].value
 
 /* Values collected from a probe's records: first field of each. */
 #define MAX_SAMPLES 4096
@@ -78,6 +65,7 @@ struct detect {
 	struct dev *dev;
 	const struct detect_options *options;
 	volatile sig_atomic_t *stop;
+	struct program_params params;	/* the probes' */
 	struct samples samples;
 	/* write layout: open-count probes take erase blocks of the pool in
 	   turn, so one reuses a block only long after the card closed it */
@@ -88,6 +76,21 @@ struct detect {
 	struct analysis_run runs[MAX_RUNS];
 	size_t run_count;
 };
+
+/* What the probes start from, before detect_run sets the rest. */
+static void probe_defaults(struct detect *d)
+{
+	program_params_init(&d->params);
+	PARAM(BOUNDARY_COUNT) = BOUNDARIES;
+	PARAM(REPS) = REPS_PER_ROUND;
+	PARAM(ROUNDS) = PROBE_ROUNDS;
+	PARAM(NR) = 1;
+	PARAM(SLOT) = 0;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
+	PARAM(FAT) = 0;
+	PARAM(WRITE_POSITION) = 0;
+	PARAM(BASE) = 0;
+}
 
 static int run_probe(struct detect *d, const char *name)
 {
@@ -100,7 +103,7 @@ static int run_probe(struct detect *d, const char *name)
 	int err;
 
 	d->samples.count = 0;
-	if (!probe || vm_compile(probe->text, program_params, PARAM_COUNT_OF,
+	if (!probe || vm_compile(probe->text, d->params.slot, PARAM_COUNT_OF,
 				 &program, &diag))
 		return -EINVAL;		/* a bug in programs.c */
 	err = vm_plan(program, d->dev, 10000000, &plan);
@@ -150,9 +153,10 @@ static void to_point(const struct align_stats *a,
 			   sqrt((double)n) : 0;
 }
 
-static size_t list_aligns(const struct dev *dev, uint64_t *aligns)
+static size_t list_aligns(const struct detect *d, uint64_t *aligns)
 {
-	uint64_t top = dev->size_bytes / 2, bs = (uint64_t)PARAM(BS);
+	uint64_t top = d->dev->size_bytes / 2;
+	uint64_t bs = (uint64_t)PARAM(READ_BYTES);
 	size_t n = 0;
 
 	if (top > 256 * MIB)
@@ -226,7 +230,7 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 {
 	uint64_t aligns[MAX_ALIGNS];
 	struct align_stats *stats;
-	size_t n = list_aligns(d->dev, aligns);
+	size_t n = list_aligns(d, aligns);
 	uint64_t start_ns = d->dev->stats.time_ns;
 	int err = 0;
 
@@ -324,12 +328,12 @@ static int open_size(struct detect *d, bool random, uint64_t pos, uint64_t w,
 {
 	int err;
 
-	PARAM(POS) = (double)pos;
-	PARAM(W) = (double)w;
+	PARAM(WRITE_POSITION) = (double)pos;
+	PARAM(WRITE_BYTES) = (double)w;
 	PARAM(ROUNDS) = rounds;
 	err = run_probe(d, random ? "detect-open-random" :
 			     "detect-open-linear");
-	PARAM(W) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	*round_ns = probe_time(d, 0);
 	if (!err && !(*round_ns > 0))
@@ -567,14 +571,14 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 			continue;
 		PARAM(BASE) = (double)(d->size_base +
 				n * (uint64_t)PARAM(ERASE));
-		PARAM(W) = (double)size;
+		PARAM(WRITE_BYTES) = (double)size;
 		err = run_probe(d, "detect-size");
 		if (err)
 			return err;
 		w[n] = (double)size;
 		t[n++] = probe_time(d, 1);
 	}
-	PARAM(W) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
 	fit_min_write(w, t, n, found);
 	return 0;
 }
@@ -690,7 +694,7 @@ static int layout(struct detect *d, uint64_t erase)
 	d->open_write = open_write_size(erase);
 	d->run_count = 0;
 	PARAM(ERASE) = (double)erase;
-	PARAM(W) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	return 0;
 }
@@ -778,8 +782,8 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 	FILE *log = options->verbose ? stderr : NULL;
 	int err;
 
-	probe_defaults();
-	PARAM(BS) = d->dev->logical_block_bytes * 2.0;
+	probe_defaults(d);
+	PARAM(READ_BYTES) = d->dev->logical_block_bytes * 2.0;
 	f->prior.capacity_bytes = d->dev->size_bytes;
 	read_sysfs_claim(d->dev, options, f);
 	f->boundaries = BOUNDARIES;

@@ -72,8 +72,8 @@ struct option_def {
 /*
  * Every option, in --help order, with its default, range and the tests
  * it changes.  getopt's tables, --help, the defaults in struct config and
- * in program_params, and the check that an option fits its test are all
- * built from this.
+ * so in a run's program parameters, and the check that an option fits its
+ * test are all built from this.
  */
 static const struct option_def option_defs[] = {
 	TEST('a', "align", SECTION_TESTS, "read-alignment test (read-only)",
