@@ -819,7 +819,7 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 int detect_run(struct dev *dev, const struct detect_options *options,
 	       volatile sig_atomic_t *stop, struct detect_findings *f)
 {
-	/* about 100 KiB of samples and runs: the heap, not the stack */
+	/* some 140 KiB of samples and runs: the heap, not the stack */
 	struct detect *d = calloc(1, sizeof(*d));
 	int err;
 
