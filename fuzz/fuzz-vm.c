@@ -56,10 +56,11 @@ static const struct dev_ops fake_ops = {
 	.discard = fake_discard,
 };
 
-static void set_params(void)
+static void set_params(struct program_params *params)
 {
-	struct vm_param *p = program_params;
+	struct vm_param *p = params->slot;
 
+	program_params_init(params);
 	p[PARAM_SIZE].value = DEVICE_BYTES;
 	p[PARAM_LBS].value = 512;
 	p[PARAM_BLOCKSIZE].value = 4096;
@@ -99,13 +100,14 @@ static void list_line(void *ctx, const char *text)
 }
 
 /* Compile a listing again and list it: the same text. */
-static void check_listing(const struct listing *first)
+static void check_listing(const struct program_params *params,
+			  const struct listing *first)
 {
 	struct listing second = { 0 };
 	struct vm_program *program;
 	struct vm_diag diag;
 
-	if (vm_compile(first->text, program_params, PARAM_COUNT_OF, &program,
+	if (vm_compile(first->text, params->slot, PARAM_COUNT_OF, &program,
 		       &diag))
 		abort();
 	vm_list(program, list_line, &second);
@@ -150,17 +152,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct listing listing = { 0 };
+	struct program_params params;
 
 	if (!text)
 		return 0;
-	set_params();
-	if (vm_compile(text, program_params, PARAM_COUNT_OF, &program,
+	set_params(&params);
+	if (vm_compile(text, params.slot, PARAM_COUNT_OF, &program,
 		       &diag) == 0) {
 		vm_list(program, list_line, &listing);
 		run(program);
 		vm_free(program);
 		if (listing.text && getenv("FUZZ_VM_LISTING"))
-			check_listing(&listing);
+			check_listing(&params, &listing);
 		free(listing.text);
 	} else if (!memchr(diag.message, '\0', sizeof(diag.message))) {
 		abort();

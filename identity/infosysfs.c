@@ -34,19 +34,14 @@ static bool path_fmt(char *buf, size_t len, const char *fmt, ...)
 }
 
 /*
- * The card info_read_card is filling, for attr() to note there what it
- * could not read: the readers below take only a directory and a name.
+ * An attribute that is there but cannot be read, once per path, noted on
+ * the card info_read_card is filling: every reader below takes it.
  */
-static struct info_card *noting;
-
-/* An attribute that is there but cannot be read, once per path. */
-static void note_unreadable(const char *path, const char *why)
+static void note_unreadable(struct info_card *card, const char *path,
+			    const char *why)
 {
-	struct info_card *card = noting;
 	unsigned kept;
 
-	if (!card)
-		return;
 	kept = card->unreadable_count < INFO_UNREADABLE_MAX ?
 	       card->unreadable_count : INFO_UNREADABLE_MAX;
 	for (unsigned i = 0; i < kept; i++)
@@ -66,7 +61,8 @@ static void note_unreadable(const char *path, const char *why)
  * unreadable (a FIFO, a file larger than any attribute, an error): those
  * are noted on the card, with their path.
  */
-static bool attr(const char *dir, const char *name, char *buf, size_t len)
+static bool attr(struct info_card *card, const char *dir, const char *name,
+		 char *buf, size_t len)
 {
 	char path[INFO_PATH_BYTES], why[SYSATTR_WHY_BYTES];
 	ssize_t n;
@@ -76,7 +72,7 @@ static bool attr(const char *dir, const char *name, char *buf, size_t len)
 		return false;
 	n = sysattr_read(path, buf, len, why, sizeof(why));
 	if (n < 0 && why[0])
-		note_unreadable(path, why);
+		note_unreadable(card, path, why);
 	if (n <= 0)
 		return false;
 	while (n > 0 && isspace((unsigned char)buf[n - 1]))
@@ -95,20 +91,23 @@ static bool parse_u64(const char *s, int base, uint64_t *v)
 	return errno == 0 && end != s && *end == '\0';
 }
 
-static bool attr_dec(const char *dir, const char *name, uint64_t *v)
+static bool attr_dec(struct info_card *card, const char *dir,
+		     const char *name, uint64_t *v)
 {
 	char buf[64];
 
-	return attr(dir, name, buf, sizeof(buf)) && parse_u64(buf, 10, v);
+	return attr(card, dir, name, buf, sizeof(buf)) &&
+	       parse_u64(buf, 10, v);
 }
 
 /* A hex attribute such as "0x000003". */
-static bool attr_hex(const char *dir, const char *name, uint64_t *v)
+static bool attr_hex(struct info_card *card, const char *dir,
+		     const char *name, uint64_t *v)
 {
 	char buf[64];
 	const char *p = buf;
 
-	if (!attr(dir, name, buf, sizeof(buf)))
+	if (!attr(card, dir, name, buf, sizeof(buf)))
 		return false;
 	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
@@ -206,10 +205,10 @@ static void resolve_partition(struct info_card *card, const char *dir)
 
 	card->is_partition = true;
 	last_component(dir, card->partition, sizeof(card->partition));
-	if (attr_dec(dir, "partition", &v))
+	if (attr_dec(card, dir, "partition", &v))
 		card->partition_number = (unsigned)v;
-	if (attr_dec(dir, "start", &card->partition_start_bytes) &&
-	    attr_dec(dir, "size", &card->partition_size_bytes)) {
+	if (attr_dec(card, dir, "start", &card->partition_start_bytes) &&
+	    attr_dec(card, dir, "size", &card->partition_size_bytes)) {
 		card->has_partition_range = true;
 		card->partition_start_bytes *= 512;
 		card->partition_size_bytes *= 512;
@@ -364,23 +363,25 @@ static enum info_transport find_transport(const struct info_card *card,
 /* ---- card attributes ---- */
 
 /* The identity from the separate attributes, when there is no cid file. */
-static bool cid_from_attrs(const char *dev, bool mmc, struct info_cid *cid)
+static bool cid_from_attrs(struct info_card *card, const char *dev,
+			   bool mmc)
 {
+	struct info_cid *cid = &card->cid;
 	uint64_t v;
 	char buf[64];
 	bool any = false;
 
 	memset(cid, 0, sizeof(*cid));
 	cid->mmc = mmc;
-	if (attr_hex(dev, "manfid", &v)) {
+	if (attr_hex(card, dev, "manfid", &v)) {
 		cid->manfid = (uint32_t)v;
 		any = true;
 	}
-	if (attr_hex(dev, "oemid", &v))
+	if (attr_hex(card, dev, "oemid", &v))
 		cid->oemid = (uint16_t)v;
-	if (attr(dev, "name", buf, sizeof(buf)))
+	if (attr(card, dev, "name", buf, sizeof(buf)))
 		info_copy_str(cid->name, sizeof(cid->name), buf);
-	if (attr_hex(dev, "serial", &v))
+	if (attr_hex(card, dev, "serial", &v))
 		cid->serial = (uint32_t)v;
 	return any;
 }
@@ -403,14 +404,14 @@ static void read_identity(struct info_card *card, const char *dev)
 	bool mmc = !strcmp(card->card_type, "MMC");
 	char buf[160], err[8];
 
-	if (attr(dev, "cid", buf, sizeof(buf)) &&
+	if (attr(card, dev, "cid", buf, sizeof(buf)) &&
 	    info_decode_cid(buf, mmc, &card->cid, err, sizeof(err)) == 0)
 		card->has_cid = true;
-	else if (cid_from_attrs(dev, mmc, &card->cid))
+	else if (cid_from_attrs(card, dev, mmc))
 		card->has_cid = true;
 	if (!card->has_cid)
 		return;
-	if (attr(dev, "date", buf, sizeof(buf)))
+	if (attr(card, dev, "date", buf, sizeof(buf)))
 		parse_date(buf, &card->cid.year, &card->cid.month);
 	card->manufacturer = info_manufacturer(card->cid.manfid, mmc);
 	card->has_manfid = card->has_oemid = card->has_serial = true;
@@ -429,16 +430,16 @@ static void read_registers(struct info_card *card, const char *dev)
 	bool mmc = !strcmp(card->card_type, "MMC");
 	char buf[160], err[8];
 
-	if (attr(dev, "csd", buf, sizeof(buf)) &&
+	if (attr(card, dev, "csd", buf, sizeof(buf)) &&
 	    info_decode_csd(buf, mmc, &card->csd, err, sizeof(err)) == 0) {
 		card->has_csd = true;
 		card->has_capacity = card->csd.capacity_known;
 		card->capacity_bytes = card->csd.capacity_bytes;
 	}
-	if (attr(dev, "scr", buf, sizeof(buf)) &&
+	if (attr(card, dev, "scr", buf, sizeof(buf)) &&
 	    info_decode_scr(buf, &card->scr, err, sizeof(err)) == 0)
 		card->has_scr = true;
-	if (attr(dev, "ssr", buf, sizeof(buf)) &&
+	if (attr(card, dev, "ssr", buf, sizeof(buf)) &&
 	    info_decode_ssr(buf, &card->ssr, err, sizeof(err)) == 0) {
 		card->has_ssr = card->has_speed = true;
 		card->speed_class = card->ssr.speed_class;
@@ -447,60 +448,68 @@ static void read_registers(struct info_card *card, const char *dev)
 		card->app_class = card->ssr.app_class;
 		card->au_size_bytes = card->ssr.au_bytes;
 	}
-	card->has_erase_size = attr_dec(dev, "erase_size", &card->erase_size);
+	card->has_erase_size = attr_dec(card, dev, "erase_size",
+					&card->erase_size);
 	card->has_preferred_erase_size =
-		attr_dec(dev, "preferred_erase_size",
+		attr_dec(card, dev, "preferred_erase_size",
 			 &card->preferred_erase_size);
 }
 
 /* attr_dec and attr as known/value pairs, for the fields shown later. */
-static bool attr_flag(const char *dir, const char *name, bool *v)
+static bool attr_flag(struct info_card *card, const char *dir,
+		      const char *name, bool *v)
 {
 	uint64_t n = 0;
-	bool known = attr_dec(dir, name, &n);
+	bool known = attr_dec(card, dir, name, &n);
 
 	*v = n != 0;
 	return known;
 }
 
-static void read_queue(struct info_queue *q, const char *dir)
+static void read_queue(struct info_card *card, const char *dir)
 {
-	q->has_physical_block_size = attr_dec(dir,
+	struct info_queue *q = &card->queue;
+
+	q->has_physical_block_size = attr_dec(card, dir,
 		"queue/physical_block_size", &q->physical_block_size);
-	q->has_minimum_io_size = attr_dec(dir, "queue/minimum_io_size",
-					  &q->minimum_io_size);
-	q->has_optimal_io_size = attr_dec(dir, "queue/optimal_io_size",
-					  &q->optimal_io_size);
-	q->has_discard_max_bytes = attr_dec(dir, "queue/discard_max_bytes",
-					    &q->discard_max_bytes);
-	q->has_discard_granularity = attr_dec(dir,
+	q->has_minimum_io_size = attr_dec(card, dir,
+		"queue/minimum_io_size", &q->minimum_io_size);
+	q->has_optimal_io_size = attr_dec(card, dir,
+		"queue/optimal_io_size", &q->optimal_io_size);
+	q->has_discard_max_bytes = attr_dec(card, dir,
+		"queue/discard_max_bytes", &q->discard_max_bytes);
+	q->has_discard_granularity = attr_dec(card, dir,
 		"queue/discard_granularity", &q->discard_granularity);
-	q->has_rotational = attr_flag(dir, "queue/rotational",
+	q->has_rotational = attr_flag(card, dir, "queue/rotational",
 				      &q->rotational);
-	q->has_removable = attr_flag(dir, "removable", &q->removable);
-	q->has_read_only = attr_flag(dir, "ro", &q->read_only);
+	q->has_removable = attr_flag(card, dir, "removable", &q->removable);
+	q->has_read_only = attr_flag(card, dir, "ro", &q->read_only);
 	q->on_bus = exists(dir, "device");
-	q->has_vendor = attr(dir, "device/vendor", q->vendor,
+	q->has_vendor = attr(card, dir, "device/vendor", q->vendor,
 			     sizeof(q->vendor));
-	q->has_model = attr(dir, "device/model", q->model, sizeof(q->model));
-	q->has_backing_file = attr(dir, "loop/backing_file", q->backing_file,
-				   sizeof(q->backing_file));
+	q->has_model = attr(card, dir, "device/model", q->model,
+			    sizeof(q->model));
+	q->has_backing_file = attr(card, dir, "loop/backing_file",
+				   q->backing_file, sizeof(q->backing_file));
 }
 
-static void read_emmc(struct info_emmc *e, const char *dev)
+static void read_emmc(struct info_card *card, const char *dev)
 {
-	e->has_ext_csd_rev = attr(dev, "rev", e->ext_csd_rev,
+	struct info_emmc *e = &card->emmc;
+
+	e->has_ext_csd_rev = attr(card, dev, "rev", e->ext_csd_rev,
 				  sizeof(e->ext_csd_rev));
-	e->has_prv = attr(dev, "prv", e->prv, sizeof(e->prv));
-	e->has_fwrev = attr(dev, "fwrev", e->fwrev, sizeof(e->fwrev));
-	e->has_life_time = attr(dev, "life_time", e->life_time,
+	e->has_prv = attr(card, dev, "prv", e->prv, sizeof(e->prv));
+	e->has_fwrev = attr(card, dev, "fwrev", e->fwrev, sizeof(e->fwrev));
+	e->has_life_time = attr(card, dev, "life_time", e->life_time,
 				sizeof(e->life_time));
-	e->has_pre_eol_info = attr_hex(dev, "pre_eol_info", &e->pre_eol_info);
-	e->has_enhanced_area_offset = attr_dec(dev, "enhanced_area_offset",
-					       &e->enhanced_area_offset);
-	e->has_enhanced_area_size = attr_dec(dev, "enhanced_area_size",
+	e->has_pre_eol_info = attr_hex(card, dev, "pre_eol_info",
+				       &e->pre_eol_info);
+	e->has_enhanced_area_offset = attr_dec(card, dev,
+		"enhanced_area_offset", &e->enhanced_area_offset);
+	e->has_enhanced_area_size = attr_dec(card, dev, "enhanced_area_size",
 					     &e->enhanced_area_size);
-	e->has_rpmb_size_mult = attr_hex(dev, "raw_rpmb_size_mult",
+	e->has_rpmb_size_mult = attr_hex(card, dev, "raw_rpmb_size_mult",
 					 &e->rpmb_size_mult);
 	info_decode_ext_csd(e);
 }
@@ -511,17 +520,17 @@ static void read_disk(struct info_card *card, const char *root)
 	uint64_t v;
 
 	last_component(card->sysfs_dir, card->disk, sizeof(card->disk));
-	if (attr_dec(card->sysfs_dir, "size", &v)) {
+	if (attr_dec(card, card->sysfs_dir, "size", &v)) {
 		card->has_size = true;
 		card->size_bytes = v * 512;
 	}
-	if (attr_dec(card->sysfs_dir, "queue/logical_block_size", &v)) {
+	if (attr_dec(card, card->sysfs_dir, "queue/logical_block_size", &v)) {
 		card->has_logical_block_size = true;
 		card->logical_block_size = (uint32_t)v;
 	}
-	attr(card->sysfs_dir, "device/type", card->card_type,
+	attr(card, card->sysfs_dir, "device/type", card->card_type,
 	     sizeof(card->card_type));
-	read_queue(&card->queue, card->sysfs_dir);
+	read_queue(card, card->sysfs_dir);
 	card->transport = find_transport(card, root);
 	if (card->transport != INFO_TRANSPORT_SD &&
 	    card->transport != INFO_TRANSPORT_EMMC)
@@ -532,7 +541,7 @@ static void read_disk(struct info_card *card, const char *root)
 	read_registers(card, dev);
 	if (card->transport == INFO_TRANSPORT_EMMC) {
 		card->has_emmc = true;
-		read_emmc(&card->emmc, dev);
+		read_emmc(card, dev);
 	}
 }
 
@@ -608,18 +617,19 @@ static void read_ios(struct link_info *link, const char *debugfs)
  */
 static bool visit_usb(const char *dir, void *ctx)
 {
-	struct link_usb *usb = ctx;
+	struct info_card *card = ctx;
+	struct link_usb *usb = &card->link.usb;
 	char buf[32];
 	const char *version = buf;
 
 	if (!*usb->driver && exists(dir, "bInterfaceNumber"))
 		link_target_name(dir, "driver", usb->driver,
 				 sizeof(usb->driver));
-	if (!attr(dir, "speed", buf, sizeof(buf)) ||
+	if (!attr(card, dir, "speed", buf, sizeof(buf)) ||
 	    !link_parse_usb_speed(buf, &usb->speed_kbit))
 		return false;
 	usb->has_speed = true;
-	if (attr(dir, "version", buf, sizeof(buf))) {
+	if (attr(card, dir, "version", buf, sizeof(buf))) {
 		while (*version == ' ')
 			version++;
 		info_copy_str(usb->version, sizeof(usb->version), version);
@@ -653,7 +663,7 @@ static void read_link(struct info_card *card, const struct info_device *d,
 			link->state = LINK_NO_HOST;
 	} else if (card->transport == INFO_TRANSPORT_USB) {
 		link->bus = LINK_BUS_USB;
-		walk_up(card->sysfs_dir, root, visit_usb, &link->usb);
+		walk_up(card->sysfs_dir, root, visit_usb, card);
 		link->state = link->usb.has_speed ? LINK_READ :
 						    LINK_NO_USB_SPEED;
 	}
@@ -724,14 +734,12 @@ int info_read_card(const struct info_device *d, const char *sysfs_root,
 	ret = locate(d, root, dir, card, err, errlen);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	noting = card;
 	if (exists(dir, "partition"))
 		resolve_partition(card, dir);
 	else
 		info_copy_str(card->sysfs_dir, sizeof(card->sysfs_dir), dir);
 	read_disk(card, root);
 	read_link(card, d, sysfs_root);
-	noting = NULL;
 	if (!card->has_logical_block_size && d->logical_block_bytes)
 		read_caller_view(card, d);
 	return 0;

@@ -73,6 +73,7 @@ struct search {
 	size_t edge_count, edge_cap, edge_alloc;
 	uint64_t salt;
 	unsigned round;
+	struct program_params params;	/* the rounds' programs' */
 	struct undo undo;
 	int boundary_state;		/* why the first bad probe was bad */
 	bool aliased;			/* some bad probe shared storage */
@@ -195,11 +196,11 @@ static uint64_t place_probes(struct search *s)
 			.offset = s->lo + i * step_blocks * s->lbs };
 	s->probes[n] = (struct probe){ .offset = last };
 	s->count = n + 1;
-	program_params[PARAM_PROBE_LO].value = (double)s->lo;
-	program_params[PARAM_PROBE_STEP].value =
+	s->params.slot[PARAM_PROBE_LO].value = (double)s->lo;
+	s->params.slot[PARAM_PROBE_STEP].value =
 		(double)(step_blocks * s->lbs);
-	program_params[PARAM_PROBES].value = (double)n;
-	program_params[PARAM_PROBE_LAST].value = (double)last;
+	s->params.slot[PARAM_PROBES].value = (double)n;
+	s->params.slot[PARAM_PROBE_LAST].value = (double)last;
 	/* the widest gap between a good probe and the next one */
 	gap = n ? last - s->probes[n - 1].offset : s->lbs;
 	return step_blocks * s->lbs > gap ? step_blocks * s->lbs : gap;
@@ -216,7 +217,7 @@ static void set_scan(struct search *s, uint64_t gap)
 
 	if (scan > s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES)
 		scan = s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES;
-	program_params[PARAM_SCAN].value = (double)scan;
+	s->params.slot[PARAM_SCAN].value = (double)scan;
 	cap = s->count + scan / s->lbs;		/* may pass 2^32 */
 	s->edge_cap = cap < s->edge_alloc ? (size_t)cap : s->edge_alloc;
 }
@@ -501,8 +502,8 @@ static int measure_cache(struct search *s, struct vm_program *program)
 	s->probes[1] = (struct probe){ .offset = probe % usable };
 	s->count = 2;
 	s->cache_last_intact = -1;
-	program_params[PARAM_PROBE_LAST].value = (double)probe;
-	program_params[PARAM_PROBE_LO].value = (double)(probe % usable);
+	s->params.slot[PARAM_PROBE_LAST].value = (double)probe;
+	s->params.slot[PARAM_PROBE_LO].value = (double)(probe % usable);
 	err = vm_plan(program, s->dev, 0, &plan) ? -ERANGE : 0;
 	for (size_t i = 0; !err && i < 2; i++)
 		err = save_probe(s, i);
@@ -682,12 +683,13 @@ int capacity_emit_restore(struct report *report,
 
 /* ---- setting up, and putting everything back ---- */
 
-static int compile_builtin(const char *name, struct vm_program **program)
+static int compile_builtin(struct search *s, const char *name,
+			   struct vm_program **program)
 {
 	const struct program_def *def = programs_find(name);
 	struct vm_diag diag;
 
-	if (!def || vm_compile(def->text, program_params, PARAM_COUNT_OF,
+	if (!def || vm_compile(def->text, s->params.slot, PARAM_COUNT_OF,
 			       program, &diag))
 		return -EINVAL;
 	return 0;
@@ -705,10 +707,11 @@ static int setup(struct search *s)
 	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
 		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
 	s->salt = salt;
-	program_params[PARAM_SIZE].value = (double)s->dev->size_bytes;
-	program_params[PARAM_LBS].value = s->lbs;
-	program_params[PARAM_FLUSH].value = (double)s->flush_bytes;
-	program_params[PARAM_CHUNK].value = CHUNK_BYTES;
+	program_params_init(&s->params);
+	s->params.slot[PARAM_SIZE].value = (double)s->dev->size_bytes;
+	s->params.slot[PARAM_LBS].value = s->lbs;
+	s->params.slot[PARAM_FLUSH].value = (double)s->flush_bytes;
+	s->params.slot[PARAM_CHUNK].value = CHUNK_BYTES;
 	s->saved = dev_alloc_buffer((uint64_t)PROBES_PER_ROUND * s->lbs,
 				    DEV_PATTERN_ZEROS);
 	s->chunk = dev_alloc_buffer(CHUNK_BYTES, DEV_PATTERN_ZEROS);
@@ -728,10 +731,10 @@ static int setup(struct search *s)
 static int search(struct search *s)
 {
 	struct vm_program *rounds = NULL, *cache = NULL;
-	int err = compile_builtin("capacity-check", &rounds);
+	int err = compile_builtin(s, "capacity-check", &rounds);
 
 	if (!err)
-		err = compile_builtin("capacity-cache", &cache);
+		err = compile_builtin(s, "capacity-cache", &cache);
 	while (!err && s->lo < s->hi && s->round < MAX_ROUNDS) {
 		err = run_round(s, rounds);
 		if (!err && s->opt->stop && *s->opt->stop)

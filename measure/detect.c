@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "measure/detect.h"
+#include "measure/writerange.h"
 #include "identity/info.h"
 #include "identity/infosysfs.h"
 #include "vm/programs.h"
@@ -38,23 +39,10 @@
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
- * parameters are program_params[], set here before each run.
+ * parameters are the detection's own set, d->params, set here before
+ * each run of a probe.
  */
-#define PARAM(name) program_params[PARAM_##name].value
-
-/* What the probes start from, before detect_run sets the rest. */
-static void probe_defaults(void)
-{
-	PARAM(NB) = BOUNDARIES;
-	PARAM(REPS) = REPS_PER_ROUND;
-	PARAM(ROUNDS) = PROBE_ROUNDS;
-	PARAM(NR) = 1;
-	PARAM(SLOT) = 0;
-	PARAM(W) = PROBE_WRITE;
-	PARAM(FAT) = 0;
-	PARAM(POS) = 0;
-	PARAM(BASE) = 0;
-}
+#define PARAM(name) d->params.slot[PARAM_##name].value
 
 /* Values collected from a probe's records: first field of each. */
 #define MAX_SAMPLES 4096
@@ -79,6 +67,7 @@ struct detect {
 	struct dev *dev;
 	const struct detect_options *options;
 	volatile sig_atomic_t *stop;
+	struct program_params params;	/* the probes' */
 	struct samples samples;
 	/* write layout: open-count probes take erase blocks of the pool in
 	   turn, so one reuses a block only long after the card closed it */
@@ -89,6 +78,21 @@ struct detect {
 	struct analysis_run runs[MAX_RUNS];
 	size_t run_count;
 };
+
+/* What the probes start from, before detect_run sets the rest. */
+static void probe_defaults(struct detect *d)
+{
+	program_params_init(&d->params);
+	PARAM(BOUNDARY_COUNT) = BOUNDARIES;
+	PARAM(REPS) = REPS_PER_ROUND;
+	PARAM(ROUNDS) = PROBE_ROUNDS;
+	PARAM(NR) = 1;
+	PARAM(SLOT) = 0;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
+	PARAM(FAT) = 0;
+	PARAM(WRITE_POSITION) = 0;
+	PARAM(BASE) = 0;
+}
 
 static int run_probe(struct detect *d, const char *name)
 {
@@ -101,7 +105,7 @@ static int run_probe(struct detect *d, const char *name)
 	int err;
 
 	d->samples.count = 0;
-	if (!probe || vm_compile(probe->text, program_params, PARAM_COUNT_OF,
+	if (!probe || vm_compile(probe->text, d->params.slot, PARAM_COUNT_OF,
 				 &program, &diag))
 		return -EINVAL;		/* a bug in programs.c */
 	err = vm_plan(program, d->dev, 10000000, &plan);
@@ -151,9 +155,10 @@ static void to_point(const struct align_stats *a,
 			   sqrt((double)n) : 0;
 }
 
-static size_t list_aligns(const struct dev *dev, uint64_t *aligns)
+static size_t list_aligns(const struct detect *d, uint64_t *aligns)
 {
-	uint64_t top = dev->size_bytes / 2, bs = (uint64_t)PARAM(BS);
+	uint64_t top = d->dev->size_bytes / 2;
+	uint64_t bs = (uint64_t)PARAM(READ_BYTES);
 	size_t n = 0;
 
 	if (top > 256 * MIB)
@@ -227,7 +232,7 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 {
 	uint64_t aligns[MAX_ALIGNS];
 	struct align_stats *stats;
-	size_t n = list_aligns(d->dev, aligns);
+	size_t n = list_aligns(d, aligns);
 	uint64_t start_ns = d->dev->stats.time_ns;
 	int err = 0;
 
@@ -325,12 +330,12 @@ static int open_size(struct detect *d, bool random, uint64_t pos, uint64_t w,
 {
 	int err;
 
-	PARAM(POS) = (double)pos;
-	PARAM(W) = (double)w;
+	PARAM(WRITE_POSITION) = (double)pos;
+	PARAM(WRITE_BYTES) = (double)w;
 	PARAM(ROUNDS) = rounds;
 	err = run_probe(d, random ? "detect-open-random" :
 			     "detect-open-linear");
-	PARAM(W) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	*round_ns = probe_time(d, 0);
 	if (!err && !(*round_ns > 0))
@@ -568,14 +573,14 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 			continue;
 		PARAM(BASE) = (double)(d->size_base +
 				n * (uint64_t)PARAM(ERASE));
-		PARAM(W) = (double)size;
+		PARAM(WRITE_BYTES) = (double)size;
 		err = run_probe(d, "detect-size");
 		if (err)
 			return err;
 		w[n] = (double)size;
 		t[n++] = probe_time(d, 1);
 	}
-	PARAM(W) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
 	fit_min_write(w, t, n, found);
 	return 0;
 }
@@ -630,11 +635,6 @@ static int fat_probe_run(struct detect *d, unsigned open_random,
 	return 0;
 }
 
-static uint64_t round_up(uint64_t value, uint64_t step)
-{
-	return (value + step - 1) / step * step;
-}
-
 /* The probes' smallest write (a quarter of the open-count middle size)
    is whole logical blocks, as every write they make must be. */
 static bool probe_writes_fit(uint64_t erase, uint32_t lbs)
@@ -656,10 +656,11 @@ uint64_t detect_min_erase_bytes(uint32_t lbs)
 int detect_write_range(const struct dev *dev, uint64_t erase,
 		       uint64_t *start, uint64_t *end)
 {
-	uint64_t base = round_up(16 * MIB, erase), blocks;
+	uint64_t base, blocks;
 
 	if (!probe_writes_fit(erase, dev->logical_block_bytes))
 		return -EINVAL;
+	base = measure_write_floor(erase);
 	if (base < FAT_CANDIDATES * erase)
 		base = FAT_CANDIDATES * erase;
 	if (dev->size_bytes < base + (4 + PROG_SIZES) * erase)
@@ -679,7 +680,7 @@ int detect_write_range(const struct dev *dev, uint64_t erase,
  */
 static int layout(struct detect *d, uint64_t erase)
 {
-	uint64_t start, end, base = round_up(16 * MIB, erase);
+	uint64_t start, end, base = measure_write_floor(erase);
 	int err = detect_write_range(d->dev, erase, &start, &end);
 
 	if (err)
@@ -695,7 +696,7 @@ static int layout(struct detect *d, uint64_t erase)
 	d->open_write = open_write_size(erase);
 	d->run_count = 0;
 	PARAM(ERASE) = (double)erase;
-	PARAM(W) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = PROBE_WRITE;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	return 0;
 }
@@ -776,24 +777,19 @@ static void read_sysfs_claim(const struct dev *dev,
 	free(card);
 }
 
-int detect_run(struct dev *dev, const struct detect_options *options,
-	       volatile sig_atomic_t *stop, struct detect_findings *f)
+/* Both halves of a detection, on a run's state d. */
+static int detect_probe(struct detect *d, struct detect_findings *f)
 {
-	static struct detect d;
+	const struct detect_options *options = d->options;
 	FILE *log = options->verbose ? stderr : NULL;
 	int err;
 
-	memset(f, 0, sizeof(*f));
-	memset(&d, 0, sizeof(d));
-	d.dev = dev;
-	d.options = options;
-	d.stop = stop;
-	probe_defaults();
-	PARAM(BS) = dev->logical_block_bytes * 2.0;
-	f->prior.capacity_bytes = dev->size_bytes;
-	read_sysfs_claim(dev, options, f);
+	probe_defaults(d);
+	PARAM(READ_BYTES) = d->dev->logical_block_bytes * 2.0;
+	f->prior.capacity_bytes = d->dev->size_bytes;
+	read_sysfs_claim(d->dev, options, f);
 	f->boundaries = BOUNDARIES;
-	err = read_probes(&d, f->evidence, &f->evidence_count, &f->prior,
+	err = read_probes(d, f->evidence, &f->evidence_count, &f->prior,
 			  &f->geometry);
 	if (err)
 		return err;
@@ -804,13 +800,14 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 
 		if (!f->erase_used)
 			return -EDOM;
-		err = detect_write_range(dev, f->erase_used, &start, &end);
+		err = detect_write_range(d->dev, f->erase_used, &start, &end);
 		if (err)
 			return err;
-		err = options->announce ? options->announce(options->ctx, dev,
-							    start, end) : 0;
+		err = options->announce ? options->announce(options->ctx,
+							    d->dev, start,
+							    end) : 0;
 		if (!err)
-			err = write_probes(&d, f->erase_used, f, log);
+			err = write_probes(d, f->erase_used, f, log);
 		if (err)
 			return err;
 		f->wrote = true;
@@ -819,4 +816,22 @@ int detect_run(struct dev *dev, const struct detect_options *options,
 		f->geometry.page.known ? f->geometry.page.value : 0,
 		(unsigned)f->open_linear.value, f->advice, DETECT_ADVICE_MAX);
 	return 0;
+}
+
+int detect_run(struct dev *dev, const struct detect_options *options,
+	       volatile sig_atomic_t *stop, struct detect_findings *f)
+{
+	/* some 140 KiB of samples and runs: the heap, not the stack */
+	struct detect *d = calloc(1, sizeof(*d));
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (!d)
+		return -ENOMEM;
+	d->dev = dev;
+	d->options = options;
+	d->stop = stop;
+	err = detect_probe(d, f);
+	free(d);
+	return err;
 }

@@ -15,6 +15,7 @@
 
 #include "identity/hostq.h"
 #include "measure/speed.h"
+#include "measure/writerange.h"
 
 #define MB 1e6
 
@@ -197,8 +198,7 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 
 	if (!erase_bytes)
 		return -EINVAL;
-	from = (SPEED_WRITE_FROM_BYTES + erase_bytes - 1) / erase_bytes *
-	       erase_bytes;
+	from = measure_write_floor(erase_bytes);
 	if (!span_bytes)
 		span_bytes = SPEED_WRITE_SPAN_BYTES;
 	if (from >= dev->size_bytes)

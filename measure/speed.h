@@ -17,7 +17,6 @@
 #include "identity/card.h"
 #include "vm.h"
 
-#define SPEED_WRITE_FROM_BYTES	(16ULL << 20)	/* writes start at or above */
 #define SPEED_WRITE_SPAN_BYTES	(256ULL << 20)	/* default write span */
 #define SPEED_IO_BYTES		4096u		/* random I/O size */
 #define SPEED_WINDOW_NS		1000000000ULL	/* rate windows */
@@ -100,7 +99,7 @@ void speed_rate_summary(const struct speed_results *r,
 
 /*
  * The range speed_write, speed_iops with writes and speed_class_check
- * write: from 16 MiB rounded up to erase_bytes, span_bytes long (0 means
+ * write: from measure_write_floor(erase_bytes), span_bytes long (0 means
  * SPEED_WRITE_SPAN_BYTES) rounded down to whole erase blocks and cut at
  * the device end.  Returns 0, or -ENOSPC when not one erase block fits.
  */

@@ -53,12 +53,13 @@ int mode_list(struct config *cfg)
 	struct report_meta meta = { .test = "list-programs",
 				    .command = cfg->command };
 	struct report *report = report_open(out, cfg->format, &meta);
+	struct program_params params;
 	int err = 0;
 
 	if (!report)
 		runtime_error("out of memory");
 	/* compiled with the options' values: the table's defaults */
-	set_option_params(cfg);
+	set_option_params(cfg, &params);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *program;
 		struct vm_diag diag;
@@ -68,7 +69,7 @@ int mode_list(struct config *cfg)
 
 		if (!text)
 			runtime_error("out of memory");
-		if (vm_compile(programs[i].text, program_params,
+		if (vm_compile(programs[i].text, params.slot,
 			       PARAM_COUNT_OF, &program, &diag))
 			runtime_error("built-in %s:%u:%u: %s",
 				      programs[i].name, diag.line,

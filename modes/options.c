@@ -18,6 +18,7 @@
 #include "lib/units.h"
 #include "lib/release.h"
 #include "measure/speed.h"
+#include "measure/writerange.h"
 #include "modes/options.h"
 #include "output/report.h"
 #include "vm/programs.h"
@@ -71,8 +72,8 @@ struct option_def {
 /*
  * Every option, in --help order, with its default, range and the tests
  * it changes.  getopt's tables, --help, the defaults in struct config and
- * in program_params, and the check that an option fits its test are all
- * built from this.
+ * so in a run's program parameters, and the check that an option fits its
+ * test are all built from this.
  */
 static const struct option_def option_defs[] = {
 	TEST('a', "align", SECTION_TESTS, "read-alignment test (read-only)",
@@ -163,7 +164,7 @@ static const struct option_def option_defs[] = {
 	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
 	  "start of -A -O -s -i -t (default %s for -A, -O)",
 	  .kind = ARG_SIZE, .field = FIELD(offset),
-	  .def = SPEED_WRITE_FROM_BYTES,	/* clear of the FAT area */
+	  .def = MEASURE_WRITE_FLOOR_BYTES,	/* clear of the FAT area */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
 		     T_PROGRAM | T_READ_SPEED, .original = true },
 	{ OPT_FAT_NR, "fat-nr", "N", SECTION_PARAMETERS,

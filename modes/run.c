@@ -52,10 +52,12 @@ static void place_open_au(struct config *cfg, const struct dev *dev,
 }
 
 /* The parameters the options set, before any program is compiled. */
-void set_option_params(const struct config *cfg)
+void set_option_params(const struct config *cfg,
+		       struct program_params *params)
 {
-	struct vm_param *p = program_params;
+	struct vm_param *p = params->slot;
 
+	program_params_init(params);
 	p[PARAM_BLOCKSIZE].value = (double)cfg->blocksize;
 	p[PARAM_ERASESIZE].value = (double)cfg->erasesize;
 	p[PARAM_COUNT].value = (double)cfg->count;
@@ -76,19 +78,21 @@ void set_option_params(const struct config *cfg)
 	p[PARAM_IODEPTH].value = (double)cfg->iodepth;
 }
 
-void set_params(struct config *cfg, const struct dev *dev)
+void set_params(struct config *cfg, const struct dev *dev,
+		struct program_params *params)
 {
 	uint64_t spacing = OPEN_AU_SPACING * cfg->erasesize;
+	struct vm_param *p = params->slot;
 
 	if (cfg->test_bit == T_OPEN_AU)
 		place_open_au(cfg, dev, &spacing);
-	set_option_params(cfg);
-	program_params[PARAM_SIZE].value = (double)dev->size_bytes;
-	program_params[PARAM_LBS].value = dev->logical_block_bytes;
-	program_params[PARAM_SPACING].value = (double)spacing;
+	set_option_params(cfg, params);
+	p[PARAM_SIZE].value = (double)dev->size_bytes;
+	p[PARAM_LBS].value = dev->logical_block_bytes;
+	p[PARAM_SPACING].value = (double)spacing;
 	/* as read-speed has it; the speed tests set their own */
 	if (cfg->offset < dev->size_bytes && cfg->blocksize)
-		program_params[PARAM_SLOTS].value =
+		p[PARAM_SLOTS].value =
 			(double)((dev->size_bytes - cfg->offset) /
 				 cfg->blocksize);
 }
@@ -129,6 +133,7 @@ static char *read_file(const char *path)
 }
 
 static struct vm_program *compile_test(const struct config *cfg,
+				       const struct program_params *params,
 				       char **text)
 {
 	struct vm_program *program;
@@ -142,7 +147,7 @@ static struct vm_program *compile_test(const struct config *cfg,
 		*text = read_file(cfg->program_path);
 		source = *text;
 	}
-	if (vm_compile(source, program_params, PARAM_COUNT_OF, &program,
+	if (vm_compile(source, params->slot, PARAM_COUNT_OF, &program,
 		       &diag))
 		usage_error("%s:%u:%u: %s", cfg->test ? cfg->test->name :
 			    cfg->program_path, diag.line, diag.column,
@@ -275,10 +280,11 @@ static void setup_engine(struct dev *dev, unsigned depth)
  * plan's range as what's.
  */
 struct vm_program *plan_run(const struct config *cfg,
+			    const struct program_params *params,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text)
 {
-	struct vm_program *program = compile_test(cfg, text);
+	struct vm_program *program = compile_test(cfg, params, text);
 
 	plan_test(cfg, dev, program, plan);
 	if (plan->write_end > plan->write_start) {

@@ -12,6 +12,7 @@
 #include "dev.h"
 #include "modes/options.h"
 #include "vm.h"
+#include "vm/programs.h"
 
 /* Open the device; a failure exits (2 for a bad name, else 1). */
 void open_device(const struct config *cfg, struct dev *dev,
@@ -24,20 +25,24 @@ void check_multiple(const char *option, uint64_t value,
 /* -b, -e and --offset in whole logical blocks of dev. */
 void check_alignment(const struct config *cfg, const struct dev *dev);
 
-/* The parameters the options set, before any program is compiled. */
-void set_option_params(const struct config *cfg);
+/* A run's parameters: the defaults, then what the options set. */
+void set_option_params(const struct config *cfg,
+		       struct program_params *params);
 
 /* The options' parameters and the device's, for a test's program. */
-void set_params(struct config *cfg, const struct dev *dev);
+void set_params(struct config *cfg, const struct dev *dev,
+		struct program_params *params);
 
 /*
- * Compile and plan the test's program on the read-only open the caller
- * made; when the plan writes, reopen for writing and announce its range
- * as what's.  *text holds a --program file's text, for free().
+ * Compile the test's program with params (which must outlive it) and
+ * plan it on the read-only open the caller made; when the plan writes,
+ * reopen for writing and announce its range as what's.  *text holds a
+ * --program file's text, for free().
  */
-struct vm_program *plan_run(const struct config *cfg, struct dev *dev,
-			    const char *what, struct vm_plan *plan,
-			    char **text);
+struct vm_program *plan_run(const struct config *cfg,
+			    const struct program_params *params,
+			    struct dev *dev, const char *what,
+			    struct vm_plan *plan, char **text);
 
 /* Before any write: say which bytes, and let the device allow only them. */
 void announce_writes(const char *what, struct dev *dev, uint64_t start,

@@ -73,11 +73,12 @@ static uint64_t speed_slots(const struct config *cfg, const struct dev *dev,
 }
 
 static void set_speed_params(struct config *cfg, const struct dev *dev,
-			     uint64_t block, uint64_t start, uint64_t end)
+			     struct program_params *params, uint64_t block,
+			     uint64_t start, uint64_t end)
 {
-	struct vm_param *p = program_params;
+	struct vm_param *p = params->slot;
 
-	set_params(cfg, dev);
+	set_params(cfg, dev, params);
 	p[PARAM_BLOCKSIZE].value = (double)block;
 	p[PARAM_OFFSET].value = (double)(cfg->speed == SPEED_READ ?
 					 cfg->offset : start);
@@ -150,6 +151,7 @@ int mode_speed(struct config *cfg)
 	struct vm_plan plan;
 	struct vm_exec exec;
 	struct speed_run run;
+	struct program_params params;
 	struct sinks sinks;
 	char why[MESSAGE_BYTES], *text;
 	struct dev dev;
@@ -181,9 +183,10 @@ int mode_speed(struct config *cfg)
 	if (!card)
 		runtime_error("out of memory");
 	cfg->test = programs_find(meta.test);
-	set_speed_params(cfg, &dev, cfg->speed == SPEED_CLASS ?
+	set_speed_params(cfg, &dev, &params, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
-	program = plan_run(cfg, &dev, cfg->test_option, &plan, &text);
+	program = plan_run(cfg, &params, &dev, cfg->test_option, &plan,
+			   &text);
 	idev = (struct info_device){ .path = cfg->device,
 		.size_bytes = dev.size_bytes,
 		.logical_block_bytes = dev.logical_block_bytes,

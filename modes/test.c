@@ -36,18 +36,19 @@ int mode_test(struct config *cfg)
 	struct interval_run interval = { 0 };
 	struct report_meta meta = { 0 };
 	struct vm_exec exec = { 0 };
+	struct program_params params;
 	struct sinks sinks;
 	char *text;
 	int err;
 
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
-	set_params(cfg, &dev);
-	program = plan_run(cfg, &dev, cfg->test ? cfg->test->name :
+	set_params(cfg, &dev, &params);
+	program = plan_run(cfg, &params, &dev, cfg->test ? cfg->test->name :
 			   cfg->program_path, &plan, &text);
 	meta = (struct report_meta){
 		.test = cfg->test ? cfg->test->name : "program",
-		.params = program_params, .param_count = PARAM_HEADER_COUNT };
+		.params = params.slot, .param_count = PARAM_HEADER_COUNT };
 	if (cfg->test) {
 		meta.params = cfg->json_params;
 		meta.param_count = set_option_json_params(cfg);

@@ -63,10 +63,12 @@ static uint64_t job_slots(const struct speed_job *job, const struct dev *dev)
 	return slots > LFSR_MAX_SLOTS ? LFSR_MAX_SLOTS : slots;
 }
 
-static void job_params(const struct speed_job *job, const struct dev *dev)
+static void job_params(const struct speed_job *job, const struct dev *dev,
+		       struct program_params *params)
 {
-	struct vm_param *p = program_params;
+	struct vm_param *p = params->slot;
 
+	program_params_init(params);
 	p[PARAM_SIZE].value = (double)dev->size_bytes;
 	p[PARAM_LBS].value = dev->logical_block_bytes;
 	p[PARAM_BLOCKSIZE].value = (double)job->block;
@@ -91,10 +93,11 @@ static int run_job(struct dev *dev, struct speed_job *job)
 				.progress = job->progress, .ctx = job,
 				.stop = job->stop,
 				.skip_read_errors = def && def->skips_bad };
+	struct program_params params;
 	int err;
 
-	job_params(job, dev);
-	if (!def || vm_compile(def->text, program_params, PARAM_COUNT_OF,
+	job_params(job, dev, &params);
+	if (!def || vm_compile(def->text, params.slot, PARAM_COUNT_OF,
 			       &program, &diag))
 		return -EINVAL;
 	err = vm_plan(program, dev, 100000000, &job->plan);

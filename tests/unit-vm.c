@@ -388,19 +388,22 @@ static void append_line(void *ctx, const char *line)
 
 static void test_listings_round_trip(void)
 {
+	struct program_params builtin;
+
+	program_params_init(&builtin);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *a = NULL, *b = NULL;
 		struct vm_diag diag;
 		char first[16384];
 		int ok;
 
-		ok = vm_compile(programs[i].text, program_params,
+		ok = vm_compile(programs[i].text, builtin.slot,
 				PARAM_COUNT_OF, &a, &diag) == 0;
 		listing[0] = '\0';
 		if (ok)
 			vm_list(a, append_line, NULL);
 		strcpy(first, listing);
-		ok = ok && vm_compile(first, program_params, PARAM_COUNT_OF,
+		ok = ok && vm_compile(first, builtin.slot, PARAM_COUNT_OF,
 				      &b, &diag) == 0;
 		listing[0] = '\0';
 		if (ok)

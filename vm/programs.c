@@ -8,11 +8,12 @@
 #include "vm/programs.h"
 
 /*
- * The values are the device's and the options': flashbench sets them
- * from its option table (where every default lives) before it compiles
- * or lists a program.
+ * The names and starting values of a run's parameters.  The values are
+ * the device's and the options': each run sets them in its own copy from
+ * the option table (where every default lives) before it compiles or
+ * lists a program.
  */
-struct vm_param program_params[PARAM_COUNT_OF] = {
+static const struct vm_param param_defaults[PARAM_COUNT_OF] = {
 	[PARAM_SIZE] = { "size", 0 },
 	[PARAM_LBS] = { "lbs", 0 },
 	[PARAM_BLOCKSIZE] = { "blocksize", 0 },
@@ -34,17 +35,17 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_WRITES] = { "writes", 1 },
 	[PARAM_IODEPTH] = { "iodepth", 1 },
 	[PARAM_ALIGN] = { "align", 0 },
-	[PARAM_NB] = { "nb", 0 },
-	[PARAM_BS] = { "bs", 0 },
+	[PARAM_BOUNDARY_COUNT] = { "nb", 0 },
+	[PARAM_READ_BYTES] = { "bs", 0 },
 	[PARAM_LIMIT] = { "limit", 0 },
 	[PARAM_REPS] = { "reps", 0 },
 	[PARAM_ROUNDS] = { "rounds", 0 },
 	[PARAM_BASE] = { "base", 0 },
 	[PARAM_ERASE] = { "erase", 0 },
 	[PARAM_SLOT] = { "slot", 0 },
-	[PARAM_W] = { "w", 0 },
+	[PARAM_WRITE_BYTES] = { "w", 0 },
 	[PARAM_FAT] = { "fat", 0 },
-	[PARAM_POS] = { "pos", 0 },
+	[PARAM_WRITE_POSITION] = { "pos", 0 },
 	[PARAM_PROBE_LO] = { "probe_lo", 0 },
 	[PARAM_PROBE_STEP] = { "probe_step", 0 },
 	[PARAM_PROBES] = { "probes", 0 },
@@ -53,6 +54,11 @@ struct vm_param program_params[PARAM_COUNT_OF] = {
 	[PARAM_SCAN] = { "scan", 0 },
 	[PARAM_CHUNK] = { "chunk", 0 },
 };
+
+void program_params_init(struct program_params *params)
+{
+	memcpy(params->slot, param_defaults, sizeof(params->slot));
+}
 
 /*
  * The sequential speed tests: blocks of BLOCK from $offset on, back to

@@ -22,7 +22,7 @@ struct program_def {
 	const char *text;	/* the program */
 };
 
-/* Parameters, in the order of program_params[]. */
+/* Parameters: the slots of a struct program_params. */
 enum program_param {
 	PARAM_SIZE,		/* device size in bytes */
 	PARAM_LBS,		/* logical block size */
@@ -48,17 +48,18 @@ enum program_param {
 	PARAM_IODEPTH,		/* --iodepth: operations in flight */
 	/* --detect's probes; detect.c sets them before each run */
 	PARAM_ALIGN,		/* the alignment whose boundaries are read */
-	PARAM_NB,		/* boundaries per alignment */
-	PARAM_BS,		/* read size: two logical blocks */
+	PARAM_BOUNDARY_COUNT,	/* $nb: boundaries per alignment */
+	PARAM_READ_BYTES,	/* $bs: read size, two logical blocks */
 	PARAM_LIMIT,		/* boundaries below this (the device size) */
 	PARAM_REPS,		/* reads per boundary; the fastest counts */
 	PARAM_ROUNDS,		/* writes per erase block */
 	PARAM_BASE,		/* first erase block written */
 	PARAM_ERASE,		/* erase-block size used */
 	PARAM_SLOT,		/* first write slot inside an erase block */
-	PARAM_W,		/* write size */
+	PARAM_WRITE_BYTES,	/* $w: write size */
 	PARAM_FAT,		/* the candidate FAT erase block's offset */
-	PARAM_POS,		/* where writes start inside each erase block */
+	PARAM_WRITE_POSITION,	/* $pos: where writes start inside each
+				   erase block, in bytes */
 	/* --capacity-check; capacity.c sets them before each round */
 	PARAM_PROBE_LO,		/* first probe block */
 	PARAM_PROBE_STEP,	/* bytes between probes */
@@ -70,7 +71,18 @@ enum program_param {
 	PARAM_COUNT_OF
 };
 
-extern struct vm_param program_params[PARAM_COUNT_OF];
+/*
+ * The values one run gives its programs, by slot.  Each run fills its
+ * own and passes slot to vm_compile; the compiled program reads the
+ * values when it runs, so the set outlives it and changes between runs
+ * of it (detect's probes) are seen.
+ */
+struct program_params {
+	struct vm_param slot[PARAM_COUNT_OF];
+};
+
+/* Every name in its slot; $writes and $iodepth 1, every other value 0. */
+void program_params_init(struct program_params *params);
 
 extern const struct program_def programs[];
 extern const size_t programs_count;
