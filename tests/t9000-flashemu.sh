@@ -385,24 +385,24 @@ test_emu 'busy: SIGTERM with a loop device attached names it, then waits' '
 '
 
 # halves MIB: stdin to stdout, pausing after the first MIB MiB (the file
-# half says so) until the file go exists; the file done says all is
-# through.  At most 60 s.
+# half says so) until a line comes through the FIFO go (a blocking read:
+# no polling); the file done says all is through.  At most 60 s.
 halves() {
 	timeout 60 sh -c 'dd bs=1M count="$1" iflag=fullblock status=none &&
-		: >half && until [ -e go ]; do sleep 0.01; done &&
+		: >half && read -r _ <go &&
 		cat && : >done' sh "$1"
 }
 
 # write_halves DEV / read_halves DEV: in the background, a dd of the file
 # data to DEV, or of DEV's first 100 MiB to the file back, through halves.
 write_halves() {
-	rm -f half go done dd.rc
+	rm -f half go done dd.rc && mkfifo go
 	{ halves 50 <data | dd of="$1" bs=1M iflag=fullblock oflag=direct \
 		status=none; echo $? >dd.rc; } &
 }
 
 read_halves() {
-	rm -f half go done dd.rc
+	rm -f half go done dd.rc && mkfifo go
 	{ { dd if="$1" bs=1M count=100 iflag=direct status=none;
 	    echo $? >dd.rc; } | halves 50 >back; } &
 }
@@ -414,7 +414,7 @@ signal_halfway() {
 	poll_until "the first half" test -e half &&
 	kill -"$2" "$(cat "$TRASH/$1.pid")" &&
 	poll_until "the draining notice" grep -q "$DRAINING" "$TRASH/$1.err" &&
-	: >go &&
+	timeout 60 sh -c "echo go >go" &&
 	poll_until "the end of dd" eval "test -e done && test -s dd.rc" &&
 	echo "dd exit $(cat dd.rc)" && test "$(cat dd.rc)" = 0
 }
