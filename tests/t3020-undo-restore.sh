@@ -229,12 +229,7 @@ restore_damaged() {
 test_loop python3 'setup: random data, and the undo file of a run killed after its first round' '
 	fill_random "$LOOP" &&
 	image "$LOOP" "$TRASH/orig.img" &&
-	rm -f "$FIFO" && mkfifo "$FIFO" && exec 3<>"$FIFO" &&
-	{ dd if=/dev/zero of="$FIFO" bs=4096 count=1024 oflag=nonblock \
-		2>/dev/null; test $? -le 1; } &&
-	FB_OUT=$FIFO fb_start --capacity-check --undo-file="$UNDO" "$LOOP" &&
-	wait_written $ROUND_BYTES &&
-	kill -9 $fb_pid && fb_wait && exec 3<&- &&
+	killed_capacity_check $ROUND_BYTES "$UNDO" "$LOOP" &&
 	test "$(wc -c <"$UNDO")" = $((256 + 276 * 128 + 256 * 512 + 20 * MIB)) &&
 	mv "$UNDO" "$TRASH/killed.undo" &&
 	image "$LOOP" "$TRASH/killed.img" &&
