@@ -233,7 +233,7 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_TEXT, .field = FIELD(plot_path),
 	  .applies = T_VM | T_READ_SPEED | T_WRITE_SPEED | T_PLOT_RUNS,
 	  .refusal = "is not available for" },
-	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE",
+	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE (- for standard output)",
 	  .kind = ARG_TEXT, .field = FIELD(out_path),
 	  .applies = T_OUTPUT, .original = true },
 	{ OPT_STATS, "stats", NULL, SECTION_OUTPUT,
