@@ -13,11 +13,17 @@
 
 #include "vm/record.h"
 
-/* A finding: a value (bytes or a count), whether it is known, how sure. */
+#define ANALYSIS_REASON_BYTES 160
+
+/*
+ * A finding: a value (bytes or a count), whether it is known, how sure,
+ * and when it is not known, why not ("" when there is nothing to say).
+ */
 struct analysis_finding {
 	bool known;
 	uint64_t value;
 	double confidence;	/* 0..1 */
+	char reason[ANALYSIS_REASON_BYTES];
 };
 
 /* One line of an align table, times in ns. */
