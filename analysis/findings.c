@@ -633,8 +633,8 @@ static struct analysis_finding level_finding(const struct analysis_level *l,
 {
 	bool overwhelming = l->z >= OVERWHELMING_Z && support >= 3;
 
-	return (struct analysis_finding){ true, l->size,
-		capped(analysis_confidence(l->z), overwhelming) };
+	return (struct analysis_finding){ .known = true, .value = l->size,
+		.confidence = capped(analysis_confidence(l->z), overwhelming) };
 }
 
 static double strongest_rejected(const struct stair *s, const struct fit *f,
@@ -687,13 +687,14 @@ static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
 	if (g->spec_max_au && top->size > g->spec_max_au)
 		confidence *= 0.85;
 	if (alt != SIZE_MAX) {
-		g->erase_alternative = (struct analysis_finding){ true,
-			g->levels[alt].size,
-			weight_alt * analysis_confidence(g->levels[alt].z) };
+		g->erase_alternative = (struct analysis_finding){ .known = true,
+			.value = g->levels[alt].size,
+			.confidence = weight_alt *
+				      analysis_confidence(g->levels[alt].z) };
 		confidence = fmin(confidence, 1 - weight_alt);
 	}
-	g->erase = (struct analysis_finding){ true, top->size,
-		capped(confidence, overwhelming) };
+	g->erase = (struct analysis_finding){ .known = true, .value = top->size,
+		.confidence = capped(confidence, overwhelming) };
 	g->erase_z = top->z;
 }
 

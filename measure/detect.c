@@ -554,8 +554,10 @@ static void fit_min_write(const double *w, const double *t, size_t n,
 			second = err;
 		}
 	}
-	*found = (struct analysis_finding){ best_p != 0, best_p,
-		second > 0 && isfinite(second) ? 1 - best / second : 0 };
+	*found = (struct analysis_finding){ .known = best_p != 0,
+		.value = best_p,
+		.confidence = second > 0 && isfinite(second) ?
+			      1 - best / second : 0 };
 	if (found->confidence < 0)
 		found->confidence = 0;
 }
@@ -631,7 +633,8 @@ static int fat_probe_run(struct detect *d, unsigned open_random,
 			break;
 		fat++;
 	}
-	*found = (struct analysis_finding){ true, fat * erase, 0.8 };
+	*found = (struct analysis_finding){ .known = true,
+		.value = fat * erase, .confidence = 0.8 };
 	return 0;
 }
 
