@@ -74,6 +74,9 @@ struct sim_params {
 	uint64_t granule_bytes;		/* 0: out of order is below the mark */
 	uint64_t switch_ns;		/* a write to another block than the
 					   last one's */
+	uint64_t reader_cache_bytes;	/* 0: no write cache in front */
+	uint64_t reader_lat_ns;		/* a write the reader's cache takes */
+	uint64_t reader_rate;		/* 0: read-rate */
 	double noise;
 	double spikes;
 	uint64_t seed;
@@ -114,6 +117,7 @@ struct sim_state {
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_fake *fake;		/* the data, with a fake key only */
+	struct sim_reader *reader;	/* with reader-cache= only */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -122,6 +126,31 @@ struct sim_preset {
 	const char *description;
 	struct sim_params params;
 };
+
+/* The SU08G, fields of a struct sim_params: alone, or behind a reader. */
+#define SANDISK_SU08G \
+	.size_bytes = 7948206080ULL, \
+	.erase_bytes = 4 * MIB, \
+	.page_bytes = 8 * KIB, \
+	.prog_bytes = 8 * KIB, \
+	.read_lat_ns = 420 * US, \
+	.read_rate = 20000000, \
+	.page_cross_ns = 5 * US, \
+	.au_cross_ns = 100 * US, \
+	.write_lat_ns = 550 * US, \
+	.write_rate = 10750000, \
+	.gc_ns = 25 * MS, \
+	.copy_rate = 55000000, \
+	.open = 6, \
+	.open_random = 1, \
+	.spill = 2, \
+	.spill_rate = 2000000, \
+	.spill_buffer_bytes = 8 * KIB, \
+	.cache_bytes = 8 * KIB, \
+	.cache_lat_ns = 3 * MS, \
+	.cache_blocks = 1, \
+	.granule_bytes = 512 * KIB, \
+	.fat = 2
 
 /*
  * Three cards measured in 2011.  Each keeps the real card's size, erase
@@ -134,28 +163,7 @@ static const struct sim_preset presets[] = {
 		.description = "SanDisk SU08G 8GB microSDHC: 4MiB erase "
 			       "blocks, 6 open, 1 out of order",
 		.params = {
-			.size_bytes = 7948206080ULL,
-			.erase_bytes = 4 * MIB,
-			.page_bytes = 8 * KIB,
-			.prog_bytes = 8 * KIB,
-			.read_lat_ns = 420 * US,
-			.read_rate = 20000000,
-			.page_cross_ns = 5 * US,
-			.au_cross_ns = 100 * US,
-			.write_lat_ns = 550 * US,
-			.write_rate = 10750000,
-			.gc_ns = 25 * MS,
-			.copy_rate = 55000000,
-			.open = 6,
-			.open_random = 1,
-			.spill = 2,
-			.spill_rate = 2000000,
-			.spill_buffer_bytes = 8 * KIB,
-			.cache_bytes = 8 * KIB,
-			.cache_lat_ns = 3 * MS,
-			.cache_blocks = 1,
-			.granule_bytes = 512 * KIB,
-			.fat = 2,
+			SANDISK_SU08G,
 			.noise = 0.01,
 			.seed = 1,
 		},
@@ -325,6 +333,51 @@ static const struct sim_preset presets[] = {
 	},
 	{
 		/*
+		 * No flash behaviour at all: every erase block may be open
+		 * (open is the card's block count), closing costs nothing,
+		 * no read staircase, no program unit.  What a RAM disk, a
+		 * loop device over a cached file or an SSD shows.
+		 */
+		.name = "ramdisk",
+		.description = "a RAM disk or cached SSD: 1GiB, flat fast "
+			       "reads and writes, no erase-block behaviour",
+		.params = {
+			.size_bytes = 1024 * MIB,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = SIM_SECTOR,
+			.prog_bytes = SIM_SECTOR,
+			.read_lat_ns = 15 * US,
+			.read_rate = 2000000000,
+			.write_lat_ns = 20 * US,
+			.write_rate = 1200000000,
+			.open = SIM_MAX_OPEN,
+			.open_random = SIM_MAX_OPEN,
+			.noise = 0.03,
+			.spikes = 0.001,
+			.seed = 1,
+		},
+	},
+	{
+		/*
+		 * The SU08G behind a USB reader that keeps 64 MiB of writes
+		 * in its RAM: a test that writes less than that never sees
+		 * the card's open-erase-block limit or its FAT area.  Reads
+		 * pass through, so the card's read staircase still shows.
+		 */
+		.name = "cached-reader",
+		.description = "SanDisk SU08G behind a USB reader with a "
+			       "64MiB write cache (reader-cache=)",
+		.params = {
+			SANDISK_SU08G,
+			.reader_cache_bytes = 64 * MIB,
+			.reader_lat_ns = 200 * US,
+			.reader_rate = 35000000,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/*
 		 * The model before it was fitted to real write tables: the
 		 * SU08G's geometry and reads, a fixed gc cost, no spill,
 		 * cache, granules or buffer limit.  A spec that starts with
@@ -411,6 +464,9 @@ static const struct sim_key keys[] = {
 	KEY("buffer", SIM_SIZE, buffer_bytes),
 	KEY("granule", SIM_SIZE, granule_bytes),
 	KEY("switch-lat", SIM_TIME, switch_ns),
+	KEY("reader-cache", SIM_SIZE, reader_cache_bytes),
+	KEY("reader-lat", SIM_TIME, reader_lat_ns),
+	KEY("reader-rate", SIM_RATE, reader_rate),
 	FRACTION("noise", noise, 0.5),
 	FRACTION("spikes", spikes, 1.0),
 	COUNT("seed", seed, 0, UINT64_MAX),
@@ -441,20 +497,29 @@ static int usage(char *msg, size_t size, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* "a, b, c" of the key names, or of the preset names. */
-static const char *name_list(char *buf, size_t size, bool of_presets)
+/*
+ * "a, b, c" of the preset names, or of the key names that start with
+ * letter (all of them for 0).  A name that does not fit whole ends the
+ * list with "...": the message it goes in has a fixed size.
+ */
+static const char *name_list(char *buf, size_t size, bool of_presets,
+			     char letter)
 {
 	size_t n = of_presets ? NPRESETS : NKEYS, used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < size; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *name = of_presets ? presets[i].name : keys[i].name;
-		int n_chars = snprintf(buf + used, size - used, "%s%s",
-				       i ? ", " : "", name);
+		const char *sep = used ? ", " : "";
 
-		if (n_chars < 0)
+		if (letter && name[0] != letter)
+			continue;
+		if (used + strlen(sep) + strlen(name) + sizeof(", ...") > size) {
+			snprintf(buf + used, size - used, "%s...", sep);
 			break;
-		used += (size_t)n_chars;
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", sep,
+					 name);
 	}
 	return buf;
 }
@@ -477,10 +542,15 @@ static const struct sim_preset *find_preset(const char *name)
 
 static int unknown_key(const char *name, char *msg, size_t size)
 {
-	char list[320];
+	char list[160];
 
+	/* the keys of its first letter, the likely misspelt ones */
+	if (*name_list(list, sizeof(list), false, name[0]))
+		return usage(msg, size, "sim: unknown key '%s' (keys with "
+			     "'%c': %s; all in doc/simulator.md)", name,
+			     name[0], list);
 	return usage(msg, size, "sim: unknown key '%s' (keys: %s)", name,
-		     name_list(list, sizeof(list), false));
+		     name_list(list, sizeof(list), false, 0));
 }
 
 /* OFFSET+LEN, both sizes; LEN positive. */
@@ -625,11 +695,11 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 		return usage(msg, size, "sim: preset '%s' must come first",
 			     word);
 	if (first) {
-		char list[320];
+		char list[200];
 
 		return usage(msg, size, "sim: unknown preset '%s' "
 			     "(presets: %s)", word,
-			     name_list(list, sizeof(list), true));
+			     name_list(list, sizeof(list), true, 0));
 	}
 	return unknown_key(word, msg, size);
 }
@@ -1605,18 +1675,12 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 }
 
 /* write-lat + whole prog units / write-rate + gc for each eviction */
-static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
-		     uint64_t length, uint64_t *ns)
+static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
+			      uint64_t length)
 {
-	struct sim_state *s = dev->backend;
 	const struct sim_params *p = &s->p;
 	uint64_t t, pos, end = offset + length;
-	int err = check_io(p, offset, length);
 
-	if (!err && s->fake)
-		err = fake_write(s->fake, buf, offset, length);
-	if (err)
-		return err;
 	t = p->write_lat_ns +
 	    transfer_ns(touched(offset, length, p->prog_bytes) *
 			p->prog_bytes, p->write_rate);
@@ -1636,7 +1700,89 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 		s->last_index = index;
 		pos = base + stop;
 	}
-	*ns = jitter(s, t);
+	return t;
+}
+
+/*
+ * --- the reader's write cache (reader-cache=) -------------------------
+ *
+ * A reader in front of the card takes writes into its RAM for reader-lat
+ * plus their bytes at reader-rate (read-rate without it), as long as they
+ * fit in reader-cache bytes.  The write that does not fit first waits
+ * while the reader writes everything it holds to the card, in the order
+ * it came, each write costing what the card's model says; a write larger
+ * than the whole cache goes to the card straight after that.  So a test
+ * that writes less than the cache never meets the card's limits, and a
+ * long one meets them on average.  Writes that continue the one before
+ * are kept as one; a full list of writes flushes like a full cache.
+ */
+#define SIM_READER_WRITES	4096
+
+struct sim_reader {
+	uint64_t held_bytes;
+	unsigned int nheld;
+	struct sim_range held[SIM_READER_WRITES];
+};
+
+/* Everything the reader holds goes to the card. */
+static uint64_t reader_flush(struct sim_state *s)
+{
+	struct sim_reader *r = s->reader;
+	uint64_t t = 0;
+
+	for (unsigned int i = 0; i < r->nheld; i++)
+		t += card_write_ns(s, r->held[i].offset, r->held[i].length);
+	r->nheld = 0;
+	r->held_bytes = 0;
+	return t;
+}
+
+static uint64_t reader_write_ns(struct sim_state *s, uint64_t offset,
+				uint64_t length)
+{
+	const struct sim_params *p = &s->p;
+	struct sim_reader *r = s->reader;
+	struct sim_range *last = r->nheld ? &r->held[r->nheld - 1] : NULL;
+	bool continues = last && last->offset + last->length == offset;
+	uint64_t t = 0;
+
+	if (length > p->reader_cache_bytes)
+		return reader_flush(s) + card_write_ns(s, offset, length);
+	if (r->held_bytes + length > p->reader_cache_bytes ||
+	    (!continues && r->nheld == SIM_READER_WRITES)) {
+		t = reader_flush(s);
+		continues = false;
+	}
+	if (continues)
+		r->held[r->nheld - 1].length += length;
+	else
+		r->held[r->nheld++] = (struct sim_range){ offset, length };
+	r->held_bytes += length;
+	return t + p->reader_lat_ns +
+	       transfer_ns(length, p->reader_rate ? p->reader_rate :
+						    p->read_rate);
+}
+
+/* What a write takes: the reader's cache when there is one, else the card. */
+static uint64_t write_ns(struct sim_state *s, uint64_t offset,
+			 uint64_t length)
+{
+	return s->reader ? reader_write_ns(s, offset, length) :
+			   card_write_ns(s, offset, length);
+}
+
+static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
+		     uint64_t length, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	const struct sim_params *p = &s->p;
+	int err = check_io(p, offset, length);
+
+	if (!err && s->fake)
+		err = fake_write(s->fake, buf, offset, length);
+	if (err)
+		return err;
+	*ns = jitter(s, write_ns(s, offset, length));
 	count_op(&s->stats.writes, &s->stats.bytes_written, length, s, *ns);
 	pace(p);
 	return 0;
@@ -1652,11 +1798,13 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 {
 	struct sim_state *s = dev->backend;
 	const struct sim_params *p = &s->p;
-	uint64_t end = offset + length, first, last;
+	uint64_t end = offset + length, first, last, flush_ns;
 	int err = check_io(p, offset, length);
 
 	if (err)
 		return err;
+	/* the reader writes what it holds before it passes a discard on */
+	flush_ns = s->reader ? reader_flush(s) : 0;
 	first = (offset + p->erase_bytes - 1) / p->erase_bytes;
 	last = end == p->size_bytes ? block_count(p) : end / p->erase_bytes;
 	for (unsigned int i = 0; i < s->nopen; ) {
@@ -1667,7 +1815,7 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 		else
 			i++;
 	}
-	*ns = jitter(s, p->write_lat_ns);
+	*ns = jitter(s, flush_ns + p->write_lat_ns);
 	count_op(&s->stats.discards, &s->stats.bytes_discarded, length, s,
 		 *ns);
 	pace(p);
@@ -1702,7 +1850,10 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	s->cached = s->blocks + p.open;
 	s->spilled = s->cached + p.cache_blocks;
 	s->rng = p.seed;
-	if (fake_open(s)) {
+	if (p.reader_cache_bytes)
+		s->reader = calloc(1, sizeof(*s->reader));
+	if ((p.reader_cache_bytes && !s->reader) || fake_open(s)) {
+		free(s->reader);
 		free(s);
 		return -ENOMEM;
 	}
@@ -1716,9 +1867,13 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 
 static void sim_close(struct dev *dev)
 {
-	if (dev->backend)
-		fake_close(dev->backend);
-	free(dev->backend);
+	struct sim_state *s = dev->backend;
+
+	if (s) {
+		fake_close(s);
+		free(s->reader);
+	}
+	free(s);
 	dev->backend = NULL;
 	free(dev->async);
 	dev->async = NULL;

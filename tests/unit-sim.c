@@ -109,7 +109,7 @@ static void test_presets(void)
 			   "preset %s opens", spec);
 		dev_close(&dev);
 	}
-	UNIT_CHECK(i == 8, "eight presets");
+	UNIT_CHECK(i == 10, "ten presets");
 	UNIT_STREQ(sim_preset(0, NULL), "sandisk-su08g", "first preset");
 
 	out = open_memstream(&text, &size);
@@ -117,7 +117,8 @@ static void test_presets(void)
 	fclose(out);
 	UNIT_CHECK(text && strstr(text, "toshiba-7au") &&
 		   strstr(text, "sandisk-20au") && strstr(text, "plain") &&
-		   strstr(text, "wirenboard-ncard"), "list names every preset");
+		   strstr(text, "wirenboard-ncard") && strstr(text, "ramdisk") &&
+		   strstr(text, "cached-reader"), "list names every preset");
 	free(text);
 
 	dev_open(&dev, "sim:toshiba-7au", DEV_READ_ONLY);
@@ -522,7 +523,8 @@ static const struct {
 	const char *spec;
 	const char *want;	/* must appear in the message */
 } bad_specs[] = {
-	{ "sim:foo=1", "unknown key 'foo' (keys: size, erase," },
+	{ "sim:foo=1", "unknown key 'foo' (keys with 'f': fat, fake," },
+	{ "sim:zz=1", "unknown key 'zz' (keys: size, erase," },
 	{ "sim:erase=x", "bad value for erase: 'x'" },
 	{ "sim:page=48K", "sim: page 48KiB does not divide erase 4MiB" },
 	{ "sim:erase=4M,prog=12K", "prog 12KiB does not divide" },
@@ -838,6 +840,99 @@ static void test_shapes(void)
 		   "ones (buffer)");
 }
 
+/*
+ * Writes of 16KiB round robin over n erase blocks from block 10, 32 a
+ * block: the slowest and the fastest of them.
+ */
+static void round_robin_range(const char *spec, unsigned int n,
+			      uint64_t *min_ns, uint64_t *max_ns)
+{
+	struct dev dev;
+
+	*min_ns = UINT64_MAX;
+	*max_ns = 0;
+	open_rw(&dev, spec);
+	for (uint64_t pos = 0; pos < 32; pos++)
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t t = wr(&dev, (10 + i) * 4 * MIB +
+					pos * 16 * KIB, 16 * KIB);
+
+			*min_ns = t < *min_ns ? t : *min_ns;
+			*max_ns = t > *max_ns ? t : *max_ns;
+		}
+	dev_close(&dev);
+}
+
+/* ramdisk: no read step, no open limit, no order penalty. */
+static void test_ramdisk(void)
+{
+	const char *flat = "sim:ramdisk,noise=0,spikes=0";
+	uint64_t min_ns, max_ns, on, off, down = 0;
+	struct dev dev;
+
+	round_robin_range(flat, 32, &min_ns, &max_ns);
+	UNIT_CHECK(min_ns == max_ns && max_ns < 100 * US,
+		   "ramdisk: 16KiB writes to 32 blocks in turn all take "
+		   "%llu ns", (unsigned long long)max_ns);
+	open_rw(&dev, flat);
+	on = rd(&dev, 4 * MIB - 2 * KIB, 4 * KIB);
+	off = rd(&dev, 4 * MIB + 2 * KIB, 4 * KIB);
+	for (uint64_t pos = 64; pos-- > 0; )
+		down += wr(&dev, 100 * MIB + pos * 4 * KIB, 4 * KIB) !=
+			wr(&dev, 200 * MIB + pos * 4 * KIB, 4 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(on == off, "ramdisk: crossing an erase block costs "
+		   "nothing");
+	UNIT_CHECK(down == 0, "ramdisk: descending writes cost the same");
+	open_rw(&dev, "sim:ramdisk");
+	on = rd(&dev, 0, 4 * KIB);
+	off = rd(&dev, 0, 4 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(on != off, "ramdisk: has noise by default");
+}
+
+/*
+ * reader-cache=: writes that fit the reader's cache cost reader-lat and
+ * their bytes at reader-rate, whatever the card does; the one that does
+ * not fit waits for all of them to reach the card.
+ */
+static void test_reader_cache(void)
+{
+	const char *cached = BASE ",reader-cache=1M,reader-lat=10us,"
+			     "reader-rate=32M";
+	const uint64_t fast = 10 * US + 512 * US;	/* 16KiB at 32MB/s */
+	uint64_t min_ns, max_ns, t[3];
+	struct dev dev;
+
+	open_rw(&dev, cached);
+	for (uint64_t pos = 0; pos < 64; pos++)	/* 1MiB: all fit */
+		t[0] = wr(&dev, (10 + pos % 8) * 4 * MIB + pos / 8 * 16 * KIB,
+			  16 * KIB);
+	t[1] = wr(&dev, 90 * MIB, 16 * KIB);
+	t[2] = wr(&dev, 95 * MIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[0] == fast, "reader-cache: 8 blocks in turn at the "
+		   "reader's rate");
+	/* the 64 writes reach the card: 8 blocks over open=3, 61 gcs */
+	UNIT_CHECK(t[1] == fast + 64 * W16K + 61 * 10 * MS,
+		   "reader-cache: a full cache flushes to the card");
+	UNIT_CHECK(t[2] == fast, "reader-cache: empty again after a flush");
+	open_rw(&dev, cached);
+	t[0] = wr(&dev, 40 * MIB, 16 * KIB);
+	t[1] = wr(&dev, 44 * MIB, 2 * MIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[1] == W16K + 200 * US + 262144 * US,
+		   "reader-cache: a write larger than the cache goes to the "
+		   "card after what it held");
+	round_robin_range("sim:cached-reader,noise=0", 12, &min_ns, &max_ns);
+	UNIT_CHECK(max_ns == min_ns && max_ns < 1 * MS,
+		   "cached-reader: 12 blocks in turn below the cache, no "
+		   "limit shows");
+	round_robin_range("sim:sandisk-su08g,noise=0", 12, &min_ns, &max_ns);
+	UNIT_CHECK(max_ns > 10 * MS, "the same card without the reader: "
+		   "gc on 12 blocks in turn");
+}
+
 /* Under a wrapper such as valgrind only a gross slowdown counts. */
 static void test_speed(void)
 {
@@ -873,6 +968,8 @@ int main(void)
 	test_cache_blocks();
 	test_granule();
 	test_buffer_switch();
+	test_ramdisk();
+	test_reader_cache();
 	test_bad();
 	test_ro();
 	test_bad_specs();
