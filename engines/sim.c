@@ -704,14 +704,25 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 	return unknown_key(word, msg, size);
 }
 
-/* Which ways of setting the read staircase a spec used. */
-struct staircase_keys {
+/*
+ * Which keys a spec gave, by their index in keys[] (a bit each), and so
+ * which ways of setting the read staircase it used.
+ */
+struct spec_seen {
+	uint64_t keys;
 	bool cross;		/* cross= */
 	bool shorthand;		/* page-cross= or au-cross= */
 };
 
+_Static_assert(NKEYS <= 64, "spec_seen has a bit for each key");
+
+static bool given(const struct spec_seen *seen, const char *name)
+{
+	return seen->keys >> (find_key(name) - keys) & 1;
+}
+
 static int parse_item(char *item, bool first, struct sim_params *p,
-		      struct staircase_keys *seen, char *msg, size_t size)
+		      struct spec_seen *seen, char *msg, size_t size)
 {
 	char *eq = strchr(item, '=');
 	const struct sim_key *key;
@@ -722,6 +733,7 @@ static int parse_item(char *item, bool first, struct sim_params *p,
 	key = find_key(item);
 	if (!key)
 		return unknown_key(item, msg, size);
+	seen->keys |= 1ULL << (key - keys);
 	if (key->kind == SIM_CROSS)
 		seen->cross = true;
 	else if (key->field == FIELD(page_cross_ns) ||
@@ -766,6 +778,23 @@ static int check_bad_ranges(const struct sim_params *p, char *msg,
 	return 0;
 }
 
+/*
+ * A preset's FAT area and open erase blocks shrink to what a small card
+ * has (sim:size=1M is one erase block); keys the spec gave stay as they
+ * are, for check_params to refuse when they cannot fit.
+ */
+static void fit_defaults(struct sim_params *p, const struct spec_seen *seen)
+{
+	uint64_t blocks = block_count(p);
+
+	if (!given(seen, "fat") && p->fat > blocks)
+		p->fat = blocks;
+	if (!given(seen, "open") && p->open > blocks)
+		p->open = blocks;
+	if (!given(seen, "open-random") && p->open_random > p->open)
+		p->open_random = p->open;
+}
+
 /* Geometry that no single key can check alone. */
 static int check_params(const struct sim_params *p, char *msg, size_t size)
 {
@@ -800,7 +829,7 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 		      size_t size)
 {
 	char *copy, *rest, *item;
-	struct staircase_keys seen = { false, false };
+	struct spec_seen seen = { 0, false, false };
 	bool first = true;
 	int err = 0;
 
@@ -820,6 +849,8 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 	/* the shorthand on a preset with levels replaces those levels */
 	if (!err && seen.shorthand)
 		p->ncross = 0;
+	if (!err)
+		fit_defaults(p, &seen);
 	return err ? err : check_params(p, msg, size);
 }
 

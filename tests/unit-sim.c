@@ -542,6 +542,8 @@ static const struct {
 	{ "sim:bad=1M+0", "bad value for bad" },
 	{ "sim:size=1G,bad=2G+1M", "bad range" },
 	{ "sim:size=1G,fat=500", "fat 500 exceeds" },
+	{ "sim:size=1M,fat=2", "fat 2 exceeds the card's 1 erase blocks" },
+	{ "sim:toshiba-7au,size=8M,fat=3", "fat 3 exceeds" },
 	{ "sim:ro=1", "'ro' takes no value" },
 	{ "sim:size", "'size' needs a value" },
 	{ "sim:nosuchcard", "unknown preset 'nosuchcard'" },
@@ -603,6 +605,44 @@ static void test_good_specs(void)
 
 		UNIT_CHECK(err == 0, "%s opens", specs[i]);
 		dev_close(&dev);
+	}
+}
+
+/* A tiny card: a preset's FAT area and open blocks shrink to fit it. */
+static void test_tiny_card(void)
+{
+	static const struct {
+		const char *spec;
+		uint32_t fat, open, open_random;
+	} cards[] = {
+		{ "sim:size=1M", 1, 1, 1 },
+		{ "sim:size=512K", 1, 1, 1 },
+		{ "sim:toshiba-7au,size=12M", 3, 3, 3 },
+		{ "sim:ramdisk,size=1M", 0, 1, 1 },
+		{ "sim:size=1M,open=4", 1, 4, 1 },	/* given: kept */
+		{ "sim:size=1M,fat=0", 0, 1, 1 },
+		{ "sim:size=64M", 2, 6, 1 },		/* fits: as it was */
+	};
+
+	for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
+		struct sim_geometry g = { 0 };
+		struct dev dev;
+		bool opened = open_rw(&dev, cards[i].spec);
+
+		if (opened)
+			sim_geometry(&dev, &g);
+		UNIT_CHECK(opened && g.fat == cards[i].fat &&
+			   g.open == cards[i].open &&
+			   g.open_random == cards[i].open_random,
+			   "%s opens with fat %u, open %u, %u random",
+			   cards[i].spec, cards[i].fat, cards[i].open,
+			   cards[i].open_random);
+		if (opened) {
+			UNIT_CHECK(wr(&dev, 0, 64 * KIB) != FAIL &&
+				   rd(&dev, 0, 64 * KIB) != FAIL,
+				   "%s reads and writes", cards[i].spec);
+			dev_close(&dev);
+		}
 	}
 }
 
@@ -974,6 +1014,7 @@ int main(void)
 	test_ro();
 	test_bad_specs();
 	test_good_specs();
+	test_tiny_card();
 	test_determinism();
 	test_spikes();
 	test_odd_erase();
