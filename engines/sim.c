@@ -9,6 +9,7 @@
  * a counterfeit card: see "fake capacity" below.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -79,6 +80,9 @@ struct sim_params {
 	uint64_t reader_rate;		/* 0: read-rate */
 	double noise;
 	double spikes;
+	double jitter;			/* heavy-tailed read delays */
+	double drift;			/* typical wander of the read time */
+	uint64_t drift_reads;		/* reads the wander takes to turn */
 	uint64_t seed;
 	uint64_t pace_ns;		/* wall-clock sleep per operation */
 	uint64_t queue;			/* operations served at once; 0 is 1 */
@@ -107,6 +111,7 @@ struct sim_block {
 struct sim_state {
 	struct sim_params p;
 	uint64_t rng;		/* splitmix64 state, from seed */
+	double wander;		/* drift=: the read time's relative offset */
 	uint64_t tick;
 	uint64_t last_index;	/* erase block of the last write */
 	unsigned int nopen;
@@ -469,6 +474,9 @@ static const struct sim_key keys[] = {
 	KEY("reader-rate", SIM_RATE, reader_rate),
 	FRACTION("noise", noise, 0.5),
 	FRACTION("spikes", spikes, 1.0),
+	FRACTION("jitter", jitter, 1.0),
+	FRACTION("drift", drift, 0.5),
+	COUNT("drift-reads", drift_reads, 1, 1000000000),
 	COUNT("seed", seed, 0, UINT64_MAX),
 	KEY("pace", SIM_TIME, pace_ns),
 	COUNT("queue", queue, 1, DEV_MAX_DEPTH),
@@ -938,6 +946,56 @@ static uint64_t jitter(struct sim_state *s, uint64_t ns)
 	if (t >= 0x1p64)
 		return UINT64_MAX;
 	return (uint64_t)(t + 0.5);
+}
+
+/*
+ * jitter=: a read takes 1 + jitter x X as long, X Pareto-distributed
+ * with shape 1.5 from 0 (u^(-2/3) - 1): half the reads pay at most
+ * 0.59 x jitter, one in 37 over 10 x jitter, one in a thousand over 99 x
+ * jitter; capped at 1000 x jitter.  Its variance is infinite, so means of
+ * a few dozen reads wander as a real device's under interference do.
+ */
+#define SIM_JITTER_SHAPE	1.5
+#define SIM_JITTER_CAP		1000.0
+
+static double heavy_tail(struct sim_state *s)
+{
+	double u = 1.0 - next_uniform(s);	/* in (0, 1] */
+	double x = pow(u, -1.0 / SIM_JITTER_SHAPE) - 1.0;
+
+	return x < SIM_JITTER_CAP ? x : SIM_JITTER_CAP;
+}
+
+/*
+ * drift=: the read time wanders slowly around the model's, by a walk
+ * that returns toward 0 (each read keeps 1 - 1/drift-reads of the offset
+ * and adds a uniform step), so the offset's standard deviation is drift
+ * and it turns over about drift-reads reads.  The factor stays above 0.1.
+ */
+#define SIM_DRIFT_READS		1000
+
+static double drift_factor(struct sim_state *s)
+{
+	double n = s->p.drift_reads ? (double)s->p.drift_reads :
+				      SIM_DRIFT_READS;
+	/* uniform on [-sqrt 3, sqrt 3]: variance 1 */
+	double step = (2.0 * next_uniform(s) - 1.0) * sqrt(3.0);
+
+	s->wander = s->wander * (1.0 - 1.0 / n) +
+		    s->p.drift * sqrt(2.0 / n - 1.0 / (n * n)) * step;
+	return 1.0 + s->wander > 0.1 ? 1.0 + s->wander : 0.1;
+}
+
+/* A read's time with jitter= and drift=; draws nothing without them. */
+static uint64_t read_noise(struct sim_state *s, uint64_t ns)
+{
+	double t = (double)ns;
+
+	if (s->p.drift > 0)
+		t *= drift_factor(s);
+	if (s->p.jitter > 0)
+		t *= 1.0 + s->p.jitter * heavy_tail(s);
+	return t >= 0x1p64 ? UINT64_MAX : (uint64_t)(t + 0.5);
 }
 
 /*
@@ -1699,7 +1757,7 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 		return err;
 	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
 	    crossing_ns(p, offset, length);
-	*ns = jitter(s, t);
+	*ns = jitter(s, read_noise(s, t));
 	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, *ns);
 	pace(p);
 	return 0;

@@ -4,6 +4,7 @@
  * presets show the shapes of the real cards they stand for.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -537,6 +538,9 @@ static const struct {
 	{ "sim:gc=-1ms", "bad value for gc" },
 	{ "sim:noise=2", "bad value for noise" },
 	{ "sim:spikes=1.5", "bad value for spikes" },
+	{ "sim:jitter=2", "bad value for jitter" },
+	{ "sim:drift=0.6", "bad value for drift" },
+	{ "sim:drift-reads=0", "bad value for drift-reads" },
 	{ "sim:seed=x", "bad value for seed" },
 	{ "sim:bad=5", "bad value for bad: '5'" },
 	{ "sim:bad=1M+0", "bad value for bad" },
@@ -704,6 +708,98 @@ static int64_t crossing_us(struct dev *dev, uint64_t boundary)
 	int64_t on = (int64_t)rd(dev, boundary - 512, 1 * KIB);
 
 	return (on - (int64_t)rd(dev, boundary - 1 * KIB, 1 * KIB)) / 1000;
+}
+
+/* Times of n 4KiB reads at offset 0 of spec, into t. */
+static void read_series(const char *spec, uint64_t *t, int n)
+{
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (int i = 0; i < n; i++)
+		t[i] = rd(&dev, 0, 4 * KIB);
+	dev_close(&dev);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* jitter=: reads only ever slower, most a little, a few very much. */
+static void test_jitter(void)
+{
+	static uint64_t t[10000], again[10000];
+	const double base = 100 * US + 409600;	/* a 4KiB read of BASE */
+	int over10 = 0, over50 = 0, faster = 0;
+	struct dev dev;
+	uint64_t w[2];
+
+	read_series(BASE ",jitter=0.1,seed=5", t, 10000);
+	read_series(BASE ",jitter=0.1,seed=5", again, 10000);
+	UNIT_CHECK(memcmp(t, again, sizeof(t)) == 0,
+		   "jitter: same seed, same times");
+	for (int i = 0; i < 10000; i++) {
+		faster += (double)t[i] < base;
+		over10 += (double)t[i] > base * (1 + 0.1 * 10);
+		over50 += (double)t[i] > base * (1 + 0.1 * 50);
+	}
+	qsort(t, 10000, sizeof(t[0]), cmp_u64);
+	UNIT_CHECK(faster == 0, "jitter: no read faster than the model");
+	UNIT_CHECK((double)t[5000] > base * 1.05 &&
+		   (double)t[5000] < base * 1.07,
+		   "jitter=0.1: the median read 5.9%% slower: %.4f",
+		   (double)t[5000] / base);
+	UNIT_CHECK(over10 > 150 && over10 < 400,
+		   "jitter=0.1: %d in 10000 reads more than twice as long "
+		   "(Pareto: 270)", over10);
+	UNIT_CHECK(over50 > 10 && over50 < 60,
+		   "jitter=0.1: %d in 10000 reads more than 6x (Pareto: 27)",
+		   over50);
+	open_rw(&dev, BASE ",jitter=0.1");
+	w[0] = wr(&dev, 40 * MIB, 16 * KIB);
+	w[1] = wr(&dev, 40 * MIB + 16 * KIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(w[0] == W16K && w[1] == W16K, "jitter: writes keep "
+		   "their time");
+}
+
+/* drift=: the read time wanders slowly, by about drift, around the model. */
+static void test_drift(void)
+{
+	static uint64_t t[100000];
+	const double base = 100 * US + 409600;
+	double sum = 0, sum2 = 0, max_step = 0, lo = 1e30, hi = 0;
+
+	read_series(BASE ",drift=0.05,seed=2", t, 100000);
+	for (int i = 0; i < 100000; i++) {
+		double f = (double)t[i] / base - 1;
+
+		sum += f;
+		sum2 += f * f;
+		lo = f < lo ? f : lo;
+		hi = f > hi ? f : hi;
+		if (i && fabs((double)t[i] - (double)t[i - 1]) > max_step)
+			max_step = fabs((double)t[i] - (double)t[i - 1]);
+	}
+	sum /= 100000;
+	UNIT_CHECK(fabs(sum) < 0.02, "drift: the mean stays the model's: "
+		   "%+.4f", sum);
+	UNIT_CHECK(sqrt(sum2 / 100000 - sum * sum) > 0.035 &&
+		   sqrt(sum2 / 100000 - sum * sum) < 0.065,
+		   "drift=0.05: the read time's deviation is about 5%%: %.4f",
+		   sqrt(sum2 / 100000 - sum * sum));
+	UNIT_CHECK(max_step < base * 0.01 && hi - lo > 0.1,
+		   "drift: from read to read under 1%%, over the run "
+		   "%.3f to %+.3f", lo, hi);
+	read_series(BASE ",drift=0.05,drift-reads=10,seed=2", t, 1000);
+	max_step = 0;
+	for (int i = 1; i < 1000; i++)
+		if (fabs((double)t[i] - (double)t[i - 1]) > max_step)
+			max_step = fabs((double)t[i] - (double)t[i - 1]);
+	UNIT_CHECK(max_step > base * 0.02, "drift-reads=10: it turns faster");
 }
 
 static void test_odd_erase(void)
@@ -1017,6 +1113,8 @@ int main(void)
 	test_tiny_card();
 	test_determinism();
 	test_spikes();
+	test_jitter();
+	test_drift();
 	test_odd_erase();
 	test_su08g_align();
 	test_shapes();
