@@ -106,6 +106,8 @@ struct sim_block {
 	uint64_t used;		/* tick of the last write, for LRU */
 	bool gaps;		/* holds old data: skipped or consolidated */
 	bool random;		/* in the out-of-order set */
+	bool streamed;		/* its last write went on from the write
+				   before (a sequential stream) */
 };
 
 struct sim_state {
@@ -114,6 +116,7 @@ struct sim_state {
 	double wander;		/* drift=: the read time's relative offset */
 	uint64_t tick;
 	uint64_t last_index;	/* erase block of the last write */
+	uint64_t last_end_bytes;	/* where the last write ended */
 	unsigned int nopen;
 	unsigned int nrandom;
 	unsigned int ncached;
@@ -1193,13 +1196,19 @@ static uint64_t evict(struct sim_state *s, struct sim_block *b)
 /*
  * With spill=, a card whose open slots are all in use keeps them while
  * they are in use: the least recently written one was written within the
- * last open + spill writes.  A write to another block then spills.
+ * last open + spill writes.  A write to another block then spills.  A
+ * block a sequential stream wrote through is done with, not in use.
  */
 static bool spills(struct sim_state *s)
 {
+	const struct sim_block *lru;
+
 	if (!s->p.spill || s->nopen < s->p.open)
 		return false;
-	return lru_block(s, false)->used + s->p.open + s->p.spill > s->tick;
+	lru = lru_block(s, false);
+	if (lru->streamed && complete(&s->p, lru))
+		return false;
+	return lru->used + s->p.open + s->p.spill > s->tick;
 }
 
 /* Open an erased block for writing, closing the LRU one if need be. */
@@ -1334,9 +1343,13 @@ static void unspill(struct sim_state *s, uint64_t index)
  * start through to its end holds nothing old: writing it again from lower
  * down starts it over at no cost.  A small write out of order in an open
  * block is absorbed by the cache for cache-lat instead of consolidating.
+ * A write that goes on from where the one before ended (stream) never
+ * spills: the card sees one sequential stream and gives it a fresh block,
+ * closing the least recently written one, so whole erase blocks written
+ * one after the other run at the rate of one block written alone.
  */
 static uint64_t write_block(struct sim_state *s, uint64_t index,
-			    uint64_t start, uint64_t end)
+			    uint64_t start, uint64_t end, bool stream)
 {
 	const struct sim_params *p = &s->p;
 	bool small = p->cache_bytes && end - start <= p->cache_bytes;
@@ -1347,7 +1360,7 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 		return 0;
 	s->tick++;
 	b = find_block(s, index);
-	if (!b && spill(s, index, start, end, small, &gc_ns))
+	if (!b && !stream && spill(s, index, start, end, small, &gc_ns))
 		return gc_ns;
 	if (!b) {
 		if (p->spill)
@@ -1360,6 +1373,7 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 	else if (!b->random && out_of_order(p, b->pos_bytes, start))
 		gc_ns += small ? p->cache_lat_ns : go_random(s, b);
 	advance(p, b, start, end);
+	b->streamed = stream;
 	return gc_ns;
 }
 
@@ -1781,7 +1795,10 @@ static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
 		uint64_t stop = end - base < p->erase_bytes ?
 				end - base : p->erase_bytes;
 
-		t += write_block(s, index, pos - base, stop);
+		/* from where the last write ended, or inside this one */
+		bool stream = pos != offset || offset == s->last_end_bytes;
+
+		t += write_block(s, index, pos - base, stop, stream);
 		if (index != s->last_index) {
 			t += p->switch_ns;
 			s->stats.switches++;
@@ -1789,6 +1806,7 @@ static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
 		s->last_index = index;
 		pos = base + stop;
 	}
+	s->last_end_bytes = end;
 	return t;
 }
 
@@ -1936,6 +1954,7 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		return -ENOMEM;
 	s->p = p;
 	s->last_index = UINT64_MAX;
+	s->last_end_bytes = UINT64_MAX;
 	s->cached = s->blocks + p.open;
 	s->spilled = s->cached + p.cache_blocks;
 	s->rng = p.seed;

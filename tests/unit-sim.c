@@ -372,6 +372,36 @@ static void test_spill(void)
 		   five_gcs);
 }
 
+/*
+ * A write that goes on from where the last one ended never spills, and a
+ * block such a stream wrote through does not keep the card spilling:
+ * whole erase blocks in sequence, even past a jump back to the start, run
+ * at the rate of one; the same blocks 12 apart spill.
+ */
+static void test_stream(void)
+{
+	const char *spec = BASE ",spill=2,spill-rate=4M";
+	const uint64_t whole = 200 * US + 524288 * US;	/* 4MiB at 8MB/s */
+	uint64_t slow_apart = 0, slow_in_turn = 0;
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (uint64_t round = 0; round < 2; round++)
+		for (uint64_t i = 0; i < 16; i++)
+			slow_in_turn += wr(&dev, (10 + i) * 4 * MIB, 4 * MIB) !=
+					whole;
+	dev_close(&dev);
+	open_rw(&dev, spec);
+	for (uint64_t i = 0; i < 16; i++)
+		slow_apart += wr(&dev, (10 + 12 * i) * 4 * MIB, 4 * MIB) !=
+			      whole;
+	dev_close(&dev);
+	UNIT_CHECK(slow_in_turn == 0, "stream: 16 whole blocks in sequence, "
+		   "twice over, at the rate of one");
+	UNIT_CHECK(slow_apart > 0, "whole blocks 12 apart spill: %llu of 16",
+		   (unsigned long long)slow_apart);
+}
+
 /* copy-rate=: a close copies what the block's in-order run left out. */
 static void test_copy(void)
 {
@@ -1099,6 +1129,7 @@ int main(void)
 	test_restart();
 	test_discard();
 	test_spill();
+	test_stream();
 	test_copy();
 	test_cache();
 	test_cache_blocks();
