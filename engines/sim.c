@@ -23,6 +23,7 @@
 #include "lib/units.h"
 
 #define SIM_MAX_BAD	16	/* bad= ranges per card */
+#define SIM_MAX_SLOW	16	/* slow= ranges per card */
 #define SIM_MAX_OPEN	256	/* open= limit: lookups scan the open set */
 #define SIM_SPIKE_MIN	5.0	/* a spike multiplies an operation's time */
 #define SIM_SPIKE_MAX	20.0
@@ -38,6 +39,12 @@
 struct sim_range {
 	uint64_t offset;
 	uint64_t length;
+};
+
+/* slow=: a region whose bytes move at rate bytes/s, read or written. */
+struct sim_slow {
+	struct sim_range range;
+	uint64_t rate;
 };
 
 /* One level of the read staircase: crossing a multiple of size costs. */
@@ -89,6 +96,8 @@ struct sim_params {
 	bool ro;
 	unsigned int nbad;
 	struct sim_range bad[SIM_MAX_BAD];
+	unsigned int nslow;
+	struct sim_slow slow[SIM_MAX_SLOW];
 	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
@@ -425,6 +434,7 @@ enum sim_kind {
 	SIM_COUNT,	/* units_parse_count in [min, max] */
 	SIM_FRACTION,	/* units_parse_fraction, at most max_fraction */
 	SIM_RANGE,	/* OFFSET+LEN, appended to the bad list */
+	SIM_SLOW,	/* OFFSET+LEN:RATE, appended to the slow list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
@@ -485,6 +495,7 @@ static const struct sim_key keys[] = {
 	COUNT("queue", queue, 1, DEV_MAX_DEPTH),
 	{ .name = "cross", .kind = SIM_CROSS },
 	{ .name = "bad", .kind = SIM_RANGE },
+	{ .name = "slow", .kind = SIM_SLOW },
 	{ .name = "ro", .kind = SIM_FLAG },
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
@@ -564,24 +575,54 @@ static int unknown_key(const char *name, char *msg, size_t size)
 		     name_list(list, sizeof(list), false, 0));
 }
 
-/* OFFSET+LEN, both sizes; LEN positive. */
+/* OFFSET+LEN (the first len bytes of text), both sizes; LEN positive. */
+static int parse_offset_length(const char *text, size_t len,
+			       struct sim_range *r)
+{
+	char offset[64], length[64];
+	const char *plus = memchr(text, '+', len);
+	size_t before = plus ? (size_t)(plus - text) : 0;
+
+	if (!plus || before >= sizeof(offset) ||
+	    len - before - 1 >= sizeof(length))
+		return -EINVAL;
+	memcpy(offset, text, before);
+	offset[before] = '\0';
+	memcpy(length, plus + 1, len - before - 1);
+	length[len - before - 1] = '\0';
+	if (units_parse_size(offset, &r->offset) ||
+	    units_parse_size(length, &r->length) ||
+	    r->length == 0 || r->offset + r->length < r->offset)
+		return -EINVAL;
+	return 0;
+}
+
+/* bad=OFFSET+LEN */
 static int parse_range(const char *text, struct sim_params *p)
 {
-	char offset[64];
-	const char *plus = strchr(text, '+');
 	struct sim_range r;
 
-	if (!plus || (size_t)(plus - text) >= sizeof(offset))
-		return -EINVAL;
-	memcpy(offset, text, (size_t)(plus - text));
-	offset[plus - text] = '\0';
-	if (units_parse_size(offset, &r.offset) ||
-	    units_parse_size(plus + 1, &r.length) ||
-	    r.length == 0 || r.offset + r.length < r.offset)
+	if (parse_offset_length(text, strlen(text), &r))
 		return -EINVAL;
 	if (p->nbad == SIM_MAX_BAD)
 		return -ENOSPC;
 	p->bad[p->nbad++] = r;
+	return 0;
+}
+
+/* slow=OFFSET+LEN:RATE */
+static int parse_slow(const char *text, struct sim_params *p)
+{
+	const char *colon = strchr(text, ':');
+	struct sim_slow slow;
+
+	if (!colon ||
+	    parse_offset_length(text, (size_t)(colon - text), &slow.range) ||
+	    units_parse_rate(colon + 1, &slow.rate) || !slow.rate)
+		return -EINVAL;
+	if (p->nslow == SIM_MAX_SLOW)
+		return -ENOSPC;
+	p->slow[p->nslow++] = slow;
 	return 0;
 }
 
@@ -664,6 +705,8 @@ static int set_value(const struct sim_key *key, const char *text,
 			     key->name);
 	if (key->kind == SIM_RANGE)
 		err = parse_range(text, p);
+	else if (key->kind == SIM_SLOW)
+		err = parse_slow(text, p);
 	else if (key->kind == SIM_FAKE_MODE)
 		err = parse_fake_mode(text, p);
 	else if (key->kind == SIM_CROSS)
@@ -674,8 +717,9 @@ static int set_value(const struct sim_key *key, const char *text,
 		return usage(msg, size, "sim: too many cross levels (at most "
 			     "%d)", SIM_MAX_CROSS);
 	if (err == -ENOSPC)
-		return usage(msg, size, "sim: too many bad ranges (at most %d)",
-			     SIM_MAX_BAD);
+		return usage(msg, size, "sim: too many %s ranges (at most %d)",
+			     key->name, key->kind == SIM_SLOW ? SIM_MAX_SLOW :
+							       SIM_MAX_BAD);
 	if (err)
 		return usage(msg, size, "sim: bad value for %s: '%s'",
 			     key->name, text);
@@ -773,20 +817,40 @@ static int check_divides(const char *key, uint64_t unit, uint64_t erase,
 		     units_format_exact_size(b, erase));
 }
 
-static int check_bad_ranges(const struct sim_params *p, char *msg,
-			    size_t size)
+/* A range of key name (bad, slow) that ends past the card is refused. */
+static int check_range(const struct sim_params *p, const char *name,
+		       const struct sim_range *r, char *msg, size_t size)
 {
-	for (unsigned int i = 0; i < p->nbad; i++) {
-		const struct sim_range *r = &p->bad[i];
+	if (r->offset + r->length <= p->size_bytes)
+		return 0;
+	return usage(msg, size, "sim: %s range %llu+%llu ends past the "
+		     "card's %llu bytes", name, (unsigned long long)r->offset,
+		     (unsigned long long)r->length,
+		     (unsigned long long)p->size_bytes);
+}
 
-		if (r->offset + r->length > p->size_bytes)
-			return usage(msg, size, "sim: bad range %llu+%llu "
-				     "ends past the card's %llu bytes",
-				     (unsigned long long)r->offset,
-				     (unsigned long long)r->length,
-				     (unsigned long long)p->size_bytes);
+static bool overlap(const struct sim_range *a, const struct sim_range *b)
+{
+	return a->offset < b->offset + b->length &&
+	       b->offset < a->offset + a->length;
+}
+
+/* bad= and slow= ranges lie on the card; slow ones do not overlap. */
+static int check_ranges(const struct sim_params *p, char *msg, size_t size)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; !err && i < p->nbad; i++)
+		err = check_range(p, "bad", &p->bad[i], msg, size);
+	for (unsigned int i = 0; !err && i < p->nslow; i++) {
+		err = check_range(p, "slow", &p->slow[i].range, msg, size);
+		for (unsigned int j = 0; !err && j < i; j++)
+			if (overlap(&p->slow[i].range, &p->slow[j].range))
+				err = usage(msg, size, "sim: slow ranges "
+					    "%u and %u overlap; give each "
+					    "byte one rate", j + 1, i + 1);
 	}
-	return 0;
+	return err;
 }
 
 /*
@@ -829,7 +893,7 @@ static int check_params(const struct sim_params *p, char *msg, size_t size)
 		return usage(msg, size, "sim: pace is at most 1s per "
 			     "operation");
 	err = check_fake(p, msg, size);
-	return err ? err : check_bad_ranges(p, msg, size);
+	return err ? err : check_ranges(p, msg, size);
 }
 
 /*
@@ -1027,20 +1091,45 @@ static uint64_t touched(uint64_t offset, uint64_t length,
 	return (offset + length - 1) / unit - offset / unit + 1;
 }
 
+/*
+ * slow=: the bytes of [offset, offset + length) inside a slow range move
+ * at its rate instead of rate: what that changes in an operation's time
+ * t, which holds their transfer at rate.
+ */
+static uint64_t slow_ns(const struct sim_params *p, uint64_t offset,
+			uint64_t length, uint64_t rate, uint64_t t)
+{
+	const struct sim_range op = { offset, length };
+
+	for (unsigned int i = 0; i < p->nslow; i++) {
+		const struct sim_slow *slow = &p->slow[i];
+		uint64_t start, end, inside;
+
+		if (!overlap(&op, &slow->range))
+			continue;
+		start = offset > slow->range.offset ? offset :
+						      slow->range.offset;
+		end = offset + length < slow->range.offset + slow->range.length ?
+		      offset + length : slow->range.offset + slow->range.length;
+		inside = end - start;
+		t = t - transfer_ns(inside, rate) +
+		    transfer_ns(inside, slow->rate);
+	}
+	return t;
+}
+
 /* -EIO for a range outside the card or touching a bad= range. */
 static int check_io(const struct sim_params *p, uint64_t offset,
 		    uint64_t length)
 {
+	const struct sim_range op = { offset, length };
+
 	if (!length || offset > p->size_bytes ||
 	    length > p->size_bytes - offset)
 		return -EIO;
-	for (unsigned int i = 0; i < p->nbad; i++) {
-		const struct sim_range *r = &p->bad[i];
-
-		if (offset < r->offset + r->length &&
-		    r->offset < offset + length)
+	for (unsigned int i = 0; i < p->nbad; i++)
+		if (overlap(&op, &p->bad[i]))
 			return -EIO;
-	}
 	return 0;
 }
 
@@ -1771,6 +1860,7 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 		return err;
 	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
 	    crossing_ns(p, offset, length);
+	t = slow_ns(p, offset, length, p->read_rate, t);
 	*ns = jitter(s, read_noise(s, t));
 	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, *ns);
 	pace(p);
@@ -1789,6 +1879,7 @@ static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
 			p->prog_bytes, p->write_rate);
 	if (p->buffer_bytes && length > p->buffer_bytes)
 		t += transfer_ns(length - p->buffer_bytes, p->write_rate);
+	t = slow_ns(p, offset, length, p->write_rate, t);
 	for (pos = offset; pos < end; ) {
 		uint64_t index = pos / p->erase_bytes;
 		uint64_t base = index * p->erase_bytes;

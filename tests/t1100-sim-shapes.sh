@@ -9,7 +9,8 @@
 # 16 KiB ones), the Toshiba its 32 KiB program unit; the presets fitted
 # to corpus cards and plain print align and open-AU lines; a 12 MiB card
 # shows its boundaries with --threes; bad= ranges fail the I/O that
-# touches them with one line naming the offset; ro refuses writes only;
+# touches them with one line naming the offset, slow= ranges read at
+# their rate; ro refuses writes only;
 # output is deterministic per seed; whole erase blocks written in
 # sequence run at one rate in every test that writes them.  (How long -a
 # takes on the wall clock is a figure bench/timings.sh prints, not an
@@ -375,6 +376,24 @@ test_expect_success 'bad=4M+1M: -a beyond the bad range is not affected' '
 	test ! -s err &&
 	"$FLASHBENCH" -a sim: >clean &&
 	test_cmp clean out
+'
+
+test_expect_success 'slow=1G+64M:2M: -t reads that range at 2 MB/s, the rest as before' '
+	"$FLASHBENCH" -t --offset=1G sim:noise=0,slow=1G+64M:2M >slow &&
+	"$FLASHBENCH" -t --offset=2G sim:noise=0,slow=1G+64M:2M >fast &&
+	"$FLASHBENCH" -t --offset=2G sim:noise=0 >plain &&
+	cat slow fast &&
+	grep "^read 1048576-byte blocks for .*: 2 MB/s; per second: min 2," slow &&
+	test_cmp plain fast
+'
+
+test_expect_success 'slow=: a read inside takes read-lat + its bytes at the rate, one half inside half of it' '
+	"$FLASHBENCH" -i -c 1 --blocksize=1M --offset=1G \
+		sim:noise=0,read-lat=1ms,page-cross=0,slow=1G+64M:2M >out &&
+	cat out &&
+	grep "^1048576 bytes: min 525ms avg 525ms max 525ms: 2 MB/s\$" out &&
+	grep "^67108864 bytes: min 33\.56s .*: 2 MB/s\$" out &&
+	grep "^134217728 bytes: .*: 3\.6[0-9] MB/s\$" out
 '
 
 test_expect_success 'bad=17M+1M: -O exits 1 with one line naming the offset' '

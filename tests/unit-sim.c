@@ -535,6 +535,40 @@ static void test_bad(void)
 	dev_close(&dev);
 }
 
+/* slow=: the bytes inside the range move at its rate, read or written. */
+static void test_slow(void)
+{
+	struct dev dev;
+	/* BASE: reads at 10MB/s, writes at 8MB/s; 1MiB is 64 pages */
+	const uint64_t read_1m = 100 * US + 104857600 + 63 * 7 * US;
+	const uint64_t write_1m = 200 * US + 131072 * US;
+	uint64_t t[6], plain;
+
+	open_rw(&dev, BASE ",slow=40M+4M:2M,slow=100M+1M:1M");
+	t[0] = rd(&dev, 40 * MIB, 1 * MIB);
+	t[1] = rd(&dev, 39 * MIB + 512 * KIB, 1 * MIB);
+	t[2] = rd(&dev, 50 * MIB, 1 * MIB);
+	t[3] = wr(&dev, 41 * MIB, 1 * MIB);
+	t[4] = rd(&dev, 100 * MIB, 1 * MIB);
+	t[5] = rd(&dev, 43 * MIB + 512 * KIB, 57 * MIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[0] == read_1m - 104857600 + 524288 * US,
+		   "slow=40M+4M:2M: a 1MiB read inside takes 1MiB at 2MB/s");
+	UNIT_CHECK(t[1] == read_1m + 50 * US - 52428800 + 262144 * US,
+		   "slow: a read half inside pays the rate for that half");
+	UNIT_CHECK(t[2] == read_1m, "slow: a read outside as before");
+	UNIT_CHECK(t[3] == write_1m - 131072 * US + 524288 * US,
+		   "slow: a 1MiB write inside takes 1MiB at 2MB/s");
+	UNIT_CHECK(t[4] == read_1m - 104857600 + 1048576 * US,
+		   "slow: each range its own rate");
+	open_rw(&dev, BASE);
+	plain = rd(&dev, 43 * MIB + 512 * KIB, 57 * MIB);
+	dev_close(&dev);
+	/* half a MiB in each: at 2MB/s and 1MB/s instead of 10MB/s */
+	UNIT_CHECK(t[5] == plain - 2 * 52428800 + 262144 * US + 524288 * US,
+		   "slow: a long read pays every range it crosses");
+}
+
 static void test_ro(void)
 {
 	struct dev dev;
@@ -574,6 +608,13 @@ static const struct {
 	{ "sim:seed=x", "bad value for seed" },
 	{ "sim:bad=5", "bad value for bad: '5'" },
 	{ "sim:bad=1M+0", "bad value for bad" },
+	{ "sim:slow=1G+64M", "bad value for slow: '1G+64M'" },
+	{ "sim:slow=1G+64M:0", "bad value for slow" },
+	{ "sim:slow=1G+0:2M", "bad value for slow" },
+	{ "sim:slow=1G:2M", "bad value for slow" },
+	{ "sim:size=1G,slow=1G+1M:2M", "slow range 1073741824+1048576 ends "
+	  "past" },
+	{ "sim:slow=1G+64M:2M,slow=1G+1M:1M", "slow ranges 1 and 2 overlap" },
 	{ "sim:size=1G,bad=2G+1M", "bad range" },
 	{ "sim:size=1G,fat=500", "fat 500 exceeds" },
 	{ "sim:size=1M,fat=2", "fat 2 exceeds the card's 1 erase blocks" },
@@ -1138,6 +1179,7 @@ int main(void)
 	test_ramdisk();
 	test_reader_cache();
 	test_bad();
+	test_slow();
 	test_ro();
 	test_bad_specs();
 	test_good_specs();
