@@ -1318,9 +1318,10 @@ static void open_reason(const struct analyze_result *r,
 		snprintf(why, size, "no %srun's --open-au-nr is known (paste "
 			 "the command lines with the output)", order);
 	else if (random && o->random_slow_nr)
-		snprintf(why, size, "random order is slow already at N=%u "
-			 "(%.2f of the linear rate); a --random run with -0 1 "
-			 "would tell whether order or count is to blame",
+		snprintf(why, size, "random order writes at the thrashing "
+			 "rate already at N=%u (%.2f of the linear rate): fewer "
+			 "are open, a --random run with -0 1 would tell how "
+			 "many",
 			 o->random_slow_nr, o->random_slow_ratio);
 	else if (!several)
 		snprintf(why, size, "only N=%u was run; runs with other "
