@@ -177,6 +177,8 @@ double analysis_confidence(double z)
 /* above this a reading is beyond doubt, and only then shown as 1.00 */
 #define OVERWHELMING_Z 20.0
 #define MAX_CONFIDENCE 0.99
+/* the most an erase reading is worth when a line above it falls back */
+#define FALLBACK_CONFIDENCE 0.8
 
 struct stair {
 	uint64_t align[MAX_FIT_POINTS];
@@ -642,13 +644,45 @@ static double strongest_rejected(const struct stair *s, const struct fit *f,
 				 size_t *covered);
 static double doubt_free(double rejected_z, size_t tried);
 
+/* Median of the diffs of the points with align in [low, high). */
+static double diff_median(const struct stair *s, uint64_t low, uint64_t high,
+			  size_t *count)
+{
+	double values[MAX_FIT_POINTS];
+
+	*count = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->align[i] >= low && s->align[i] < high)
+			values[(*count)++] = s->diff[i];
+	return *count ? analysis_median(values, *count) : 0;
+}
+
+/*
+ * Lines at or above the erase size that fall back into the level below
+ * it (closer to the lines just under it than to their own level): every
+ * read crossing a larger boundary crosses an erase-block boundary too,
+ * so each such line is a reading the step does not explain - heavy-tailed
+ * noise, or a step that is not there.
+ */
+static size_t fallbacks(const struct stair *s, uint64_t size)
+{
+	size_t below, above, fell = 0;
+	double low = diff_median(s, size / 8, size, &below);
+	double high = diff_median(s, size, UINT64_MAX, &above);
+
+	for (size_t i = 0; below && above && i < s->n; i++)
+		if (s->align[i] >= size && s->diff[i] < (low + high) / 2)
+			fell++;
+	return fell;
+}
+
 /* How sure the erase reading is, given the alternative and the prior. */
 static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
 			const struct fit *f, size_t e, size_t alt,
 			const struct analysis_prior *prior)
 {
 	const struct analysis_level *top = &g->levels[e];
-	size_t below = s->n - f->above[e], covered;
+	size_t below = s->n - f->above[e], covered, fell;
 	double confidence = analysis_confidence(top->z), weight_alt = 0;
 	/* the top level: unless a weaker step hides above it */
 	double above = strongest_rejected(s, f, top->size + 1, g->erase_max,
@@ -664,6 +698,13 @@ static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
 		confidence *= top->cost_ns / (MIN_ERASE_SHARE * g->read_ns);
 	if (above > 0)
 		confidence = fmin(confidence, doubt_free(above, covered));
+	/* a level some of whose lines fall back is not beyond doubt */
+	fell = fallbacks(s, top->size);
+	if (fell) {
+		overwhelming = false;
+		confidence = fmin(confidence, FALLBACK_CONFIDENCE -
+				  0.1 * (double)(fell - 1));
+	}
 	if (alt != SIZE_MAX) {
 		const struct analysis_level *a = &g->levels[alt];
 

@@ -347,6 +347,53 @@ static void test_open_combined(void)
 		   "linear falls at 2: 1; random holds to 3: at least 3");
 }
 
+/* An align table of 8KiB to 4GiB from its diffs in us, reads of 480us. */
+static void align_table(char *text, size_t size, const double *diff_us)
+{
+	size_t n = 0;
+
+	text[0] = 0;
+	for (int e = 32; e >= 13 && n < size; e--)
+		n += (size_t)snprintf(text + n, size - n, "align %llu\tpre "
+				      "480us\ton %.1fus\tpost 480us\tdiff "
+				      "%.1fus\n", 1ULL << e,
+				      480 + diff_us[32 - e], diff_us[32 - e]);
+}
+
+/*
+ * Confidence that means it: a step of a few noise units whose lines
+ * above fall back into the level below is no 0.97; a clean one is sure.
+ */
+static void test_noisy_confidence(void)
+{
+	/* 4GiB .. 1MiB, then 512KiB .. 8KiB */
+	static const double noisy[] = { 89, 93, 96, 91, 94, 71, 85, 60, 88,
+					92, 97, 95, 90, 56, 54, 56, 55, 53,
+					52, 50 };
+	static const double clean[] = { 91, 92, 90, 91, 92, 90, 91, 92, 90,
+					91, 92, 90, 91, 52, 54, 53, 55, 53,
+					52, 54 };
+	static char text[4096];
+	struct analyze_findings f;
+
+	align_table(text, sizeof(text), noisy);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(r.point_count == 20 && (!f.geometry.erase.known ||
+		   f.geometry.erase.confidence < 0.9),
+		   "diff 50-56us to 512KiB, 60-97us above, 32MiB and 128MiB "
+		   "falling back: below 0.9 (%.2f)",
+		   f.geometry.erase.confidence);
+	align_table(text, sizeof(text), clean);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.geometry.erase.known &&
+		   f.geometry.erase.value == 1 << 20 &&
+		   f.geometry.erase.confidence >= 0.9,
+		   "the same step, every line above it high: 1MiB, sure "
+		   "(%.2f)", f.geometry.erase.confidence);
+}
+
 /* An open-AU run as a command line and its rows, for analyze_text. */
 static void add_run(char *text, size_t size, unsigned nr, bool random,
 		    const double *rates_mb, size_t sizes)
@@ -682,5 +729,6 @@ int main(void)
 	test_open_combined();
 	test_lower_bound_reports();
 	test_random_rule();
+	test_noisy_confidence();
 	return UNIT_DONE();
 }
