@@ -644,34 +644,39 @@ static double strongest_rejected(const struct stair *s, const struct fit *f,
 				 size_t *covered);
 static double doubt_free(double rejected_z, size_t tried);
 
-/* Median of the diffs of the points with align in [low, high). */
-static double diff_median(const struct stair *s, uint64_t low, uint64_t high,
+/*
+ * Median of the diffs of the points that cross a boundary of size
+ * (whole: align a multiple of it) or, not whole, that have align in
+ * [size / 8, size): the lines just under it.
+ */
+static double diff_median(const struct stair *s, uint64_t size, bool whole,
 			  size_t *count)
 {
 	double values[MAX_FIT_POINTS];
 
 	*count = 0;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->align[i] >= low && s->align[i] < high)
+		if (whole ? s->align[i] % size == 0 :
+		    s->align[i] >= size / 8 && s->align[i] < size)
 			values[(*count)++] = s->diff[i];
 	return *count ? analysis_median(values, *count) : 0;
 }
 
 /*
- * Lines at or above the erase size that fall back into the level below
- * it (closer to the lines just under it than to their own level): every
- * read crossing a larger boundary crosses an erase-block boundary too,
- * so each such line is a reading the step does not explain - heavy-tailed
- * noise, or a step that is not there.
+ * Lines on erase-block boundaries (multiples of its size) that fall back
+ * into the level below it (closer to the lines just under it than to
+ * their own level): every read crossing a larger boundary crosses an
+ * erase-block boundary too, so each such line is a reading the step does
+ * not explain - heavy-tailed noise, or a step that is not there.
  */
 static size_t fallbacks(const struct stair *s, uint64_t size)
 {
 	size_t below, above, fell = 0;
-	double low = diff_median(s, size / 8, size, &below);
-	double high = diff_median(s, size, UINT64_MAX, &above);
+	double low = diff_median(s, size, false, &below);
+	double high = diff_median(s, size, true, &above);
 
 	for (size_t i = 0; below && above && i < s->n; i++)
-		if (s->align[i] >= size && s->diff[i] < (low + high) / 2)
+		if (s->align[i] % size == 0 && s->diff[i] < (low + high) / 2)
 			fell++;
 	return fell;
 }
