@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analysis/findings.h"
 #include "output/json.h"
@@ -888,61 +887,6 @@ int plot_write(struct plot *plot, FILE *out)
 
 /* ---- saved runs ---- */
 
-static int read_whole(const char *path, char **text, size_t *length,
-		      char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	struct stat st;
-	char *buf;
-
-	if (!f) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s", strerror(e));
-		return -e;
-	}
-	/* a directory opens, then fails each read with EISDIR */
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		snprintf(err, errlen, "is a directory; give saved json runs");
-		return -EISDIR;
-	}
-	buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		if (cap > PLOT_MAX_FILE) {
-			free(buf);
-			fclose(f);
-			snprintf(err, errlen, "larger than %d MiB",
-				 PLOT_MAX_FILE >> 20);
-			return -EFBIG;
-		}
-		cap *= 2;
-		{
-			char *more = realloc(buf, cap);
-
-			if (!more)
-				free(buf);
-			buf = more;
-		}
-	}
-	if (!buf || ferror(f)) {
-		int e = buf ? EIO : ENOMEM;
-
-		free(buf);
-		fclose(f);
-		snprintf(err, errlen, "%s", strerror(e));
-		return -e;
-	}
-	fclose(f);
-	*text = buf;
-	*length = n;
-	return 0;
-}
-
 static enum vm_unit unit_from_name(const struct json_value *units,
 				   const char *key)
 {
@@ -1055,14 +999,8 @@ int plot_load_json(struct plot *plot, const char *path, char *err,
 		   size_t errlen)
 {
 	struct json_value *doc;
-	char *text = NULL;
-	size_t length = 0;
-	int ret = read_whole(path, &text, &length, err, errlen);
+	int ret = json_read_file(path, PLOT_MAX_FILE, &doc, err, errlen);
 
-	if (ret)
-		return ret;
-	ret = json_parse(text, length, &doc, err, errlen);
-	free(text);
 	if (ret)
 		return ret;
 	ret = load_document(plot, doc, path, err, errlen);
