@@ -464,7 +464,9 @@ static int take_align(struct compare_card *card,
 			.on = number_of(rec, on, 2),
 			.post = number_of(rec, post, 2),
 			.diff = number_of(rec, diff, 2) };
-		double align = number_at(rec, "align");
+		static const char *const align_keys[] = { "align",
+							  "align_bytes" };
+		double align = number_of(rec, align_keys, 2);
 
 		if (!(align >= 1) || !isfinite(p.pre) || !isfinite(p.on) ||
 		    !isfinite(p.post) || !isfinite(p.diff))

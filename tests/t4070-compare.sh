@@ -160,6 +160,23 @@ assert c[\"open_erase_blocks\"] >= 2, c[\"open_erase_blocks\"]
 "
 '
 
+test_expect_success 'schema 3 names (align_bytes, pre_ns, size_bytes) read alike' '
+	sed -e "s/\"schema\": 2/\"schema\": 3/" \
+	    -e "s/\"align\":/\"align_bytes\":/" -e "s/\"pre\":/\"pre_ns\":/" \
+	    -e "s/\"on\":/\"on_ns\":/" -e "s/\"post\":/\"post_ns\":/" \
+	    -e "s/\"diff\":/\"diff_ns\":/" -e "s/\"size\":/\"size_bytes\":/" \
+		a.json >a3.json &&
+	! grep -q "\"pre\":" a3.json &&
+	"$FLASHBENCH" --compare --format=json a3.json >a3-out.json &&
+	python3 -c "
+import json
+c = [c for c in json.load(open(\"a3-out.json\"))[\"results\"]
+     if c[\"kind\"] == \"card\"][0]
+assert c[\"erase_block_bytes\"] == 4194304, c
+assert c[\"size_bytes\"] == 7948206080, c
+"
+'
+
 test_expect_success '--plot draws the table as well-formed grouped bars' '
 	"$FLASHBENCH" --compare --plot=bars.svg t.json iops.json class.json \
 		detect.json qd32.json >out &&
