@@ -20,6 +20,7 @@
 #include "lib/exitcode.h"
 #include "modes/analyze.h"
 #include "modes/capacity.h"
+#include "modes/compare.h"
 #include "modes/detect.h"
 #include "modes/info.h"
 #include "modes/list.h"
@@ -63,6 +64,7 @@ static const struct mode {
 } modes[] = {
 	{ MODE_LIST, "list-programs", mode_list, false },
 	{ MODE_PLOT, "plot", mode_plot, false },
+	{ MODE_COMPARE, "compare", mode_compare, false },
 	{ MODE_DECODE, "decode", mode_decode, false },
 	{ MODE_INFO, "info", mode_info, false },
 	{ MODE_ANALYZE, "analyze", mode_analyze, false },

@@ -128,6 +128,9 @@ static const struct option_def option_defs[] = {
 	TEST(OPT_ANALYZE, "analyze", SECTION_TESTS,
 	     "read saved -a, -O output from FILEs (- is stdin)",
 	     MODE_ANALYZE, NULL, SPEED_NONE, T_ANALYZE),
+	TEST(OPT_COMPARE, "compare", SECTION_TESTS,
+	     "saved json runs of several cards in one table",
+	     MODE_COMPARE, NULL, SPEED_NONE, T_COMPARE),
 	TEST(OPT_INFO, "info", SECTION_TESTS,
 	     "identity of the device and card, from sysfs",
 	     MODE_INFO, NULL, SPEED_NONE, T_INFO),
@@ -231,7 +234,8 @@ static const struct option_def option_defs[] = {
 	{ OPT_PLOT, "plot", "FILE", SECTION_OUTPUT,
 	  "draw the results (or saved json runs) as SVG in FILE",
 	  .kind = ARG_TEXT, .field = FIELD(plot_path),
-	  .applies = T_VM | T_READ_SPEED | T_WRITE_SPEED | T_PLOT_RUNS,
+	  .applies = T_VM | T_READ_SPEED | T_WRITE_SPEED | T_PLOT_RUNS |
+		     T_COMPARE,
 	  .refusal = "is not available for" },
 	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE (- for standard output)",
 	  .kind = ARG_TEXT, .field = FIELD(out_path),
@@ -302,8 +306,10 @@ static void usage(FILE *out)
 	fprintf(out, "Usage:\n %s [options] <device>\n"
 		" %s --analyze <file>...\n"
 		" %s --plot=<file.svg> <run.json>...\n"
+		" %s --compare <run.json>...\n"
 		" %s --decode-cid=<hex>\n\n", die_program_name,
-		die_program_name, die_program_name, die_program_name);
+		die_program_name, die_program_name, die_program_name,
+		die_program_name);
 	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
 		"through the raw block device.\n\nOptions:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
@@ -584,6 +590,14 @@ static bool parse_deviceless(struct config *cfg, int argc, char **argv)
 		if (optind < argc)
 			usage_error("%s takes no device", cfg->mode == MODE_LIST ?
 				    "--list-programs" : cfg->test_option);
+		return true;
+	}
+	if (cfg->mode == MODE_COMPARE) {
+		check_options(cfg);
+		if (optind >= argc)
+			usage_error("--compare: no saved json run given");
+		cfg->files = (const char *const *)argv + optind;
+		cfg->file_count = (size_t)(argc - optind);
 		return true;
 	}
 	if (cfg->mode == MODE_ANALYZE) {

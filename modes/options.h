@@ -57,6 +57,7 @@ enum {
 	OPT_CACHE_LIMIT,
 	OPT_UNDO_FILE,
 	OPT_RESTORE,
+	OPT_COMPARE,
 };
 
 /* What a run does: options that choose it say so in the table. */
@@ -72,6 +73,7 @@ enum run_mode {
 	MODE_CAPACITY,		/* --capacity-check */
 	MODE_RESTORE,		/* --restore */
 	MODE_PLOT,		/* --plot=FILE run.json...: saved runs */
+	MODE_COMPARE,		/* --compare run.json...: cards side by side */
 	MODE_COUNT
 };
 
@@ -88,7 +90,8 @@ enum test_bit {
 	T_LIST = 1u << 15,
 	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
 	T_CAPACITY = 1u << 17, T_RESTORE = 1u << 18,
-	T_END = 1u << 19,	/* one past the last: keep it last */
+	T_COMPARE = 1u << 19,
+	T_END = 1u << 20,	/* one past the last: keep it last */
 };
 
 /* The original tool's tests: it took every option with each of them. */
@@ -99,7 +102,7 @@ enum test_bit {
 #define T_ALL (T_END - 1)	/* every test's bit */
 /* Modes whose output is records: text, CSV (one table) or JSON. */
 #define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
-		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE)
+		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE | T_COMPARE)
 
 struct config {
 	const struct program_def *test;
@@ -117,7 +120,7 @@ struct config {
 	enum speed_test speed;
 	bool read_only;
 	uint64_t time_ns, span, iodepth;
-	const char *const *files;	/* --analyze */
+	const char *const *files;	/* --analyze, --compare */
 	size_t file_count;
 	const char *plot_path;
 	char **plot_inputs;		/* saved json runs to plot, no test */

@@ -156,10 +156,15 @@ static FILE *open_output_file(const char *option, const char *path)
 	return f;
 }
 
+FILE *open_plot_output(const struct config *cfg)
+{
+	return is_stdout_name(cfg->plot_path) ? stdout :
+	       open_output_file("--plot", cfg->plot_path);
+}
+
 void write_plot(const struct config *cfg, struct plot *plot)
 {
-	FILE *f = is_stdout_name(cfg->plot_path) ? stdout :
-		  open_output_file("--plot", cfg->plot_path);
+	FILE *f = open_plot_output(cfg);
 
 	if (plot_write(plot, f) | (f == stdout ? fflush(f) : fclose(f)))
 		runtime_error("%s: write error", cfg->plot_path);

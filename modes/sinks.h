@@ -47,6 +47,9 @@ void check_outputs(struct config *cfg);
 /* "-" names standard output, for -o and --plot alike. */
 bool is_stdout_name(const char *path);
 
+/* --plot's file, or standard output for "-"; the caller closes it. */
+FILE *open_plot_output(const struct config *cfg);
+
 /* Write the chart to --plot's file and free it. */
 void write_plot(const struct config *cfg, struct plot *plot);
 

@@ -185,8 +185,8 @@ const char *report_field_text(const struct vm_field *field,
 	char value[UNITS_BUF];
 
 	if (field->unit == VM_UNIT_LABEL) {
-		/* whole, however long */
-		snprintf(buf, size, "%s", field->label);
+		/* whole, however long; a label not known is empty */
+		snprintf(buf, size, "%s", field->label ? field->label : "");
 		return buf;
 	}
 	switch (display) {
@@ -258,8 +258,8 @@ static void field_with_template(const struct vm_field *field,
 		snprintf(buf, size, "%s", look->template ? look->template : "");
 		return;
 	}
-	if (look->unknown && field->unit != VM_UNIT_LABEL &&
-	    !isfinite(field->value))
+	if (look->unknown && (field->unit == VM_UNIT_LABEL ? !field->label :
+			      !isfinite(field->value)))
 		snprintf(text, sizeof(text), "%s", look->unknown);
 	else
 		report_field_text(field, look->display, look->digits, text,
