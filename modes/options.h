@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "output/report.h"
 #include "vm/programs.h"
@@ -133,6 +134,9 @@ struct config {
 	const char *undo_path, *restore_path;
 	bool given[64];			/* by option_defs[] index */
 	volatile sig_atomic_t *stop;	/* set by SIGINT, SIGTERM */
+	/* --report sets these for the parts it runs; NULL otherwise */
+	struct keep *keep;		/* a writing part's range saved first */
+	FILE *also_json;		/* the part's JSON document too */
 	/* the JSON parameters of a built-in test, named as its options */
 	char json_names[OPTION_JSON_PARAMS][32];
 	struct vm_param json_params[OPTION_JSON_PARAMS];

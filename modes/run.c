@@ -16,6 +16,7 @@
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "lib/units.h"
+#include "measure/keep.h"
 #include "measure/speed.h"
 #include "modes/run.h"
 #include "vm/compile.h"
@@ -253,6 +254,20 @@ void announce_writes(const char *what, struct dev *dev,
 	dev_allow_writes(dev, start, end);
 }
 
+void keep_announced(const struct config *cfg, uint64_t start,
+		    uint64_t end)
+{
+	char why[MESSAGE_BYTES];
+	int err;
+
+	if (!cfg->keep)
+		return;
+	err = keep_save(cfg->keep, start, end, why, sizeof(why));
+	/* a signal: the test stops before its first write, nothing kept */
+	if (err && err != -EINTR)
+		runtime_error("%s", why);
+}
+
 /*
  * Loops with a depth run on an asynchronous engine; when none works the
  * run goes on at depth 1, and says so.
@@ -291,6 +306,7 @@ struct vm_program *plan_run(const struct config *cfg,
 		dev_close(dev);
 		open_device(cfg, dev, DEV_READ_WRITE);
 		announce_writes(what, dev, plan->write_start, plan->write_end);
+		keep_announced(cfg, plan->write_start, plan->write_end);
 	}
 	setup_engine(dev, plan->max_depth);
 	return program;
