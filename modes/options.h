@@ -58,6 +58,7 @@ enum {
 	OPT_CACHE_LIMIT,
 	OPT_UNDO_FILE,
 	OPT_RESTORE,
+	OPT_REPORT,
 };
 
 /* What a run does: options that choose it say so in the table. */
@@ -73,6 +74,7 @@ enum run_mode {
 	MODE_CAPACITY,		/* --capacity-check */
 	MODE_RESTORE,		/* --restore */
 	MODE_PLOT,		/* --plot=FILE run.json...: saved runs */
+	MODE_REPORT,		/* --report: the whole story of a card */
 	MODE_COUNT
 };
 
@@ -89,7 +91,8 @@ enum test_bit {
 	T_LIST = 1u << 15,
 	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
 	T_CAPACITY = 1u << 17, T_RESTORE = 1u << 18,
-	T_END = 1u << 19,	/* one past the last: keep it last */
+	T_REPORT = 1u << 19,
+	T_END = 1u << 20,	/* one past the last: keep it last */
 };
 
 /* The original tool's tests: it took every option with each of them. */
@@ -100,7 +103,7 @@ enum test_bit {
 #define T_ALL (T_END - 1)	/* every test's bit */
 /* Modes whose output is records: text, CSV (one table) or JSON. */
 #define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
-		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE)
+		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE | T_REPORT)
 
 struct config {
 	const struct program_def *test;
