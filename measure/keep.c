@@ -93,29 +93,24 @@ int keep_save(struct keep *k, uint64_t start, uint64_t end, char *why,
 	return 0;
 }
 
-/* The restore proper, on a read-write open of the whole device. */
-static int restore_range(struct keep *k, int fd, struct undo_result *result,
-			 char *why, size_t size)
+/* The restore proper, on the test's read-write open. */
+static int restore_range(struct keep *k, struct dev *dev, int fd,
+			 struct undo_result *result, char *why, size_t size)
 {
-	struct dev dev;
 	int err;
 
-	err = dev_open(&dev, k->device, DEV_READ_WRITE);
-	if (err)
-		return device_failed(k, &dev, err, why, size);
-	dev_allow_writes(&dev, 0, dev.size_bytes);
-	err = undo_restore(fd, &dev, UNDO_VERIFY_MARKED, result, why, size);
+	dev_allow_writes(dev, 0, dev->size_bytes);
+	err = undo_restore(fd, dev, UNDO_VERIFY_MARKED, result, why, size);
 	/* on the medium before the file that could undo it is forgotten */
 	if (!err)
-		err = dev_flush(&dev);
+		err = dev_flush(dev);
 	if (err && !why[0])
-		device_failed(k, &dev, err, why, size);
-	dev_close(&dev);
+		device_failed(k, dev, err, why, size);
 	return err;
 }
 
-int keep_put_back(struct keep *k, struct undo_result *result, char *why,
-		  size_t size)
+int keep_put_back(struct keep *k, struct dev *dev, struct undo_result *result,
+		  char *why, size_t size)
 {
 	int fd, err;
 
@@ -130,7 +125,7 @@ int keep_put_back(struct keep *k, struct undo_result *result, char *why,
 			 strerror(errno));
 		return err;
 	}
-	err = restore_range(k, fd, result, why, size);
+	err = restore_range(k, dev, fd, result, why, size);
 	close(fd);
 	if (err)
 		return err;

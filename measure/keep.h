@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dev.h"
 #include "measure/undo.h"
 
 /* bytes read and appended to the undo file at a time */
@@ -40,13 +41,15 @@ int keep_save(struct keep *k, uint64_t start, uint64_t end, char *why,
 	      size_t size);
 
 /*
- * Put back what keep_save kept, check it, flush, and remove the file.
+ * Put back what keep_save kept through dev (the test's own open, after
+ * its figures are out: its writes are then allowed over the whole
+ * device), check it, flush, and remove the file.
  * 0 with *result filled in (its blocks_differing and damaged_count say
  * whether every byte is as before; the file stays unless both are 0),
  * or a negative errno with why set (the file stays).  Nothing to do
  * when nothing was saved.
  */
-int keep_put_back(struct keep *k, struct undo_result *result, char *why,
-		  size_t size);
+int keep_put_back(struct keep *k, struct dev *dev, struct undo_result *result,
+		  char *why, size_t size);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engines/sim.h"
@@ -356,26 +357,26 @@ static void parse_part_json(struct summary_part *p, const char *text,
 		p->json = NULL;
 }
 
-/* A writing part's range back as it was, before the next part runs. */
-static void put_back(struct report_run *r, const struct summary_part *p)
+/*
+ * A queue a part's asynchronous engine set up lets go of the device
+ * after the part closed it (the kernel drops its hold later): before a
+ * part that writes, wait until the device can be opened for writing
+ * again, at most about 2 s.
+ */
+static void wait_device_free(const struct report_run *r)
 {
-	struct undo_result result;
-	char why[MESSAGE_BYTES];
-	int err = keep_put_back(&r->keep, &result, why, sizeof(why));
+	const struct timespec step = { .tv_nsec = 10 * 1000 * 1000 };
+	struct dev dev;
 
-	if (err)
-		runtime_error("--report: %s: putting back what %s overwrote: "
-			      "%s; the undo file %s is kept: %s --restore=%s "
-			      "%s", r->cfg->device, p->name, why, r->undo_path,
-			      die_program_name, r->undo_path, r->cfg->device);
-	if (result.blocks_differing || result.damaged_count)
-		runtime_error("--report: %s: %llu blocks %s overwrote do not "
-			      "read back as saved; the undo file %s is kept: "
-			      "%s --restore=%s %s", r->cfg->device,
-			      (unsigned long long)result.blocks_differing,
-			      p->name, r->undo_path, die_program_name,
-			      r->undo_path, r->cfg->device);
-	undo_result_free(&result);
+	if (r->dev.simulated)
+		return;
+	for (int tries = 0; tries < 200; tries++) {
+		if (dev_open(&dev, r->cfg->device, DEV_READ_WRITE) == 0) {
+			dev_close(&dev);
+			return;
+		}
+		nanosleep(&step, NULL);
+	}
 }
 
 static int run_part(struct report_run *r, size_t i)
@@ -410,11 +411,11 @@ static int run_part(struct report_run *r, size_t i)
 	fprintf(stderr, "%s: --report: part %zu of %zu, %s: about %.0f s "
 		"left\n", die_program_name, i + 1, r->count, d->name,
 		(double)cost_from(r, i) / 1e9);
+	if (d->writes)
+		wait_device_free(r);
 	p->status = d->run(&pc);
 	if (pc.also_json && fclose(pc.also_json))
 		runtime_error("out of memory");
-	if (pc.keep)
-		put_back(r, p);
 	err = read_section(fd, p);
 	close(fd);
 	if (err)
