@@ -132,7 +132,7 @@ static const struct option_def option_defs[] = {
 	     "identity of the device and card, from sysfs",
 	     MODE_INFO, NULL, SPEED_NONE, T_INFO),
 	TEST(OPT_REPORT, "report", SECTION_TESTS,
-	     "the whole story of a card (read-only; --write: all tests)",
+	     "identity, geometry and speed in one run",
 	     MODE_REPORT, NULL, SPEED_NONE, T_REPORT),
 	DECODE(OPT_DECODE_CID, "decode-cid",
 	       "decode a CID register (prefix mmc: for eMMC)"),
@@ -191,8 +191,7 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_FLAG, .field = FIELD(threes),
 	  .applies = T_ALIGN | T_WRITE_ALIGN | T_PROGRAM },
 	{ OPT_WRITE, "write", NULL, SECTION_PARAMETERS,
-	  "--detect also finds open erase blocks, --report runs the tests "
-	  "that write (destructive)",
+	  "--detect, --report also write (destructive)",
 	  .kind = ARG_FLAG, .field = FIELD(write),
 	  .applies = T_DETECT | T_REPORT },
 	{ OPT_BUDGET, "budget", "SECONDS", SECTION_PARAMETERS,

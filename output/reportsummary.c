@@ -184,7 +184,7 @@ static int write_json(FILE *out, const struct report_summary *s,
 	return 0;
 }
 
-/* ---- CSV: one table, part,kind,name,value,unit,text ---- */
+/* ---- CSV: one table, schema,part,kind,name,value,unit,text ---- */
 
 static void csv_text(FILE *out, const char *text)
 {
@@ -201,6 +201,7 @@ static void csv_row(FILE *out, const char *part, const char *kind,
 		    const char *name, const char *value, const char *unit,
 		    const char *text)
 {
+	fprintf(out, "%d,", JSON_SCHEMA);
 	csv_text(out, part);
 	fputc(',', out);
 	csv_text(out, kind);
@@ -262,7 +263,7 @@ static int write_csv(FILE *out, const struct report_summary *s,
 {
 	char num[64];
 
-	fputs("part,kind,name,value,unit,text\n", out);
+	fputs("schema,part,kind,name,value,unit,text\n", out);
 	csv_row(out, "summary", "report", "complete",
 		s->incomplete ? "0" : "1", "boolean", "");
 	for (size_t i = 0; i < s->count; i++) {
