@@ -529,7 +529,9 @@ static void check_without_test(const struct config *cfg)
 {
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
-		const struct option_def *test = test_option_of(o->applies);
+		/* --report takes most options besides their own test */
+		const struct option_def *test =
+			test_option_of(o->applies & ~T_REPORT);
 
 		if (cfg->given[i] && o->mode == MODE_NONE && test)
 			usage_error("--%s goes with --%s", o->name, test->name);

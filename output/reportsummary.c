@@ -184,7 +184,7 @@ static int write_json(FILE *out, const struct report_summary *s,
 	return 0;
 }
 
-/* ---- CSV: one table, schema,part,kind,name,value,unit,text ---- */
+/* ---- CSV: one table, schema,kind,part,name,value,unit,text ---- */
 
 static void csv_text(FILE *out, const char *text)
 {
@@ -202,9 +202,9 @@ static void csv_row(FILE *out, const char *part, const char *kind,
 		    const char *text)
 {
 	fprintf(out, "%d,", JSON_SCHEMA);
-	csv_text(out, part);
+	csv_text(out, kind[0] ? kind : "record");
 	fputc(',', out);
-	csv_text(out, kind);
+	csv_text(out, part);
 	fputc(',', out);
 	csv_text(out, name);
 	fprintf(out, ",%s,", value);
@@ -263,7 +263,7 @@ static int write_csv(FILE *out, const struct report_summary *s,
 {
 	char num[64];
 
-	fputs("schema,part,kind,name,value,unit,text\n", out);
+	fputs("schema,kind,part,name,value,unit,text\n", out);
 	csv_row(out, "summary", "report", "complete",
 		s->incomplete ? "0" : "1", "boolean", "");
 	for (size_t i = 0; i < s->count; i++) {

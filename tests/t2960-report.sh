@@ -58,7 +58,7 @@ test_expect_success '--report --format=csv is one table' '
 		sim:plain >r.csv 2>err &&
 	python3 -c "
 import csv; rows = list(csv.reader(open(\"r.csv\")))
-assert rows[0] == [\"schema\", \"part\", \"kind\", \"name\", \"value\", \"unit\", \"text\"]
+assert rows[0] == [\"schema\", \"kind\", \"part\", \"name\", \"value\", \"unit\", \"text\"]
 assert all(len(r) == 7 for r in rows), [r for r in rows if len(r) != 7]
 assert len(rows) > 20
 "
