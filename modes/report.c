@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "engines/sim.h"
@@ -357,28 +356,6 @@ static void parse_part_json(struct summary_part *p, const char *text,
 		p->json = NULL;
 }
 
-/*
- * A queue a part's asynchronous engine set up lets go of the device
- * after the part closed it (the kernel drops its hold later): before a
- * part that writes, wait until the device can be opened for writing
- * again, at most about 2 s.
- */
-static void wait_device_free(const struct report_run *r)
-{
-	const struct timespec step = { .tv_nsec = 10 * 1000 * 1000 };
-	struct dev dev;
-
-	if (r->dev.simulated)
-		return;
-	for (int tries = 0; tries < 200; tries++) {
-		if (dev_open(&dev, r->cfg->device, DEV_READ_WRITE) == 0) {
-			dev_close(&dev);
-			return;
-		}
-		nanosleep(&step, NULL);
-	}
-}
-
 static int run_part(struct report_run *r, size_t i)
 {
 	const struct part_def *d = r->defs[i];
@@ -411,8 +388,6 @@ static int run_part(struct report_run *r, size_t i)
 	fprintf(stderr, "%s: --report: part %zu of %zu, %s: about %.0f s "
 		"left\n", die_program_name, i + 1, r->count, d->name,
 		(double)cost_from(r, i) / 1e9);
-	if (d->writes)
-		wait_device_free(r);
 	p->status = d->run(&pc);
 	if (pc.also_json && fclose(pc.also_json))
 		runtime_error("out of memory");
