@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engines/sim.h"
@@ -330,21 +333,32 @@ static void announce_plan(const struct report_run *r)
 
 /* ---- running a part ---- */
 
-/* Read what the part wrote to its memory file. */
-static int read_section(int fd, struct summary_part *p)
+/* What a part wrote to its memory file, as a string in *text. */
+static int read_memory_file(int fd, char **text, size_t *bytes_out)
 {
 	off_t bytes = lseek(fd, 0, SEEK_END);
 
+	*text = NULL;
+	*bytes_out = 0;
 	if (bytes < 0)
 		return -errno;
-	p->section = malloc((size_t)bytes + 1);
-	if (!p->section)
+	*text = malloc((size_t)bytes + 1);
+	if (!*text)
 		return -ENOMEM;
-	if (pread(fd, p->section, (size_t)bytes, 0) != bytes)
+	if (pread(fd, *text, (size_t)bytes, 0) != bytes)
 		return -EIO;
-	p->section[bytes] = '\0';
-	p->section_bytes = (size_t)bytes;
+	(*text)[bytes] = '\0';
+	*bytes_out = (size_t)bytes;
 	return 0;
+}
+
+static int memory_file(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		runtime_error("--report: a memory file: %s", strerror(errno));
+	return fd;
 }
 
 static void parse_part_json(struct summary_part *p, const char *text,
@@ -356,51 +370,151 @@ static void parse_part_json(struct summary_part *p, const char *text,
 		p->json = NULL;
 }
 
+/* Wakes sigsuspend when a part's process ends; nothing else to do. */
+static void on_child(int signo)
+{
+	(void)signo;
+}
+
+/*
+ * In the part's process: the mode run as it runs alone, its exit status
+ * as the front door would give it (128 + the signal that stopped it).
+ * A part's usage or runtime error ends this process, not the report.
+ */
+static void part_process(const struct report_run *r, char *argv[], int argc,
+			 const struct part_def *d, size_t i, int out_fd,
+			 int json_fd, const sigset_t *mask)
+{
+	char path[64], json_path[64];
+	struct config pc;
+	int status;
+
+	/* the report's end is the part's: killed (-9) with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(EXIT_SIGNAL_BASE + SIGKILL);
+	/* a terminal's ^C goes to the report, which passes it on once */
+	setpgid(0, 0);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	optind = 0;	/* getopt starts afresh on the part's line */
+	parse_args(&pc, argc, argv);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", out_fd);
+	pc.out_path = d ? path : NULL;
+	pc.stop = r->cfg->stop;
+	pc.command = d ? (char *)r->commands[i] : NULL;
+	pc.keep = d && d->writes && r->keeps && d->check != CHECK_CAPACITY ?
+		  (struct keep *)&r->keep : NULL;
+	if (d && d->check == CHECK_CAPACITY)
+		pc.undo_path = r->undo_path;
+	snprintf(json_path, sizeof(json_path), "/proc/self/fd/%d", json_fd);
+	pc.also_json = d && pc.format != REPORT_JSON ?
+		       fopen(json_path, "w") : NULL;
+	if (d && pc.format != REPORT_JSON && !pc.also_json)
+		runtime_error("--report: a memory file: %s", strerror(errno));
+	if (!d)		/* the restore's lines are not the report's */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	status = d ? d->run(&pc) : mode_restore(&pc);
+	if (pc.also_json && fclose(pc.also_json))
+		runtime_error("--report: a memory file: write error");
+	fflush(NULL);
+	_exit(status == -EINTR ? EXIT_SIGNAL_BASE + *r->cfg->stop :
+	      status < 0 ? EXIT_RUNTIME : status);
+}
+
+/*
+ * Run argv in a process of its own and wait for it; a signal to the
+ * report is passed on to it once (it stops cleanly, putting back what
+ * it wrote).  Its exit status, 128 + a signal that killed it.
+ */
+static int spawn_part(const struct report_run *r, char *argv[], int argc,
+		      const struct part_def *d, size_t i, int out_fd,
+		      int json_fd)
+{
+	struct sigaction sa = { .sa_handler = on_child };
+	sigset_t block, old;
+	bool passed_on = false;
+	int wstatus = 0;
+	pid_t pid;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		runtime_error("--report: a process for %s: %s", argv[1],
+			      strerror(errno));
+	if (pid == 0)
+		part_process(r, argv, argc, d, i, out_fd, json_fd, &old);
+	/* signals are held but while sigsuspend waits: none is missed */
+	while (waitpid(pid, &wstatus, WNOHANG) == 0) {
+		if (*r->cfg->stop && !passed_on) {
+			kill(pid, *r->cfg->stop);
+			passed_on = true;
+		}
+		sigsuspend(&old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :
+	       EXIT_SIGNAL_BASE + WTERMSIG(wstatus);
+}
+
 static int run_part(struct report_run *r, size_t i)
 {
 	const struct part_def *d = r->defs[i];
 	struct summary_part *p = &r->parts[i];
-	char store[PASSED_COUNT][PATH_MAX + 32], path[64], *argv[24];
+	char store[PASSED_COUNT][PATH_MAX + 32], *argv[24];
 	char *json = NULL;
 	size_t json_bytes = 0;
-	struct config pc;
-	int argc, fd, err;
+	int argc, out_fd, json_fd, err;
 
 	argc = part_argv(r->cfg, d, argv, store, r->commands[i],
 			 sizeof(r->commands[i]));
-	optind = 0;	/* getopt starts afresh on the part's line */
-	parse_args(&pc, argc, argv);
-	fd = memfd_create(d->name, MFD_CLOEXEC);
-	if (fd < 0)
-		runtime_error("--report: a memory file: %s", strerror(errno));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	pc.out_path = path;
-	pc.stop = r->cfg->stop;
-	pc.command = r->commands[i];
-	pc.keep = d->writes && r->keeps && d->check != CHECK_CAPACITY ?
-		  &r->keep : NULL;
-	if (d->check == CHECK_CAPACITY)
-		pc.undo_path = r->undo_path;
-	pc.also_json = pc.format == REPORT_JSON ? NULL :
-		       open_memstream(&json, &json_bytes);
-	if (pc.format != REPORT_JSON && !pc.also_json)
-		runtime_error("out of memory");
+	out_fd = memory_file(d->name);
+	json_fd = memory_file(d->name);
 	fprintf(stderr, "%s: --report: part %zu of %zu, %s: about %.0f s "
 		"left\n", die_program_name, i + 1, r->count, d->name,
 		(double)cost_from(r, i) / 1e9);
-	p->status = d->run(&pc);
-	if (pc.also_json && fclose(pc.also_json))
-		runtime_error("out of memory");
-	err = read_section(fd, p);
-	close(fd);
+	p->status = spawn_part(r, argv, argc, d, i, out_fd, json_fd);
+	err = read_memory_file(out_fd, &p->section, &p->section_bytes);
+	if (!err)
+		err = read_memory_file(json_fd, &json, &json_bytes);
+	close(out_fd);
+	close(json_fd);
 	if (err)
 		runtime_error("--report: %s: %s", d->name, strerror(-err));
-	if (json)
+	if (json_bytes)
 		parse_part_json(p, json, json_bytes);
 	else
 		parse_part_json(p, p->section, p->section_bytes);
 	free(json);
 	return p->status;
+}
+
+/*
+ * After a part that ended before putting back what it wrote (an error,
+ * a crash): --restore from the undo file, as a person would run it.
+ * true when nothing is left to put back.
+ */
+static bool put_back_left(const struct report_run *r)
+{
+	char option[PATH_MAX + 16];
+	char *argv[] = { (char *)die_program_name, option,
+			 (char *)r->cfg->device, NULL };
+
+	if (!r->keeps || access(r->undo_path, F_OK) != 0)
+		return true;
+	snprintf(option, sizeof(option), "--restore=%s", r->undo_path);
+	fprintf(stderr, "%s: --report: the part ended with its range not put "
+		"back: %s --restore=%s %s\n", die_program_name,
+		die_program_name, r->undo_path, r->cfg->device);
+	spawn_part(r, argv, 3, NULL, 0, -1, -1);
+	return access(r->undo_path, F_OK) != 0;
 }
 
 /* ---- the summary, from the parts' JSON ---- */
@@ -689,20 +803,51 @@ static void setup_undo(struct report_run *r)
 	r->keeps = !r->dev.simulated;
 }
 
-/* The worst of the parts' statuses: a fake card's 3 above all. */
+/* A fake card's 3 (or a damaged one's 4) above all, then a failed part. */
 static int report_status(const struct report_run *r)
 {
 	int status = EXIT_OK;
 
 	for (size_t i = 0; i < r->count; i++) {
-		int s = r->parts[i].status;
+		int st = r->parts[i].status;
 
-		if (s == EXIT_FAKE || s == EXIT_DAMAGED)
-			return s;
-		if (s > status)
-			status = s;
+		if (st == EXIT_FAKE || st == EXIT_DAMAGED)
+			return st;
+		if (r->parts[i].failed[0])
+			status = EXIT_RUNTIME;
 	}
 	return status;
+}
+
+/*
+ * Each part in turn.  A part that fails (its message on stderr) leaves
+ * the rest to run once its range is back; one whose range cannot be put
+ * back stops the report.  -EINTR on a signal, -ESTALE when the undo file
+ * is left, else 0.
+ */
+static int run_parts(struct report_run *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		struct summary_part *p = &r->parts[i];
+		int status;
+
+		if (p->skipped[0]) {
+			fprintf(stderr, "%s: --report: %s not run: %s\n",
+				die_program_name, p->name, p->skipped);
+			continue;
+		}
+		status = run_part(r, i);
+		if (!put_back_left(r))
+			return -ESTALE;
+		if (*r->cfg->stop)
+			return -EINTR;
+		if (status == EXIT_USAGE || status == EXIT_RUNTIME ||
+		    status >= EXIT_SIGNAL_BASE)
+			snprintf(p->failed, sizeof(p->failed), "it failed "
+				 "(exit %d), as its message on standard error "
+				 "says", status);
+	}
+	return 0;
 }
 
 int mode_report(struct config *cfg)
@@ -710,7 +855,7 @@ int mode_report(struct config *cfg)
 	struct report_run *r = calloc(1, sizeof(*r));
 	struct report_summary *s = calloc(1, sizeof(*s));
 	FILE *out;
-	int err = 0, status;
+	int err, status;
 
 	if (!r || !s)
 		runtime_error("out of memory");
@@ -720,29 +865,30 @@ int mode_report(struct config *cfg)
 		setup_undo(r);
 	plan_parts(r);
 	announce_plan(r);
-	for (size_t i = 0; i < r->count && !err; i++) {
-		if (r->parts[i].skipped[0])
-			fprintf(stderr, "%s: --report: %s not run: %s\n",
-				die_program_name, r->parts[i].name,
-				r->parts[i].skipped);
-		else if (run_part(r, i) == -EINTR || *cfg->stop)
-			err = -EINTR;
-	}
+	err = run_parts(r);
 	for (size_t i = 0; i < r->count; i++)
 		if (!r->parts[i].skipped[0] && !r->parts[i].section)
 			snprintf(r->parts[i].skipped, sizeof(r->parts[i].skipped),
-				 "interrupted before it started");
+				 "the report stopped before it");
 	*s = (struct report_summary){ .device = cfg->device,
 		.device_bytes = r->dev.size_bytes,
 		.logical_block_bytes = r->dev.logical_block_bytes,
 		.command = cfg->command, .write = cfg->write,
-		.incomplete = err == -EINTR };
+		.incomplete = err != 0 };
+	if (err)
+		snprintf(s->incomplete_why, sizeof(s->incomplete_why), "%s",
+			 err == -EINTR ? "interrupted" : "a part's range was "
+			 "not put back");
 	summarize(r, s);
 	out = open_output(cfg);
-	if (summary_write(out, cfg->format, s, r->parts, r->count))
-		err = -EIO;
-	close_output(cfg, out, err == -EIO ? err : 0);
+	close_output(cfg, out, summary_write(out, cfg->format, s, r->parts,
+					     r->count));
 	status = report_status(r);
+	if (err == -ESTALE)
+		runtime_error("%s: --report stopped: what a part wrote is not "
+			      "all back; the undo file %s is kept: %s "
+			      "--restore=%s %s", cfg->device, r->undo_path,
+			      die_program_name, r->undo_path, cfg->device);
 	dev_close(&r->dev);
 	for (size_t i = 0; i < r->count; i++) {
 		free(r->parts[i].section);

@@ -266,6 +266,11 @@ void keep_announced(const struct config *cfg, uint64_t start,
 	/* a signal: the test stops before its first write, nothing kept */
 	if (err && err != -EINTR)
 		runtime_error("%s", why);
+	if (!err)
+		fprintf(stderr, "%s: --report: bytes %llu to %llu saved to %s; "
+			"writing\n", die_program_name,
+			(unsigned long long)start, (unsigned long long)end - 1,
+			cfg->keep->undo_path);
 }
 
 /*

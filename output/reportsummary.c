@@ -56,11 +56,13 @@ static void write_text_summary(FILE *out, const struct report_summary *s)
 {
 	char words[64];
 
-	fprintf(out, "report: %s (%llu bytes, logical blocks of %u), %s%s\n",
+	fprintf(out, "report: %s (%llu bytes, logical blocks of %u), %s%s%s\n",
 		s->device, (unsigned long long)s->device_bytes,
 		s->logical_block_bytes, s->write ? "with --write" :
-		"read-only", s->incomplete ? "; INCOMPLETE: interrupted, "
-		"only the parts below ran" : "");
+		"read-only", s->incomplete ? "; INCOMPLETE: " : "",
+		s->incomplete ? s->incomplete_why : "");
+	if (s->incomplete)
+		fputs("(only what the parts that ran measured)\n", out);
 	for (size_t t = 0; t < sizeof(topics) / sizeof(topics[0]); t++) {
 		bool any = false;
 
@@ -85,6 +87,8 @@ static int write_text(FILE *out, const struct report_summary *s,
 	for (size_t i = 0; i < count; i++) {
 		fprintf(out, "\n== %s: %s ==\n", parts[i].name,
 			parts[i].command);
+		if (parts[i].failed[0])
+			fprintf(out, "failed: %s\n", parts[i].failed);
 		if (parts[i].skipped[0])
 			fprintf(out, "not run: %s\n", parts[i].skipped);
 		else if (parts[i].section_bytes)
@@ -146,14 +150,16 @@ static void write_json_part(FILE *out, const struct summary_part *p)
 {
 	size_t n = p->section_bytes;
 
-	if (p->skipped[0] || !n) {
+	/* a part that failed may have left half a document: not copied */
+	if (p->skipped[0] || !n || !p->json) {
 		fputs("{\"test\": ", out);
 		json_write_string(out, p->name);
 		fputs(", \"command\": ", out);
 		json_write_string(out, p->command);
 		fputs(", \"skipped\": ", out);
 		json_write_string(out, p->skipped[0] ? p->skipped :
-				  "it wrote nothing");
+				  p->failed[0] ? p->failed :
+				  "it wrote no document");
 		fputs("}", out);
 		return;
 	}
@@ -179,8 +185,13 @@ static int write_json(FILE *out, const struct report_summary *s,
 		fputs(i ? ",\n" : "\n", out);
 		write_json_part(out, &parts[i]);
 	}
-	fprintf(out, "\n  ],\n  \"incomplete\": %s\n}\n",
-		s->incomplete ? "true" : "false");
+	fprintf(out, "\n  ],\n  \"incomplete\": %s", s->incomplete ?
+		"true" : "false");
+	if (s->incomplete) {
+		fputs(",\n  \"incomplete_reason\": ", out);
+		json_write_string(out, s->incomplete_why);
+	}
+	fputs("\n}\n", out);
 	return 0;
 }
 
@@ -244,6 +255,9 @@ static void csv_part(FILE *out, const struct summary_part *p)
 	if (p->skipped[0])
 		csv_row(out, p->name, "skipped", "why", "", "label",
 			p->skipped);
+	if (p->failed[0])
+		csv_row(out, p->name, "failed", "why", "", "label",
+			p->failed);
 	for (size_t i = 0; results && i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
 		const struct json_value *kind = json_get(rec, "kind");

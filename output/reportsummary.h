@@ -35,6 +35,7 @@ struct summary_part {
 	size_t section_bytes;
 	struct json_value *json;	/* its JSON document, or NULL */
 	char skipped[SUMMARY_TEXT_BYTES];	/* why it did not run, or "" */
+	char failed[SUMMARY_TEXT_BYTES];	/* how it failed, or "" */
 	int status;			/* what its mode returned */
 };
 
@@ -44,6 +45,7 @@ struct report_summary {
 	uint32_t logical_block_bytes;
 	const char *command;
 	bool write, incomplete;
+	char incomplete_why[80];	/* "interrupted"... */
 	struct summary_item items[SUMMARY_MAX_ITEMS];
 	size_t count;
 };
