@@ -34,6 +34,7 @@
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "modes/speed.h"
+#include "modes/test.h"
 #include "output/reportsummary.h"
 #include "vm/stamp.h"
 
@@ -57,6 +58,8 @@ static const struct part_def {
 	  false },
 	{ "detect-write", { "--detect", "--write" }, mode_detect, WITH_WRITE,
 	  CHECK_DETECT_WRITE, 0, true, true },
+	/* the original's align table: what --analyze reads in a report */
+	{ "align", { "-a" }, mode_test, ALWAYS, NO_CHECK, 0, false, false },
 	{ "read-speed", { "-t" }, mode_speed, ALWAYS, CHECK_READ, 1, false,
 	  false },
 	{ "iops", { "--iops", "--read-only" }, mode_speed, READ_ONLY,
@@ -305,6 +308,9 @@ static void announce_plan(const struct report_run *r)
 			r->parts[i].command);
 		if (r->defs[i]->check == CHECK_CAPACITY)
 			fprintf(stderr, "time as its write rate allows");
+		else if (r->defs[i]->run == mode_test)
+			fprintf(stderr, "a fixed count of reads at each "
+				"alignment");
 		else
 			fprintf(stderr, "about %.0f s", (double)r->cost_ns[i] /
 				1e9);
@@ -609,6 +615,36 @@ static void summarize_card(struct report_summary *s,
 			    "not known (no host link in sysfs)");
 }
 
+/*
+ * Does the link limit the card?  Its ceiling (from --info) against the
+ * read rate -t measured: within a tenth of the ceiling, the link is
+ * what the card ran into.
+ */
+static void summarize_link_rate(struct report_summary *s,
+				const struct json_value *info,
+				const struct json_value *read)
+{
+	const struct json_value *link = json_get(find_record(info, "link",
+							     NULL, NULL),
+						 "link");
+	double ceiling = number_of(link, "ceiling_bytes_per_s");
+	double rate = number_of(find_record(read, "summary", NULL, NULL),
+				"bytes_per_s");
+
+	if (!isfinite(ceiling) || ceiling <= 0 || !isfinite(rate))
+		summary_add(s, "verdicts", "link_vs_read", NAN, "boolean",
+			    "cannot tell: %s", !isfinite(rate) ?
+			    "no read rate measured" :
+			    "the host link's ceiling is not known");
+	else
+		summary_add(s, "verdicts", "link_vs_read", rate >= 0.9 *
+			    ceiling, "boolean", "read %.1f MB/s of the link's "
+			    "%.1f MB/s ceiling: %s", rate / 1e6, ceiling / 1e6,
+			    rate >= 0.9 * ceiling ? "the link limits what "
+			    "the card shows" : "the link leaves room; the card "
+			    "is the limit");
+}
+
 static void summarize_capacity(struct report_summary *s,
 			       const struct json_value *cap, bool write)
 {
@@ -668,7 +704,7 @@ static void summarize_rate(struct report_summary *s, const char *key,
 				"bytes_per_s");
 
 	if (isfinite(rate))
-		summary_add(s, "speed", key, rate, "bytes/s", "%.3g MB/s",
+		summary_add(s, "speed", key, rate, "bytes/s", "%.1f MB/s",
 			    rate / 1e6);
 	else
 		summary_add(s, "speed", key, NAN, "bytes/s", "not measured%s",
@@ -689,23 +725,47 @@ static void summarize_iops(struct report_summary *s, const char *key,
 			    needs);
 }
 
+/* word after what buf holds, a space between */
+static void append_word(char *buf, size_t size, const char *word)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, size - used, "%s%s", used ? " " : "", word);
+}
+
 static void summarize_classes(struct report_summary *s,
 			      const struct json_value *classes)
 {
 	const struct json_value *results = json_get(classes, "results");
-	char passed[160] = "", failed[160] = "";
+	char passed[160] = "", failed[160] = "", claimed[160] = "";
+	char claimed_failed[160] = "";
 
 	for (size_t i = 0; results && i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
 		const char *kind = string_of(rec, "kind");
 		const char *name = string_of(rec, "class");
-		char *to = number_of(rec, "pass") == 1 ? passed : failed;
+		bool pass = number_of(rec, "pass") == 1;
 
 		if (!kind || strcmp(kind, "class") || !name)
 			continue;
-		snprintf(to + strlen(to), sizeof(passed) - strlen(to), "%s%s",
-			 to[0] ? " " : "", name);
+		append_word(pass ? passed : failed, sizeof(passed), name);
+		if (number_of(rec, "claimed") != 1)
+			continue;
+		append_word(claimed, sizeof(claimed), name);
+		if (!pass)
+			append_word(claimed_failed, sizeof(claimed_failed),
+				    name);
 	}
+	if (results && claimed[0])
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "%s: claims %s%s%s", claimed_failed[0] ?
+			    "falls short" : "as claimed", claimed,
+			    claimed_failed[0] ? ", fails " : ", meets them",
+			    claimed_failed);
+	else if (results)
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "cannot tell: the card claims no class it can be "
+			    "held to (none read from it)");
 	if (!results) {
 		summary_add(s, "speed", "classes", NAN, NULL, "not checked%s",
 			    s->write ? " (the class check did not run)" :
@@ -755,6 +815,7 @@ static void summarize(const struct report_run *r, struct report_summary *s)
 	const char *w = r->cfg->write ? "" : " (needs --write)";
 
 	summarize_card(s, part_doc(r, "info"));
+	summarize_link_rate(s, part_doc(r, "info"), part_doc(r, "read-speed"));
 	summarize_capacity(s, part_doc(r, "capacity-check"), r->cfg->write);
 	summarize_finding(s, detect, "erase_size", "erase_block", true);
 	summarize_finding(s, detect, "page_size", "page", true);
