@@ -38,7 +38,9 @@
 #include "output/reportsummary.h"
 #include "vm/stamp.h"
 
-enum part_when { ALWAYS, READ_ONLY, WITH_WRITE };
+/* READ_ONLY_OR_INSTEAD: also with --write when the part before it
+   (its writing form) does not apply to the device */
+enum part_when { ALWAYS, READ_ONLY, WITH_WRITE, READ_ONLY_OR_INSTEAD };
 enum part_check { NO_CHECK, CHECK_READ, CHECK_DETECT_WRITE, CHECK_SPAN,
 		  CHECK_CAPACITY };
 
@@ -54,10 +56,10 @@ static const struct part_def {
 	bool writes;
 } part_defs[] = {
 	{ "info", { "--info" }, mode_info, ALWAYS, NO_CHECK, 0, false, false },
-	{ "detect", { "--detect" }, mode_detect, READ_ONLY, NO_CHECK, 0, true,
-	  false },
 	{ "detect-write", { "--detect", "--write" }, mode_detect, WITH_WRITE,
 	  CHECK_DETECT_WRITE, 0, true, true },
+	{ "detect", { "--detect" }, mode_detect, READ_ONLY_OR_INSTEAD,
+	  NO_CHECK, 0, true, false },
 	/* the original's align table: what --analyze reads in a report */
 	{ "align", { "-a" }, mode_test, ALWAYS, NO_CHECK, 0, false, false },
 	{ "read-speed", { "-t" }, mode_speed, ALWAYS, CHECK_READ, 1, false,
@@ -265,7 +267,12 @@ static void plan_parts(struct report_run *r)
 		const struct part_def *d = &part_defs[i];
 		struct summary_part *p = &r->parts[r->count];
 
+		bool instead = d->when == READ_ONLY_OR_INSTEAD && r->count &&
+			       r->parts[r->count - 1].skipped[0];
+
 		if ((d->when == READ_ONLY && r->cfg->write) ||
+		    (d->when == READ_ONLY_OR_INSTEAD && r->cfg->write &&
+		     !instead) ||
 		    (d->when == WITH_WRITE && !r->cfg->write))
 			continue;
 		r->defs[r->count] = d;
@@ -675,7 +682,9 @@ static void summarize_finding(struct report_summary *s,
 						   name);
 	double value = number_of(rec, "value");
 	double conf = number_of(rec, "confidence");
-	const char *reason = string_of(rec, "reason");
+	/* "reason" where detect gives one, else its shorter "why" */
+	const char *reason = string_of(rec, "reason") ?
+			     string_of(rec, "reason") : string_of(rec, "why");
 	char text[64];
 	struct summary_item *item;
 
@@ -810,8 +819,9 @@ static void summarize_advice(struct report_summary *s,
 
 static void summarize(const struct report_run *r, struct report_summary *s)
 {
-	const struct json_value *detect = part_doc(r, r->cfg->write ?
-						   "detect-write" : "detect");
+	const struct json_value *detect = part_doc(r, "detect-write") ?
+					  part_doc(r, "detect-write") :
+					  part_doc(r, "detect");
 	const char *w = r->cfg->write ? "" : " (needs --write)";
 
 	summarize_card(s, part_doc(r, "info"));

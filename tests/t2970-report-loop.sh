@@ -25,6 +25,18 @@ test_loop '--report --write leaves every byte as before' '
 	test "$(dev_sum "$LOOP")" = "$before"
 '
 
+test_expect_success '--report --write on a regular file: a part that does not apply says so, every byte back' '
+	head -c $((64 * MIB)) /dev/urandom >file.img &&
+	before=$(cksum <file.img) &&
+	"$FLASHBENCH" --report --write --budget=1 --time=0.2 \
+		--undo-file="$UNDO" file.img >out 2>err &&
+	test "$(grep -c "not run: the device is too small for the write probes" err)" = 2 &&
+	grep -q "^== detect: flashbench --detect --budget=1 file.img ==" out &&
+	grep -q "^  write  *[0-9.]* MB/s$" out &&
+	test ! -e "$UNDO" &&
+	test "$(cksum <file.img)" = "$before"
+'
+
 # in_part PART: the run has started PART; (a part that keeps its range)
 # saved it, or (the capacity check, which saves block by block) its undo
 # file holds 8 MiB; and since then 64 KiB more went to the device
