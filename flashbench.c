@@ -25,6 +25,7 @@
 #include "modes/info.h"
 #include "modes/list.h"
 #include "modes/options.h"
+#include "modes/report.h"
 #include "modes/sinks.h"
 #include "modes/speed.h"
 #include "modes/test.h"
@@ -73,6 +74,7 @@ static const struct mode {
 	{ MODE_CAPACITY, "capacity-check", mode_capacity, true },
 	{ MODE_SPEED, "speed", mode_speed, true },
 	{ MODE_PROGRAM, "test", mode_test, true },
+	{ MODE_REPORT, "report", mode_report, true },
 };
 
 static const struct mode *find_mode(enum run_mode mode)

@@ -352,6 +352,16 @@ static int judge_probes(struct search *s)
 	(&(const struct text_look){ .display = TEXT_TEMPLATE_ALONE, \
 				    .template = template_text })
 
+/* A record to the report, and to its copy when there is one. */
+static int emit_record(struct search *s, const struct record *rec)
+{
+	int err = report_record(s->opt->report, rec);
+
+	if (!err && s->opt->also_report)
+		err = report_record(s->opt->also_report, rec);
+	return err;
+}
+
 /* Every capacity record's text: fields separated by a space. */
 static const struct text_layout spaced = { .style = TEXT_SPACES };
 
@@ -388,7 +398,7 @@ static int emit_probe(struct search *s, const struct probe *p)
 		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
 		  alias ? (double)p->named : NAN);
 	add_field(&rec, VM_UNIT_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
-	return report_record(s->opt->report, &rec);
+	return emit_record(s, &rec);
 }
 
 /* ---- the search ---- */
@@ -602,7 +612,7 @@ static int emit_summary(struct search *s)
 		  SHOWN("% rounds;"), NULL, r->rounds);
 	add_field(&rec, VM_UNIT_LABEL, "certainty",
 		  SHOWN("%"), certainty(s), 0);
-	return report_record(s->opt->report, &rec);
+	return emit_record(s, &rec);
 }
 
 /* A partition that ends at the real capacity, 1 MiB aligned. */
@@ -625,11 +635,11 @@ static int emit_fix(struct search *s)
 		 (unsigned long long)end_mib);
 	add_field(&rec, VM_UNIT_LABEL, "tool", SHOWN("%:"), "sfdisk", 0);
 	add_field(&rec, VM_UNIT_LABEL, "command", SHOWN("%"), sfdisk, 0);
-	err = report_record(s->opt->report, &rec);
+	err = emit_record(s, &rec);
 	rec.count = 0;
 	add_field(&rec, VM_UNIT_LABEL, "tool", SHOWN("%:"), "parted", 0);
 	add_field(&rec, VM_UNIT_LABEL, "command", SHOWN("%"), parted, 0);
-	return err ? err : report_record(s->opt->report, &rec);
+	return err ? err : emit_record(s, &rec);
 }
 
 /* A range a restore left as it was: where, and where its record was. */
@@ -837,6 +847,10 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	/* what was not put back goes on record too, not only on stderr */
 	if (!err && !restore_err && s->undo.records && !result->restored)
 		err = capacity_emit_restore(options->report, &result->restore);
+	if (!err && !restore_err && s->undo.records && !result->restored &&
+	    options->also_report)
+		err = capacity_emit_restore(options->also_report,
+					    &result->restore);
 	free(s->saved);
 	free(s->chunk);
 	free(s->edges);

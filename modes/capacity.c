@@ -163,6 +163,7 @@ int mode_capacity(struct config *cfg)
 	options = (struct capacity_options){
 		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
 		.stop = cfg->stop, .report = sinks.report,
+		.also_report = sinks.also_json,
 		.out = sinks.out, .every_probe = cfg->verbose };
 	err = capacity_run(&dev, &options, &result, undo_why,
 			   sizeof(undo_why));

@@ -44,8 +44,8 @@ static void check_detect_erase(const struct config *cfg,
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
 {
-	(void)ctx;
 	announce_writes("detect --write", dev, start, end);
+	keep_announced(ctx, start, end);
 	return 0;
 }
 
@@ -63,7 +63,9 @@ static int detect_output(const struct config *cfg, const struct dev *dev,
 	used.erasesize = findings->erase_used;
 	meta.param_count = set_option_json_params(&used);
 	meta.params = used.json_params;
-	if (report_detect(out, cfg->format, &meta, dev, findings))
+	if (report_detect(out, cfg->format, &meta, dev, findings) ||
+	    (cfg->also_json && report_detect(cfg->also_json, REPORT_JSON,
+					     &meta, dev, findings)))
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");
 	return 0;
@@ -90,6 +92,7 @@ int mode_detect(struct config *cfg)
 		open_device(cfg, &dev, DEV_READ_WRITE);
 	}
 	options.announce = announce_detect;
+	options.ctx = cfg;
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, cfg->stop, &findings);

@@ -134,6 +134,9 @@ static const struct option_def option_defs[] = {
 	TEST(OPT_INFO, "info", SECTION_TESTS,
 	     "identity of the device and card, from sysfs",
 	     MODE_INFO, NULL, SPEED_NONE, T_INFO),
+	TEST(OPT_REPORT, "report", SECTION_TESTS,
+	     "identity, geometry and speed in one run",
+	     MODE_REPORT, NULL, SPEED_NONE, T_REPORT),
 	DECODE(OPT_DECODE_CID, "decode-cid",
 	       "decode a CID register (prefix mmc: for eMMC)"),
 	DECODE(OPT_DECODE_CSD, "decode-csd", "decode a CSD register"),
@@ -150,7 +153,7 @@ static const struct option_def option_defs[] = {
 	  .field = FIELD(erasesize), .def = 4 * MIB, .min = 1,
 	  .max = DEV_MAX_TRANSFER_BYTES,	/* a block is one transfer */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_FIND_FAT | T_PROGRAM |
-		     T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS,
+		     T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS | T_REPORT,
 	  .original = true },
 	{ 'c', "count", "N", SECTION_PARAMETERS,
 	  "repetitions of each read (default %s)", .kind = ARG_COUNT,
@@ -191,20 +194,21 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_FLAG, .field = FIELD(threes),
 	  .applies = T_ALIGN | T_WRITE_ALIGN | T_PROGRAM },
 	{ OPT_WRITE, "write", NULL, SECTION_PARAMETERS,
-	  "--detect also finds open erase blocks (destructive)",
-	  .kind = ARG_FLAG, .field = FIELD(write), .applies = T_DETECT },
+	  "--detect, --report also write (destructive)",
+	  .kind = ARG_FLAG, .field = FIELD(write),
+	  .applies = T_DETECT | T_REPORT },
 	{ OPT_BUDGET, "budget", "SECONDS", SECTION_PARAMETERS,
 	  "device time --detect may spend reading (default %s)",
 	  .kind = ARG_SECONDS, .field = FIELD(budget_ns), .def = SECONDS(20),
-	  .applies = T_DETECT },
+	  .applies = T_DETECT | T_REPORT },
 	{ OPT_TIME, "time", "SECONDS", SECTION_PARAMETERS,
 	  "device time per measurement (default %s)", .kind = ARG_SECONDS,
 	  .field = FIELD(time_ns), .def = SECONDS(3),
-	  .applies = T_SPEED | T_PROGRAM },
+	  .applies = T_SPEED | T_PROGRAM | T_REPORT },
 	{ OPT_SPAN, "span", "SIZE", SECTION_PARAMETERS,
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
-	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS },
+	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS | T_REPORT },
 	{ OPT_IODEPTH, "iodepth", "N", SECTION_PARAMETERS,
 	  "operations in flight (default %s; up to 256)", .kind = ARG_COUNT,
 	  .field = FIELD(iodepth), .def = 1, .min = 1, .max = DEV_MAX_DEPTH,
@@ -215,18 +219,19 @@ static const struct option_def option_defs[] = {
 	{ OPT_CACHE_LIMIT, "cache-limit", "SIZE", SECTION_PARAMETERS,
 	  "caches --capacity-check sees through (default %s)",
 	  .kind = ARG_SIZE, .field = FIELD(cache_limit), .def = 16 * MIB,
-	  .min = 1, .applies = T_CAPACITY },
+	  .min = 1, .applies = T_CAPACITY | T_REPORT },
 	{ OPT_UNDO_FILE, "undo-file", "FILE", SECTION_PARAMETERS,
 	  "where --capacity-check saves the blocks it writes",
 	  .kind = ARG_TEXT, .field = FIELD(undo_path),
-	  .applies = T_CAPACITY },
+	  .applies = T_CAPACITY | T_REPORT },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
-	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_SPEED },
+	  .field = FIELD(sysfs_root),
+	  .applies = T_INFO | T_DETECT | T_SPEED | T_REPORT },
 	{ OPT_DEBUGFS_ROOT, "debugfs-root", "DIR", SECTION_PARAMETERS,
 	  "read debugfs from DIR, not /sys/kernel/debug",
 	  .kind = ARG_TEXT, .field = FIELD(debugfs_root),
-	  .applies = T_INFO | T_SPEED },
+	  .applies = T_INFO | T_SPEED | T_REPORT },
 
 	{ OPT_FORMAT, "format", "FORMAT", SECTION_OUTPUT,
 	  "output format: text (default), csv or json",
@@ -531,7 +536,9 @@ static void check_without_test(const struct config *cfg)
 {
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
-		const struct option_def *test = test_option_of(o->applies);
+		/* --report takes most options besides their own test */
+		const struct option_def *test =
+			test_option_of(o->applies & ~T_REPORT);
 
 		if (cfg->given[i] && o->mode == MODE_NONE && test)
 			usage_error("--%s goes with --%s", o->name, test->name);

@@ -19,6 +19,8 @@ int emit_to_sinks(void *ctx, const struct record *record)
 
 	progress_clear(&sinks->progress);
 	sinks->records++;
+	if (sinks->also_json && report_record(sinks->also_json, record))
+		return sinks->emit_error = -EIO;
 	if (sinks->plot && plot_record(sinks->plot, record))
 		return sinks->emit_error = -ENOMEM;
 	return sinks->emit_error = sinks->emit(sinks->ctx, record);
@@ -226,6 +228,12 @@ void output_open(const struct config *cfg, const struct dev *dev,
 		runtime_error("out of memory");
 	sinks->emit = report_record;
 	sinks->ctx = sinks->report;
+	if (cfg->also_json) {
+		sinks->also_json = report_open(cfg->also_json, REPORT_JSON,
+					       meta);
+		if (!sinks->also_json)
+			runtime_error("out of memory");
+	}
 	if (cfg->plot_path) {
 		sinks->plot = plot_new(NULL);
 		if (!sinks->plot || plot_begin_run(sinks->plot, meta, NULL))
@@ -248,6 +256,10 @@ void output_close(const struct config *cfg, struct sinks *sinks,
 	progress_end(&sinks->progress);
 	if (sinks->emit_error == -ENOMEM)
 		runtime_error("out of memory");
+	if (sinks->also_json &&
+	    report_close(sinks->also_json, &dev->stats, err == -EINTR) &&
+	    !err)
+		runtime_error("--report: write error");
 	if ((report_close(sinks->report, &dev->stats, err == -EINTR) &&
 	     !err) || sinks->emit_error)
 		runtime_error("%s: write error", name);

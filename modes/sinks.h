@@ -26,6 +26,7 @@
 struct sinks {
 	FILE *out;
 	struct report *report;
+	struct report *also_json;	/* --report's copy of each part */
 	struct progress progress;
 	uint64_t records;		/* handed to the report */
 	struct plot *plot;

@@ -66,6 +66,7 @@ decode-scr	--decode-scr=0235800300000000	ok ok ok refused
 decode-ssr	--decode-ssr=$(cat "$SYSFS/samsung-sdxc64/block/mmcblk0/device/ssr")	ok ok ok refused
 list-programs	--list-programs	ok ok ok refused
 capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=64M	ok ok ok refused
+report	--report --time=0.2 --budget=1 sim:plain	ok ok ok refused
 restore	--restore=$KEPT $PACED	ok ok ok refused
 EOF
 
