@@ -24,6 +24,9 @@ has_record() {
 	poll_until "an undo file header" test -s "$KEPT" &&
 	poll_until "a whole record" has_record &&
 	kill -9 $fb_pid && fb_wait && cp "$KEPT" "$KEPT.orig") >/dev/null 2>&1
+# A saved run, for --compare
+SAVED=$TRASH/saved-t.json
+"$FLASHBENCH" -t --time=0.2 --format=json -o "$SAVED" sim: >/dev/null 2>&1
 
 # check-csv.py FILE: one table, as a CSV reader sees it: a header that
 # starts "schema,kind", rows as wide as the header, none without a kind.
@@ -68,6 +71,7 @@ list-programs	--list-programs	ok ok ok refused
 capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=64M	ok ok ok refused
 report	--report --time=0.2 --budget=1 sim:plain	ok ok ok refused
 restore	--restore=$KEPT $PACED	ok ok ok refused
+compare	--compare $SAVED	ok ok ok ok
 EOF
 
 # refused ARGS...: exit 2, nothing on stdout, two lines on stderr (the
