@@ -207,15 +207,32 @@ FILE *open_output(const struct config *cfg)
 	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
 }
 
+void output_name_device(const struct config *cfg, const struct dev *dev,
+			struct report_meta *meta, struct devname *names)
+{
+	const struct info_device idev = { .path = cfg->device,
+		.size_bytes = dev->size_bytes,
+		.logical_block_bytes = dev->logical_block_bytes,
+		.simulated = dev->simulated,
+		.debugfs_root = cfg->debugfs_root };
+
+	meta->device = cfg->device;
+	meta->device_size = dev->size_bytes;
+	meta->logical_block_size = dev->logical_block_bytes;
+	if (cfg->format != REPORT_JSON)
+		return;		/* only JSON's header names them */
+	devname_read(&idev, cfg->sysfs_root, names);
+	meta->device_identity = names->has_identity ? names->identity : NULL;
+	meta->device_name = names->name;
+}
+
 /* Start a test's output; meta gets the command line and the device. */
 void output_open(const struct config *cfg, const struct dev *dev,
 		 struct report_meta *meta, struct sinks *sinks)
 {
 	*sinks = (struct sinks){ .out = open_output(cfg) };
 	meta->command = cfg->command;
-	meta->device = cfg->device;
-	meta->device_size = dev->size_bytes;
-	meta->logical_block_size = dev->logical_block_bytes;
+	output_name_device(cfg, dev, meta, &sinks->device);
 	sinks->report = report_open(sinks->out, cfg->format, meta);
 	if (!sinks->report)
 		runtime_error("out of memory");
