@@ -516,7 +516,7 @@ static void show_csd_erase(struct out *o, const struct info_csd *csd)
 			 csd->erase_blk_en);
 	snprintf(text, sizeof(text), "%u erase %s", csd->wp_grp_size + 1,
 		 csd->mmc ? "group(s)" : "sector(s)");
-	put_u64(o, "wp_group_size", NULL, true, csd->wp_grp_size + 1ULL);
+	put_u64(o, "wp_group_sectors", NULL, true, csd->wp_grp_size + 1ULL);
 	put_text(o, VM_UNIT_LABEL, NULL, "write protect group", NULL, text);
 	put_bool(o, "wp_group_enable", "group write protection", true,
 		 csd->wp_grp_enable);
@@ -646,7 +646,7 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 	put_u64(o, "protected_area", "protected area", true,
 		ssr->protected_area);
 	show_ssr_classes(o, ssr);
-	put_u64(o, "performance_move", "move performance MB/s", true,
+	put_u64(o, "performance_move_mb_per_s", "move performance MB/s", true,
 		ssr->performance_move);
 	put_size(o, "au_size_bytes", "AU size", ssr->au_code != 0,
 		 ssr->au_bytes);
@@ -960,14 +960,15 @@ static void show_life(struct out *o, const struct info_emmc *e)
 static void show_enhanced(struct out *o, const struct info_emmc *e)
 {
 	if (e->enhanced_unset) {
-		put_text(o, VM_UNIT_BYTES, "enhanced_area_offset", "enhanced area", NULL,
-			 "not configured");
-		put_text(o, VM_UNIT_BYTES, "enhanced_area_size", NULL, NULL, NULL);
+		put_text(o, VM_UNIT_BYTES, "enhanced_area_offset_bytes",
+			 "enhanced area", NULL, "not configured");
+		put_text(o, VM_UNIT_BYTES, "enhanced_area_size_bytes", NULL,
+			 NULL, NULL);
 		return;
 	}
-	put_size(o, "enhanced_area_offset", "enhanced area offset",
+	put_size(o, "enhanced_area_offset_bytes", "enhanced area offset",
 		 e->has_enhanced_area_offset, e->enhanced_area_offset);
-	put_size(o, "enhanced_area_size", "enhanced area size",
+	put_size(o, "enhanced_area_size_bytes", "enhanced area size",
 		 e->has_enhanced_area_size, e->enhanced_area_bytes);
 }
 

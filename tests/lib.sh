@@ -409,7 +409,8 @@ fb_start() {
 		sh -c 'echo $$ >pid.new && mv pid.new pid && exec "$@"' \
 		sh "$FLASHBENCH_REAL" "$@" >"${FB_OUT:-out}" 2>err </dev/null 3>&- &
 	fb_timeout=$!
-	fb_format=$(fb_format_of "$@")
+	fb_format=$(fb_format_of "$@") fb_out_file=${FB_OUT:-out}
+	case $fb_out_file in /*) ;; *) fb_out_file=$PWD/$fb_out_file ;; esac
 	poll_until "process id" test -s pid || return 1
 	fb_pid=$(cat pid)
 }
@@ -425,13 +426,13 @@ fb_format_of() {
 
 # fb_keep CODE: the document of the run fb_start began, kept in the
 # results directory as save-output.sh keeps the others (a run the
-# timeout killed, 137, left none whole).
+# timeout killed, 137, left none whole; a FIFO keeps nothing to copy).
 fb_keep() {
 	[ -n "$fb_format" ] && [ -n "$FLASHBENCH_RESULTS" ] &&
-		[ "$1" != 137 ] || return 0
+		[ "$1" != 137 ] && [ -f "$fb_out_file" ] || return 0
 	mkdir -p "$FLASHBENCH_RESULTS/$fb_format"
 	fbk_keep=$(mktemp "$FLASHBENCH_RESULTS/$fb_format/run.XXXXXXXX") &&
-	cp "${FB_OUT:-out}" "$fbk_keep.$fb_format" &&
+	cp "$fb_out_file" "$fbk_keep.$fb_format" &&
 	echo "$1" >"$fbk_keep.code"
 }
 
