@@ -166,42 +166,6 @@ void write_plot(const struct config *cfg, struct plot *plot)
 	plot_free(plot);
 }
 
-/* The command line as one shell-quoted string, for the JSON header. */
-char *join_command(int argc, char **argv)
-{
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+,./:@%";
-	size_t size = 1;
-	char *text, *p;
-
-	for (int i = 0; i < argc; i++)
-		size += 4 * strlen(argv[i]) + 3;
-	text = p = malloc(size);
-	if (!text)
-		runtime_error("out of memory");
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool quote = !*a || a[strspn(a, plain)];
-
-		if (i)
-			*p++ = ' ';
-		if (quote)
-			*p++ = '\'';
-		for (; *a; a++) {
-			if (*a == '\'' && quote) {
-				memcpy(p, "'\\''", 4);
-				p += 4;
-			} else {
-				*p++ = *a;
-			}
-		}
-		if (quote)
-			*p++ = '\'';
-	}
-	*p = '\0';
-	return text;
-}
-
 FILE *open_output(const struct config *cfg)
 {
 	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;

@@ -52,9 +52,6 @@ bool is_stdout_name(const char *path);
 /* Write the chart to --plot's file and free it. */
 void write_plot(const struct config *cfg, struct plot *plot);
 
-/* The command line as one shell-quoted string, for the JSON header. */
-char *join_command(int argc, char **argv);
-
 /* -o's file, or standard output; close it with close_output. */
 FILE *open_output(const struct config *cfg);
 void close_output(const struct config *cfg, FILE *out, int err);

@@ -428,12 +428,19 @@ fb_format_of() {
 # results directory as save-output.sh keeps the others (a run the
 # timeout killed, 137, left none whole; a FIFO keeps nothing to copy).
 fb_keep() {
-	[ -n "$fb_format" ] && [ -n "$FLASHBENCH_RESULTS" ] &&
-		[ "$1" != 137 ] && [ -f "$fb_out_file" ] || return 0
-	mkdir -p "$FLASHBENCH_RESULTS/$fb_format"
-	fbk_keep=$(mktemp "$FLASHBENCH_RESULTS/$fb_format/run.XXXXXXXX") &&
-	cp "$fb_out_file" "$fbk_keep.$fb_format" &&
-	echo "$1" >"$fbk_keep.code"
+	[ -n "$fb_format" ] && [ "$1" != 137 ] || return 0
+	keep_document "$fb_out_file" "$fb_format" "$1"
+}
+
+# keep_document FILE FORMAT [CODE]: keep FILE, a json or csv document
+# (written by a run that exited CODE, default 0), for t9900 and t9910,
+# when tests/run.sh gave a results directory.
+keep_document() {
+	[ -n "$FLASHBENCH_RESULTS" ] && [ -f "$1" ] || return 0
+	mkdir -p "$FLASHBENCH_RESULTS/$2"
+	kd_keep=$(mktemp "$FLASHBENCH_RESULTS/$2/run.XXXXXXXX") &&
+	cp "$1" "$kd_keep.$2" &&
+	echo "${3:-0}" >"$kd_keep.code"
 }
 
 # fb_wait: wait for the run fb_start began; its exit code in code, its

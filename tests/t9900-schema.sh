@@ -109,6 +109,9 @@ test_expect_success 'every mode writes a document the schema takes' '
 	"$FLASHBENCH" --decode-csd=400e00325b5900003b377f800a404000 \
 		--format=json >csd.json &&
 	"$FLASHBENCH" --decode-scr=0235800300000000 --format=json >scr.json &&
+	truncate -s 8M image &&
+	"$ERASE" --format=json image 0 1M >erase.json 2>/dev/null &&
+	"$ERASE" --format=json --zero sim: 1M 1M >erase-sim.json 2>/dev/null &&
 	for tree in "$TESTS_DIR"/sysfs/*/; do
 		for disk in $(ls "$tree/block"); do
 			"$FLASHBENCH" --info --sysfs-root="$tree" --format=json \
