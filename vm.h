@@ -21,7 +21,6 @@
 struct vm_param {
 	const char *name;
 	double value;
-	bool flag;		/* a yes/no option: true or false in JSON */
 };
 
 /* Where and why a program text is wrong. */

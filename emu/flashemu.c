@@ -363,8 +363,8 @@ static int write_json(const char *path, const struct options *o,
 		      const struct card *c, const struct figures *f)
 {
 	const struct vm_param params[] = {
-		{ "time_scale", o->time_scale, false },
-		{ "mem_cap", (double)o->mem_cap_bytes, false },
+		{ "time_scale", o->time_scale },
+		{ "mem_cap", (double)o->mem_cap_bytes },
 	};
 	const struct report_meta meta = { .test = "flashemu",
 		.command = o->command, .device = o->spec,

@@ -63,6 +63,7 @@ static int detect_output(const struct config *cfg, const struct dev *dev,
 	used.erasesize = findings->erase_used;
 	meta.param_count = set_option_json_params(&used);
 	meta.params = used.json_params;
+	meta.param_flags = used.json_flags;
 	if (report_detect(out, cfg->format, &meta, dev, findings))
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");

@@ -666,8 +666,8 @@ size_t set_option_json_params(struct config *cfg)
 			*c = *c == '-' ? '_' : *c;
 		cfg->json_params[count++] = (struct vm_param){ name,
 			d->kind == ARG_FLAG ? *(const bool *)field :
-			(double)*(const uint64_t *)field,
-			d->kind == ARG_FLAG };
+			(double)*(const uint64_t *)field };
+		cfg->json_flags[count - 1] = d->kind == ARG_FLAG;
 	}
 	return count;
 }

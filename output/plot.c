@@ -1074,8 +1074,7 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 		    params->items[i].type == JSON_BOOL)
 			p[meta.param_count++] = (struct vm_param){
 				params->items[i].key,
-				params->items[i].number,
-				params->items[i].type == JSON_BOOL };
+				params->items[i].number };
 	err_code = plot_begin_run(plot, &meta, NULL);
 	if (err_code == -EINVAL)
 		snprintf(err, errlen, "a %s run does not go on one chart "

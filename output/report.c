@@ -675,7 +675,7 @@ static void json_begin(struct report *report)
 		fputs(i ? ", " : "", out);
 		json_write_string(out, meta->params[i].name);
 		fputs(": ", out);
-		if (meta->params[i].flag)
+		if (meta->param_flags && meta->param_flags[i])
 			fputs(meta->params[i].value != 0 ? "true" : "false",
 			      out);
 		else

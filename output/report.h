@@ -36,6 +36,9 @@ struct report_meta {
 	uint32_t logical_block_size;
 	const struct vm_param *params;	/* the test's parameters */
 	size_t param_count;
+	/* NULL, or one a parameter: true for a yes/no option, which JSON
+	   writes as true or false */
+	const bool *param_flags;
 	const char *engine;		/* JSON parameter "engine", or NULL */
 	/*
 	 * JSON only, NULL for none: a top-level member of this name after

@@ -16,14 +16,16 @@
 #include "unit.h"
 
 static const struct vm_param params[] = {
-	{ "blocksize", 16384, false }, { "nr", 7, false },
-	{ "random", 1, true },
+	{ "blocksize", 16384 }, { "nr", 7 }, { "random", 1 },
+};
+
+static const bool param_flags[] = { false, false, true,
 };
 
 static const struct report_meta meta = {
 	.test = "find-fat", .command = "flashbench -f \"x\" sim:",
 	.device = "sim:", .device_size = 1 << 30, .logical_block_size = 512,
-	.params = params, .param_count = 3,
+	.params = params, .param_count = 3, .param_flags = param_flags,
 };
 
 static const struct dev_stats stats = {
