@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cli.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "modes/analyze.h"
@@ -113,7 +114,9 @@ int main(int argc, char **argv)
 		runtime_error("no mode for the options given");
 	cfg.stop = &stop_signal;
 	/* every JSON document names the command that made it */
-	cfg.command = join_command(argc, argv);
+	cfg.command = cli_join_command(argc, argv);
+	if (!cfg.command)
+		runtime_error("out of memory");
 	if (mode->catches_signals)
 		catch_signals();
 	status = mode->run(&cfg);

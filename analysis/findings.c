@@ -103,7 +103,7 @@ void analysis_level_record(const struct analysis_level *level,
 			   struct record *record)
 {
 	*record = (struct record){ .kind = "level", .count = 4 };
-	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size", NULL,
+	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes", NULL,
 					       NULL, (double)level->size };
 	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,
 					       NULL, level->cost_ns };

@@ -390,11 +390,11 @@ static int emit_probe(struct search *s, const struct probe *p)
 
 	add_field(&rec, VM_UNIT_COUNT, "round", SHOWN("round %:"), NULL,
 		  s->round + 1);
-	add_field(&rec, VM_UNIT_BYTES, "offset", SHOWN("block at %"), NULL,
+	add_field(&rec, VM_UNIT_BYTES, "offset_bytes", SHOWN("block at %"), NULL,
 		  (double)p->offset);
 	add_field(&rec, VM_UNIT_LABEL, "result",
 		  SHOWN("%"), probe_result(p), 0);
-	add_field(&rec, VM_UNIT_BYTES, "named_offset",
+	add_field(&rec, VM_UNIT_BYTES, "named_offset_bytes",
 		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
 		  alias ? (double)p->named : NAN);
 	add_field(&rec, VM_UNIT_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
@@ -602,7 +602,7 @@ static int emit_summary(struct search *s)
 	add_field(&rec, VM_UNIT_BYTES, "cache_bytes",
 		  isnan(r->cache_bytes) ? HIDDEN :
 		  SHOWN("write cache about % bytes;"), NULL, r->cache_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "bytes_written",
+	add_field(&rec, VM_UNIT_BYTES, "probe_bytes_written",
 		  SHOWN("written %,"), NULL, (double)r->bytes_written);
 	add_field(&rec, VM_UNIT_BYTES, "bytes_restored",
 		  SHOWN("restored %,"), NULL, (double)r->bytes_restored);
@@ -649,17 +649,17 @@ static int emit_damage(struct report *report, const struct undo_damage *d)
 				 .layout = &spaced };
 	bool known = d->range_known;
 
-	add_field(&rec, VM_UNIT_BYTES, "offset",
+	add_field(&rec, VM_UNIT_BYTES, "offset_bytes",
 		  known ? SHOWN("not put back: bytes at %") :
 		  ALONE("not put back: an unknown range:"), NULL,
 		  known ? (double)d->offset : NAN);
-	add_field(&rec, VM_UNIT_BYTES, "length",
+	add_field(&rec, VM_UNIT_BYTES, "length_bytes",
 		  known ? SHOWN("(+%):") : HIDDEN, NULL,
 		  known ? (double)d->length : NAN);
 	add_field(&rec, VM_UNIT_BYTES, "file_bytes",
 		  SHOWN("the undo file's % bytes"), NULL,
 		  (double)d->file_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "file_offset",
+	add_field(&rec, VM_UNIT_BYTES, "file_offset_bytes",
 		  SHOWN("at % are damaged"), NULL, (double)d->file_offset);
 	return report_record(report, &rec);
 }

@@ -136,7 +136,7 @@ int mode_capacity(struct config *cfg)
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
 	const char *undo_path = cfg->undo_path;
 	struct vm_param params[] = {
-		{ "cache_limit_bytes", (double)cfg->cache_limit } };
+		{ "cache_limit", (double)cfg->cache_limit } };
 	struct report_meta meta = { .test = "capacity-check",
 				    .params = params, .param_count = 1 };
 	struct capacity_options options;

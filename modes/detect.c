@@ -55,14 +55,15 @@ static int detect_output(const struct config *cfg, const struct dev *dev,
 {
 	struct config used = *cfg;
 	struct report_meta meta = { .test = "detect",
-		.command = cfg->command, .device = cfg->device,
-		.device_size = dev->size_bytes,
-		.logical_block_size = dev->logical_block_bytes,
-		.params = NULL };
+		.command = cfg->command, .params = NULL };
+	struct devname names;
+
+	output_name_device(cfg, dev, &meta, &names);
 
 	used.erasesize = findings->erase_used;
 	meta.param_count = set_option_json_params(&used);
 	meta.params = used.json_params;
+	meta.param_flags = used.json_flags;
 	if (report_detect(out, cfg->format, &meta, dev, findings) ||
 	    (cfg->also_json && report_detect(cfg->also_json, REPORT_JSON,
 					     &meta, dev, findings)))

@@ -689,6 +689,7 @@ size_t set_option_json_params(struct config *cfg)
 		cfg->json_params[count++] = (struct vm_param){ name,
 			d->kind == ARG_FLAG ? *(const bool *)field :
 			(double)*(const uint64_t *)field };
+		cfg->json_flags[count - 1] = d->kind == ARG_FLAG;
 	}
 	return count;
 }

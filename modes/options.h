@@ -146,6 +146,7 @@ struct config {
 	/* the JSON parameters of a built-in test, named as its options */
 	char json_names[OPTION_JSON_PARAMS][32];
 	struct vm_param json_params[OPTION_JSON_PARAMS];
+	bool json_flags[OPTION_JSON_PARAMS];	/* a yes/no option's */
 };
 
 

@@ -173,45 +173,28 @@ void write_plot(const struct config *cfg, struct plot *plot)
 	plot_free(plot);
 }
 
-/* The command line as one shell-quoted string, for the JSON header. */
-char *join_command(int argc, char **argv)
-{
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+,./:@%";
-	size_t size = 1;
-	char *text, *p;
-
-	for (int i = 0; i < argc; i++)
-		size += 4 * strlen(argv[i]) + 3;
-	text = p = malloc(size);
-	if (!text)
-		runtime_error("out of memory");
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool quote = !*a || a[strspn(a, plain)];
-
-		if (i)
-			*p++ = ' ';
-		if (quote)
-			*p++ = '\'';
-		for (; *a; a++) {
-			if (*a == '\'' && quote) {
-				memcpy(p, "'\\''", 4);
-				p += 4;
-			} else {
-				*p++ = *a;
-			}
-		}
-		if (quote)
-			*p++ = '\'';
-	}
-	*p = '\0';
-	return text;
-}
-
 FILE *open_output(const struct config *cfg)
 {
 	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
+}
+
+void output_name_device(const struct config *cfg, const struct dev *dev,
+			struct report_meta *meta, struct devname *names)
+{
+	const struct info_device idev = { .path = cfg->device,
+		.size_bytes = dev->size_bytes,
+		.logical_block_bytes = dev->logical_block_bytes,
+		.simulated = dev->simulated,
+		.debugfs_root = cfg->debugfs_root };
+
+	meta->device = cfg->device;
+	meta->device_size = dev->size_bytes;
+	meta->logical_block_size = dev->logical_block_bytes;
+	if (cfg->format != REPORT_JSON)
+		return;		/* only JSON's header names them */
+	devname_read(&idev, cfg->sysfs_root, names);
+	meta->device_identity = names->has_identity ? names->identity : NULL;
+	meta->device_name = names->name;
 }
 
 /* Start a test's output; meta gets the command line and the device. */
@@ -220,9 +203,7 @@ void output_open(const struct config *cfg, const struct dev *dev,
 {
 	*sinks = (struct sinks){ .out = open_output(cfg) };
 	meta->command = cfg->command;
-	meta->device = cfg->device;
-	meta->device_size = dev->size_bytes;
-	meta->logical_block_size = dev->logical_block_bytes;
+	output_name_device(cfg, dev, meta, &sinks->device);
 	sinks->report = report_open(sinks->out, cfg->format, meta);
 	if (!sinks->report)
 		runtime_error("out of memory");

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "dev.h"
+#include "identity/devname.h"
 #include "modes/options.h"
 #include "output/plot.h"
 #include "output/progress.h"
@@ -25,6 +26,7 @@
  */
 struct sinks {
 	FILE *out;
+	struct devname device;		/* the JSON header's identity, name */
 	struct report *report;
 	struct report *also_json;	/* --report's copy of each part */
 	struct progress progress;
@@ -54,12 +56,16 @@ FILE *open_plot_output(const struct config *cfg);
 /* Write the chart to --plot's file and free it. */
 void write_plot(const struct config *cfg, struct plot *plot);
 
-/* The command line as one shell-quoted string, for the JSON header. */
-char *join_command(int argc, char **argv);
-
 /* -o's file, or standard output; close it with close_output. */
 FILE *open_output(const struct config *cfg);
 void close_output(const struct config *cfg, FILE *out, int err);
+
+/*
+ * The identity and name of the device cfg names, for meta (their text in
+ * names, which must outlive meta).
+ */
+void output_name_device(const struct config *cfg, const struct dev *dev,
+			struct report_meta *meta, struct devname *names);
 
 /* Start a test's output; meta gets the command line and the device. */
 void output_open(const struct config *cfg, const struct dev *dev,

@@ -128,6 +128,7 @@ int mode_test(struct config *cfg)
 		.params = params.slot, .param_count = PARAM_HEADER_COUNT };
 	if (cfg->test) {
 		meta.params = cfg->json_params;
+		meta.param_flags = cfg->json_flags;
 		meta.param_count = set_option_json_params(cfg);
 	}
 	output_open(cfg, &dev, &meta, &sinks);

@@ -15,7 +15,7 @@
  * Version of every document flashbench writes, JSON and CSV alike; README
  * lists what each version changed.
  */
-#define JSON_SCHEMA 2
+#define JSON_SCHEMA 3
 
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_NODES (1 << 20)

@@ -49,18 +49,18 @@ struct chart {
 };
 
 static const struct chart charts[] = {
-	{ { "align", "write-align" }, "align", "alignment", true,
-	  { "pre", "on", "post", "diff" }, "time", "diff", NULL,
-	  false, false, true },
-	{ { "open-au", "open-au-random" }, "block", "block size", true,
-	  { "rate" }, "write rate", NULL, NULL, false, false, true },
-	{ { "find-fat" }, "block", "block size", true,
-	  { "rate" }, "write rate", NULL, "erase block", false, false,
+	{ { "align", "write-align" }, "align_bytes", "alignment", true,
+	  { "pre_ns", "on_ns", "post_ns", "diff_ns" }, "time", "diff_ns",
+	  NULL, false, false, true },
+	{ { "open-au", "open-au-random" }, "block_bytes", "block size", true,
+	  { "bytes_per_s" }, "write rate", NULL, NULL, false, false, true },
+	{ { "find-fat" }, "block_bytes", "block size", true,
+	  { "bytes_per_s" }, "write rate", NULL, "erase block", false, false,
 	  true },
-	{ { "scatter" }, "offset", "offset", false,
-	  { "time" }, "read time", NULL, NULL, true, false, false },
-	{ { "interval" }, "length", "read size", false,
-	  { "min" }, "fastest read time", NULL, NULL, true, true, true },
+	{ { "scatter" }, "offset_bytes", "offset", false,
+	  { "time_ns" }, "read time", NULL, NULL, true, false, false },
+	{ { "interval" }, "length_bytes", "read size", false,
+	  { "min_ns" }, "fastest read time", NULL, NULL, true, true, true },
 	/* -t, --write-speed: one point per one-second window */
 	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
 	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
@@ -350,12 +350,33 @@ static int add_point(struct series *s, double x, double y)
 	return 0;
 }
 
+/*
+ * A key as a legend shows it: without the unit its name ends in ("pre"
+ * for pre_ns), since the axis says the unit.
+ */
+static void legend_key(const char *key, char *buf, size_t size)
+{
+	static const char *const units[] = { "_bytes_per_s", "_bytes", "_ns" };
+	size_t len = strlen(key);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i]);
+
+		if (len > n && strcmp(key + len - n, units[i]) == 0) {
+			snprintf(buf, size, "%.*s", (int)(len - n), key);
+			return;
+		}
+	}
+	snprintf(buf, size, "%s", key);
+}
+
 static void series_name(const struct plot *plot, const struct run *run,
-			const char *key, unsigned nth, unsigned repeats,
+			const char *full_key, unsigned nth, unsigned repeats,
 			unsigned keys, char *buf, size_t size)
 {
-	char what[64];
+	char what[64], key[KEY_MAX];
 
+	legend_key(full_key, key, sizeof(key));
 	if (repeats > 1 && plot->chart->repeat_name)
 		snprintf(what, sizeof(what), "%s %u", plot->chart->repeat_name,
 			 nth);
@@ -1054,9 +1075,34 @@ static void add_value(struct record *rec, const char *key,
 		.key = key, .value = v->type == JSON_NUMBER ? v->number : NAN };
 }
 
-/* One element of "results": numbers, arrays of them, labels skipped. */
+/*
+ * The schema-3 name of a key the built-in tests' records had before
+ * schema 3, which named no units: a saved run plots as a new one.
+ */
+static const char *schema3_key(const char *key)
+{
+	static const char *const renamed[][2] = {
+		{ "align", "align_bytes" }, { "pre", "pre_ns" },
+		{ "on", "on_ns" }, { "post", "post_ns" },
+		{ "diff", "diff_ns" }, { "block", "block_bytes" },
+		{ "rate", "bytes_per_s" }, { "offset", "offset_bytes" },
+		{ "time", "time_ns" }, { "length", "length_bytes" },
+		{ "min", "min_ns" }, { "avg", "avg_ns" }, { "max", "max_ns" },
+		{ "access", "access_ns" }, { "overhead", "overhead_ns" },
+	};
+
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (strcmp(key, renamed[i][0]) == 0)
+			return renamed[i][1];
+	return key;
+}
+
+/*
+ * One element of "results": numbers, arrays of them, labels skipped.
+ * renamed: a built-in test's record of schema 1 or 2, its keys renamed.
+ */
 static int load_result(struct plot *plot, const struct json_value *result,
-		       const struct json_value *units)
+		       const struct json_value *units, bool renamed)
 {
 	struct record rec = { .count = 0 };
 
@@ -1065,13 +1111,14 @@ static int load_result(struct plot *plot, const struct json_value *result,
 	for (size_t i = 0; i < result->count; i++) {
 		const struct json_value *m = &result->items[i];
 		enum vm_unit unit = unit_from_name(units, m->key);
+		const char *key = renamed ? schema3_key(m->key) : m->key;
 
 		if (m->type != JSON_ARRAY) {
-			add_value(&rec, m->key, unit, m);
+			add_value(&rec, key, unit, m);
 			continue;
 		}
 		for (size_t j = 0; j < m->count; j++)
-			add_value(&rec, m->key, unit, &m->items[j]);
+			add_value(&rec, key, unit, &m->items[j]);
 	}
 	return plot_record(plot, &rec);
 }
@@ -1092,13 +1139,14 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 	struct run *run;
 	int err_code;
 
-	/* schema 1 documents, saved before version 2, plot the same */
+	/* schema 1 and 2 documents, saved before version 3, plot the same */
 	if (!schema || schema->type != JSON_NUMBER ||
-	    (schema->number != 1 && schema->number != JSON_SCHEMA) ||
+	    (schema->number != 1 && schema->number != 2 &&
+	     schema->number != JSON_SCHEMA) ||
 	    !test || test->type != JSON_STRING || !results ||
 	    results->type != JSON_ARRAY) {
 		snprintf(err, errlen, "not a flashbench JSON document "
-			 "(schema 1 or 2 with \"test\" and \"results\")");
+			 "(schema 1, 2 or 3 with \"test\" and \"results\")");
 		return -EINVAL;
 	}
 	meta.test = test->string;
@@ -1106,7 +1154,8 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 		      device->string : NULL;
 	for (size_t i = 0; params && params->type == JSON_OBJECT &&
 	     i < params->count && meta.param_count < RUN_PARAMS; i++)
-		if (params->items[i].type == JSON_NUMBER)
+		if (params->items[i].type == JSON_NUMBER ||
+		    params->items[i].type == JSON_BOOL)
 			p[meta.param_count++] = (struct vm_param){
 				params->items[i].key,
 				params->items[i].number };
@@ -1124,7 +1173,9 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 	snprintf(run->source, sizeof(run->source), "%s",
 		 base ? base + 1 : path);
 	for (size_t i = 0; i < results->count; i++) {
-		err_code = load_result(plot, &results->items[i], units);
+		err_code = load_result(plot, &results->items[i], units,
+				       schema->number < 3 &&
+				       strcmp(meta.test, "program") != 0);
 		if (err_code) {
 			snprintf(err, errlen, "result %zu: %s", i + 1,
 				 err_code == -EINVAL ? "not an object" :

@@ -236,7 +236,7 @@ static int emit_limit(struct report *report, const struct analysis_geometry *g)
 
 	if (!g->spec_max_au)
 		return 0;
-	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "max_erase_size",
+	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "max_erase_size_bytes",
 		g->erase.known && g->erase.value > g->spec_max_au ? &above :
 		&text_hidden, NULL, (double)g->spec_max_au };
 	return report_record(report, &rec);
@@ -303,7 +303,7 @@ static int emit_align(struct report *report, const struct analyze_result *r,
 
 		if (r->point_table[i] != f->table)
 			continue;
-		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align",
+		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align_bytes",
 			&aligns[first ? 0 : 1], NULL, (double)p->align };
 		first = false;
 		for (size_t k = 0; k < COUNT_OF(keys); k++)
@@ -392,7 +392,7 @@ static int emit_combined(struct report *report,
 		rec.fields[5] = (struct vm_field){ VM_UNIT_COUNT,
 			"worst_ratio", &looks[5], NULL,
 			v.compared ? v.worst_ratio : NAN };
-		rec.fields[6] = (struct vm_field){ VM_UNIT_BYTES, "worst_size",
+		rec.fields[6] = (struct vm_field){ VM_UNIT_BYTES, "worst_size_bytes",
 			&looks[6], NULL, v.compared ?
 			(double)v.worst_size : NAN };
 		rec.fields[7] = (struct vm_field){ VM_UNIT_LABEL, "verdict",
@@ -434,10 +434,10 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 		for (size_t j = 0; !err && j < run->count; j++) {
 			rec.count = 3;
 			rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES,
-				"block", &text_hidden, NULL,
+				"block_bytes", &text_hidden, NULL,
 				(double)run->size[j] };
 			rec.fields[2] = (struct vm_field){ VM_UNIT_RATE,
-				"rate", &text_hidden, NULL, run->rate[j] };
+				"bytes_per_s", &text_hidden, NULL, run->rate[j] };
 			err = report_record(report, &rec);
 		}
 	}
@@ -524,8 +524,7 @@ int analyze_report(const struct analyze_result *r,
 	char advice[ANALYZE_ADVICE_MAX][ANALYSIS_ADVICE_BYTES];
 	const struct report_meta meta = { .test = "analyze",
 		.command = command,
-		.index_member = "findings", .index_key = "name",
-		.index_schema1 = true };
+		.index_member = "findings", .index_key = "name" };
 	const struct analysis_finding *erase, *page, *linear;
 	struct analyze_findings f;
 	struct report *report;

@@ -38,7 +38,7 @@ assert rows[0][:2] == ["schema", "kind"], rows[0]
 assert len(rows) > 1, "a header without rows: %r" % rows
 for row in rows[1:]:
     assert len(row) == len(rows[0]), (rows[0], row)
-    assert row[0] == "2" and row[1], row
+    assert row[0] == "3" and row[1], row
 PY
 
 # MODE<TAB>ARGUMENTS<TAB>what csv, json, -o and --plot do: ok or refused

@@ -638,11 +638,11 @@ static void test_reports(void)
 	buf = render(&r, REPORT_CSV, "CSV report written");
 	UNIT_CHECK(buf && strncmp(buf, "schema,kind,align_lines,", 24) == 0 &&
 		   strstr(buf, ",name,value,confidence,why,") &&
-		   strstr(buf, "\n2,finding,,,,,,,,,erase_size,4194304,0.") &&
-		   strstr(buf, "\n2,finding,,,,,,,,,open_au_linear,6,0.") &&
-		   strstr(buf, "\n2,finding,,,,,,,,,page_size,,,no step") &&
-		   strstr(buf, "\n2,recommendation,") &&
-		   strstr(buf, "\n2,align,"),
+		   strstr(buf, "\n3,finding,,,,,,,,,erase_size,4194304,0.") &&
+		   strstr(buf, "\n3,finding,,,,,,,,,open_au_linear,6,0.") &&
+		   strstr(buf, "\n3,finding,,,,,,,,,page_size,,,no step") &&
+		   strstr(buf, "\n3,recommendation,") &&
+		   strstr(buf, "\n3,align,"),
 		   "CSV: one table of findings, advice and evidence");
 	free(buf);
 }
