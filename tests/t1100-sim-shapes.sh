@@ -481,7 +481,7 @@ for p in sandisk-su08g toshiba-7au sandisk-20au readme-example \
 			>long 2>/dev/null &&
 		\"\$FLASHBENCH\" --class-check --format=csv sim:$p >cc 2>/dev/null &&
 		\"\$FLASHBENCH\" -O -0 1 --format=csv sim:$p >au 2>/dev/null &&
-		au=\$(csv_value au measurement rate) &&
+		au=\$(csv_value au measurement bytes_per_s) &&
 		for r in \$(csv_value ws summary bytes_per_s) \\
 			 \$(csv_value long summary bytes_per_s) \\
 			 \$(csv_value cc measured write_bytes_per_s); do
