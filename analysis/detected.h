@@ -20,6 +20,11 @@ struct detect_findings {
 	struct analysis_geometry geometry;
 	struct analysis_finding open_linear, open_random;
 	struct analysis_finding min_write, fat_area;
+	/* a count not determined because no probe fell off: at least this
+	   many (0: none) */
+	unsigned open_linear_at_least, open_random_at_least;
+	double write_noise;		/* how far write rates wandered, 0.05:
+					   5% (see measure/detect.c) */
 	uint64_t erase_used;		/* measured, or given */
 	bool sysfs_known;
 	uint64_t sysfs_erase;		/* preferred_erase_size */

@@ -754,7 +754,8 @@ static void schema1_members(struct report *report, const char *name,
 				field.value = 0;
 			buffer_member(&report->schema1_confidence, ", ", name,
 				      &field);
-		} else if (strcmp(key, "why") == 0 && field.label &&
+		} else if ((strcmp(key, "why") == 0 ||
+			    strcmp(key, "reason") == 0) && field.label &&
 			   field.label[0]) {
 			buffer_member(&report->schema1_why, ", ", name,
 				      &field);
