@@ -45,6 +45,9 @@
 #define MIN_WRITE_SURE 0.5	/* a program unit less sure is not one */
 #define EXTRA_BLOCKS (1 + PROG_SIZES)	/* the FAT control, the sizes */
 #define LONE_LEVEL_Z 50.0	/* see drop_lone_levels */
+#define SWITCH_RATIO 0.5	/* N=2 at least this fast: see switch_cost */
+#define SWITCH_WRITE_FACTOR 4
+#define FAT_ROUNDS 3		/* writes per block per FAT probe */
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
@@ -319,11 +322,13 @@ static uint64_t fat_write_size(const struct detect *d)
 }
 
 /*
- * Writes of w at offset into each of n erase blocks from first, in turn,
- * in chunks of 1, 1, 2, 4 ... blocks, until after a chunk the time spent
- * passes stop_ns: a round already that slow has fallen off whatever its
- * rest costs, and a card past its limit pays a garbage collection for
- * every write of it.  *written: the blocks written; *ns: their time.
+ * Writes of the probe size at offset into each of n erase blocks from
+ * first, in turn, in chunks of 1, 1, 2, 4 ... blocks, until after two
+ * blocks or more the time spent is past its share of stop_ns (the whole
+ * round at the slowest rate that has not yet fallen off for sure): a
+ * card past its limit pays a garbage collection for every write of the
+ * round, and the rest would only cost more of them.  *written: the
+ * blocks written; *ns: their time.
  */
 static int write_round(struct detect *d, uint64_t first, unsigned n,
 		       uint64_t offset, double stop_ns, unsigned *written,
@@ -337,7 +342,8 @@ static int write_round(struct detect *d, uint64_t first, unsigned n,
 	PARAM(WRITE_POSITION) = (double)offset;
 	PARAM(WRITE_BYTES) = (double)d->q;
 	PARAM(ROUNDS) = 1;
-	while (!err && *written < n && !(*ns > stop_ns)) {
+	while (!err && *written < n &&
+	       !(*written >= 2 && *ns > stop_ns * *written / n)) {
 		unsigned k = chunk < n - *written ? chunk : n - *written;
 
 		PARAM(BASE) = (double)(first + *written * (uint64_t)PARAM(ERASE));
@@ -510,6 +516,8 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 	}
 	while (nr <= limit) {
 		err = open_probe(d, nr, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;	/* no room left: what was found stands */
 		if (err)
 			return err;
 		if (fell) {
@@ -525,6 +533,8 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 		unsigned mid = good + (bad - good) / 2;
 
 		err = open_probe(d, mid, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;
 		if (err)
 			return err;
 		if (fell)
@@ -553,8 +563,8 @@ static double round_spread(const double *rates, unsigned rounds)
 
 /*
  * How far write rates that should agree wander, as a log ratio: the
- * rounds of each run that held, and each run that held about the best
- * with fewer blocks.  A fall must stand clear of it.
+ * rounds of each in-order run that held, and each such run faster than
+ * the best with fewer blocks.  A fall must stand clear of it.
  */
 static double write_noise(const struct detect *d)
 {
@@ -563,13 +573,19 @@ static double write_noise(const struct detect *d)
 	for (size_t i = 0; i < d->run_count; i++) {
 		struct analysis_verdict v;
 
+		/* out of order, cards are erratic by design: consolidations
+		   come when they come */
+		if (d->runs[i].random)
+			continue;
 		judge(d, i, &v);
 		if (v.fell)
 			continue;
 		worst = fmax(worst, round_spread(d->round_rate[i],
 						 d->rounds[i]));
-		if (v.compared)
-			worst = fmax(worst, fabs(log(v.median_ratio)));
+		/* faster with more blocks is noise alone; slower may be a
+		   cost of switching blocks */
+		if (v.compared && v.median_ratio > 1)
+			worst = fmax(worst, log(v.median_ratio));
 	}
 	return worst;
 }
@@ -771,15 +787,17 @@ static int fat_write_ns(struct detect *d, uint64_t fat, unsigned nr,
 
 	uint64_t w = fat_write_size(d);
 
-	if (r->pos + PROBE_ROUNDS * w > (uint64_t)PARAM(ERASE))
+	if (r->pos + FAT_ROUNDS * w > (uint64_t)PARAM(ERASE))
 		return -EOVERFLOW;	/* the layout leaves room for all */
 	PARAM(FAT) = (double)fat;
 	PARAM(BASE) = (double)r->base;
 	PARAM(NR) = nr;
 	PARAM(WRITE_BYTES) = (double)w;
 	PARAM(SLOT) = (double)((r->pos + w - 1) / w);
-	r->pos = ((r->pos + w - 1) / w + PROBE_ROUNDS) * w;
+	r->pos = ((r->pos + w - 1) / w + FAT_ROUNDS) * w;
+	PARAM(ROUNDS) = FAT_ROUNDS;
 	err = run_probe(d, "detect-fat");
+	PARAM(ROUNDS) = PROBE_ROUNDS;
 	PARAM(WRITE_BYTES) = (double)d->q;
 	*ns = probe_time(d, 1);
 	return err;
@@ -808,8 +826,10 @@ static int fat_probe_run(struct detect *d, const struct analysis_finding *random
 	}
 	PARAM(BASE) = (double)(in_order->base + in_order->pos);
 	PARAM(WRITE_BYTES) = (double)fat_write_size(d);
-	in_order->pos += PROBE_ROUNDS * fat_write_size(d);
+	in_order->pos += FAT_ROUNDS * fat_write_size(d);
+	PARAM(ROUNDS) = FAT_ROUNDS;
 	err = run_probe(d, "detect-size");
+	PARAM(ROUNDS) = PROBE_ROUNDS;
 	PARAM(WRITE_BYTES) = (double)d->q;
 	baseline = probe_time(d, 1);
 	if (!err)
@@ -923,6 +943,28 @@ static int layout(struct detect *d, uint64_t erase)
 }
 
 /*
+ * Whether two erase blocks in turn were slower than one by a little only:
+ * what a card that pays for each switch between blocks shows at small
+ * writes (a card past its limit pays a garbage collection per write,
+ * one that spills slows by the bytes spilled).  The search is then run
+ * again with writes large enough to spread that cost, when they fit.
+ */
+static bool switch_cost(const struct detect *d)
+{
+	for (size_t i = 0; i < d->run_count; i++) {
+		struct analysis_verdict v;
+
+		if (d->runs[i].random || d->runs[i].nr != 2)
+			continue;
+		judge(d, i, &v);
+		return v.fell && v.median_ratio >= SWITCH_RATIO &&
+		       d->q * SWITCH_WRITE_FACTOR * PROBE_SLOTS * 6 <=
+		       (uint64_t)PARAM(ERASE) - d->regions[0].pos;
+	}
+	return false;
+}
+
+/*
  * The write probes: the in-order count, the out-of-order one up to it,
  * the smallest efficient write, the FAT-like area.  A device that shows
  * neither an erase block in its reads nor a limit in its writes behaves
@@ -939,6 +981,16 @@ static int write_probes(struct detect *d, uint64_t erase,
 		return err;
 	limit = (unsigned)d->max_open;
 	err = search_open(d, false, 1, limit, false, log);
+	if (!err && switch_cost(d)) {
+		/* larger writes, from a clean slate: the small ones mislead */
+		d->q *= SWITCH_WRITE_FACTOR;
+		d->run_count = 0;
+		d->regions[0].open_held = 0;
+		if (log)
+			fprintf(log, "  N=2 slower only a little: a cost of "
+				"switching blocks?  Again with larger writes\n");
+		err = search_open(d, false, 1, limit, false, log);
+	}
 	open_findings(d, erase, f);
 	flash = f->open_linear.known || f->geometry.erase.known;
 	if (!err && flash)
