@@ -10,8 +10,10 @@
 # to corpus cards and plain print align and open-AU lines; a 12 MiB card
 # shows its boundaries with --threes; bad= ranges fail the I/O that
 # touches them with one line naming the offset; ro refuses writes only;
-# output is deterministic per seed.  (How long -a takes on the wall
-# clock is a figure bench/timings.sh prints, not an assertion.)
+# output is deterministic per seed; whole erase blocks written in
+# sequence run at one rate in every test that writes them.  (How long -a
+# takes on the wall clock is a figure bench/timings.sh prints, not an
+# assertion.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -436,6 +438,41 @@ test_expect_success 'ro: -a still works and matches the writable card' '
 	"$FLASHBENCH" -a -c 2 sim: >rw &&
 	test_cmp rw out
 '
+
+# ---- one sequential write rate per card ----
+
+# csv_value FILE KIND COLUMN: COLUMN (by its header name) of the first row
+# of FILE whose kind is KIND.
+csv_value() {
+	awk -F, -v kind="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+		$2 == kind && at[col] { print $at[col]; found = 1; exit }
+		END { exit !found }' "$1"
+}
+
+# Whole erase blocks written one after the other run at the rate of one
+# written alone: --write-speed (3 s and 40 s, which wraps its span on the
+# faster cards), --class-check's sequential write and the first row of
+# -O -0 1 (one 4 MiB block) agree within 10%.
+for p in sandisk-su08g toshiba-7au sandisk-20au readme-example \
+	 wirenboard-su04g wirenboard-sa04g wirenboard-ncard plain; do
+	test_expect_success "one sequential write rate on $p" "
+		\"\$FLASHBENCH\" --write-speed --format=csv sim:$p >ws 2>/dev/null &&
+		\"\$FLASHBENCH\" --write-speed --time=40 --format=csv sim:$p \
+			>long 2>/dev/null &&
+		\"\$FLASHBENCH\" --class-check --format=csv sim:$p >cc 2>/dev/null &&
+		\"\$FLASHBENCH\" -O -0 1 --format=csv sim:$p >au 2>/dev/null &&
+		au=\$(csv_value au measurement rate) &&
+		for r in \$(csv_value ws summary bytes_per_s) \\
+			 \$(csv_value long summary bytes_per_s) \\
+			 \$(csv_value cc measured write_bytes_per_s); do
+			echo \"$p: \$r B/s against -O -0 1's \$au B/s\" &&
+			awk -v r=\$r -v au=\$au \\
+				'BEGIN { exit !(r > 0.9 * au && r < 1.1 * au) }' ||
+			return 1
+		done
+	"
+done
 
 # ---- determinism ----
 
