@@ -89,6 +89,7 @@ struct detect {
 	uint64_t control_base, size_base, max_open;
 	uint64_t q;			/* write size of the probes */
 	double noise_log;		/* of the write rates: see write_noise */
+	bool unconfirmed[2];		/* a deciding fall did not repeat */
 	struct analysis_run runs[MAX_RUNS];
 	double round_rate[MAX_RUNS][OPEN_ROUNDS];
 	unsigned rounds[MAX_RUNS];
@@ -610,6 +611,26 @@ static unsigned smallest_fall(const struct detect *d, bool random,
 	return nr;
 }
 
+/*
+ * The fall that decides a count, run once more on the same blocks: a
+ * card past its limit falls again, while a device slow only the first
+ * time it is written (a sparse file, a thin volume) now holds.  *held:
+ * it did.
+ */
+static int confirm_fall(struct detect *d, bool random, bool *held,
+			FILE *log)
+{
+	double ratio;
+	unsigned nr = smallest_fall(d, random, &ratio);
+	bool fell = true;
+	int err = 0;
+
+	if (nr >= 2)
+		err = open_probe(d, nr, random, &fell, log);
+	*held = !fell;
+	return err == -EOVERFLOW ? 0 : err;
+}
+
 static bool ran_order(const struct detect *d, bool random)
 {
 	for (size_t i = 0; i < d->run_count; i++)
@@ -658,6 +679,12 @@ static void settle_count(const struct detect *d, bool random, bool bound,
 		not_determined(found, "no %s limit up to %u: every probe ran "
 			       "at the same rate (at least %u)", order,
 			       at_least, at_least);
+		return;
+	}
+	if (fell && found->known && d->unconfirmed[random ? 1 : 0]) {
+		not_determined(found, "no %s limit: N=%u fell off, then held "
+			       "when run again on the same blocks", order,
+			       fell);
 		return;
 	}
 	clear = ANALYSIS_FALL_RATIO * exp(-CLEAR_NOISE_UNITS * d->noise_log);
@@ -873,6 +900,11 @@ static bool probe_writes_fit(uint64_t erase, uint32_t lbs)
 	return erase % lbs == 0 && q >= lbs && q % lbs == 0;
 }
 
+uint64_t detect_min_device_bytes(void)
+{
+	return (BOUNDARIES + 1) * MIB;
+}
+
 uint64_t detect_min_erase_bytes(uint32_t lbs)
 {
 	for (uint64_t erase = lbs; erase <= DEV_MAX_TRANSFER_BYTES;
@@ -991,12 +1023,16 @@ static int write_probes(struct detect *d, uint64_t erase,
 				"switching blocks?  Again with larger writes\n");
 		err = search_open(d, false, 1, limit, false, log);
 	}
+	if (!err)
+		err = confirm_fall(d, false, &d->unconfirmed[0], log);
 	open_findings(d, erase, f);
 	flash = f->open_linear.known || f->geometry.erase.known;
 	if (!err && flash)
 		err = search_open(d, true, 1, f->open_linear.known ?
 				  (unsigned)f->open_linear.value : limit,
 				  f->open_linear.known, log);
+	if (!err && flash)
+		err = confirm_fall(d, true, &d->unconfirmed[1], log);
 	open_findings(d, erase, f);
 	if (!flash) {
 		not_determined(&f->open_random, "not measured: the device "
@@ -1126,6 +1162,15 @@ static void explain_geometry(struct detect_findings *f)
 			       "the page");
 }
 
+/* The write findings, none measured: why. */
+static void skip_writes(struct detect_findings *f, const char *why)
+{
+	not_determined(&f->open_linear, "%s", why);
+	not_determined(&f->open_random, "%s", why);
+	not_determined(&f->min_write, "%s", why);
+	not_determined(&f->fat_area, "%s", why);
+}
+
 /* Both halves of a detection, on a run's state d. */
 static int detect_probe(struct detect *d, struct detect_findings *f)
 {
@@ -1146,11 +1191,14 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 	explain_geometry(f);
 	f->erase_used = options->erase_size ? options->erase_size :
 			f->geometry.erase.known ? f->geometry.erase.value : 0;
-	if (options->write) {
+	if (options->write && !f->erase_used) {
+		/* the lines say why nothing was written */
+		skip_writes(f, "not measured: no erase-block size to write "
+			    "with; give it with --erasesize");
+		f->wrote = true;
+	} else if (options->write) {
 		uint64_t start, end;
 
-		if (!f->erase_used)
-			return -EDOM;
 		err = detect_write_range(d->dev, f->erase_used, &start, &end);
 		if (err)
 			return err;
@@ -1163,12 +1211,7 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 			return err;
 		f->wrote = true;
 	} else {
-		static const char why[] = "not measured: needs --write";
-
-		not_determined(&f->open_linear, "%s", why);
-		not_determined(&f->open_random, "%s", why);
-		not_determined(&f->min_write, "%s", why);
-		not_determined(&f->fat_area, "%s", why);
+		skip_writes(f, "not measured: needs --write");
 	}
 	/* advice from what was found, never from a guess or a given size */
 	f->advice_count = analysis_recommend(f->geometry.erase.known ?
