@@ -39,10 +39,12 @@ static void place_open_au(struct config *cfg, const struct dev *dev,
 			break;
 	if (apart == 0)
 		usage_error("--open-au: %llu erase blocks of %llu bytes from "
-			    "offset %llu do not fit in %s (%llu bytes)",
+			    "offset %llu do not fit in %s (%llu bytes); the "
+			    "test needs at least %llu bytes",
 			    (unsigned long long)n, (unsigned long long)e,
 			    (unsigned long long)cfg->offset, dev->path,
-			    (unsigned long long)dev->size_bytes);
+			    (unsigned long long)dev->size_bytes,
+			    (unsigned long long)(cfg->offset + n * e));
 	if (apart < OPEN_AU_SPACING)
 		fprintf(stderr, "%s: %llu erase blocks %d apart do not fit; "
 			"placing them %llu apart\n", die_program_name,

@@ -261,4 +261,12 @@ test_expect_success 'the table has every original option with every original tes
 	done
 '
 
+test_expect_success '--analyze takes -v and --verbose: the ignored lines on stderr' '
+	printf "flashbench -O -0 1\n4MiB 9M/s\naling 4096\n" >typo.txt &&
+	for v in -v --verbose; do
+		"$FLASHBENCH" --analyze $v typo.txt >out 2>err &&
+		grep "^typo.txt:3: ignored, misspelt keyword" err || return 1
+	done
+'
+
 test_done

@@ -165,7 +165,8 @@ const struct program_def programs[] = {
 		.name = "align",
 		.summary = "read timing across alignment boundaries",
 		.text =
-ALIGN_PROGRAM("$size / 2", "$blocksize", "$size - $blocksize",
+ALIGN_PROGRAM("($size - $size % 2) / 2", "$blocksize",
+	      "$size - $blocksize",
 	      "read", ""),
 	},
 	/*
