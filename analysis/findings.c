@@ -644,15 +644,17 @@ static double strongest_rejected(const struct stair *s, const struct fit *f,
 				 size_t *covered);
 static double doubt_free(double rejected_z, size_t tried);
 
-/* Median of the diffs of the points with align in [low, high). */
+/* Median of the diffs of the points with align in [low, high) and a
+   multiple of step (1: any). */
 static double diff_median(const struct stair *s, uint64_t low, uint64_t high,
-			  size_t *count)
+			  uint64_t step, size_t *count)
 {
 	double values[MAX_FIT_POINTS];
 
 	*count = 0;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->align[i] >= low && s->align[i] < high)
+		if (s->align[i] >= low && s->align[i] < high &&
+		    s->align[i] % step == 0)
 			values[(*count)++] = s->diff[i];
 	return *count ? analysis_median(values, *count) : 0;
 }
@@ -667,11 +669,13 @@ static double diff_median(const struct stair *s, uint64_t low, uint64_t high,
 static size_t fallbacks(const struct stair *s, uint64_t size)
 {
 	size_t below, above, fell = 0;
-	double low = diff_median(s, size / 8, size, &below);
-	double high = diff_median(s, size, UINT64_MAX, &above);
+	double low = diff_median(s, size / 8, size, 1, &below);
+	double high = diff_median(s, size, UINT64_MAX, size, &above);
 
+	/* only multiples: a 6 MiB boundary is no 4 MiB one */
 	for (size_t i = 0; below && above && i < s->n; i++)
-		if (s->align[i] >= size && s->diff[i] < (low + high) / 2)
+		if (s->align[i] >= size && s->align[i] % size == 0 &&
+		    s->diff[i] < (low + high) / 2)
 			fell++;
 	return fell;
 }
