@@ -48,6 +48,7 @@
 #define SWITCH_RATIO 0.5	/* N=2 at least this fast: see switch_cost */
 #define SWITCH_WRITE_FACTOR 4
 #define FAT_ROUNDS 3		/* writes per block per FAT probe */
+#define WARM_WRITES 12		/* see warm_region */
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
@@ -429,6 +430,33 @@ static int open_region(struct detect *d, struct region *r, unsigned nr,
 }
 
 /*
+ * The first probe of the out-of-order region writes its blocks in order
+ * up from the opening write, WARM_WRITES writes in all, before the timed
+ * rounds: a card that spills to more blocks than it keeps open keeps the
+ * blocks the in-order probes wrote last as its open ones while they are
+ * in use, and a block written only once would be timed spilling, not
+ * out of order.  Returns the slots the writes took in each block.
+ */
+static int warm_region(struct detect *d, struct region *r, unsigned nr,
+		       unsigned *slots)
+{
+	unsigned rounds = (WARM_WRITES + nr - 1) / nr, written;
+	double ns;
+	int err = 0;
+
+	*slots = 0;
+	if (r->pos || r->open_held ||
+	    r->pos + (PROBE_SLOTS + rounds) * d->q > (uint64_t)PARAM(ERASE))
+		return 0;
+	for (unsigned i = 0; !err && i < rounds; i++)
+		err = write_round(d, r->base, nr,
+				  r->pos + (OPEN_ROUNDS + 1 + i) * d->q,
+				  INFINITY, &written, &ns);
+	*slots = rounds;
+	return err;
+}
+
+/*
  * N erase blocks of the region in one order: opening writes, then up to
  * OPEN_ROUNDS timed rounds of one write into each block in turn, in order
  * up from the opening write or top down below it.  Two rounds that agree
@@ -446,7 +474,7 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	struct analysis_run *run = &d->runs[index];
 	double *rates = d->round_rate[index];
 	double ref = reference_rate(d, nr, random), copy[OPEN_ROUNDS];
-	unsigned rounds = 0, falls = 0;
+	unsigned rounds = 0, falls = 0, warm = 0;
 	struct analysis_verdict v;
 	int err;
 
@@ -454,6 +482,8 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	    r->pos + PROBE_SLOTS * d->q > (uint64_t)PARAM(ERASE))
 		return -EOVERFLOW;	/* the search never needs as many */
 	err = open_region(d, r, nr, r->pos + (random ? OPEN_ROUNDS * d->q : 0));
+	if (!err && random)
+		err = warm_region(d, r, nr, &warm);
 	while (!err && rounds < OPEN_ROUNDS) {
 		unsigned slot = random ? OPEN_ROUNDS - 1 - rounds : 1 + rounds;
 		double stop = ref > 0 ? (double)nr * (double)d->q * 1e9 / ref /
@@ -470,7 +500,7 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 		if (rounds == 2 && ref > 0 && falls != 1)
 			break;
 	}
-	r->pos += PROBE_SLOTS * d->q;
+	r->pos += (PROBE_SLOTS + warm) * d->q;
 	if (err)
 		return err;
 	memset(run, 0, sizeof(*run));

@@ -44,7 +44,7 @@ test_expect_success 'detect --write on each preset finds the open erase blocks' 
 	open_of toshiba sim:toshiba-7au 7 4 &&
 	open_of 20au sim:sandisk-20au 20 20 &&
 	open_of readme sim:readme-example 2 1 &&
-	open_of sa04g sim:wirenboard-sa04g 3 0 &&
+	open_of sa04g sim:wirenboard-sa04g 3 3 &&
 	open_of ncard sim:wirenboard-ncard 2 2
 '
 
