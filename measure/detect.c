@@ -743,6 +743,11 @@ static void open_findings(struct detect *d, uint64_t erase,
 	f->write_noise = exp(d->noise_log) - 1;
 	f->open_linear = open.linear;
 	f->open_random = open.random;
+	f->random_linear = open.random_linear;
+	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
+		 "%s", open.random_linear.known ? "" : ran_order(d, true) ?
+		 "no out-of-order probe to hold against an in-order one" :
+		 "not measured: no out-of-order probe ran");
 	settle_count(d, false, open.linear_lower_bound, open.linear_at_least,
 		     &f->open_linear, &f->open_linear_at_least);
 	/* out of order held up to the in-order count, which it cannot
@@ -1199,6 +1204,8 @@ static void skip_writes(struct detect_findings *f, const char *why)
 	not_determined(&f->open_random, "%s", why);
 	not_determined(&f->min_write, "%s", why);
 	not_determined(&f->fat_area, "%s", why);
+	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
+		 "%s", why);
 }
 
 /* Both halves of a detection, on a run's state d. */

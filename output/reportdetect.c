@@ -27,6 +27,7 @@ static const struct text_layout card_line = LINE("card:");
 static const struct text_layout cost_line = LINE("cost:");
 static const struct text_layout alternative_line = LINE("  or:");
 static const struct text_layout claim_line = LINE("card's preferred erase:");
+static const struct text_layout order_cost_line = LINE("random/linear:");
 static const struct text_layout spaces = { .style = TEXT_SPACES };
 
 const struct text_look reading_exact_size = {
@@ -117,6 +118,50 @@ static int emit_finding(struct report *report,
 		rec.fields[3].look = &not_determined;
 	}
 	return report_record(report, &rec);
+}
+
+int report_order_cost(struct report *report,
+		      const struct analysis_order_cost *c,
+		      const struct text_layout *line, const char *of,
+		      const char *why_key, const char *why, bool shown)
+{
+	char template[TEMPLATE_MAX];
+	const struct text_look ratio = { .display = TEXT_FIXED, .digits = 2,
+					 .template = template };
+	static const struct text_look at = { .template = "at N=%" };
+	struct record rec = { .kind = "finding", .count = 5,
+			      .layout = line };
+
+	snprintf(template, sizeof(template), "%% %s", of);
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name",
+		&text_hidden, "random_linear_ratio", 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "value",
+		c->known ? &ratio : &text_hidden, NULL,
+		c->known ? c->ratio : NAN };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "nr",
+		c->known ? &at : &text_hidden, NULL,
+		c->known ? (double)c->nr : NAN };
+	rec.fields[3] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+		c->known ? &reading_confidence : &text_hidden, NULL,
+		c->known ? c->confidence : NAN };
+	rec.fields[4] = (struct vm_field){ VM_UNIT_LABEL, why_key,
+		c->known ? &text_hidden : &not_determined, why, 0 };
+	if (!shown)
+		report_hide_fields(&rec);
+	return report_record(report, &rec);
+}
+
+/* random/linear:  0.49 of the in-order rate at N=1 (confidence 0.50) */
+static int emit_order_cost(struct report *report,
+			   const struct detect_findings *f)
+{
+	const struct analysis_order_cost *c = &f->random_linear;
+
+	return report_order_cost(report, c, &order_cost_line,
+				 "of the in-order rate", "reason",
+				 c->known ? NULL : f->random_linear_reason[0] ?
+				 f->random_linear_reason : "unknown",
+				 f->wrote);
 }
 
 /* "  or:  2MiB (weight 0.40 against 0.60)", when two readings fit. */
@@ -351,6 +396,11 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_claim(report, f);
 	for (unsigned row = ANALYSIS_OPEN_LINEAR;
+	     !err && row <= ANALYSIS_OPEN_RANDOM; row++)
+		err = emit_finding(report, f, row);
+	if (!err)
+		err = emit_order_cost(report, f);
+	for (unsigned row = ANALYSIS_MIN_WRITE;
 	     !err && row < ANALYSIS_FINDING_COUNT; row++)
 		err = emit_finding(report, f, row);
 	if (!err)
