@@ -49,6 +49,7 @@
 #define SWITCH_WRITE_FACTOR 4
 #define FAT_ROUNDS 3		/* writes per block per FAT probe */
 #define WARM_WRITES 12		/* see warm_region */
+#define CONFIRM_TRIES 3		/* see confirm_fall */
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
@@ -388,14 +389,16 @@ static double reference_rate(const struct detect *d, unsigned nr,
 	return best;
 }
 
-static void log_run(FILE *log, const struct analysis_run *run,
-		    const double *rates, unsigned rounds,
-		    const struct analysis_verdict *v)
+static void log_run(FILE *log, const struct detect *d,
+		    const struct analysis_run *run, const double *rates,
+		    unsigned rounds, const struct analysis_verdict *v)
 {
 	char size[UNITS_BUF];
 
-	fprintf(log, "  %s N=%-3u %7s", run->random ? "random" : "linear",
-		run->nr, units_format_exact_size(size, run->size[0]));
+	fprintf(log, "  %7.3f s %s N=%-3u %7s",
+		(double)d->dev->stats.time_ns / 1e9,
+		run->random ? "random" : "linear", run->nr,
+		units_format_exact_size(size, run->size[0]));
 	for (unsigned i = 0; i < rounds; i++)
 		fprintf(log, " %8.2fMB/s", rates[i] / 1e6);
 	if (v->compared)
@@ -516,7 +519,31 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	*fell = v.fell;
 	r->open_held = v.fell ? 0 : nr;
 	if (log)
-		log_run(log, run, rates, rounds, &v);
+		log_run(log, d, run, rates, rounds, &v);
+	return 0;
+}
+
+/* Probes between a count that held (good) and one that fell (bad, 0:
+   none), halving the gap until they meet. */
+static int bisect_open(struct detect *d, bool random, unsigned good,
+		       unsigned bad, FILE *log)
+{
+	bool fell;
+	int err;
+
+	while (bad && bad - good > 1) {
+		unsigned mid = good + (bad - good) / 2;
+
+		err = open_probe(d, mid, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;
+		if (err)
+			return err;
+		if (fell)
+			bad = mid;
+		else
+			good = mid;
+	}
 	return 0;
 }
 
@@ -560,20 +587,7 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 		if (nr > limit && good < limit)
 			nr = limit;
 	}
-	while (bad && bad - good > 1) {
-		unsigned mid = good + (bad - good) / 2;
-
-		err = open_probe(d, mid, random, &fell, log);
-		if (err == -EOVERFLOW)
-			return 0;
-		if (err)
-			return err;
-		if (fell)
-			bad = mid;
-		else
-			good = mid;
-	}
-	return 0;
+	return bisect_open(d, random, good, bad, log);
 }
 
 /*
@@ -655,8 +669,25 @@ static int confirm_fall(struct detect *d, bool random, bool *held,
 	bool fell = true;
 	int err = 0;
 
-	if (nr >= 2)
+	/* a fall that does not repeat was the blocks' history (a probe
+	   just past the limit leaves consolidations behind), or a device
+	   slow only at first: it is set aside, and the search goes on
+	   above it, a few times at most */
+	for (unsigned tries = 0; !err && nr >= 2 && tries < CONFIRM_TRIES;
+	     tries++) {
+		size_t before = d->run_count;
+
 		err = open_probe(d, nr, random, &fell, log);
+		if (err || fell)
+			break;
+		for (size_t i = 0; i < before; i++)
+			if (d->runs[i].random == random && d->runs[i].nr == nr)
+				d->runs[i].nr = 0;	/* read as no N */
+		err = bisect_open(d, random, nr, smallest_fall(d, random,
+							       &ratio), log);
+		nr = smallest_fall(d, random, &ratio);
+		fell = nr < 2;
+	}
 	*held = !fell;
 	return err == -EOVERFLOW ? 0 : err;
 }
@@ -894,33 +925,34 @@ static int fat_probe_run(struct detect *d, const struct analysis_finding *random
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	PARAM(WRITE_BYTES) = (double)d->q;
 	baseline = probe_time(d, 1);
-	if (!err)
-		err = fat_write_ns(d, d->control_base, nr, &control);
-	if (err)
-		return err;
 	if (log)
-		fprintf(log, "  baseline   %10.0f ns/write of %llu bytes\n"
-			"  control    %10.0f ns/write  %s\n", baseline,
-			(unsigned long long)fat_write_size(d), control,
-			control < GC_RATIO * baseline ? "cheap in any order" :
-			"collects");
-	if (control < GC_RATIO * baseline) {
-		not_determined(found, "no FAT-like area: the first erase "
-			       "blocks write like the rest");
-		return 0;
-	}
-	for (unsigned i = 0; i < FAT_CANDIDATES; i++) {
-		err = fat_write_ns(d, i * erase, nr, &ns);
-		if (err)
-			return err;
-		if (log)
-			fprintf(log, "  fat block %u %10.0f ns/write  %s\n", i,
+		fprintf(log, "  baseline   %10.0f ns/write of %llu bytes\n",
+			baseline, (unsigned long long)fat_write_size(d));
+	for (; !err && fat < FAT_CANDIDATES; fat++) {
+		err = fat_write_ns(d, fat * erase, nr, &ns);
+		if (!err && log)
+			fprintf(log, "  fat block %u %10.0f ns/write  %s\n", fat,
 				ns, ns < GC_RATIO * baseline ?
 				"cheap in any order" : "collects");
-		if (ns >= GC_RATIO * baseline)
+		if (err || ns >= GC_RATIO * baseline)
 			break;
-		fat++;
 	}
+	/* one that collects tells the area from the rest by itself; when
+	   none did, a block past them must, or no block collects at all */
+	if (!err && fat == FAT_CANDIDATES) {
+		err = fat_write_ns(d, d->control_base, nr, &control);
+		if (!err && log)
+			fprintf(log, "  control    %10.0f ns/write  %s\n",
+				control, control < GC_RATIO * baseline ?
+				"cheap in any order" : "collects");
+		if (!err && control < GC_RATIO * baseline) {
+			not_determined(found, "no FAT-like area: the first "
+				       "erase blocks write like the rest");
+			return 0;
+		}
+	}
+	if (err)
+		return err;
 	*found = (struct analysis_finding){ .known = true,
 		.value = fat * erase, .confidence = 0.8 };
 	return 0;
@@ -1081,8 +1113,14 @@ static int write_probes(struct detect *d, uint64_t erase,
 	}
 	if (!err)
 		err = min_write_probe(d, &f->min_write);
+	if (log)
+		fprintf(log, "  %7.3f s write sizes timed\n",
+			(double)d->dev->stats.time_ns / 1e9);
 	if (!err)
 		err = fat_probe_run(d, &f->open_random, &f->fat_area, log);
+	if (log)
+		fprintf(log, "  %7.3f s FAT-like area probed\n",
+			(double)d->dev->stats.time_ns / 1e9);
 	return err;
 }
 
