@@ -108,7 +108,7 @@ static int emit_finding(struct report *report,
 		found->reason[0] ? found->reason : "unknown", 0 };
 	if (row == ANALYSIS_OPEN_LINEAR || row == ANALYSIS_OPEN_RANDOM)
 		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
-			"at_least", NULL, NULL, at_least ? at_least : NAN };
+			"at_least", NULL, NULL, at_least ? (double)at_least : NAN };
 	rec.layout = &r->line;
 	report_hide_fields(&rec);
 	if (shown && found->known) {
