@@ -50,6 +50,14 @@
 #define FAT_ROUNDS 3		/* writes per block per FAT probe */
 #define WARM_WRITES 12		/* see warm_region */
 #define CONFIRM_TRIES 3		/* see confirm_fall */
+#define NO_SIGNAL_WRITE_BYTES (16 * MIB)	/* see open_probe */
+#define MIN_FALL_COST_NS 1e6	/* a write past the open limit costs a
+				   closing erase block at least this much
+				   more: its missing pages programmed or
+				   its data copied, a millisecond or more on
+				   any flash card; a slowdown of
+				   microseconds is a cache, a file system
+				   below or the scheduler */
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
@@ -90,6 +98,7 @@ struct detect {
 	} regions[2];			/* in order, out of order */
 	uint64_t control_base, size_base, max_open;
 	uint64_t q;			/* write size of the probes */
+	uint64_t write_cap_bytes;	/* written at most; 0: no cap */
 	double noise_log;		/* of the write rates: see write_noise */
 	bool unconfirmed[2];		/* a deciding fall did not repeat */
 	struct analysis_run runs[MAX_RUNS];
@@ -484,6 +493,13 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	if (index == MAX_RUNS ||
 	    r->pos + PROBE_SLOTS * d->q > (uint64_t)PARAM(ERASE))
 		return -EOVERFLOW;	/* the search never needs as many */
+	/* a device that shows no erase block is searched only as far as
+	   the cap allows: a lower bound, not a device worn for nothing */
+	if (d->write_cap_bytes &&
+	    d->dev->stats.bytes_written + (PROBE_SLOTS * nr +
+					   (random ? WARM_WRITES : 0)) * d->q >
+	    d->write_cap_bytes)
+		return -EOVERFLOW;
 	err = open_region(d, r, nr, r->pos + (random ? OPEN_ROUNDS * d->q : 0));
 	if (!err && random)
 		err = warm_region(d, r, nr, &warm);
@@ -565,6 +581,8 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 		err = open_probe(d, lowest, random, &fell, log);
 		if (!err && !fell)
 			err = open_probe(d, limit, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;
 		if (err || !fell)
 			return err;
 		/* ... else below it, as from the bottom */
@@ -635,11 +653,12 @@ static double write_noise(const struct detect *d)
 	return worst;
 }
 
-/* The smallest N of one order that fell, and its ratio; 0: none fell. */
-static unsigned smallest_fall(const struct detect *d, bool random,
-			      double *ratio)
+/* The run of the smallest N of one order that fell, and its verdict;
+   d->run_count: none fell. */
+static size_t smallest_fall_run(const struct detect *d, bool random,
+				struct analysis_verdict *fall)
 {
-	unsigned nr = 0;
+	size_t found = d->run_count;
 
 	for (size_t i = 0; i < d->run_count; i++) {
 		struct analysis_verdict v;
@@ -647,12 +666,42 @@ static unsigned smallest_fall(const struct detect *d, bool random,
 		if (d->runs[i].random != random)
 			continue;
 		judge(d, i, &v);
-		if (v.fell && (!nr || d->runs[i].nr < nr)) {
-			nr = d->runs[i].nr;
-			*ratio = v.median_ratio;
+		if (v.fell && (found == d->run_count ||
+			       d->runs[i].nr < d->runs[found].nr)) {
+			found = i;
+			*fall = v;
 		}
 	}
-	return nr;
+	return found;
+}
+
+/* The smallest N of one order that fell, and its ratio; 0: none fell. */
+static unsigned smallest_fall(const struct detect *d, bool random,
+			      double *ratio)
+{
+	struct analysis_verdict v;
+	size_t i = smallest_fall_run(d, random, &v);
+
+	if (i == d->run_count)
+		return 0;
+	*ratio = v.median_ratio;
+	return d->runs[i].nr;
+}
+
+/*
+ * What the smallest fall of one order costs each write beyond the rate it
+ * fell from, in ns: a write at ratio r of the reference takes (1 - r) of
+ * its time more.  0: none fell.
+ */
+static double fall_cost_ns(const struct detect *d, bool random)
+{
+	struct analysis_verdict v;
+	size_t i = smallest_fall_run(d, random, &v);
+
+	if (i == d->run_count || !(d->runs[i].rate[0] > 0))
+		return 0;
+	return (double)d->runs[i].size[0] * 1e9 / d->runs[i].rate[0] *
+	       (1 - v.median_ratio);
 }
 
 /*
@@ -726,7 +775,7 @@ static void settle_count(const struct detect *d, bool random, bool bound,
 			 unsigned *bound_out)
 {
 	const char *order = random ? "out-of-order" : "open-erase-block";
-	double ratio = 1, clear;
+	double ratio = 1, clear, cost_ns;
 	unsigned fell = smallest_fall(d, random, &ratio);
 
 	*bound_out = 0;
@@ -746,6 +795,14 @@ static void settle_count(const struct detect *d, bool random, bool bound,
 		not_determined(found, "no %s limit: N=%u fell off, then held "
 			       "when run again on the same blocks", order,
 			       fell);
+		return;
+	}
+	cost_ns = fall_cost_ns(d, random);
+	if (fell && found->known && cost_ns < MIN_FALL_COST_NS) {
+		not_determined(found, "no %s limit: N=%u ran %.0fus slower per "
+			       "write than fewer blocks, less than closing an "
+			       "erase block costs (%.0fus at least)", order,
+			       fell, cost_ns / 1e3, MIN_FALL_COST_NS / 1e3);
 		return;
 	}
 	clear = ANALYSIS_FALL_RATIO * exp(-CLEAR_NOISE_UNITS * d->noise_log);
@@ -1079,6 +1136,8 @@ static int write_probes(struct detect *d, uint64_t erase,
 	if (err)
 		return err;
 	limit = (unsigned)d->max_open;
+	d->write_cap_bytes = f->geometry.erase.known ? 0 :
+			     NO_SIGNAL_WRITE_BYTES;
 	err = search_open(d, false, 1, limit, false, log);
 	if (!err && switch_cost(d)) {
 		/* larger writes, from a clean slate: the small ones mislead */
