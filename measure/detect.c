@@ -820,11 +820,23 @@ static void settle_count(const struct detect *d, bool random, bool bound,
 			       fell, ratio);
 }
 
+/* The largest N of one order that ran; 0: none. */
+static unsigned highest_run(const struct detect *d, bool random)
+{
+	unsigned nr = 0;
+
+	for (size_t i = 0; i < d->run_count; i++)
+		if (d->runs[i].random == random && d->runs[i].nr > nr)
+			nr = d->runs[i].nr;
+	return nr;
+}
+
 /* The counts from the runs so far, as --analyze reads a table. */
 static void open_findings(struct detect *d, uint64_t erase,
 			  struct detect_findings *f)
 {
 	struct analysis_open open;
+	double ratio;
 
 	analysis_open_au_below(d->runs, d->run_count, erase, &open);
 	d->noise_log = write_noise(d);
@@ -838,10 +850,14 @@ static void open_findings(struct detect *d, uint64_t erase,
 		 "not measured: no out-of-order probe ran");
 	settle_count(d, false, open.linear_lower_bound, open.linear_at_least,
 		     &f->open_linear, &f->open_linear_at_least);
-	/* out of order held up to the in-order count, which it cannot
-	   exceed: that count, as sure as the in-order one */
-	if (open.random_lower_bound && f->open_linear.known &&
-	    open.random_at_least == f->open_linear.value) {
+	/* out of order held up to the in-order count (N=1 alone where
+	   that is 1), which it cannot exceed: that count, as sure as the
+	   in-order one */
+	if (f->open_linear.known &&
+	    ((open.random_lower_bound &&
+	      open.random_at_least == f->open_linear.value) ||
+	     (!open.random.known && !smallest_fall(d, true, &ratio) &&
+	      highest_run(d, true) >= f->open_linear.value))) {
 		f->open_random.known = true;
 		f->open_random.value = f->open_linear.value;
 		f->open_random.confidence = fmin(f->open_random.confidence,
