@@ -675,6 +675,7 @@ static size_t fallbacks(const struct stair *s, uint64_t size)
 	double low = diff_median(s, size, false, &below);
 	double high = diff_median(s, size, true, &above);
 
+	/* only multiples: a 6 MiB boundary is no 4 MiB one */
 	for (size_t i = 0; below && above && i < s->n; i++)
 		if (s->align[i] % size == 0 && s->diff[i] < (low + high) / 2)
 			fell++;

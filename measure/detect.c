@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +26,38 @@
 #define REPS_PER_ROUND 4
 #define MAX_ROUNDS 12
 #define STABLE_ROUNDS 4	/* rounds with the same answer end the reads */
-#define MAX_OPEN 64		/* open-AU search stops here */
+#define MAX_OPEN 32		/* open-count search stops here */
+#define MIN_REGION 4		/* blocks per order: a search up to 4 at least */
 #define MAX_RUNS 64		/* open-count probes of one detection */
-#define OPEN_ROUNDS 3		/* rounds per write size; the median counts */
-#define OPEN_SIZES 3		/* write sizes of an open-count probe */
-#define OPEN_WARM_WRITES 16	/* opening writes of a probe, at least */
+#define OPEN_ROUNDS 3		/* timed rounds of a probe at most */
+#define PROBE_SLOTS (1 + OPEN_ROUNDS)	/* its writes into each block */
+#define PROBES_PER_BLOCK 24	/* probes (and FAT rounds) a region takes */
+#define STOP_RATIO 0.35		/* a round this slow has fallen off */
+#define CLEAR_NOISE_UNITS 2.0	/* a fall stands this far clear of noise */
 #define TABLE_SMALLEST (16 * 1024)	/* the original's default -b */
+#define OPEN_WRITE (32 * 1024)	/* the open-count probes' write, at most:
+				   past the small-write buffers of cards
+				   that slow down gracefully */
 #define PROBE_ROUNDS 4		/* writes per erase block per FAT probe */
-#define PROBE_WRITE (16 * 1024)	/* size of a FAT or baseline write */
 #define GC_RATIO 2.0		/* slower than this x baseline: collected */
 #define FAT_CANDIDATES 8
-#define PROG_SIZES 8		/* 2K .. 256K */
+#define PROG_SIZES 7		/* 2K .. 128K */
+#define MIN_WRITE_SURE 0.5	/* a program unit less sure is not one */
+#define EXTRA_BLOCKS (1 + PROG_SIZES)	/* the FAT control, the sizes */
+#define LONE_LEVEL_Z 50.0	/* see drop_lone_levels */
+#define SWITCH_RATIO 0.5	/* N=2 at least this fast: see switch_cost */
+#define SWITCH_WRITE_FACTOR 4
+#define FAT_ROUNDS 3		/* writes per block per FAT probe */
+#define WARM_WRITES 12		/* see warm_region */
+#define CONFIRM_TRIES 3		/* see confirm_fall */
+#define NO_SIGNAL_WRITE_BYTES (16 * MIB)	/* see open_probe */
+#define MIN_FALL_COST_NS 1e6	/* a write past the open limit costs a
+				   closing erase block at least this much
+				   more: its missing pages programmed or
+				   its data copied, a millisecond or more on
+				   any flash card; a slowdown of
+				   microseconds is a cache, a file system
+				   below or the scheduler */
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
@@ -69,13 +91,19 @@ struct detect {
 	volatile sig_atomic_t *stop;
 	struct program_params params;	/* the probes' */
 	struct samples samples;
-	/* write layout: open-count probes take erase blocks of the pool in
-	   turn, so one reuses a block only long after the card closed it */
-	uint64_t pool_base, pool_blocks, pool_next, size_base, max_open;
-	uint64_t fat_base, fat_slot, slots_per_block;
-	uint64_t open_write;		/* middle write size of a probe */
-	double baseline_ns;
+	struct region {
+		uint64_t base;		/* its first erase block */
+		uint64_t pos;		/* next free offset in each block */
+		unsigned open_held;	/* leading blocks left open */
+	} regions[2];			/* in order, out of order */
+	uint64_t control_base, size_base, max_open;
+	uint64_t q;			/* write size of the probes */
+	uint64_t write_cap_bytes;	/* written at most; 0: no cap */
+	double noise_log;		/* of the write rates: see write_noise */
+	bool unconfirmed[2];		/* a deciding fall did not repeat */
 	struct analysis_run runs[MAX_RUNS];
+	double round_rate[MAX_RUNS][OPEN_ROUNDS];
+	unsigned rounds[MAX_RUNS];
 	size_t run_count;
 };
 
@@ -88,7 +116,7 @@ static void probe_defaults(struct detect *d)
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	PARAM(NR) = 1;
 	PARAM(SLOT) = 0;
-	PARAM(WRITE_BYTES) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = TABLE_SMALLEST;
 	PARAM(FAT) = 0;
 	PARAM(WRITE_POSITION) = 0;
 	PARAM(BASE) = 0;
@@ -277,13 +305,6 @@ static double probe_time(const struct detect *d, size_t skip)
 	return n ? analysis_median(values, n) : NAN;
 }
 
-/*
- * The write sizes of an open-count probe, in quarters of its middle size:
- * the median is the middle one, the others keep one size that misleads
- * (small writes slow for other reasons) from deciding.
- */
-static const unsigned open_quarters[OPEN_SIZES] = { 1, 4, 8 };
-
 static uint64_t pow2_floor(uint64_t x)
 {
 	uint64_t p = 1;
@@ -294,66 +315,101 @@ static uint64_t pow2_floor(uint64_t x)
 }
 
 /*
- * The middle write size of an open-count probe (it also writes a quarter
- * and twice that): near the geometric middle of the sizes a manual
- * table has below the erase size (16 KiB, the original's default, up to
- * half the erase size), where the median of its ratios sits, so both
- * read the same.  At most 1/16 of the erase size: a probe's opening
- * writes and its three sizes of OPEN_ROUNDS writes (10 times the middle
- * size) fit one erase block.
+ * The write size of the open-count and FAT probes: the original's default
+ * -b, or less where PROBES_PER_BLOCK probes of PROBE_SLOTS writes would
+ * not fit one erase block.
  */
-static uint64_t open_write_size(uint64_t erase)
+static uint64_t probe_write_size(uint64_t erase)
 {
-	uint64_t middle = pow2_floor((uint64_t)sqrt((double)TABLE_SMALLEST *
-						   (double)(erase / 2)));
-	uint64_t fit = pow2_floor(erase / 16);
+	uint64_t fit = pow2_floor(erase / (PROBE_SLOTS * PROBES_PER_BLOCK));
 
-	return middle < fit ? middle : fit;
+	return fit < OPEN_WRITE ? fit : OPEN_WRITE;
 }
 
-/* The next n erase blocks of the pool, from its start when they do not
-   fit: a block comes back only after the rest of the pool. */
-static uint64_t take_blocks(struct detect *d, uint64_t n)
+/* The FAT probe's writes: small ones, as a file system's are, and
+   enough of them to fill the card's out-of-order places every round. */
+static uint64_t fat_write_size(const struct detect *d)
 {
-	uint64_t first;
-
-	if (d->pool_next + n > d->pool_blocks)
-		d->pool_next = 0;
-	first = d->pool_next;
-	d->pool_next += n;
-	return d->pool_base + first * (uint64_t)PARAM(ERASE);
+	return d->q < TABLE_SMALLEST ? d->q : TABLE_SMALLEST;
 }
 
-/* $rounds rounds of one write size from pos; the median round, in ns. */
-static int open_size(struct detect *d, bool random, uint64_t pos, uint64_t w,
-		     unsigned rounds, double *round_ns)
+/*
+ * Writes of the probe size at offset into each of n erase blocks from
+ * first, in turn, in chunks of 1, 1, 2, 4 ... blocks, until after two
+ * blocks or more the time spent is past its share of stop_ns (the whole
+ * round at the slowest rate that has not yet fallen off for sure): a
+ * card past its limit pays a garbage collection for every write of the
+ * round, and the rest would only cost more of them.  *written: the
+ * blocks written; *ns: their time.
+ */
+static int write_round(struct detect *d, uint64_t first, unsigned n,
+		       uint64_t offset, double stop_ns, unsigned *written,
+		       double *ns)
 {
-	int err;
+	unsigned chunk = 1;
+	int err = 0;
 
-	PARAM(WRITE_POSITION) = (double)pos;
-	PARAM(WRITE_BYTES) = (double)w;
-	PARAM(ROUNDS) = rounds;
-	err = run_probe(d, random ? "detect-open-random" :
-			     "detect-open-linear");
-	PARAM(WRITE_BYTES) = PROBE_WRITE;
+	*written = 0;
+	*ns = 0;
+	PARAM(WRITE_POSITION) = (double)offset;
+	PARAM(WRITE_BYTES) = (double)d->q;
+	PARAM(ROUNDS) = 1;
+	while (!err && *written < n &&
+	       !(*written >= 2 && *ns > stop_ns * *written / n)) {
+		unsigned k = chunk < n - *written ? chunk : n - *written;
+
+		PARAM(BASE) = (double)(first + *written * (uint64_t)PARAM(ERASE));
+		PARAM(NR) = k;
+		err = run_probe(d, "detect-open-linear");
+		*ns += probe_time(d, 0);
+		*written += k;
+		if (*written > 1)
+			chunk *= 2;
+	}
+	PARAM(WRITE_BYTES) = (double)d->q;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
-	*round_ns = probe_time(d, 0);
-	if (!err && !(*round_ns > 0))
+	if (!err && !(*ns > 0))
 		err = -EIO;		/* no time measured: nothing to read */
 	return err;
 }
 
-static void log_run(FILE *log, const struct analysis_run *run,
-		    const struct analysis_verdict *v)
+/*
+ * The best rate among the runs a new run of nr blocks will be held
+ * against (as findings.c holds them): the same order with fewer blocks;
+ * for the first run out of order, in order with no more.  0: none yet.
+ */
+static double reference_rate(const struct detect *d, unsigned nr,
+			     bool random)
+{
+	bool random_fewer = false;
+	double best = 0;
+
+	for (size_t i = 0; i < d->run_count; i++)
+		random_fewer |= d->runs[i].random && d->runs[i].nr < nr;
+	for (size_t i = 0; i < d->run_count; i++) {
+		const struct analysis_run *r = &d->runs[i];
+		bool ref = !random ? !r->random && r->nr < nr :
+			   random_fewer ? r->random && r->nr < nr :
+			   !r->random && r->nr <= nr;
+
+		if (ref && r->rate[0] > best)
+			best = r->rate[0];
+	}
+	return best;
+}
+
+static void log_run(FILE *log, const struct detect *d,
+		    const struct analysis_run *run, const double *rates,
+		    unsigned rounds, const struct analysis_verdict *v)
 {
 	char size[UNITS_BUF];
 
-	fprintf(log, "  %s N=%-3u", run->random ? "random" : "linear",
-		run->nr);
-	for (size_t i = 0; i < run->count; i++)
-		fprintf(log, " %7s %6.2fMB/s",
-			units_format_exact_size(size, run->size[i]),
-			run->rate[i] / 1e6);
+	fprintf(log, "  %7.3f s %s N=%-3u %7s",
+		(double)d->dev->stats.time_ns / 1e9,
+		run->random ? "random" : "linear", run->nr,
+		units_format_exact_size(size, run->size[0]));
+	for (unsigned i = 0; i < rounds; i++)
+		fprintf(log, " %8.2fMB/s", rates[i] / 1e6);
 	if (v->compared)
 		fprintf(log, "  median %.2f of the best with fewer: %s\n",
 			v->median_ratio, v->fell ? "falls off" : "holds");
@@ -361,105 +417,149 @@ static void log_run(FILE *log, const struct analysis_run *run,
 		fprintf(log, "  (the reference)\n");
 }
 
-/*
- * Opening writes into each of nr erase blocks at [0, q): at least
- * OPEN_WARM_WRITES in all (unless q is too few logical blocks), so the
- * erase blocks the probe before left open or spilled have gone out of
- * use before the timed rounds start.
- */
-static int open_blocks(struct detect *d, unsigned nr, uint64_t q)
-{
-	uint64_t rounds = 1;
-	double ns;
-
-	/* a power of two: q (one too) splits into whole logical blocks */
-	while (rounds * nr < OPEN_WARM_WRITES)
-		rounds *= 2;
-	while (rounds > 1 && q / rounds < d->dev->logical_block_bytes)
-		rounds /= 2;
-	return open_size(d, false, 0, q / rounds, (unsigned)rounds, &ns);
-}
-
-/*
- * For out of order: a write of q at the top of the probe's part of each
- * block, so that every timed write lands below one already written (top
- * down alone, each size's first round would be in order).
- */
-static int mark_top(struct detect *d, uint64_t q)
-{
-	uint64_t top = q;
-	double ns;
-
-	for (size_t i = 0; i < OPEN_SIZES; i++)
-		top += OPEN_ROUNDS * q * open_quarters[i];
-	return open_size(d, false, top - q, q, 1, &ns);
-}
-
-/* The last run, sizes measured so far, against the runs before it. */
+/* The verdict on run index against the runs before and after it. */
 static void judge(const struct detect *d, size_t index,
 		  struct analysis_verdict *v)
 {
-	analysis_open_au_verdict_below(d->runs, index + 1, index,
+	analysis_open_au_verdict_below(d->runs, d->run_count, index,
 				       (uint64_t)PARAM(ERASE), v);
 }
 
-/*
- * Of two sizes, both fall off (the higher ratio, twice their median less
- * the worst, is below the threshold): the third cannot lift the median.
- * Runs that hold measure all three, as the reference of those after.
- */
-static bool both_fall(const struct analysis_verdict *v)
+/* Opens the blocks of the region a probe of nr needs that are not open:
+   one write each, the highest first, so those still open are touched
+   before the card has to close any. */
+static int open_region(struct detect *d, struct region *r, unsigned nr,
+		       uint64_t offset)
 {
-	return 2 * v->median_ratio - v->worst_ratio < ANALYSIS_FALL_RATIO;
+	unsigned held = r->open_held < nr ? r->open_held : nr, written;
+	double ns;
+	int err = 0;
+
+	for (unsigned i = nr; !err && i-- > held;)
+		err = write_round(d, r->base + i * (uint64_t)PARAM(ERASE), 1,
+				  offset, INFINITY, &written, &ns);
+	return err;
 }
 
 /*
- * N fresh erase blocks in one order: opening writes, then each write size
- * of open_quarters in OPEN_ROUNDS rounds, each size in the part of every
- * block after the one before, in order or top down.  The rates go to
- * d->runs as an open-AU run would, and *fell says whether it falls off
- * against the runs with fewer blocks, by the rule --analyze reads tables
- * with: the median ratio.  When the first two sizes fall off the third
- * cannot change that, and is not written.
+ * The first probe of the out-of-order region writes its blocks in order
+ * up from the opening write, WARM_WRITES writes in all, before the timed
+ * rounds: a card that spills to more blocks than it keeps open keeps the
+ * blocks the in-order probes wrote last as its open ones while they are
+ * in use, and a block written only once would be timed spilling, not
+ * out of order.  Returns the slots the writes took in each block.
+ */
+static int warm_region(struct detect *d, struct region *r, unsigned nr,
+		       unsigned *slots)
+{
+	unsigned rounds = (WARM_WRITES + nr - 1) / nr, written;
+	double ns;
+	int err = 0;
+
+	*slots = 0;
+	if (r->pos || r->open_held ||
+	    r->pos + (PROBE_SLOTS + rounds) * d->q > (uint64_t)PARAM(ERASE))
+		return 0;
+	for (unsigned i = 0; !err && i < rounds; i++)
+		err = write_round(d, r->base, nr,
+				  r->pos + (OPEN_ROUNDS + 1 + i) * d->q,
+				  INFINITY, &written, &ns);
+	*slots = rounds;
+	return err;
+}
+
+/*
+ * N erase blocks of the region in one order: opening writes, then up to
+ * OPEN_ROUNDS timed rounds of one write into each block in turn, in order
+ * up from the opening write or top down below it.  Two rounds that agree
+ * (both fall or both hold against the reference) decide the median of
+ * three, so the third is written only when they disagree.  The median
+ * round's rate goes to d->runs as an open-AU run's would, and *fell says
+ * whether it falls off against the runs with fewer blocks, by the rule
+ * --analyze reads tables with.
  */
 static int open_probe(struct detect *d, unsigned nr, bool random,
 		      bool *fell, FILE *log)
 {
-	uint64_t q = d->open_write / 4, pos = q;
+	struct region *r = &d->regions[random ? 1 : 0];
 	size_t index = d->run_count;
 	struct analysis_run *run = &d->runs[index];
+	double *rates = d->round_rate[index];
+	double ref = reference_rate(d, nr, random), copy[OPEN_ROUNDS];
+	unsigned rounds = 0, falls = 0, warm = 0;
 	struct analysis_verdict v;
-	double ns;
 	int err;
 
-	if (index == MAX_RUNS)
+	if (index == MAX_RUNS ||
+	    r->pos + PROBE_SLOTS * d->q > (uint64_t)PARAM(ERASE))
 		return -EOVERFLOW;	/* the search never needs as many */
-	PARAM(BASE) = (double)take_blocks(d, nr);
-	PARAM(NR) = nr;
-	err = open_blocks(d, nr, q);
+	/* a device that shows no erase block is searched only as far as
+	   the cap allows: a lower bound, not a device worn for nothing */
+	if (d->write_cap_bytes &&
+	    d->dev->stats.bytes_written + (PROBE_SLOTS * nr +
+					   (random ? WARM_WRITES : 0)) * d->q >
+	    d->write_cap_bytes)
+		return -EOVERFLOW;
+	err = open_region(d, r, nr, r->pos + (random ? OPEN_ROUNDS * d->q : 0));
 	if (!err && random)
-		err = mark_top(d, q);
+		err = warm_region(d, r, nr, &warm);
+	while (!err && rounds < OPEN_ROUNDS) {
+		unsigned slot = random ? OPEN_ROUNDS - 1 - rounds : 1 + rounds;
+		double stop = ref > 0 ? (double)nr * (double)d->q * 1e9 / ref /
+					STOP_RATIO : INFINITY, ns;
+		unsigned written;
+
+		err = write_round(d, r->base, nr, r->pos + slot * d->q, stop,
+				  &written, &ns);
+		if (err)
+			break;
+		rates[rounds] = (double)written * (double)d->q * 1e9 / ns;
+		falls += ref > 0 && rates[rounds] < ANALYSIS_FALL_RATIO * ref;
+		rounds++;
+		if (rounds == 2 && ref > 0 && falls != 1)
+			break;
+	}
+	r->pos += (PROBE_SLOTS + warm) * d->q;
+	if (err)
+		return err;
 	memset(run, 0, sizeof(*run));
 	run->nr = nr;
 	run->random = random;
-	while (!err && run->count < OPEN_SIZES) {
-		uint64_t w = q * open_quarters[run->count];
-
-		err = open_size(d, random, pos, w, OPEN_ROUNDS, &ns);
-		pos += OPEN_ROUNDS * w;
-		run->size[run->count] = w;
-		run->rate[run->count++] = (double)nr * (double)w * 1e9 / ns;
-		judge(d, index, &v);
-		if (run->count == 2 && v.compared && both_fall(&v))
-			break;
-	}
-	if (err)
-		return err;
+	run->count = 1;
+	run->size[0] = d->q;
+	memcpy(copy, rates, rounds * sizeof(*rates));
+	run->rate[0] = analysis_median(copy, rounds);
+	d->rounds[index] = rounds;
 	d->run_count++;
 	judge(d, index, &v);
 	*fell = v.fell;
+	r->open_held = v.fell ? 0 : nr;
 	if (log)
-		log_run(log, run, &v);
+		log_run(log, d, run, rates, rounds, &v);
+	return 0;
+}
+
+/* Probes between a count that held (good) and one that fell (bad, 0:
+   none), halving the gap until they meet. */
+static int bisect_open(struct detect *d, bool random, unsigned good,
+		       unsigned bad, FILE *log)
+{
+	bool fell;
+	int err;
+
+	while (bad && bad - good > 1) {
+		unsigned mid = good + (bad - good) / 2;
+
+		err = open_probe(d, mid, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;
+		if (err)
+			return err;
+		if (fell)
+			bad = mid;
+		else
+			good = mid;
+	}
 	return 0;
 }
 
@@ -469,14 +569,31 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
  * count is read from all the runs afterwards (open_findings).
  */
 static int search_open(struct detect *d, bool random, unsigned lowest,
-		       unsigned limit, FILE *log)
+		       unsigned limit, bool top_first, FILE *log)
 {
 	unsigned good = lowest - 1, bad = 0, nr = lowest;
 	bool fell;
 	int err;
 
+	/* out of order, up to the in-order count: cards that take any
+	   order hold at that count, and one probe there settles it */
+	if (top_first && limit > lowest) {
+		err = open_probe(d, lowest, random, &fell, log);
+		if (!err && !fell)
+			err = open_probe(d, limit, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;
+		if (err || !fell)
+			return err;
+		/* ... else below it, as from the bottom */
+		nr = lowest + 1;
+		good = lowest;
+		limit--;
+	}
 	while (nr <= limit) {
 		err = open_probe(d, nr, random, &fell, log);
+		if (err == -EOVERFLOW)
+			return 0;	/* no room left: what was found stands */
 		if (err)
 			return err;
 		if (fell) {
@@ -488,38 +605,269 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 		if (nr > limit && good < limit)
 			nr = limit;
 	}
-	while (bad && bad - good > 1) {
-		unsigned mid = good + (bad - good) / 2;
+	return bisect_open(d, random, good, bad, log);
+}
 
-		err = open_probe(d, mid, random, &fell, log);
-		if (err)
-			return err;
-		if (fell)
-			bad = mid;
-		else
-			good = mid;
+/*
+ * The spread of a run's rounds, as a log ratio: of the two rounds closest
+ * together, those that decide its median (the third, where there is one,
+ * is the one the median leaves out).
+ */
+static double round_spread(const double *rates, unsigned rounds)
+{
+	double r[OPEN_ROUNDS], best = INFINITY;
+
+	memcpy(r, rates, rounds * sizeof(*r));
+	for (unsigned i = 0; i + 1 < rounds; i++)
+		for (unsigned j = i + 1; j < rounds; j++)
+			best = fmin(best, fabs(log(r[i] / r[j])));
+	return isfinite(best) ? best : 0;
+}
+
+/*
+ * How far write rates that should agree wander, as a log ratio: the
+ * rounds of each in-order run that held, and each such run faster than
+ * the best with fewer blocks.  A fall must stand clear of it.
+ */
+static double write_noise(const struct detect *d)
+{
+	double worst = 0;
+
+	for (size_t i = 0; i < d->run_count; i++) {
+		struct analysis_verdict v;
+
+		/* out of order, cards are erratic by design: consolidations
+		   come when they come */
+		if (d->runs[i].random)
+			continue;
+		judge(d, i, &v);
+		if (v.fell)
+			continue;
+		worst = fmax(worst, round_spread(d->round_rate[i],
+						 d->rounds[i]));
+		/* faster with more blocks is noise alone; slower may be a
+		   cost of switching blocks */
+		if (v.compared && v.median_ratio > 1)
+			worst = fmax(worst, log(v.median_ratio));
 	}
-	return 0;
+	return worst;
+}
+
+/* The run of the smallest N of one order that fell, and its verdict;
+   d->run_count: none fell. */
+static size_t smallest_fall_run(const struct detect *d, bool random,
+				struct analysis_verdict *fall)
+{
+	size_t found = d->run_count;
+
+	for (size_t i = 0; i < d->run_count; i++) {
+		struct analysis_verdict v;
+
+		if (d->runs[i].random != random)
+			continue;
+		judge(d, i, &v);
+		if (v.fell && (found == d->run_count ||
+			       d->runs[i].nr < d->runs[found].nr)) {
+			found = i;
+			*fall = v;
+		}
+	}
+	return found;
+}
+
+/* The smallest N of one order that fell, and its ratio; 0: none fell. */
+static unsigned smallest_fall(const struct detect *d, bool random,
+			      double *ratio)
+{
+	struct analysis_verdict v;
+	size_t i = smallest_fall_run(d, random, &v);
+
+	if (i == d->run_count)
+		return 0;
+	*ratio = v.median_ratio;
+	return d->runs[i].nr;
+}
+
+/*
+ * What the smallest fall of one order costs each write beyond the rate it
+ * fell from, in ns: a write at ratio r of the reference takes (1 - r) of
+ * its time more.  0: none fell.
+ */
+static double fall_cost_ns(const struct detect *d, bool random)
+{
+	struct analysis_verdict v;
+	size_t i = smallest_fall_run(d, random, &v);
+
+	if (i == d->run_count || !(d->runs[i].rate[0] > 0))
+		return 0;
+	return (double)d->runs[i].size[0] * 1e9 / d->runs[i].rate[0] *
+	       (1 - v.median_ratio);
+}
+
+/*
+ * The fall that decides a count, run once more on the same blocks: a
+ * card past its limit falls again, while a device slow only the first
+ * time it is written (a sparse file, a thin volume) now holds.  *held:
+ * it did.
+ */
+static int confirm_fall(struct detect *d, bool random, bool *held,
+			FILE *log)
+{
+	double ratio;
+	unsigned nr = smallest_fall(d, random, &ratio);
+	bool fell = true;
+	int err = 0;
+
+	/* a fall that does not repeat was the blocks' history (a probe
+	   just past the limit leaves consolidations behind), or a device
+	   slow only at first: it is set aside, and the search goes on
+	   above it, a few times at most */
+	for (unsigned tries = 0; !err && nr >= 2 && tries < CONFIRM_TRIES;
+	     tries++) {
+		size_t before = d->run_count;
+
+		err = open_probe(d, nr, random, &fell, log);
+		if (err || fell)
+			break;
+		for (size_t i = 0; i < before; i++)
+			if (d->runs[i].random == random && d->runs[i].nr == nr)
+				d->runs[i].nr = 0;	/* read as no N */
+		err = bisect_open(d, random, nr, smallest_fall(d, random,
+							       &ratio), log);
+		nr = smallest_fall(d, random, &ratio);
+		fell = nr < 2;
+	}
+	*held = !fell;
+	return err == -EOVERFLOW ? 0 : err;
+}
+
+static bool ran_order(const struct detect *d, bool random)
+{
+	for (size_t i = 0; i < d->run_count; i++)
+		if (d->runs[i].random == random)
+			return true;
+	return false;
+}
+
+static void not_determined(struct analysis_finding *found, const char *fmt,
+			   ...) __attribute__((format(printf, 2, 3)));
+
+static void not_determined(struct analysis_finding *found, const char *fmt,
+			   ...)
+{
+	va_list ap;
+
+	found->known = false;
+	found->value = 0;
+	found->confidence = 0;
+	va_start(ap, fmt);
+	vsnprintf(found->reason, sizeof(found->reason), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * One order's count, as findings.c read it, kept only where its evidence
+ * stands clear: the fall that decides it below the threshold by more than
+ * the device's own noise, and never a search that did not fall off.
+ */
+static void settle_count(const struct detect *d, bool random, bool bound,
+			 unsigned at_least, struct analysis_finding *found,
+			 unsigned *bound_out)
+{
+	const char *order = random ? "out-of-order" : "open-erase-block";
+	double ratio = 1, clear, cost_ns;
+	unsigned fell = smallest_fall(d, random, &ratio);
+
+	*bound_out = 0;
+	if (!ran_order(d, random)) {
+		if (!found->reason[0])
+			not_determined(found, "not measured");
+		return;
+	}
+	if (!fell && bound) {
+		*bound_out = at_least;
+		not_determined(found, "no %s limit up to %u: every probe ran "
+			       "at the same rate (at least %u)", order,
+			       at_least, at_least);
+		return;
+	}
+	if (fell && found->known && d->unconfirmed[random ? 1 : 0]) {
+		not_determined(found, "no %s limit: N=%u fell off, then held "
+			       "when run again on the same blocks", order,
+			       fell);
+		return;
+	}
+	cost_ns = fall_cost_ns(d, random);
+	if (fell && found->known && cost_ns < MIN_FALL_COST_NS) {
+		not_determined(found, "no %s limit: N=%u ran %.0fus slower per "
+			       "write than fewer blocks, less than closing an "
+			       "erase block costs (%.0fus at least)", order,
+			       fell, cost_ns / 1e3, MIN_FALL_COST_NS / 1e3);
+		return;
+	}
+	clear = ANALYSIS_FALL_RATIO * exp(-CLEAR_NOISE_UNITS * d->noise_log);
+	if (fell && found->known && ratio >= clear) {
+		not_determined(found, "no %s limit stands out of the noise: "
+			       "N=%u ran at %.2f of fewer blocks, within what "
+			       "write times varying by %.0f%% allow", order,
+			       fell, ratio, (exp(d->noise_log) - 1) * 100);
+		return;
+	}
+	if (!found->known && !found->reason[0])
+		not_determined(found, "%s already slow at N=%u (%.2f of in "
+			       "order): the order, not a count, is what is "
+			       "slow", random ? "out of order" : "in order",
+			       fell, ratio);
+}
+
+/* The largest N of one order that ran; 0: none. */
+static unsigned highest_run(const struct detect *d, bool random)
+{
+	unsigned nr = 0;
+
+	for (size_t i = 0; i < d->run_count; i++)
+		if (d->runs[i].random == random && d->runs[i].nr > nr)
+			nr = d->runs[i].nr;
+	return nr;
 }
 
 /* The counts from the runs so far, as --analyze reads a table. */
-static void open_findings(const struct detect *d, uint64_t erase,
+static void open_findings(struct detect *d, uint64_t erase,
 			  struct detect_findings *f)
 {
 	struct analysis_open open;
+	double ratio;
 
 	analysis_open_au_below(d->runs, d->run_count, erase, &open);
+	d->noise_log = write_noise(d);
+	f->write_noise = exp(d->noise_log) - 1;
 	f->open_linear = open.linear;
 	f->open_random = open.random;
-	/* nothing fell up to the search's limit: at least that many, the
-	   count itself is unknown */
-	if (open.linear_lower_bound && f->open_linear.confidence > 0.3)
-		f->open_linear.confidence = 0.3;
-	/* out of order held up to the in-order count, which it cannot
-	   exceed: as sure as that count is */
-	if (open.random_lower_bound &&
-	    f->open_random.confidence > f->open_linear.confidence)
-		f->open_random.confidence = f->open_linear.confidence;
+	f->random_linear = open.random_linear;
+	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
+		 "%s", open.random_linear.known ? "" : ran_order(d, true) ?
+		 "no out-of-order probe to hold against an in-order one" :
+		 "not measured: no out-of-order probe ran");
+	settle_count(d, false, open.linear_lower_bound, open.linear_at_least,
+		     &f->open_linear, &f->open_linear_at_least);
+	/* out of order held up to the in-order count (N=1 alone where
+	   that is 1), which it cannot exceed: that count, as sure as the
+	   in-order one */
+	if (f->open_linear.known &&
+	    ((open.random_lower_bound &&
+	      open.random_at_least == f->open_linear.value) ||
+	     (!open.random.known && !smallest_fall(d, true, &ratio) &&
+	      highest_run(d, true) >= f->open_linear.value))) {
+		f->open_random.known = true;
+		f->open_random.value = f->open_linear.value;
+		f->open_random.confidence = fmin(f->open_random.confidence,
+						 f->open_linear.confidence);
+		f->open_random.reason[0] = '\0';
+		f->open_random_at_least = 0;
+		return;
+	}
+	settle_count(d, true, open.random_lower_bound, open.random_at_least,
+		     &f->open_random, &f->open_random_at_least);
 }
 
 /* Weighted fit of t = a + b * max(w, P): the P that fits best. */
@@ -560,6 +908,10 @@ static void fit_min_write(const double *w, const double *t, size_t n,
 			      1 - best / second : 0 };
 	if (found->confidence < 0)
 		found->confidence = 0;
+	if (found->known && found->confidence < MIN_WRITE_SURE)
+		not_determined(found, "no write size stands out: the times "
+			       "fit no program unit (best fit %.2f)",
+			       found->confidence);
 }
 
 static int min_write_probe(struct detect *d, struct analysis_finding *found)
@@ -582,69 +934,115 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 		w[n] = (double)size;
 		t[n++] = probe_time(d, 1);
 	}
-	PARAM(WRITE_BYTES) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = (double)d->q;
 	fit_min_write(w, t, n, found);
 	return 0;
 }
 
 /*
- * The FAT-like area: first a baseline (one erase block written in order,
- * nothing to collect), then each leading erase block in turn with the
- * out-of-order places filled, until one collects.
+ * Out-of-order writes into the erase block at fat, PROBE_ROUNDS of them,
+ * each after writes that fill the card's nr out-of-order places with the
+ * blocks of the out-of-order region: the time of a write into it, the
+ * first left out.
  */
-static int fat_probe_run(struct detect *d, unsigned open_random,
+static int fat_write_ns(struct detect *d, uint64_t fat, unsigned nr,
+			double *ns)
+{
+	struct region *r = &d->regions[1];
+	int err;
+
+	uint64_t w = fat_write_size(d);
+
+	if (r->pos + FAT_ROUNDS * w > (uint64_t)PARAM(ERASE))
+		return -EOVERFLOW;	/* the layout leaves room for all */
+	PARAM(FAT) = (double)fat;
+	PARAM(BASE) = (double)r->base;
+	PARAM(NR) = nr;
+	PARAM(WRITE_BYTES) = (double)w;
+	PARAM(SLOT) = (double)((r->pos + w - 1) / w);
+	r->pos = ((r->pos + w - 1) / w + FAT_ROUNDS) * w;
+	PARAM(ROUNDS) = FAT_ROUNDS;
+	err = run_probe(d, "detect-fat");
+	PARAM(ROUNDS) = PROBE_ROUNDS;
+	PARAM(WRITE_BYTES) = (double)d->q;
+	*ns = probe_time(d, 1);
+	return err;
+}
+
+/*
+ * The FAT-like area: a baseline (writes in order into an open block of
+ * the in-order region), a control (the same out-of-order writes into an
+ * erase block past the FAT candidates, which must collect for the
+ * candidates to be told apart), then each leading erase block in turn
+ * until one collects.  Wanted: the out-of-order count, determined.
+ */
+static int fat_probe_run(struct detect *d, const struct analysis_finding *random,
 			 struct analysis_finding *found, FILE *log)
 {
 	uint64_t erase = (uint64_t)PARAM(ERASE);
-	unsigned fat = 0;
+	struct region *in_order = &d->regions[0];
+	unsigned nr = (unsigned)random->value, fat = 0;
+	double baseline, control, ns;
 	int err;
 
-	d->fat_base = take_blocks(d, open_random ? open_random : 1);
-	PARAM(BASE) = (double)d->fat_base;
-	PARAM(NR) = 1;
-	PARAM(SLOT) = 0;
-	d->fat_slot = PROBE_ROUNDS;
-	err = run_probe(d, "detect-fill");
+	if (!random->known) {
+		not_determined(found, "not measured: the out-of-order count "
+			       "it needs is not determined");
+		return 0;
+	}
+	PARAM(BASE) = (double)(in_order->base + in_order->pos);
+	PARAM(WRITE_BYTES) = (double)fat_write_size(d);
+	in_order->pos += FAT_ROUNDS * fat_write_size(d);
+	PARAM(ROUNDS) = FAT_ROUNDS;
+	err = run_probe(d, "detect-size");
+	PARAM(ROUNDS) = PROBE_ROUNDS;
+	PARAM(WRITE_BYTES) = (double)d->q;
+	baseline = probe_time(d, 1);
+	if (log)
+		fprintf(log, "  baseline   %10.0f ns/write of %llu bytes\n",
+			baseline, (unsigned long long)fat_write_size(d));
+	for (; !err && fat < FAT_CANDIDATES; fat++) {
+		err = fat_write_ns(d, fat * erase, nr, &ns);
+		if (!err && log)
+			fprintf(log, "  fat block %u %10.0f ns/write  %s\n", fat,
+				ns, ns < GC_RATIO * baseline ?
+				"cheap in any order" : "collects");
+		if (err || ns >= GC_RATIO * baseline)
+			break;
+	}
+	/* one that collects tells the area from the rest by itself; when
+	   none did, a block past them must, or no block collects at all */
+	if (!err && fat == FAT_CANDIDATES) {
+		err = fat_write_ns(d, d->control_base, nr, &control);
+		if (!err && log)
+			fprintf(log, "  control    %10.0f ns/write  %s\n",
+				control, control < GC_RATIO * baseline ?
+				"cheap in any order" : "collects");
+		if (!err && control < GC_RATIO * baseline) {
+			not_determined(found, "no FAT-like area: the first "
+				       "erase blocks write like the rest");
+			return 0;
+		}
+	}
 	if (err)
 		return err;
-	d->baseline_ns = probe_time(d, 1);	/* the first one opens it */
-	if (log)
-		fprintf(log, "  baseline   %10.0f ns/write of %u bytes\n",
-			d->baseline_ns, PROBE_WRITE);
-	for (unsigned i = 0; i < FAT_CANDIDATES; i++) {
-		double ns;
-
-		if (d->fat_slot + PROBE_ROUNDS > d->slots_per_block)
-			break;
-		PARAM(FAT) = (double)(i * erase);
-		PARAM(BASE) = (double)d->fat_base;
-		PARAM(NR) = open_random;
-		PARAM(SLOT) = (double)d->fat_slot;
-		d->fat_slot += PROBE_ROUNDS;
-		err = run_probe(d, "detect-fat");
-		if (err)
-			return err;
-		ns = probe_time(d, 1);
-		if (log)
-			fprintf(log, "  fat block %u %10.0f ns/write  %s\n", i,
-				ns, ns < GC_RATIO * d->baseline_ns ?
-				"cheap in any order" : "collects");
-		if (ns >= GC_RATIO * d->baseline_ns)
-			break;
-		fat++;
-	}
 	*found = (struct analysis_finding){ .known = true,
 		.value = fat * erase, .confidence = 0.8 };
 	return 0;
 }
 
-/* The probes' smallest write (a quarter of the open-count middle size)
-   is whole logical blocks, as every write they make must be. */
+/* The probes' write is whole logical blocks, as every write they make
+   must be. */
 static bool probe_writes_fit(uint64_t erase, uint32_t lbs)
 {
-	uint64_t smallest = erase ? open_write_size(erase) / 4 : 0;
+	uint64_t q = erase ? probe_write_size(erase) : 0;
 
-	return erase % lbs == 0 && smallest && smallest % lbs == 0;
+	return erase % lbs == 0 && q >= lbs && q % lbs == 0;
+}
+
+uint64_t detect_min_device_bytes(void)
+{
+	return (BOUNDARIES + 1) * MIB;
 }
 
 uint64_t detect_min_erase_bytes(uint32_t lbs)
@@ -656,75 +1054,148 @@ uint64_t detect_min_erase_bytes(uint32_t lbs)
 	return 0;
 }
 
+/* Where the pool starts: past the FAT candidates and the write floor. */
+static uint64_t pool_base(uint64_t erase)
+{
+	uint64_t base = measure_write_floor(erase);
+
+	return base < FAT_CANDIDATES * erase ? FAT_CANDIDATES * erase : base;
+}
+
+/* The largest count the device has room to search: a region of that
+   many blocks for each order, and the control and size blocks after. */
+static uint64_t room_for(const struct dev *dev, uint64_t erase)
+{
+	uint64_t base = pool_base(erase), per_region;
+
+	if (dev->size_bytes < base + (2 * MIN_REGION + EXTRA_BLOCKS) * erase)
+		return 0;
+	per_region = ((dev->size_bytes - base) / erase - EXTRA_BLOCKS) / 2;
+	return per_region > MAX_OPEN ? MAX_OPEN : per_region;
+}
+
 int detect_write_range(const struct dev *dev, uint64_t erase,
 		       uint64_t *start, uint64_t *end)
 {
-	uint64_t base, blocks;
+	uint64_t regions;
 
 	if (!probe_writes_fit(erase, dev->logical_block_bytes))
 		return -EINVAL;
-	base = measure_write_floor(erase);
-	if (base < FAT_CANDIDATES * erase)
-		base = FAT_CANDIDATES * erase;
-	if (dev->size_bytes < base + (4 + PROG_SIZES) * erase)
+	regions = room_for(dev, erase);
+	if (!regions)
 		return -ENOSPC;
-	blocks = (dev->size_bytes - base) / erase - PROG_SIZES;
-	if (blocks / 2 > MAX_OPEN + 1)
-		blocks = 2 * (MAX_OPEN + 1);
 	*start = 0;
-	*end = base + (blocks / 2 * 2 + PROG_SIZES) * erase;
+	*end = pool_base(erase) + (2 * regions + EXTRA_BLOCKS) * erase;
 	return 0;
 }
 
 /*
- * The pool of the open-count and FAT probes: twice the largest count
- * searched, so a probe never writes a block the one before left open.
- * Then the erase blocks of the smallest-write probe.
+ * The in-order region, the out-of-order one (each as many blocks as the
+ * largest count searched), the FAT control block, then the erase blocks
+ * of the smallest-write probe.
  */
 static int layout(struct detect *d, uint64_t erase)
 {
-	uint64_t start, end, base = measure_write_floor(erase);
+	uint64_t start, end, base = pool_base(erase);
 	int err = detect_write_range(d->dev, erase, &start, &end);
 
 	if (err)
 		return err;
-	if (base < FAT_CANDIDATES * erase)
-		base = FAT_CANDIDATES * erase;
-	d->max_open = ((end - base) / erase - PROG_SIZES) / 2;
-	d->pool_base = base;
-	d->pool_blocks = 2 * d->max_open;
-	d->pool_next = 0;
-	d->size_base = base + 2 * d->max_open * erase;
-	d->slots_per_block = erase / PROBE_WRITE;
-	d->open_write = open_write_size(erase);
+	d->max_open = room_for(d->dev, erase);
+	d->regions[0] = (struct region){ .base = base };
+	d->regions[1] = (struct region){ .base = base + d->max_open * erase };
+	d->control_base = base + 2 * d->max_open * erase;
+	d->size_base = d->control_base + erase;
+	d->q = probe_write_size(erase);
 	d->run_count = 0;
 	PARAM(ERASE) = (double)erase;
-	PARAM(WRITE_BYTES) = PROBE_WRITE;
+	PARAM(WRITE_BYTES) = (double)d->q;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
 	return 0;
 }
 
+/*
+ * Whether two erase blocks in turn were slower than one by a little only:
+ * what a card that pays for each switch between blocks shows at small
+ * writes (a card past its limit pays a garbage collection per write,
+ * one that spills slows by the bytes spilled).  The search is then run
+ * again with writes large enough to spread that cost, when they fit.
+ */
+static bool switch_cost(const struct detect *d)
+{
+	for (size_t i = 0; i < d->run_count; i++) {
+		struct analysis_verdict v;
+
+		if (d->runs[i].random || d->runs[i].nr != 2)
+			continue;
+		judge(d, i, &v);
+		return v.fell && v.median_ratio >= SWITCH_RATIO &&
+		       d->q * SWITCH_WRITE_FACTOR * PROBE_SLOTS * 6 <=
+		       (uint64_t)PARAM(ERASE) - d->regions[0].pos;
+	}
+	return false;
+}
+
+/*
+ * The write probes: the in-order count, the out-of-order one up to it,
+ * the smallest efficient write, the FAT-like area.  A device that shows
+ * neither an erase block in its reads nor a limit in its writes behaves
+ * like no flash card: the probes stop there.
+ */
 static int write_probes(struct detect *d, uint64_t erase,
 			struct detect_findings *f, FILE *log)
 {
 	unsigned limit;
+	bool flash;
 	int err = layout(d, erase);
 
-	limit = d->max_open > MAX_OPEN ? MAX_OPEN : (unsigned)d->max_open;
+	if (err)
+		return err;
+	limit = (unsigned)d->max_open;
+	d->write_cap_bytes = f->geometry.erase.known ? 0 :
+			     NO_SIGNAL_WRITE_BYTES;
+	err = search_open(d, false, 1, limit, false, log);
+	if (!err && switch_cost(d)) {
+		/* larger writes, from a clean slate: the small ones mislead */
+		d->q *= SWITCH_WRITE_FACTOR;
+		d->run_count = 0;
+		d->regions[0].open_held = 0;
+		if (log)
+			fprintf(log, "  N=2 slower only a little: a cost of "
+				"switching blocks?  Again with larger writes\n");
+		err = search_open(d, false, 1, limit, false, log);
+	}
 	if (!err)
-		err = search_open(d, false, 1, limit, log);
+		err = confirm_fall(d, false, &d->unconfirmed[0], log);
 	open_findings(d, erase, f);
-	/* out of order: from one erase block (against in order) up to the
-	   in-order count */
-	if (!err)
-		err = search_open(d, true, 1, (unsigned)f->open_linear.value,
-				  log);
+	flash = f->open_linear.known || f->geometry.erase.known;
+	if (!err && flash)
+		err = search_open(d, true, 1, f->open_linear.known ?
+				  (unsigned)f->open_linear.value : limit,
+				  f->open_linear.known, log);
+	if (!err && flash)
+		err = confirm_fall(d, true, &d->unconfirmed[1], log);
 	open_findings(d, erase, f);
+	if (!flash) {
+		not_determined(&f->open_random, "not measured: the device "
+			       "shows no in-order limit or erase block to "
+			       "hold it against");
+		not_determined(&f->min_write, "not measured: the device shows "
+			       "no erase block and no open-erase-block limit");
+		not_determined(&f->fat_area, "not measured: the device shows "
+			       "no erase block and no open-erase-block limit");
+		return err;
+	}
 	if (!err)
 		err = min_write_probe(d, &f->min_write);
+	if (log)
+		fprintf(log, "  %7.3f s write sizes timed\n",
+			(double)d->dev->stats.time_ns / 1e9);
 	if (!err)
-		err = fat_probe_run(d, (unsigned)f->open_random.value,
-				    &f->fat_area, log);
+		err = fat_probe_run(d, &f->open_random, &f->fat_area, log);
+	if (log)
+		fprintf(log, "  %7.3f s FAT-like area probed\n",
+			(double)d->dev->stats.time_ns / 1e9);
 	return err;
 }
 
@@ -780,6 +1251,76 @@ static void read_sysfs_claim(const struct dev *dev,
 	free(card);
 }
 
+/* Lines of the read timing at multiples of size: those a level of the
+   staircase from size rests on. */
+static size_t level_support(const struct detect_findings *f, uint64_t size)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->evidence_count; i++)
+		n += f->evidence[i].align >= size &&
+		     f->evidence[i].align % size == 0;
+	return n;
+}
+
+/*
+ * On a device with no erase-block signal, a step above the page resting
+ * on one line of the timing (the largest alignment, say) is that line's
+ * noise more likely than an allocation group: it needs far more than the
+ * usual separation to be shown.
+ */
+static void drop_lone_levels(struct detect_findings *f)
+{
+	struct analysis_geometry *g = &f->geometry;
+	size_t kept = 0;
+
+	if (g->erase.known)
+		return;
+	for (size_t i = 0; i < g->level_count; i++) {
+		const struct analysis_level *l = &g->levels[i];
+		bool lone = l->kind != ANALYSIS_LEVEL_PAGE &&
+			    l->kind != ANALYSIS_LEVEL_EFFECTIVE_PAGE &&
+			    level_support(f, l->size) < 2 &&
+			    l->z < LONE_LEVEL_Z;
+
+		if (!lone)
+			g->levels[kept++] = *l;
+	}
+	g->level_count = kept;
+}
+
+/* Why the read findings are not determined, where they are not. */
+static void explain_geometry(struct detect_findings *f)
+{
+	struct analysis_geometry *g = &f->geometry;
+
+	if (!g->erase.known && g->erase_hidden)
+		not_determined(&g->erase, "not visible (no step where an "
+			       "erase block can be; confidence %.2f)",
+			       g->hidden_confidence);
+	else if (!g->erase.known)
+		not_determined(&g->erase, "no erase-block signal found (no "
+			       "boundary stands out of the noise)");
+	if (!g->page.known)
+		not_determined(&g->page, "%s", g->level_count ?
+			       "not visible (no step where a page can be)" :
+			       "no step stands clear of the noise");
+	if (!g->effective_page.known)
+		not_determined(&g->effective_page, "no second step just above "
+			       "the page");
+}
+
+/* The write findings, none measured: why. */
+static void skip_writes(struct detect_findings *f, const char *why)
+{
+	not_determined(&f->open_linear, "%s", why);
+	not_determined(&f->open_random, "%s", why);
+	not_determined(&f->min_write, "%s", why);
+	not_determined(&f->fat_area, "%s", why);
+	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
+		 "%s", why);
+}
+
 /* Both halves of a detection, on a run's state d. */
 static int detect_probe(struct detect *d, struct detect_findings *f)
 {
@@ -796,13 +1337,18 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 			  &f->geometry);
 	if (err)
 		return err;
+	drop_lone_levels(f);
+	explain_geometry(f);
 	f->erase_used = options->erase_size ? options->erase_size :
 			f->geometry.erase.known ? f->geometry.erase.value : 0;
-	if (options->write) {
+	if (options->write && !f->erase_used) {
+		/* the lines say why nothing was written */
+		skip_writes(f, "not measured: no erase-block size to write "
+			    "with; give it with --erasesize");
+		f->wrote = true;
+	} else if (options->write) {
 		uint64_t start, end;
 
-		if (!f->erase_used)
-			return -EDOM;
 		err = detect_write_range(d->dev, f->erase_used, &start, &end);
 		if (err)
 			return err;
@@ -814,10 +1360,15 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 		if (err)
 			return err;
 		f->wrote = true;
+	} else {
+		skip_writes(f, "not measured: needs --write");
 	}
-	f->advice_count = analysis_recommend(f->erase_used,
+	/* advice from what was found, never from a guess or a given size */
+	f->advice_count = analysis_recommend(f->geometry.erase.known ?
+		f->geometry.erase.value : 0,
 		f->geometry.page.known ? f->geometry.page.value : 0,
-		(unsigned)f->open_linear.value, f->advice, DETECT_ADVICE_MAX);
+		f->open_linear.known ? (unsigned)f->open_linear.value : 0,
+		f->advice, DETECT_ADVICE_MAX);
 	return 0;
 }
 

@@ -35,13 +35,19 @@ struct detect_options {
 int detect_write_range(const struct dev *dev, uint64_t erase_size,
 		       uint64_t *start, uint64_t *end);
 
+/*
+ * The smallest device the read probes measure: every boundary of a 1 MiB
+ * alignment they read, where erase blocks of 1 MiB and less show.
+ */
+uint64_t detect_min_device_bytes(void);
+
 /* The smallest erase size the write probes take with blocks of lbs. */
 uint64_t detect_min_erase_bytes(uint32_t lbs);
 
 /*
  * Run the probes on an open device (read-write when options->write) and
  * fill in the findings, which reportdetect.c renders.  Returns 0,
- * -EINTR, -EDOM when the erase size is needed but unknown, or a failed
+ * -EINTR, or a failed
  * operation's negative errno.
  */
 int detect_run(struct dev *dev, const struct detect_options *options,

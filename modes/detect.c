@@ -86,6 +86,11 @@ int mode_detect(struct config *cfg)
 	/* the erase size given is checked on a read-only open: nothing
 	   is announced or opened for writing before it holds */
 	open_device(cfg, &dev, DEV_READ_ONLY);
+	if (dev.size_bytes < detect_min_device_bytes())
+		usage_error("--detect: %s is too small to measure: %llu bytes, "
+			    "the read probes need %llu or more", cfg->device,
+			    (unsigned long long)dev.size_bytes,
+			    (unsigned long long)detect_min_device_bytes());
 	if (option_given(cfg, 'e'))
 		check_detect_erase(cfg, &dev, cfg->erasesize);
 	if (cfg->write) {
@@ -101,9 +106,6 @@ int mode_detect(struct config *cfg)
 		err = detect_output(cfg, &dev, &findings, out);
 	if (out != stdout)
 		fclose(out);
-	if (err == -EDOM)
-		usage_error("--detect --write: no erase-block size was found; "
-			    "give it with --erasesize");
 	if (err == -EINVAL)
 		check_detect_erase(cfg, &dev, findings.erase_used);
 	if (err == -ENOSPC && dev.error.operation == NULL)

@@ -172,31 +172,12 @@ static int emit_finding(struct report *report,
 static int emit_order_cost(struct report *report,
 			   const struct analysis_open *o)
 {
-	static const struct text_look ratio = { .display = TEXT_FIXED,
-		.digits = 2, .template = "% of the linear rate" };
-	static const struct text_look at = { .template = "at N=%" };
-	static const struct text_look why = { .display = TEXT_AS_UNIT,
-		.template = "not determined: %" };
 	const struct analysis_order_cost *c = &o->random_linear;
-	struct record rec = { .kind = "finding", .count = 5,
-			      .layout = &order_cost_line };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name",
-		&text_hidden, "random_linear_ratio", 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "value",
-		c->known ? &ratio : &text_hidden, NULL,
-		c->known ? c->ratio : NAN };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "nr",
-		c->known ? &at : &text_hidden, NULL,
-		c->known ? (double)c->nr : NAN };
-	rec.fields[3] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
-		c->known ? &reading_confidence : &text_hidden, NULL,
-		c->known ? c->confidence : NAN };
-	rec.fields[4] = (struct vm_field){ VM_UNIT_LABEL, "why",
-		c->known ? &text_hidden : &why, c->known ? "" :
-		"a --random run and a linear one with no more erase blocks "
-		"are needed", 0 };
-	return report_record(report, &rec);
+	return report_order_cost(report, c, &order_cost_line,
+				 "of the linear rate", "why", c->known ? "" :
+				 "a --random run and a linear one with no "
+				 "more erase blocks are needed", true);
 }
 
 /* What the text said of the erase size, and whether the reading agrees. */

@@ -27,6 +27,7 @@ static const struct text_layout card_line = LINE("card:");
 static const struct text_layout cost_line = LINE("cost:");
 static const struct text_layout alternative_line = LINE("  or:");
 static const struct text_layout claim_line = LINE("card's preferred erase:");
+static const struct text_layout order_cost_line = LINE("random/linear:");
 static const struct text_layout spaces = { .style = TEXT_SPACES };
 
 const struct text_look reading_exact_size = {
@@ -72,33 +73,22 @@ static const struct analysis_finding *finding_of(
 	return all[row];
 }
 
-/* Why a finding is unknown, as the text says it; NULL: not shown. */
-static const char *unknown_text(const struct detect_findings *f,
-				unsigned row, char *buf, size_t size)
-{
-	const struct analysis_geometry *g = &f->geometry;
+/* The text of a finding not determined: "not determined: REASON". */
+static const struct text_look not_determined = {
+	.display = TEXT_AS_UNIT, .template = "not determined: %" };
 
-	switch (row) {
-	case ANALYSIS_ERASE:
-		if (!g->erase_hidden)
-			return "no erase-block signal found (no boundary "
-			       "stands out of the noise)";
-		snprintf(buf, size, "not visible (no step where an erase "
-			 "block can be; confidence %.2f)",
-			 g->hidden_confidence);
-		return buf;
-	case ANALYSIS_PAGE:
-		return g->level_count ? "not visible" : "unknown";
-	case ANALYSIS_EFFECTIVE_PAGE:
-		return NULL;
-	default:
-		return f->wrote ? "unknown" : NULL;
-	}
+/* A count that no probe fell off at: at least this many (0: none). */
+static unsigned at_least_of(const struct detect_findings *f, unsigned row)
+{
+	return row == ANALYSIS_OPEN_LINEAR ? f->open_linear_at_least :
+	       row == ANALYSIS_OPEN_RANDOM ? f->open_random_at_least : 0;
 }
 
 /*
- * A finding: name, value, confidence and, when unknown, why.  Text shows
- * "caption value (confidence c)" or "caption why", or no line.
+ * A finding: name, value, confidence, why it is not determined (null
+ * when it is) and, for the open counts, the lower bound a search that
+ * never fell off gives.  Text shows "caption value (confidence c)" or
+ * "caption not determined: reason", or no line.
  */
 static int emit_finding(struct report *report,
 			const struct detect_findings *f, unsigned row)
@@ -109,21 +99,69 @@ static int emit_finding(struct report *report,
 	bool shown = r->shown == SHOWN_ALWAYS ||
 		     (r->shown == SHOWN_IF_KNOWN && found->known) ||
 		     (r->shown == SHOWN_IF_WRITTEN && f->wrote);
-	char buf[TEMPLATE_MAX];
-	const char *why = found->known ? NULL :
-			  unknown_text(f, row, buf, sizeof(buf));
+	unsigned at_least = at_least_of(f, row);
 	struct record rec;
 
-	analysis_finding_record(id->name, found, id->bytes, why, &rec);
+	analysis_finding_record(id->name, found, id->bytes, NULL, &rec);
+	rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_LABEL, "reason",
+		NULL, found->known ? NULL :
+		found->reason[0] ? found->reason : "unknown", 0 };
+	if (row == ANALYSIS_OPEN_LINEAR || row == ANALYSIS_OPEN_RANDOM)
+		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
+			"at_least", NULL, NULL, at_least ? (double)at_least : NAN };
 	rec.layout = &r->line;
 	report_hide_fields(&rec);
 	if (shown && found->known) {
 		rec.fields[1].look = id->bytes ? &reading_exact_size : NULL;
 		rec.fields[2].look = &reading_confidence;
-	} else if (shown && why) {
-		rec.fields[3].look = NULL;
+	} else if (shown) {
+		rec.fields[3].look = &not_determined;
 	}
 	return report_record(report, &rec);
+}
+
+int report_order_cost(struct report *report,
+		      const struct analysis_order_cost *c,
+		      const struct text_layout *line, const char *of,
+		      const char *why_key, const char *why, bool shown)
+{
+	char template[TEMPLATE_MAX];
+	const struct text_look ratio = { .display = TEXT_FIXED, .digits = 2,
+					 .template = template };
+	static const struct text_look at = { .template = "at N=%" };
+	struct record rec = { .kind = "finding", .count = 5,
+			      .layout = line };
+
+	snprintf(template, sizeof(template), "%% %s", of);
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name",
+		&text_hidden, "random_linear_ratio", 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "value",
+		c->known ? &ratio : &text_hidden, NULL,
+		c->known ? c->ratio : NAN };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "nr",
+		c->known ? &at : &text_hidden, NULL,
+		c->known ? (double)c->nr : NAN };
+	rec.fields[3] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+		c->known ? &reading_confidence : &text_hidden, NULL,
+		c->known ? c->confidence : NAN };
+	rec.fields[4] = (struct vm_field){ VM_UNIT_LABEL, why_key,
+		c->known ? &text_hidden : &not_determined, why, 0 };
+	if (!shown)
+		report_hide_fields(&rec);
+	return report_record(report, &rec);
+}
+
+/* random/linear:  0.49 of the in-order rate at N=1 (confidence 0.50) */
+static int emit_order_cost(struct report *report,
+			   const struct detect_findings *f)
+{
+	const struct analysis_order_cost *c = &f->random_linear;
+
+	return report_order_cost(report, c, &order_cost_line,
+				 "of the in-order rate", "reason",
+				 c->known ? NULL : f->random_linear_reason[0] ?
+				 f->random_linear_reason : "unknown",
+				 f->wrote);
 }
 
 /* "  or:  2MiB (weight 0.40 against 0.60)", when two readings fit. */
@@ -358,6 +396,11 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_claim(report, f);
 	for (unsigned row = ANALYSIS_OPEN_LINEAR;
+	     !err && row <= ANALYSIS_OPEN_RANDOM; row++)
+		err = emit_finding(report, f, row);
+	if (!err)
+		err = emit_order_cost(report, f);
+	for (unsigned row = ANALYSIS_MIN_WRITE;
 	     !err && row < ANALYSIS_FINDING_COUNT; row++)
 		err = emit_finding(report, f, row);
 	if (!err)

@@ -35,6 +35,17 @@ int report_erase_alternative(struct report *report,
 			     const struct text_layout *line, const char *tail);
 
 /*
+ * What writing out of order costs, a "finding" named random_linear_ratio
+ * (value, nr, confidence and a label field why_key holding why), shown
+ * on line as "R <of> at N=1 (confidence C)" or "not determined: WHY";
+ * shown false: in no text.
+ */
+int report_order_cost(struct report *report,
+		      const struct analysis_order_cost *cost,
+		      const struct text_layout *line, const char *of,
+		      const char *why_key, const char *why, bool shown);
+
+/*
  * A "staircase" record (noise, erase visible), then a "level" each;
  * shown: in the text too.
  */

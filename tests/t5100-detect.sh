@@ -44,7 +44,7 @@ test_expect_success 'detect --write on each preset finds the open erase blocks' 
 	open_of toshiba sim:toshiba-7au 7 4 &&
 	open_of 20au sim:sandisk-20au 20 20 &&
 	open_of readme sim:readme-example 2 1 &&
-	open_of sa04g sim:wirenboard-sa04g 3 0 &&
+	open_of sa04g sim:wirenboard-sa04g 3 3 &&
 	open_of ncard sim:wirenboard-ncard 2 2
 '
 
@@ -109,10 +109,79 @@ test_expect_success 'detect says so when a card shows no boundary' '
 	test "$(json_get out.json erase_size)" = null
 '
 
-test_expect_success 'detect --write without an erase size to use is a usage error' '
-	test_expect_code 2 "$FLASHBENCH" --detect --write --budget=1 \
-		"sim:au-cross=0,page-cross=0" 2>err.txt &&
-	grep -q "erasesize" err.txt
+test_expect_success 'detect --write with no erase size to use writes nothing and says why' '
+	"$FLASHBENCH" --detect --write --budget=1 --format=json \
+		"sim:au-cross=0,page-cross=0" >out.json 2>err.txt &&
+	! grep -q "overwrites bytes" err.txt &&
+	test "$(json_get out.json bytes_written)" = 0 &&
+	test "$(json_get out.json open_au_linear)" = null &&
+	python3 -c "
+import json, sys
+f = json.load(open(sys.argv[1]))[\"findings\"]
+sys.exit(\"--erasesize\" not in f[\"open_au_linear\"][\"reason\"])" out.json
+'
+
+# no_flash NAME DEV [OPTION]: --detect --write on a device with no flash
+# behaviour invents none: no open counts, no FAT area, no advice on them,
+# each with its reason, at most 16 MiB written, inside the announced range
+no_flash() {
+	"$FLASHBENCH" --detect --write --format=json $3 "$2" >"$1.json" \
+		2>"$1.err" &&
+	"$FLASHBENCH" --detect --write $3 "$2" >"$1.txt" 2>/dev/null &&
+	python3 - "$1.json" "$1.err" "$1.txt" "$4" <<-\EOF
+	import json, re, sys
+	d = json.load(open(sys.argv[1]))
+	f = d["findings"]
+	err, text = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+	erase_none = sys.argv[4] == "no-erase"
+	m = re.search(r"overwrites bytes (\d+) to (\d+)", err)
+	bad = []
+	if d["bytes_written"] and (not m or int(m.group(2)) + 1 > d["device"]["size"]):
+	    bad.append("range")
+	if d["bytes_written"] > 16 << 20:
+	    bad.append("wrote %d" % d["bytes_written"])
+	for k in ("open_au_linear", "open_au_random", "fat_area"):
+	    if f[k]["value"] is not None or not f[k]["reason"]:
+	        bad.append(k)
+	if erase_none and (f["erase_size"]["value"] is not None or
+	                   not f["erase_size"]["reason"]):
+	    bad.append("erase_size")
+	advice = [r["text"] for r in d["results"] if r["kind"] == "recommendation"]
+	if erase_none and advice or any("active_logs" in a for a in advice):
+	    bad.append("advice")
+	if "not determined: " not in text or "open erase blocks:         not determined" not in text:
+	    bad.append("text")
+	if bad:
+	    print(sys.argv[1], bad)
+	    sys.exit(1)
+	EOF
+}
+
+test_expect_success 'detect --write on sim:ramdisk invents no erase block, count, FAT area or advice' '
+	no_flash ramdisk sim:ramdisk --erasesize=4M no-erase &&
+	no_flash ramdisk-found sim:ramdisk "" no-erase
+'
+
+test_expect_success 'detect --write on sim:cached-reader reports no open count or FAT area the cache hides' '
+	no_flash cached sim:cached-reader "" erase
+'
+
+test_loop 'detect --write on a sparse loop device invents no geometry and writes at most 16 MiB' '
+	loop=$(make_loop 1G) &&
+	no_flash loop $loop --erasesize=4M no-erase
+'
+
+test_expect_success 'detect --write on a sparse regular file invents no geometry' '
+	truncate -s 1G sparse.img &&
+	no_flash file sparse.img --erasesize=4M no-erase
+'
+
+test_expect_success 'detect refuses a device too small for its probes, before reading' '
+	printf "hello world\n" >tiny &&
+	test_expect_code 2 "$FLASHBENCH" --detect tiny >out.txt 2>err.txt &&
+	test ! -s out.txt &&
+	grep -q "too small to measure" err.txt &&
+	test $(wc -l <err.txt) -le 2
 '
 
 test_expect_success '--write alone is a usage error' '
