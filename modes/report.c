@@ -112,6 +112,7 @@ struct report_run {
 	char commands[PART_COUNT][MESSAGE_BYTES];
 	uint64_t cost_ns[PART_COUNT], writes_bytes[PART_COUNT];
 	size_t count;
+	struct devname names;		/* the document's device names */
 };
 
 /* ---- the plan: which parts, what they cost ---- */
@@ -925,6 +926,7 @@ int mode_report(struct config *cfg)
 {
 	struct report_run *r = calloc(1, sizeof(*r));
 	struct report_summary *s = calloc(1, sizeof(*s));
+	struct report_meta device = { 0 };
 	FILE *out;
 	int err, status;
 
@@ -941,7 +943,10 @@ int mode_report(struct config *cfg)
 		if (!r->parts[i].skipped[0] && !r->parts[i].section)
 			snprintf(r->parts[i].skipped, sizeof(r->parts[i].skipped),
 				 "the report stopped before it");
+	output_name_device(cfg, &r->dev, &device, &r->names);
 	*s = (struct report_summary){ .device = cfg->device,
+		.device_identity = device.device_identity,
+		.device_name = device.device_name,
 		.device_bytes = r->dev.size_bytes,
 		.logical_block_bytes = r->dev.logical_block_bytes,
 		.command = cfg->command, .write = cfg->write,

@@ -588,6 +588,34 @@ int compare_add(struct compare *table, const struct json_value *doc,
 	return 0;
 }
 
+/*
+ * A --report document: each part that ran is a run of its own mode's
+ * document, all of one card; a part skipped adds nothing.
+ */
+static int add_report(struct compare *table, const struct json_value *doc,
+		      const char *file, char *err, size_t errlen)
+{
+	const struct json_value *parts = json_get(doc, "parts");
+	int ret = 0;
+
+	if (!parts || parts->type != JSON_ARRAY) {
+		snprintf(err, errlen, "a report without its parts");
+		return -EINVAL;
+	}
+	for (size_t i = 0; !ret && i < parts->count; i++)
+		if (!json_get(&parts->items[i], "skipped"))
+			ret = compare_add(table, &parts->items[i], file, err,
+					  errlen);
+	return ret;
+}
+
+static bool is_report(const struct json_value *doc)
+{
+	const char *test = string_at(doc, "test");
+
+	return test && strcmp(test, "report") == 0 && json_get(doc, "parts");
+}
+
 int compare_add_file(struct compare *table, const char *path, char *err,
 		     size_t errlen)
 {
@@ -596,7 +624,8 @@ int compare_add_file(struct compare *table, const char *path, char *err,
 
 	if (ret)
 		return ret;
-	ret = compare_add(table, doc, path, err, errlen);
+	ret = is_report(doc) ? add_report(table, doc, path, err, errlen) :
+	      compare_add(table, doc, path, err, errlen);
 	json_free(doc);
 	return ret;
 }

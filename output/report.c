@@ -640,8 +640,7 @@ static void json_string_or_null(FILE *out, const char *text)
 		fputs("null", out);
 }
 
-/* The device the run read, or null when it read none. */
-static void json_device(FILE *out, const struct report_meta *meta)
+void report_json_device(FILE *out, const struct report_meta *meta)
 {
 	if (!meta->device || !*meta->device) {
 		fputs("null", out);
@@ -669,7 +668,7 @@ static void json_begin(struct report *report)
 	fputs(",\n  \"test\": ", out);
 	json_write_string(out, meta->test);
 	fputs(",\n  \"device\": ", out);
-	json_device(out, meta);
+	report_json_device(out, meta);
 	fputs(",\n  \"parameters\": {", out);
 	for (size_t i = 0; i < meta->param_count; i++) {
 		fputs(i ? ", " : "", out);

@@ -89,6 +89,12 @@ const char *report_field_text(const struct vm_field *field,
  */
 void report_hide_fields(struct record *rec);
 
+/*
+ * The JSON document's "device" member for meta's device: path, size,
+ * logical block, identity and name; null when the run read no device.
+ */
+void report_json_device(FILE *out, const struct report_meta *meta);
+
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int report_parse_format(const char *name, enum report_format *format);
 

@@ -207,7 +207,7 @@ static int emit_card(struct report *report, const struct compare_card *card,
 		     const struct widths *w, const char *first_heading)
 {
 	struct row_looks looks;
-	struct record rec = { .kind = "card", .layout = &packed };
+	struct record rec = { .kind = "compared_card", .layout = &packed };
 
 	set_looks(card, w, first_heading, &looks);
 	add_field(&rec, VM_UNIT_LABEL, "name", &looks.cell[0], card->name, 0);
@@ -245,7 +245,7 @@ static int emit_note(struct report *report, const char *text,
 {
 	struct record rec = { .kind = "note", .layout = &note_line };
 
-	add_field(&rec, VM_UNIT_LABEL, "text", look, text, 0);
+	add_field(&rec, VM_UNIT_LABEL, "note", look, text, 0);
 	return report_record(report, &rec);
 }
 

@@ -171,14 +171,18 @@ static void write_json_part(FILE *out, const struct summary_part *p)
 static int write_json(FILE *out, const struct report_summary *s,
 		      const struct summary_part *parts, size_t count)
 {
+	const struct report_meta device = { .device = s->device,
+		.device_size = s->device_bytes,
+		.logical_block_size = s->logical_block_bytes,
+		.device_identity = s->device_identity,
+		.device_name = s->device_name };
+
 	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
 	json_write_string(out, s->command);
-	fputs(",\n  \"test\": \"report\",\n  \"device\": {\"path\": ", out);
-	json_write_string(out, s->device);
-	fprintf(out, ", \"size\": %llu, \"logical_block_size\": %u},\n"
-		"  \"parameters\": {\"write\": %d},\n",
-		(unsigned long long)s->device_bytes, s->logical_block_bytes,
-		s->write);
+	fputs(",\n  \"test\": \"report\",\n  \"device\": ", out);
+	report_json_device(out, &device);
+	fprintf(out, ",\n  \"parameters\": {\"write\": %s},\n",
+		s->write ? "true" : "false");
 	write_json_summary(out, s);
 	fputs("  \"parts\": [", out);
 	for (size_t i = 0; i < count; i++) {
@@ -195,7 +199,7 @@ static int write_json(FILE *out, const struct report_summary *s,
 	return 0;
 }
 
-/* ---- CSV: one table, schema,kind,part,name,value,unit,text ---- */
+/* ---- CSV: one table, schema,kind,part,name,value,unit,text,note ---- */
 
 static void csv_text(FILE *out, const char *text)
 {
@@ -222,7 +226,7 @@ static void csv_row(FILE *out, const char *part, const char *kind,
 	csv_text(out, unit);
 	fputc(',', out);
 	csv_text(out, text);
-	fputc('\n', out);
+	fputs(",\n", out);	/* the note column, empty but in the last row */
 }
 
 /* A record's member (an object's members one level down, as "a.b"). */
@@ -277,7 +281,7 @@ static int write_csv(FILE *out, const struct report_summary *s,
 {
 	char num[64];
 
-	fputs("schema,kind,part,name,value,unit,text\n", out);
+	fputs("schema,kind,part,name,value,unit,text,note\n", out);
 	csv_row(out, "summary", "report", "complete",
 		s->incomplete ? "0" : "1", "boolean", "");
 	for (size_t i = 0; i < s->count; i++) {
@@ -291,6 +295,11 @@ static int write_csv(FILE *out, const struct report_summary *s,
 	}
 	for (size_t i = 0; i < count; i++)
 		csv_part(out, &parts[i]);
+	if (s->incomplete) {	/* as every table ends an interrupted run */
+		fprintf(out, "%d,incomplete,,,,,,", JSON_SCHEMA);
+		csv_text(out, s->incomplete_why);
+		fputc('\n', out);
+	}
 	return 0;
 }
 

@@ -41,6 +41,8 @@ struct summary_part {
 
 struct report_summary {
 	const char *device;
+	const char *device_identity;	/* NULL: nothing identifies it */
+	const char *device_name;
 	uint64_t device_bytes;
 	uint32_t logical_block_bytes;
 	const char *command;

@@ -75,8 +75,8 @@ test_expect_success '--report --format=csv is one table' '
 	test $? = 3 &&
 	python3 -c "
 import csv; rows = list(csv.reader(open(\"r.csv\")))
-assert rows[0] == [\"schema\", \"kind\", \"part\", \"name\", \"value\", \"unit\", \"text\"]
-assert all(len(r) == 7 for r in rows), [r for r in rows if len(r) != 7]
+assert rows[0] == [\"schema\", \"kind\", \"part\", \"name\", \"value\", \"unit\", \"text\", \"note\"]
+assert all(len(r) == 8 for r in rows), [r for r in rows if len(r) != 8]
 parts = set(r[2] for r in rows[1:])
 assert {\"summary\", \"info\", \"detect-write\", \"class-check\", \"capacity-check\"} <= parts, parts
 assert not any(\"e+\" in r[4] for r in rows), [r for r in rows if \"e+\" in r[4]]

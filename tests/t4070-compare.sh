@@ -25,7 +25,7 @@ cat >"$TRASH/check.py" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
 want = int(sys.argv[2])
-cards = [r for r in doc["results"] if r["kind"] == "card"]
+cards = [r for r in doc["results"] if r["kind"] == "compared_card"]
 assert doc["test"] == "compare", doc["test"]
 assert len(cards) == want, "%d cards, want %d" % (len(cards), want)
 ranked = ["read_bytes_per_s", "write_bytes_per_s", "read_iops_qd1",
@@ -72,7 +72,7 @@ test_expect_success 'a figure no run measured is empty: null in JSON' '
 	python3 -c "
 import json
 cards = {c[\"name\"]: c for c in json.load(open(\"c.json\"))[\"results\"]
-         if c[\"kind\"] == \"card\"}
+         if c[\"kind\"] == \"compared_card\"}
 su = cards[\"sim:sandisk-su08g\"]
 assert su[\"read_bytes_per_s\"] > 0 and su[\"read_iops_qd1\"] is None
 assert cards[\"sim:readme-example\"][\"erase_block_bytes\"] == 4194304
@@ -89,7 +89,7 @@ import csv
 rows = list(csv.reader(open(\"c.csv\")))
 head, body = rows[0], rows[1:]
 assert all(len(r) == len(head) for r in body)
-cards = [r for r in body if r[1] == \"card\"]
+cards = [r for r in body if r[1] == \"compared_card\"]
 assert len(cards) == 5
 col = head.index(\"read_iops_qd1\")
 best = head.index(\"best.read_iops_qd1\")
@@ -108,7 +108,7 @@ test_expect_success 'two runs of different tests of one card make one row' '
 	python3 -c "
 import json
 cards = [c for c in json.load(open(\"two.json\"))[\"results\"]
-         if c[\"kind\"] == \"card\"]
+         if c[\"kind\"] == \"compared_card\"]
 assert len(cards) == 2, len(cards)
 su = [c for c in cards if c[\"name\"] == \"sim:sandisk-su08g\"][0]
 assert su[\"runs\"] == 2 and su[\"files\"] == \"t.json su-iops.json\"
@@ -134,7 +134,7 @@ test_expect_success 'runs that save an identity group by it, not by path' '
 	python3 -c "
 import json
 cards = [c for c in json.load(open(\"id.json\"))[\"results\"]
-         if c[\"kind\"] == \"card\"]
+         if c[\"kind\"] == \"compared_card\"]
 assert len(cards) == 1, cards
 c = cards[0]
 assert c[\"matched_by\"] == \"identity\" and c[\"name\"] == \"Samsung EVO\"
@@ -153,7 +153,7 @@ test_expect_success '-a and -O runs give the erase block and open count' '
 	python3 -c "
 import json
 c = [c for c in json.load(open(\"ao.json\"))[\"results\"]
-     if c[\"kind\"] == \"card\"][0]
+     if c[\"kind\"] == \"compared_card\"][0]
 assert c[\"runs\"] == 6
 assert c[\"erase_block_bytes\"] == 4194304, c[\"erase_block_bytes\"]
 assert c[\"open_erase_blocks\"] >= 2, c[\"open_erase_blocks\"]
@@ -171,7 +171,7 @@ test_expect_success 'schema 3 names (align_bytes, pre_ns, size_bytes) read alike
 	python3 -c "
 import json
 c = [c for c in json.load(open(\"a3-out.json\"))[\"results\"]
-     if c[\"kind\"] == \"card\"][0]
+     if c[\"kind\"] == \"compared_card\"][0]
 assert c[\"erase_block_bytes\"] == 4194304, c
 assert c[\"size_bytes\"] == 7948206080, c
 "
@@ -185,7 +185,7 @@ import xml.etree.ElementTree as ET, json
 ns = \"{http://www.w3.org/2000/svg}\"
 svg = ET.parse(\"bars.svg\").getroot()
 cards = [c for c in json.load(open(\"c.json\"))[\"results\"]
-         if c[\"kind\"] == \"card\"]
+         if c[\"kind\"] == \"compared_card\"]
 keys = [\"read_bytes_per_s\", \"write_bytes_per_s\", \"read_iops_qd1\",
         \"write_iops_qd1\", \"read_iops_qd32\", \"write_iops_qd32\",
         \"open_erase_blocks\"]
@@ -225,6 +225,27 @@ test_expect_success '--compare needs a file, and takes no device options' '
 	test_usage_error flashbench "--compare: no saved json run" --compare &&
 	test_usage_error flashbench "--blocksize does not apply to --compare" \
 		--compare -b 4K t.json
+'
+
+test_expect_success 'two saved reports: a row each; a report and a run of its card: one row' '
+	"$FLASHBENCH" --report --time=0.3 --format=json -o r1.json \
+		sim:sandisk-su08g 2>/dev/null &&
+	"$FLASHBENCH" --report --time=0.3 --format=json -o r2.json \
+		sim:toshiba-7au 2>/dev/null &&
+	"$FLASHBENCH" --compare --format=json r1.json r2.json >rc.json &&
+	python3 -c "
+import json
+cards = [c for c in json.load(open(\"rc.json\"))[\"results\"]
+         if c[\"kind\"] == \"compared_card\"]
+assert [c[\"name\"] for c in cards] == [\"sim:sandisk-su08g\",
+                                       \"sim:toshiba-7au\"], cards
+for c in cards:
+    assert c[\"read_bytes_per_s\"] and c[\"read_iops_qd1\"], c
+    assert c[\"read_iops_qd32\"] and c[\"erase_block_bytes\"], c
+assert sum(c[\"best\"][\"read_iops_qd1\"] for c in cards) == 1, cards
+" &&
+	"$FLASHBENCH" --compare r1.json t.json >rc.txt &&
+	grep -q "^Compared 7 runs of 1 card:" rc.txt
 '
 
 test_expect_success 'a file that fails as it is read is a runtime error' '

@@ -136,7 +136,7 @@ no_flash() {
 	erase_none = sys.argv[4] == "no-erase"
 	m = re.search(r"overwrites bytes (\d+) to (\d+)", err)
 	bad = []
-	if d["bytes_written"] and (not m or int(m.group(2)) + 1 > d["device"]["size"]):
+	if d["bytes_written"] and (not m or int(m.group(2)) + 1 > d["device"]["size_bytes"]):
 	    bad.append("range")
 	if d["bytes_written"] > 16 << 20:
 	    bad.append("wrote %d" % d["bytes_written"])
