@@ -53,6 +53,11 @@ static const struct vm_param param_defaults[PARAM_COUNT_OF] = {
 	[PARAM_FLUSH] = { "flush", 0 },
 	[PARAM_SCAN] = { "scan", 0 },
 	[PARAM_CHUNK] = { "chunk", 0 },
+	[PARAM_WINDOW_AT] = { "window_at", 0 },
+	[PARAM_CHUNKS] = { "chunks", 0 },
+	[PARAM_TAILS] = { "tails", 0 },
+	[PARAM_TAIL_AT] = { "tail_at", 0 },
+	[PARAM_TAIL_BYTES] = { "tail_bytes", 0 },
 };
 
 void program_params_init(struct program_params *params)
@@ -487,6 +492,42 @@ IOPS_PROGRAM("queued", "32"),
 "for f in linear 0 $chunk $flush / $chunk none {\n"
 "	stamp f $chunk\n"
 "	verify $probe_last $lbs\n"
+"}\n",
+	},
+	/*
+	 * --surface, one window of the range: every block read in large
+	 * sequential transfers ($chunk each, then a shorter $tail_bytes
+	 * where the window ends inside one), classified as the capacity
+	 * check's probes are (a read-only run counts only the blocks that
+	 * cannot be read).  surface.c times the window by its device time
+	 * and runs the program again, with $chunk the logical block, over
+	 * a transfer that failed.
+	 */
+	{
+		.name = "surface-verify",
+		.summary = "--surface: read and classify one window",
+		.probe = true,
+		.text =
+"for c in linear 0 1 $chunks none {\n"
+"	verify $window_at + c * $chunk $chunk\n"
+"}\n"
+"for t in linear 0 1 $tails none {\n"
+"	verify $tail_at $tail_bytes\n"
+"}\n",
+	},
+	/* --surface --write and --keep-data: one window stamped. */
+	{
+		.name = "surface-stamp",
+		.summary = "--surface --write: stamp one window "
+			   "(destructive)",
+		.writes = true,
+		.probe = true,
+		.text =
+"for c in linear 0 1 $chunks none {\n"
+"	stamp $window_at + c * $chunk $chunk\n"
+"}\n"
+"for t in linear 0 1 $tails none {\n"
+"	stamp $tail_at $tail_bytes\n"
 "}\n",
 	},
 	/* Writes of one size, in order, in a fresh erase block. */

@@ -68,6 +68,12 @@ enum program_param {
 	PARAM_FLUSH,		/* bytes stamped from 0 to flush a cache */
 	PARAM_SCAN,		/* bytes verified from 0: where aliases land */
 	PARAM_CHUNK,		/* transfer size of the flush and the scan */
+	/* --surface; surface.c sets them before each window */
+	PARAM_WINDOW_AT,	/* first byte of the window */
+	PARAM_CHUNKS,		/* whole $chunk transfers from $window_at */
+	PARAM_TAILS,		/* 1: a shorter transfer ends the window */
+	PARAM_TAIL_AT,		/* where it starts */
+	PARAM_TAIL_BYTES,	/* and its length */
 	PARAM_COUNT_OF
 };
 
