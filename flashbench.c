@@ -20,6 +20,7 @@
 #include "lib/exitcode.h"
 #include "modes/analyze.h"
 #include "modes/capacity.h"
+#include "modes/surface.h"
 #include "modes/detect.h"
 #include "modes/info.h"
 #include "modes/list.h"
@@ -69,6 +70,7 @@ static const struct mode {
 	{ MODE_DETECT, "detect", mode_detect, true },
 	{ MODE_RESTORE, "restore", mode_restore, true },
 	{ MODE_CAPACITY, "capacity-check", mode_capacity, true },
+	{ MODE_SURFACE, "surface", mode_surface, true },
 	{ MODE_SPEED, "speed", mode_speed, true },
 	{ MODE_PROGRAM, "test", mode_test, true },
 };

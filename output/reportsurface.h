@@ -17,8 +17,9 @@
 #define SURFACE_MAX_RANGES 256
 /* Windows a range is cut into at most: a 1024th of it, or 1 MiB. */
 #define SURFACE_MAX_WINDOWS 1024
-/* The slowest windows the summary names. */
+/* The slowest windows named, each below this fraction of the median. */
 #define SURFACE_SLOWEST 3
+#define SURFACE_SLOW_FRACTION 0.8
 
 enum surface_mode { SURFACE_READ, SURFACE_WRITE, SURFACE_KEEP };
 
@@ -38,6 +39,7 @@ struct surface_result {
 	enum surface_mode mode;
 	uint64_t start, end;		/* the range checked: [start, end) */
 	uint64_t window_bytes, chunk_bytes;
+	uint32_t block_bytes;		/* the device's logical block */
 	uint64_t resumed_from;		/* --resume: where this run began */
 	uint64_t checked_end;		/* blocks below it were checked */
 	struct surface_window windows[SURFACE_MAX_WINDOWS + 1];
@@ -52,7 +54,10 @@ struct surface_result {
 	uint64_t good_end;		/* end of the last good block */
 	bool aliased;			/* some block read another's stamp */
 	uint64_t usable_bytes;		/* a fake's, as --capacity-check */
-	const char *verdict;		/* "genuine", "damaged", "fake" */
+	uint64_t announced_bytes;	/* the device's size */
+	const char *verdict;		/* "genuine", "damaged", "fake";
+					   read-only: "readable", "damaged" */
+	const char *fake_kind;		/* as --capacity-check's, or NULL */
 	uint64_t bytes_written, bytes_read, bytes_restored;
 	uint64_t blocks_not_back;	/* --keep-data: not as they were */
 	uint64_t device_time_ns;
@@ -63,8 +68,14 @@ struct surface_result {
 /* The index of the "old data" count in states[]. */
 #define SURFACE_OLD_DATA STAMP_STATE_COUNT
 
+/* Where the records go: vm_exec.emit's shape. */
+struct sink {
+	int (*emit)(void *ctx, const struct record *record);
+	void *ctx;
+};
+
 /* Every record of a result: windows, bad ranges, the summary. */
-int surface_emit(struct report *report, const struct surface_result *r);
+int surface_emit(struct sink *report, const struct surface_result *r);
 
 /* "read-only", "write" or "keep-data". */
 const char *surface_mode_name(enum surface_mode mode);
