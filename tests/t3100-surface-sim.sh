@@ -1,0 +1,169 @@
+#!/bin/sh
+# t3100: --surface on simulated cards.  Read-only, it maps exactly the
+# bad= ranges (to the 512-byte block, also one that is a single block and
+# one inside a transfer), writes nothing and says "damaged" with exit 4
+# (a card without them is "readable", exit 0).  --write on a genuine card
+# that keeps its data maps the same ranges, every other block intact.
+# On fakes of every mode it finds the same usable size as
+# --capacity-check, with the same verdict, kind and exit code (3).
+# --offset and --span choose the range, cut into windows of
+# max(span / 1024, 1 MiB) that the JSON names; bad input exits 2.
+
+. "$(dirname "$0")/lib.sh"
+
+require python3
+
+# summary.py FILE KEY=VALUE...: the "surface" record of the JSON run in
+# FILE has these values (numbers compared as numbers); prints it.
+cat >"$TRASH/summary.py" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+for pair in sys.argv[2:]:
+    key, want = pair.split("=", 1)
+    got = s[key]
+    if isinstance(got, bool):
+        want = want == "true"
+    elif isinstance(got, (int, float)):
+        want = float(want)
+    elif got is None:
+        want = None if want == "null" else want
+    assert got == want, (key, got, want)
+print(s["verdict"], s["fake_kind"], s["usable_bytes"], s["bad_blocks"])
+PY
+
+# ranges.py FILE OFFSET+LENGTH:RESULT...: the bad ranges of the run, in
+# order, are exactly these.
+cat >"$TRASH/ranges.py" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+got = ["%d+%d:%s" % (r["offset"], r["length"], r["result"])
+       for r in doc["results"] if r["kind"] == "surface-bad"]
+assert got == sys.argv[2:], (got, sys.argv[2:])
+print(" ".join(got))
+PY
+
+# surface SPEC OPTIONS...: --surface --format=json on sim:SPEC into
+# out.json, the exit code in code.
+surface() {
+	sf_spec=$1
+	shift
+	"$FLASHBENCH" --surface -q --format=json "$@" "sim:$sf_spec" \
+		>out.json 2>err
+	echo $? >code
+	cat err
+}
+
+summary() {
+	python3 "$TRASH/summary.py" out.json "$@"
+}
+
+ranges() {
+	python3 "$TRASH/ranges.py" out.json "$@"
+}
+
+BAD=bad=10M+64K,bad=100M+512,bad=200M+4608
+
+test_expect_success 'read-only: exactly the bad ranges, damaged, exit 4, nothing written' '
+	surface size=256M,$BAD &&
+	test "$(cat code)" = 4 &&
+	test ! -s err &&
+	summary verdict=damaged mode=read-only bad_blocks=$((128 + 1 + 9)) \
+		bad_ranges=3 bytes_written=0 bytes_checked=$((256 * MIB)) \
+		partial=false &&
+	ranges $((10 * MIB))+65536:read-error \
+		$((100 * MIB))+512:read-error $((200 * MIB))+4608:read-error
+'
+
+test_expect_success 'read-only: a card without bad blocks is readable, exit 0' '
+	surface size=256M &&
+	test "$(cat code)" = 0 &&
+	summary verdict=readable bad_blocks=0 bytes_written=0 &&
+	ranges
+'
+
+test_expect_success '--write on a genuine card: the same ranges, every other block intact' '
+	surface size=256M,fake=256M,$BAD --write &&
+	test "$(cat code)" = 4 &&
+	grep -q "writes 268435456 bytes" err &&
+	summary verdict=damaged mode=write bad_blocks=138 usable_bytes=$((10 * MIB)) &&
+	ranges $((10 * MIB))+65536:read-error \
+		$((100 * MIB))+512:read-error $((200 * MIB))+4608:read-error &&
+	python3 - out.json <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[b] = [r for r in doc["results"] if r["kind"] == "surface-blocks"]
+	assert b["intact"] == 256 * 2048 - 138, b
+	assert b["read_error"] == 138, b
+	PY
+'
+
+test_expect_success '--write on a genuine card without bad blocks: genuine, exit 0' '
+	surface size=128M,fake=128M --write &&
+	test "$(cat code)" = 0 &&
+	summary verdict=genuine bad_blocks=0 usable_bytes=$((128 * MIB)) \
+		bytes_written=$((128 * MIB)) &&
+	ranges
+'
+
+# capacity_usable SPEC: --capacity-check's verdict, kind and usable size
+capacity_usable() {
+	"$FLASHBENCH" --capacity-check -q --format=json \
+		--undo-file="$TRASH/cc.undo" "sim:$1" 2>/dev/null |
+	python3 -c "
+import json, sys
+doc = json.load(sys.stdin)
+[r] = [r for r in doc['results'] if r['kind'] == 'capacity']
+print(r['verdict'], r['fake_kind'], r['usable_bytes'])"
+}
+
+for mode in wrap drop zero error; do
+	test_expect_success "--write on a $mode fake: the usable size --capacity-check finds, exit 3" "
+		spec=size=256M,fake=$((200 * MIB + 7 * 512)),fake-mode=$mode &&
+		surface \$spec --write &&
+		test \"\$(cat code)\" = 3 &&
+		capacity_usable \$spec >want &&
+		summary verdict=fake >got &&
+		cat want got &&
+		test \"\$(cut -d\" \" -f1-3 got)\" = \"\$(cat want)\"
+	"
+done
+
+test_expect_success '--offset and --span: only that range, in windows of 1 MiB' '
+	surface size=64M,fake=64M,bad=2M+512,bad=20M+512 --write \
+		--offset=1M --span=3M &&
+	test "$(cat code)" = 4 &&
+	grep -q "overwrites bytes 1048576 to 4194303" err &&
+	summary start=$MIB end=$((4 * MIB)) window_bytes=$MIB bad_blocks=1 \
+		bytes_written=$((3 * MIB - 512)) &&
+	ranges $((2 * MIB))+512:read-error &&
+	python3 - out.json <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	w = [(r["offset"], r["bytes"]) for r in doc["results"]
+	     if r["kind"] == "surface-window"]
+	M = 1 << 20
+	assert w == [(M, M), (2 * M, M), (3 * M, M)], w
+	PY
+'
+
+test_expect_success 'a 2 GiB range: 1024 windows of 2 MiB' '
+	surface size=2G &&
+	summary window_bytes=$((2 * MIB)) &&
+	test "$(grep -o "\"surface-window\"" out.json | wc -l)" = 1024
+'
+
+test_expect_success 'bad input: exit 2 before any I/O' '
+	test_usage_error flashbench "--surface: --write or --keep-data, not both.*" \
+		--surface --write --keep-data sim:size=64M,fake=64M &&
+	test_usage_error flashbench "--resume goes with --surface --keep-data" \
+		--surface --resume=x.undo sim:size=64M,fake=64M &&
+	test_usage_error flashbench "--span: .* pass the end of .*" \
+		--surface --offset=60M --span=8M sim:size=64M &&
+	test_usage_error flashbench "--surface: the simulated card keeps no data.*" \
+		--surface --write sim:size=64M &&
+	test_usage_error flashbench "--keep-data goes with --surface" \
+		--keep-data sim:size=64M
+'
+
+test_done
