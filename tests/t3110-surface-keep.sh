@@ -73,7 +73,7 @@ for mib in 1 3 6 13; do
 		killed $((mib * MIB)) &&
 		\"\$FLASHBENCH\" --restore=\"\$UNDO\" \"\$LOOP\" >restore.out 2>restore.err &&
 		cat restore.out restore.err &&
-		grep -q "^restored [0-9]* bytes from [0-9]* records" restore.out &&
+		grep -q \"^restored [0-9]* bytes from [0-9]* records\" restore.out &&
 		test ! -e \"\$UNDO\" &&
 		same
 	"
