@@ -9,6 +9,7 @@
  * a counterfeit card: see "fake capacity" below.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include "lib/units.h"
 
 #define SIM_MAX_BAD	16	/* bad= ranges per card */
+#define SIM_MAX_SLOW	16	/* slow= ranges per card */
 #define SIM_MAX_OPEN	256	/* open= limit: lookups scan the open set */
 #define SIM_SPIKE_MIN	5.0	/* a spike multiplies an operation's time */
 #define SIM_SPIKE_MAX	20.0
@@ -37,6 +39,12 @@
 struct sim_range {
 	uint64_t offset;
 	uint64_t length;
+};
+
+/* slow=: a region whose bytes move at rate bytes/s, read or written. */
+struct sim_slow {
+	struct sim_range range;
+	uint64_t rate;
 };
 
 /* One level of the read staircase: crossing a multiple of size costs. */
@@ -74,14 +82,22 @@ struct sim_params {
 	uint64_t granule_bytes;		/* 0: out of order is below the mark */
 	uint64_t switch_ns;		/* a write to another block than the
 					   last one's */
+	uint64_t reader_cache_bytes;	/* 0: no write cache in front */
+	uint64_t reader_lat_ns;		/* a write the reader's cache takes */
+	uint64_t reader_rate;		/* 0: read-rate */
 	double noise;
 	double spikes;
+	double jitter;			/* heavy-tailed read delays */
+	double drift;			/* typical wander of the read time */
+	uint64_t drift_reads;		/* reads the wander takes to turn */
 	uint64_t seed;
 	uint64_t pace_ns;		/* wall-clock sleep per operation */
 	uint64_t queue;			/* operations served at once; 0 is 1 */
 	bool ro;
 	unsigned int nbad;
 	struct sim_range bad[SIM_MAX_BAD];
+	unsigned int nslow;
+	struct sim_slow slow[SIM_MAX_SLOW];
 	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
@@ -99,13 +115,17 @@ struct sim_block {
 	uint64_t used;		/* tick of the last write, for LRU */
 	bool gaps;		/* holds old data: skipped or consolidated */
 	bool random;		/* in the out-of-order set */
+	bool streamed;		/* its last write went on from the write
+				   before (a sequential stream) */
 };
 
 struct sim_state {
 	struct sim_params p;
 	uint64_t rng;		/* splitmix64 state, from seed */
+	double wander;		/* drift=: the read time's relative offset */
 	uint64_t tick;
 	uint64_t last_index;	/* erase block of the last write */
+	uint64_t last_end_bytes;	/* where the last write ended */
 	unsigned int nopen;
 	unsigned int nrandom;
 	unsigned int ncached;
@@ -114,6 +134,7 @@ struct sim_state {
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_fake *fake;		/* the data, with a fake key only */
+	struct sim_reader *reader;	/* with reader-cache= only */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -122,6 +143,31 @@ struct sim_preset {
 	const char *description;
 	struct sim_params params;
 };
+
+/* The SU08G, fields of a struct sim_params: alone, or behind a reader. */
+#define SANDISK_SU08G \
+	.size_bytes = 7948206080ULL, \
+	.erase_bytes = 4 * MIB, \
+	.page_bytes = 8 * KIB, \
+	.prog_bytes = 8 * KIB, \
+	.read_lat_ns = 420 * US, \
+	.read_rate = 20000000, \
+	.page_cross_ns = 5 * US, \
+	.au_cross_ns = 100 * US, \
+	.write_lat_ns = 550 * US, \
+	.write_rate = 10750000, \
+	.gc_ns = 25 * MS, \
+	.copy_rate = 55000000, \
+	.open = 6, \
+	.open_random = 1, \
+	.spill = 2, \
+	.spill_rate = 2000000, \
+	.spill_buffer_bytes = 8 * KIB, \
+	.cache_bytes = 8 * KIB, \
+	.cache_lat_ns = 3 * MS, \
+	.cache_blocks = 1, \
+	.granule_bytes = 512 * KIB, \
+	.fat = 2
 
 /*
  * Three cards measured in 2011.  Each keeps the real card's size, erase
@@ -134,28 +180,7 @@ static const struct sim_preset presets[] = {
 		.description = "SanDisk SU08G 8GB microSDHC: 4MiB erase "
 			       "blocks, 6 open, 1 out of order",
 		.params = {
-			.size_bytes = 7948206080ULL,
-			.erase_bytes = 4 * MIB,
-			.page_bytes = 8 * KIB,
-			.prog_bytes = 8 * KIB,
-			.read_lat_ns = 420 * US,
-			.read_rate = 20000000,
-			.page_cross_ns = 5 * US,
-			.au_cross_ns = 100 * US,
-			.write_lat_ns = 550 * US,
-			.write_rate = 10750000,
-			.gc_ns = 25 * MS,
-			.copy_rate = 55000000,
-			.open = 6,
-			.open_random = 1,
-			.spill = 2,
-			.spill_rate = 2000000,
-			.spill_buffer_bytes = 8 * KIB,
-			.cache_bytes = 8 * KIB,
-			.cache_lat_ns = 3 * MS,
-			.cache_blocks = 1,
-			.granule_bytes = 512 * KIB,
-			.fat = 2,
+			SANDISK_SU08G,
 			.noise = 0.01,
 			.seed = 1,
 		},
@@ -325,6 +350,51 @@ static const struct sim_preset presets[] = {
 	},
 	{
 		/*
+		 * No flash behaviour at all: every erase block may be open
+		 * (open is the card's block count), closing costs nothing,
+		 * no read staircase, no program unit.  What a RAM disk, a
+		 * loop device over a cached file or an SSD shows.
+		 */
+		.name = "ramdisk",
+		.description = "a RAM disk or cached SSD: 1GiB, flat fast "
+			       "reads and writes, no erase-block behaviour",
+		.params = {
+			.size_bytes = 1024 * MIB,
+			.erase_bytes = 4 * MIB,
+			.page_bytes = SIM_SECTOR,
+			.prog_bytes = SIM_SECTOR,
+			.read_lat_ns = 15 * US,
+			.read_rate = 2000000000,
+			.write_lat_ns = 20 * US,
+			.write_rate = 1200000000,
+			.open = SIM_MAX_OPEN,
+			.open_random = SIM_MAX_OPEN,
+			.noise = 0.03,
+			.spikes = 0.001,
+			.seed = 1,
+		},
+	},
+	{
+		/*
+		 * The SU08G behind a USB reader that keeps 64 MiB of writes
+		 * in its RAM: a test that writes less than that never sees
+		 * the card's open-erase-block limit or its FAT area.  Reads
+		 * pass through, so the card's read staircase still shows.
+		 */
+		.name = "cached-reader",
+		.description = "SanDisk SU08G behind a USB reader with a "
+			       "64MiB write cache (reader-cache=)",
+		.params = {
+			SANDISK_SU08G,
+			.reader_cache_bytes = 64 * MIB,
+			.reader_lat_ns = 200 * US,
+			.reader_rate = 35000000,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/*
 		 * The model before it was fitted to real write tables: the
 		 * SU08G's geometry and reads, a fixed gc cost, no spill,
 		 * cache, granules or buffer limit.  A spec that starts with
@@ -364,6 +434,7 @@ enum sim_kind {
 	SIM_COUNT,	/* units_parse_count in [min, max] */
 	SIM_FRACTION,	/* units_parse_fraction, at most max_fraction */
 	SIM_RANGE,	/* OFFSET+LEN, appended to the bad list */
+	SIM_SLOW,	/* OFFSET+LEN:RATE, appended to the slow list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
@@ -411,13 +482,20 @@ static const struct sim_key keys[] = {
 	KEY("buffer", SIM_SIZE, buffer_bytes),
 	KEY("granule", SIM_SIZE, granule_bytes),
 	KEY("switch-lat", SIM_TIME, switch_ns),
+	KEY("reader-cache", SIM_SIZE, reader_cache_bytes),
+	KEY("reader-lat", SIM_TIME, reader_lat_ns),
+	KEY("reader-rate", SIM_RATE, reader_rate),
 	FRACTION("noise", noise, 0.5),
 	FRACTION("spikes", spikes, 1.0),
+	FRACTION("jitter", jitter, 1.0),
+	FRACTION("drift", drift, 0.5),
+	COUNT("drift-reads", drift_reads, 1, 1000000000),
 	COUNT("seed", seed, 0, UINT64_MAX),
 	KEY("pace", SIM_TIME, pace_ns),
 	COUNT("queue", queue, 1, DEV_MAX_DEPTH),
 	{ .name = "cross", .kind = SIM_CROSS },
 	{ .name = "bad", .kind = SIM_RANGE },
+	{ .name = "slow", .kind = SIM_SLOW },
 	{ .name = "ro", .kind = SIM_FLAG },
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
@@ -441,20 +519,29 @@ static int usage(char *msg, size_t size, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* "a, b, c" of the key names, or of the preset names. */
-static const char *name_list(char *buf, size_t size, bool of_presets)
+/*
+ * "a, b, c" of the preset names, or of the key names that start with
+ * letter (all of them for 0).  A name that does not fit whole ends the
+ * list with "...": the message it goes in has a fixed size.
+ */
+static const char *name_list(char *buf, size_t size, bool of_presets,
+			     char letter)
 {
 	size_t n = of_presets ? NPRESETS : NKEYS, used = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < n && used < size; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const char *name = of_presets ? presets[i].name : keys[i].name;
-		int n_chars = snprintf(buf + used, size - used, "%s%s",
-				       i ? ", " : "", name);
+		const char *sep = used ? ", " : "";
 
-		if (n_chars < 0)
+		if (letter && name[0] != letter)
+			continue;
+		if (used + strlen(sep) + strlen(name) + sizeof(", ...") > size) {
+			snprintf(buf + used, size - used, "%s...", sep);
 			break;
-		used += (size_t)n_chars;
+		}
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", sep,
+					 name);
 	}
 	return buf;
 }
@@ -477,30 +564,65 @@ static const struct sim_preset *find_preset(const char *name)
 
 static int unknown_key(const char *name, char *msg, size_t size)
 {
-	char list[320];
+	char list[160];
 
+	/* the keys of its first letter, the likely misspelt ones */
+	if (*name_list(list, sizeof(list), false, name[0]))
+		return usage(msg, size, "sim: unknown key '%s' (keys with "
+			     "'%c': %s; all in doc/simulator.md)", name,
+			     name[0], list);
 	return usage(msg, size, "sim: unknown key '%s' (keys: %s)", name,
-		     name_list(list, sizeof(list), false));
+		     name_list(list, sizeof(list), false, 0));
 }
 
-/* OFFSET+LEN, both sizes; LEN positive. */
+/* OFFSET+LEN (the first len bytes of text), both sizes; LEN positive. */
+static int parse_offset_length(const char *text, size_t len,
+			       struct sim_range *r)
+{
+	char offset[64], length[64];
+	const char *plus = memchr(text, '+', len);
+	size_t before = plus ? (size_t)(plus - text) : 0;
+
+	if (!plus || before >= sizeof(offset) ||
+	    len - before - 1 >= sizeof(length))
+		return -EINVAL;
+	memcpy(offset, text, before);
+	offset[before] = '\0';
+	memcpy(length, plus + 1, len - before - 1);
+	length[len - before - 1] = '\0';
+	if (units_parse_size(offset, &r->offset) ||
+	    units_parse_size(length, &r->length) ||
+	    r->length == 0 || r->offset + r->length < r->offset)
+		return -EINVAL;
+	return 0;
+}
+
+/* bad=OFFSET+LEN */
 static int parse_range(const char *text, struct sim_params *p)
 {
-	char offset[64];
-	const char *plus = strchr(text, '+');
 	struct sim_range r;
 
-	if (!plus || (size_t)(plus - text) >= sizeof(offset))
-		return -EINVAL;
-	memcpy(offset, text, (size_t)(plus - text));
-	offset[plus - text] = '\0';
-	if (units_parse_size(offset, &r.offset) ||
-	    units_parse_size(plus + 1, &r.length) ||
-	    r.length == 0 || r.offset + r.length < r.offset)
+	if (parse_offset_length(text, strlen(text), &r))
 		return -EINVAL;
 	if (p->nbad == SIM_MAX_BAD)
 		return -ENOSPC;
 	p->bad[p->nbad++] = r;
+	return 0;
+}
+
+/* slow=OFFSET+LEN:RATE */
+static int parse_slow(const char *text, struct sim_params *p)
+{
+	const char *colon = strchr(text, ':');
+	struct sim_slow slow;
+
+	if (!colon ||
+	    parse_offset_length(text, (size_t)(colon - text), &slow.range) ||
+	    units_parse_rate(colon + 1, &slow.rate) || !slow.rate)
+		return -EINVAL;
+	if (p->nslow == SIM_MAX_SLOW)
+		return -ENOSPC;
+	p->slow[p->nslow++] = slow;
 	return 0;
 }
 
@@ -583,6 +705,8 @@ static int set_value(const struct sim_key *key, const char *text,
 			     key->name);
 	if (key->kind == SIM_RANGE)
 		err = parse_range(text, p);
+	else if (key->kind == SIM_SLOW)
+		err = parse_slow(text, p);
 	else if (key->kind == SIM_FAKE_MODE)
 		err = parse_fake_mode(text, p);
 	else if (key->kind == SIM_CROSS)
@@ -593,8 +717,9 @@ static int set_value(const struct sim_key *key, const char *text,
 		return usage(msg, size, "sim: too many cross levels (at most "
 			     "%d)", SIM_MAX_CROSS);
 	if (err == -ENOSPC)
-		return usage(msg, size, "sim: too many bad ranges (at most %d)",
-			     SIM_MAX_BAD);
+		return usage(msg, size, "sim: too many %s ranges (at most %d)",
+			     key->name, key->kind == SIM_SLOW ? SIM_MAX_SLOW :
+							       SIM_MAX_BAD);
 	if (err)
 		return usage(msg, size, "sim: bad value for %s: '%s'",
 			     key->name, text);
@@ -625,23 +750,34 @@ static int parse_word(const char *word, bool first, struct sim_params *p,
 		return usage(msg, size, "sim: preset '%s' must come first",
 			     word);
 	if (first) {
-		char list[320];
+		char list[200];
 
 		return usage(msg, size, "sim: unknown preset '%s' "
 			     "(presets: %s)", word,
-			     name_list(list, sizeof(list), true));
+			     name_list(list, sizeof(list), true, 0));
 	}
 	return unknown_key(word, msg, size);
 }
 
-/* Which ways of setting the read staircase a spec used. */
-struct staircase_keys {
+/*
+ * Which keys a spec gave, by their index in keys[] (a bit each), and so
+ * which ways of setting the read staircase it used.
+ */
+struct spec_seen {
+	uint64_t keys;
 	bool cross;		/* cross= */
 	bool shorthand;		/* page-cross= or au-cross= */
 };
 
+_Static_assert(NKEYS <= 64, "spec_seen has a bit for each key");
+
+static bool given(const struct spec_seen *seen, const char *name)
+{
+	return seen->keys >> (find_key(name) - keys) & 1;
+}
+
 static int parse_item(char *item, bool first, struct sim_params *p,
-		      struct staircase_keys *seen, char *msg, size_t size)
+		      struct spec_seen *seen, char *msg, size_t size)
 {
 	char *eq = strchr(item, '=');
 	const struct sim_key *key;
@@ -652,6 +788,7 @@ static int parse_item(char *item, bool first, struct sim_params *p,
 	key = find_key(item);
 	if (!key)
 		return unknown_key(item, msg, size);
+	seen->keys |= 1ULL << (key - keys);
 	if (key->kind == SIM_CROSS)
 		seen->cross = true;
 	else if (key->field == FIELD(page_cross_ns) ||
@@ -680,20 +817,57 @@ static int check_divides(const char *key, uint64_t unit, uint64_t erase,
 		     units_format_exact_size(b, erase));
 }
 
-static int check_bad_ranges(const struct sim_params *p, char *msg,
-			    size_t size)
+/* A range of key name (bad, slow) that ends past the card is refused. */
+static int check_range(const struct sim_params *p, const char *name,
+		       const struct sim_range *r, char *msg, size_t size)
 {
-	for (unsigned int i = 0; i < p->nbad; i++) {
-		const struct sim_range *r = &p->bad[i];
+	if (r->offset + r->length <= p->size_bytes)
+		return 0;
+	return usage(msg, size, "sim: %s range %llu+%llu ends past the "
+		     "card's %llu bytes", name, (unsigned long long)r->offset,
+		     (unsigned long long)r->length,
+		     (unsigned long long)p->size_bytes);
+}
 
-		if (r->offset + r->length > p->size_bytes)
-			return usage(msg, size, "sim: bad range %llu+%llu "
-				     "ends past the card's %llu bytes",
-				     (unsigned long long)r->offset,
-				     (unsigned long long)r->length,
-				     (unsigned long long)p->size_bytes);
+static bool overlap(const struct sim_range *a, const struct sim_range *b)
+{
+	return a->offset < b->offset + b->length &&
+	       b->offset < a->offset + a->length;
+}
+
+/* bad= and slow= ranges lie on the card; slow ones do not overlap. */
+static int check_ranges(const struct sim_params *p, char *msg, size_t size)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; !err && i < p->nbad; i++)
+		err = check_range(p, "bad", &p->bad[i], msg, size);
+	for (unsigned int i = 0; !err && i < p->nslow; i++) {
+		err = check_range(p, "slow", &p->slow[i].range, msg, size);
+		for (unsigned int j = 0; !err && j < i; j++)
+			if (overlap(&p->slow[i].range, &p->slow[j].range))
+				err = usage(msg, size, "sim: slow ranges "
+					    "%u and %u overlap; give each "
+					    "byte one rate", j + 1, i + 1);
 	}
-	return 0;
+	return err;
+}
+
+/*
+ * A preset's FAT area and open erase blocks shrink to what a small card
+ * has (sim:size=1M is one erase block); keys the spec gave stay as they
+ * are, for check_params to refuse when they cannot fit.
+ */
+static void fit_defaults(struct sim_params *p, const struct spec_seen *seen)
+{
+	uint64_t blocks = block_count(p);
+
+	if (!given(seen, "fat") && p->fat > blocks)
+		p->fat = blocks;
+	if (!given(seen, "open") && p->open > blocks)
+		p->open = blocks;
+	if (!given(seen, "open-random") && p->open_random > p->open)
+		p->open_random = p->open;
 }
 
 /* Geometry that no single key can check alone. */
@@ -719,7 +893,7 @@ static int check_params(const struct sim_params *p, char *msg, size_t size)
 		return usage(msg, size, "sim: pace is at most 1s per "
 			     "operation");
 	err = check_fake(p, msg, size);
-	return err ? err : check_bad_ranges(p, msg, size);
+	return err ? err : check_ranges(p, msg, size);
 }
 
 /*
@@ -730,7 +904,7 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 		      size_t size)
 {
 	char *copy, *rest, *item;
-	struct staircase_keys seen = { false, false };
+	struct spec_seen seen = { 0, false, false };
 	bool first = true;
 	int err = 0;
 
@@ -750,6 +924,8 @@ static int parse_spec(const char *spec, struct sim_params *p, char *msg,
 	/* the shorthand on a preset with levels replaces those levels */
 	if (!err && seen.shorthand)
 		p->ncross = 0;
+	if (!err)
+		fit_defaults(p, &seen);
 	return err ? err : check_params(p, msg, size);
 }
 
@@ -840,6 +1016,56 @@ static uint64_t jitter(struct sim_state *s, uint64_t ns)
 }
 
 /*
+ * jitter=: a read takes 1 + jitter x X as long, X Pareto-distributed
+ * with shape 1.5 from 0 (u^(-2/3) - 1): half the reads pay at most
+ * 0.59 x jitter, one in 37 over 10 x jitter, one in a thousand over 99 x
+ * jitter; capped at 1000 x jitter.  Its variance is infinite, so means of
+ * a few dozen reads wander as a real device's under interference do.
+ */
+#define SIM_JITTER_SHAPE	1.5
+#define SIM_JITTER_CAP		1000.0
+
+static double heavy_tail(struct sim_state *s)
+{
+	double u = 1.0 - next_uniform(s);	/* in (0, 1] */
+	double x = pow(u, -1.0 / SIM_JITTER_SHAPE) - 1.0;
+
+	return x < SIM_JITTER_CAP ? x : SIM_JITTER_CAP;
+}
+
+/*
+ * drift=: the read time wanders slowly around the model's, by a walk
+ * that returns toward 0 (each read keeps 1 - 1/drift-reads of the offset
+ * and adds a uniform step), so the offset's standard deviation is drift
+ * and it turns over about drift-reads reads.  The factor stays above 0.1.
+ */
+#define SIM_DRIFT_READS		1000
+
+static double drift_factor(struct sim_state *s)
+{
+	double n = s->p.drift_reads ? (double)s->p.drift_reads :
+				      SIM_DRIFT_READS;
+	/* uniform on [-sqrt 3, sqrt 3]: variance 1 */
+	double step = (2.0 * next_uniform(s) - 1.0) * sqrt(3.0);
+
+	s->wander = s->wander * (1.0 - 1.0 / n) +
+		    s->p.drift * sqrt(2.0 / n - 1.0 / (n * n)) * step;
+	return 1.0 + s->wander > 0.1 ? 1.0 + s->wander : 0.1;
+}
+
+/* A read's time with jitter= and drift=; draws nothing without them. */
+static uint64_t read_noise(struct sim_state *s, uint64_t ns)
+{
+	double t = (double)ns;
+
+	if (s->p.drift > 0)
+		t *= drift_factor(s);
+	if (s->p.jitter > 0)
+		t *= 1.0 + s->p.jitter * heavy_tail(s);
+	return t >= 0x1p64 ? UINT64_MAX : (uint64_t)(t + 0.5);
+}
+
+/*
  * bytes * 1e9 / rate, rounded, without a 128-bit type (32-bit targets
  * have none): split bytes into whole seconds' worth and a remainder below
  * rate, whose product with 1e9 fits 64 bits while rate < 2^34 (16 GiB/s).
@@ -865,20 +1091,45 @@ static uint64_t touched(uint64_t offset, uint64_t length,
 	return (offset + length - 1) / unit - offset / unit + 1;
 }
 
+/*
+ * slow=: the bytes of [offset, offset + length) inside a slow range move
+ * at its rate instead of rate: what that changes in an operation's time
+ * t, which holds their transfer at rate.
+ */
+static uint64_t slow_ns(const struct sim_params *p, uint64_t offset,
+			uint64_t length, uint64_t rate, uint64_t t)
+{
+	const struct sim_range op = { offset, length };
+
+	for (unsigned int i = 0; i < p->nslow; i++) {
+		const struct sim_slow *slow = &p->slow[i];
+		uint64_t start, end, inside;
+
+		if (!overlap(&op, &slow->range))
+			continue;
+		start = offset > slow->range.offset ? offset :
+						      slow->range.offset;
+		end = offset + length < slow->range.offset + slow->range.length ?
+		      offset + length : slow->range.offset + slow->range.length;
+		inside = end - start;
+		t = t - transfer_ns(inside, rate) +
+		    transfer_ns(inside, slow->rate);
+	}
+	return t;
+}
+
 /* -EIO for a range outside the card or touching a bad= range. */
 static int check_io(const struct sim_params *p, uint64_t offset,
 		    uint64_t length)
 {
+	const struct sim_range op = { offset, length };
+
 	if (!length || offset > p->size_bytes ||
 	    length > p->size_bytes - offset)
 		return -EIO;
-	for (unsigned int i = 0; i < p->nbad; i++) {
-		const struct sim_range *r = &p->bad[i];
-
-		if (offset < r->offset + r->length &&
-		    r->offset < offset + length)
+	for (unsigned int i = 0; i < p->nbad; i++)
+		if (overlap(&op, &p->bad[i]))
 			return -EIO;
-	}
 	return 0;
 }
 
@@ -1034,13 +1285,19 @@ static uint64_t evict(struct sim_state *s, struct sim_block *b)
 /*
  * With spill=, a card whose open slots are all in use keeps them while
  * they are in use: the least recently written one was written within the
- * last open + spill writes.  A write to another block then spills.
+ * last open + spill writes.  A write to another block then spills.  A
+ * block a sequential stream wrote through is done with, not in use.
  */
 static bool spills(struct sim_state *s)
 {
+	const struct sim_block *lru;
+
 	if (!s->p.spill || s->nopen < s->p.open)
 		return false;
-	return lru_block(s, false)->used + s->p.open + s->p.spill > s->tick;
+	lru = lru_block(s, false);
+	if (lru->streamed && complete(&s->p, lru))
+		return false;
+	return lru->used + s->p.open + s->p.spill > s->tick;
 }
 
 /* Open an erased block for writing, closing the LRU one if need be. */
@@ -1175,9 +1432,13 @@ static void unspill(struct sim_state *s, uint64_t index)
  * start through to its end holds nothing old: writing it again from lower
  * down starts it over at no cost.  A small write out of order in an open
  * block is absorbed by the cache for cache-lat instead of consolidating.
+ * A write that goes on from where the one before ended (stream) never
+ * spills: the card sees one sequential stream and gives it a fresh block,
+ * closing the least recently written one, so whole erase blocks written
+ * one after the other run at the rate of one block written alone.
  */
 static uint64_t write_block(struct sim_state *s, uint64_t index,
-			    uint64_t start, uint64_t end)
+			    uint64_t start, uint64_t end, bool stream)
 {
 	const struct sim_params *p = &s->p;
 	bool small = p->cache_bytes && end - start <= p->cache_bytes;
@@ -1188,7 +1449,7 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 		return 0;
 	s->tick++;
 	b = find_block(s, index);
-	if (!b && spill(s, index, start, end, small, &gc_ns))
+	if (!b && !stream && spill(s, index, start, end, small, &gc_ns))
 		return gc_ns;
 	if (!b) {
 		if (p->spill)
@@ -1201,6 +1462,7 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 	else if (!b->random && out_of_order(p, b->pos_bytes, start))
 		gc_ns += small ? p->cache_lat_ns : go_random(s, b);
 	advance(p, b, start, end);
+	b->streamed = stream;
 	return gc_ns;
 }
 
@@ -1598,37 +1860,36 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 		return err;
 	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
 	    crossing_ns(p, offset, length);
-	*ns = jitter(s, t);
+	t = slow_ns(p, offset, length, p->read_rate, t);
+	*ns = jitter(s, read_noise(s, t));
 	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, *ns);
 	pace(p);
 	return 0;
 }
 
 /* write-lat + whole prog units / write-rate + gc for each eviction */
-static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
-		     uint64_t length, uint64_t *ns)
+static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
+			      uint64_t length)
 {
-	struct sim_state *s = dev->backend;
 	const struct sim_params *p = &s->p;
 	uint64_t t, pos, end = offset + length;
-	int err = check_io(p, offset, length);
 
-	if (!err && s->fake)
-		err = fake_write(s->fake, buf, offset, length);
-	if (err)
-		return err;
 	t = p->write_lat_ns +
 	    transfer_ns(touched(offset, length, p->prog_bytes) *
 			p->prog_bytes, p->write_rate);
 	if (p->buffer_bytes && length > p->buffer_bytes)
 		t += transfer_ns(length - p->buffer_bytes, p->write_rate);
+	t = slow_ns(p, offset, length, p->write_rate, t);
 	for (pos = offset; pos < end; ) {
 		uint64_t index = pos / p->erase_bytes;
 		uint64_t base = index * p->erase_bytes;
 		uint64_t stop = end - base < p->erase_bytes ?
 				end - base : p->erase_bytes;
 
-		t += write_block(s, index, pos - base, stop);
+		/* from where the last write ended, or inside this one */
+		bool stream = pos != offset || offset == s->last_end_bytes;
+
+		t += write_block(s, index, pos - base, stop, stream);
 		if (index != s->last_index) {
 			t += p->switch_ns;
 			s->stats.switches++;
@@ -1636,7 +1897,90 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 		s->last_index = index;
 		pos = base + stop;
 	}
-	*ns = jitter(s, t);
+	s->last_end_bytes = end;
+	return t;
+}
+
+/*
+ * --- the reader's write cache (reader-cache=) -------------------------
+ *
+ * A reader in front of the card takes writes into its RAM for reader-lat
+ * plus their bytes at reader-rate (read-rate without it), as long as they
+ * fit in reader-cache bytes.  The write that does not fit first waits
+ * while the reader writes everything it holds to the card, in the order
+ * it came, each write costing what the card's model says; a write larger
+ * than the whole cache goes to the card straight after that.  So a test
+ * that writes less than the cache never meets the card's limits, and a
+ * long one meets them on average.  Writes that continue the one before
+ * are kept as one; a full list of writes flushes like a full cache.
+ */
+#define SIM_READER_WRITES	4096
+
+struct sim_reader {
+	uint64_t held_bytes;
+	unsigned int nheld;
+	struct sim_range held[SIM_READER_WRITES];
+};
+
+/* Everything the reader holds goes to the card. */
+static uint64_t reader_flush(struct sim_state *s)
+{
+	struct sim_reader *r = s->reader;
+	uint64_t t = 0;
+
+	for (unsigned int i = 0; i < r->nheld; i++)
+		t += card_write_ns(s, r->held[i].offset, r->held[i].length);
+	r->nheld = 0;
+	r->held_bytes = 0;
+	return t;
+}
+
+static uint64_t reader_write_ns(struct sim_state *s, uint64_t offset,
+				uint64_t length)
+{
+	const struct sim_params *p = &s->p;
+	struct sim_reader *r = s->reader;
+	struct sim_range *last = r->nheld ? &r->held[r->nheld - 1] : NULL;
+	bool continues = last && last->offset + last->length == offset;
+	uint64_t t = 0;
+
+	if (length > p->reader_cache_bytes)
+		return reader_flush(s) + card_write_ns(s, offset, length);
+	if (r->held_bytes + length > p->reader_cache_bytes ||
+	    (!continues && r->nheld == SIM_READER_WRITES)) {
+		t = reader_flush(s);
+		continues = false;
+	}
+	if (continues)
+		r->held[r->nheld - 1].length += length;
+	else
+		r->held[r->nheld++] = (struct sim_range){ offset, length };
+	r->held_bytes += length;
+	return t + p->reader_lat_ns +
+	       transfer_ns(length, p->reader_rate ? p->reader_rate :
+						    p->read_rate);
+}
+
+/* What a write takes: the reader's cache when there is one, else the card. */
+static uint64_t write_ns(struct sim_state *s, uint64_t offset,
+			 uint64_t length)
+{
+	return s->reader ? reader_write_ns(s, offset, length) :
+			   card_write_ns(s, offset, length);
+}
+
+static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
+		     uint64_t length, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	const struct sim_params *p = &s->p;
+	int err = check_io(p, offset, length);
+
+	if (!err && s->fake)
+		err = fake_write(s->fake, buf, offset, length);
+	if (err)
+		return err;
+	*ns = jitter(s, write_ns(s, offset, length));
 	count_op(&s->stats.writes, &s->stats.bytes_written, length, s, *ns);
 	pace(p);
 	return 0;
@@ -1652,11 +1996,13 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 {
 	struct sim_state *s = dev->backend;
 	const struct sim_params *p = &s->p;
-	uint64_t end = offset + length, first, last;
+	uint64_t end = offset + length, first, last, flush_ns;
 	int err = check_io(p, offset, length);
 
 	if (err)
 		return err;
+	/* the reader writes what it holds before it passes a discard on */
+	flush_ns = s->reader ? reader_flush(s) : 0;
 	first = (offset + p->erase_bytes - 1) / p->erase_bytes;
 	last = end == p->size_bytes ? block_count(p) : end / p->erase_bytes;
 	for (unsigned int i = 0; i < s->nopen; ) {
@@ -1667,7 +2013,7 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 		else
 			i++;
 	}
-	*ns = jitter(s, p->write_lat_ns);
+	*ns = jitter(s, flush_ns + p->write_lat_ns);
 	count_op(&s->stats.discards, &s->stats.bytes_discarded, length, s,
 		 *ns);
 	pace(p);
@@ -1699,10 +2045,14 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		return -ENOMEM;
 	s->p = p;
 	s->last_index = UINT64_MAX;
+	s->last_end_bytes = UINT64_MAX;
 	s->cached = s->blocks + p.open;
 	s->spilled = s->cached + p.cache_blocks;
 	s->rng = p.seed;
-	if (fake_open(s)) {
+	if (p.reader_cache_bytes)
+		s->reader = calloc(1, sizeof(*s->reader));
+	if ((p.reader_cache_bytes && !s->reader) || fake_open(s)) {
+		free(s->reader);
 		free(s);
 		return -ENOMEM;
 	}
@@ -1716,9 +2066,13 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 
 static void sim_close(struct dev *dev)
 {
-	if (dev->backend)
-		fake_close(dev->backend);
-	free(dev->backend);
+	struct sim_state *s = dev->backend;
+
+	if (s) {
+		fake_close(s);
+		free(s->reader);
+	}
+	free(s);
 	dev->backend = NULL;
 	free(dev->async);
 	dev->async = NULL;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The simulated card as the command line sees it: spec errors are usage
-# errors naming the key, a write-protected card refuses writes only, and
-# the same spec and seed give the same output.
+# errors naming the key, a tiny card takes a preset's defaults shrunk to
+# fit, a write-protected card refuses writes only, and the same spec and
+# seed give the same output.
 . "$(dirname "$0")/lib.sh"
 
 test_expect_success 'unknown key is a usage error naming it' '
@@ -17,6 +18,17 @@ test_expect_success 'bad value is a usage error naming the key' '
 test_expect_success 'page must divide the erase block' '
 	test_expect_code 2 "$FLASHBENCH" -a sim:page=48K 2>err &&
 	grep "page 48KiB does not divide erase 4MiB" err
+'
+
+test_expect_success 'a 1 MiB card opens: the preset FAT area shrinks to fit' '
+	"$FLASHBENCH" -a sim:size=1M >out &&
+	grep "^align 524288	" out &&
+	test "$(grep -c "^align " out)" -gt 3
+'
+
+test_expect_success 'an explicit FAT area too big for the card is refused' '
+	test_expect_code 2 "$FLASHBENCH" -a sim:size=1M,fat=2 2>err &&
+	grep "fat 2 exceeds the card.s 1 erase blocks" err
 '
 
 test_expect_success 'write-protected card refuses a write test' '

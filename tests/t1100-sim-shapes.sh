@@ -9,9 +9,12 @@
 # 16 KiB ones), the Toshiba its 32 KiB program unit; the presets fitted
 # to corpus cards and plain print align and open-AU lines; a 12 MiB card
 # shows its boundaries with --threes; bad= ranges fail the I/O that
-# touches them with one line naming the offset; ro refuses writes only;
-# output is deterministic per seed.  (How long -a takes on the wall
-# clock is a figure bench/timings.sh prints, not an assertion.)
+# touches them with one line naming the offset, slow= ranges read at
+# their rate; ro refuses writes only;
+# output is deterministic per seed; whole erase blocks written in
+# sequence run at one rate in every test that writes them.  (How long -a
+# takes on the wall clock is a figure bench/timings.sh prints, not an
+# assertion.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -375,6 +378,24 @@ test_expect_success 'bad=4M+1M: -a beyond the bad range is not affected' '
 	test_cmp clean out
 '
 
+test_expect_success 'slow=1G+64M:2M: -t reads that range at 2 MB/s, the rest as before' '
+	"$FLASHBENCH" -t --offset=1G sim:noise=0,slow=1G+64M:2M >slow &&
+	"$FLASHBENCH" -t --offset=2G sim:noise=0,slow=1G+64M:2M >fast &&
+	"$FLASHBENCH" -t --offset=2G sim:noise=0 >plain &&
+	cat slow fast &&
+	grep "^read 1048576-byte blocks for .*: 2 MB/s; per second: min 2," slow &&
+	test_cmp plain fast
+'
+
+test_expect_success 'slow=: a read inside takes read-lat + its bytes at the rate, one half inside half of it' '
+	"$FLASHBENCH" -i -c 1 --blocksize=1M --offset=1G \
+		sim:noise=0,read-lat=1ms,page-cross=0,slow=1G+64M:2M >out &&
+	cat out &&
+	grep "^1048576 bytes: min 525ms avg 525ms max 525ms: 2 MB/s\$" out &&
+	grep "^67108864 bytes: min 33\.56s .*: 2 MB/s\$" out &&
+	grep "^134217728 bytes: .*: 3\.6[0-9] MB/s\$" out
+'
+
 test_expect_success 'bad=17M+1M: -O exits 1 with one line naming the offset' '
 	timeout 20 "$FLASHBENCH" -O -e 4M -b 256K sim:bad=17M+1M >out 2>err
 	code=$?
@@ -436,6 +457,41 @@ test_expect_success 'ro: -a still works and matches the writable card' '
 	"$FLASHBENCH" -a -c 2 sim: >rw &&
 	test_cmp rw out
 '
+
+# ---- one sequential write rate per card ----
+
+# csv_value FILE KIND COLUMN: COLUMN (by its header name) of the first row
+# of FILE whose kind is KIND.
+csv_value() {
+	awk -F, -v kind="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) at[$i] = i; next }
+		$2 == kind && at[col] { print $at[col]; found = 1; exit }
+		END { exit !found }' "$1"
+}
+
+# Whole erase blocks written one after the other run at the rate of one
+# written alone: --write-speed (3 s and 40 s, which wraps its span on the
+# faster cards), --class-check's sequential write and the first row of
+# -O -0 1 (one 4 MiB block) agree within 10%.
+for p in sandisk-su08g toshiba-7au sandisk-20au readme-example \
+	 wirenboard-su04g wirenboard-sa04g wirenboard-ncard plain; do
+	test_expect_success "one sequential write rate on $p" "
+		\"\$FLASHBENCH\" --write-speed --format=csv sim:$p >ws 2>/dev/null &&
+		\"\$FLASHBENCH\" --write-speed --time=40 --format=csv sim:$p \
+			>long 2>/dev/null &&
+		\"\$FLASHBENCH\" --class-check --format=csv sim:$p >cc 2>/dev/null &&
+		\"\$FLASHBENCH\" -O -0 1 --format=csv sim:$p >au 2>/dev/null &&
+		au=\$(csv_value au measurement rate) &&
+		for r in \$(csv_value ws summary bytes_per_s) \\
+			 \$(csv_value long summary bytes_per_s) \\
+			 \$(csv_value cc measured write_bytes_per_s); do
+			echo \"$p: \$r B/s against -O -0 1's \$au B/s\" &&
+			awk -v r=\$r -v au=\$au \\
+				'BEGIN { exit !(r > 0.9 * au && r < 1.1 * au) }' ||
+			return 1
+		done
+	"
+done
 
 # ---- determinism ----
 

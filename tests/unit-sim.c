@@ -4,6 +4,7 @@
  * presets show the shapes of the real cards they stand for.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,7 +110,7 @@ static void test_presets(void)
 			   "preset %s opens", spec);
 		dev_close(&dev);
 	}
-	UNIT_CHECK(i == 8, "eight presets");
+	UNIT_CHECK(i == 10, "ten presets");
 	UNIT_STREQ(sim_preset(0, NULL), "sandisk-su08g", "first preset");
 
 	out = open_memstream(&text, &size);
@@ -117,7 +118,8 @@ static void test_presets(void)
 	fclose(out);
 	UNIT_CHECK(text && strstr(text, "toshiba-7au") &&
 		   strstr(text, "sandisk-20au") && strstr(text, "plain") &&
-		   strstr(text, "wirenboard-ncard"), "list names every preset");
+		   strstr(text, "wirenboard-ncard") && strstr(text, "ramdisk") &&
+		   strstr(text, "cached-reader"), "list names every preset");
 	free(text);
 
 	dev_open(&dev, "sim:toshiba-7au", DEV_READ_ONLY);
@@ -370,6 +372,36 @@ static void test_spill(void)
 		   five_gcs);
 }
 
+/*
+ * A write that goes on from where the last one ended never spills, and a
+ * block such a stream wrote through does not keep the card spilling:
+ * whole erase blocks in sequence, even past a jump back to the start, run
+ * at the rate of one; the same blocks 12 apart spill.
+ */
+static void test_stream(void)
+{
+	const char *spec = BASE ",spill=2,spill-rate=4M";
+	const uint64_t whole = 200 * US + 524288 * US;	/* 4MiB at 8MB/s */
+	uint64_t slow_apart = 0, slow_in_turn = 0;
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (uint64_t round = 0; round < 2; round++)
+		for (uint64_t i = 0; i < 16; i++)
+			slow_in_turn += wr(&dev, (10 + i) * 4 * MIB, 4 * MIB) !=
+					whole;
+	dev_close(&dev);
+	open_rw(&dev, spec);
+	for (uint64_t i = 0; i < 16; i++)
+		slow_apart += wr(&dev, (10 + 12 * i) * 4 * MIB, 4 * MIB) !=
+			      whole;
+	dev_close(&dev);
+	UNIT_CHECK(slow_in_turn == 0, "stream: 16 whole blocks in sequence, "
+		   "twice over, at the rate of one");
+	UNIT_CHECK(slow_apart > 0, "whole blocks 12 apart spill: %llu of 16",
+		   (unsigned long long)slow_apart);
+}
+
 /* copy-rate=: a close copies what the block's in-order run left out. */
 static void test_copy(void)
 {
@@ -503,6 +535,40 @@ static void test_bad(void)
 	dev_close(&dev);
 }
 
+/* slow=: the bytes inside the range move at its rate, read or written. */
+static void test_slow(void)
+{
+	struct dev dev;
+	/* BASE: reads at 10MB/s, writes at 8MB/s; 1MiB is 64 pages */
+	const uint64_t read_1m = 100 * US + 104857600 + 63 * 7 * US;
+	const uint64_t write_1m = 200 * US + 131072 * US;
+	uint64_t t[6], plain;
+
+	open_rw(&dev, BASE ",slow=40M+4M:2M,slow=100M+1M:1M");
+	t[0] = rd(&dev, 40 * MIB, 1 * MIB);
+	t[1] = rd(&dev, 39 * MIB + 512 * KIB, 1 * MIB);
+	t[2] = rd(&dev, 50 * MIB, 1 * MIB);
+	t[3] = wr(&dev, 41 * MIB, 1 * MIB);
+	t[4] = rd(&dev, 100 * MIB, 1 * MIB);
+	t[5] = rd(&dev, 43 * MIB + 512 * KIB, 57 * MIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[0] == read_1m - 104857600 + 524288 * US,
+		   "slow=40M+4M:2M: a 1MiB read inside takes 1MiB at 2MB/s");
+	UNIT_CHECK(t[1] == read_1m + 50 * US - 52428800 + 262144 * US,
+		   "slow: a read half inside pays the rate for that half");
+	UNIT_CHECK(t[2] == read_1m, "slow: a read outside as before");
+	UNIT_CHECK(t[3] == write_1m - 131072 * US + 524288 * US,
+		   "slow: a 1MiB write inside takes 1MiB at 2MB/s");
+	UNIT_CHECK(t[4] == read_1m - 104857600 + 1048576 * US,
+		   "slow: each range its own rate");
+	open_rw(&dev, BASE);
+	plain = rd(&dev, 43 * MIB + 512 * KIB, 57 * MIB);
+	dev_close(&dev);
+	/* half a MiB in each: at 2MB/s and 1MB/s instead of 10MB/s */
+	UNIT_CHECK(t[5] == plain - 2 * 52428800 + 262144 * US + 524288 * US,
+		   "slow: a long read pays every range it crosses");
+}
+
 static void test_ro(void)
 {
 	struct dev dev;
@@ -522,7 +588,8 @@ static const struct {
 	const char *spec;
 	const char *want;	/* must appear in the message */
 } bad_specs[] = {
-	{ "sim:foo=1", "unknown key 'foo' (keys: size, erase," },
+	{ "sim:foo=1", "unknown key 'foo' (keys with 'f': fat, fake," },
+	{ "sim:zz=1", "unknown key 'zz' (keys: size, erase," },
 	{ "sim:erase=x", "bad value for erase: 'x'" },
 	{ "sim:page=48K", "sim: page 48KiB does not divide erase 4MiB" },
 	{ "sim:erase=4M,prog=12K", "prog 12KiB does not divide" },
@@ -535,11 +602,23 @@ static const struct {
 	{ "sim:gc=-1ms", "bad value for gc" },
 	{ "sim:noise=2", "bad value for noise" },
 	{ "sim:spikes=1.5", "bad value for spikes" },
+	{ "sim:jitter=2", "bad value for jitter" },
+	{ "sim:drift=0.6", "bad value for drift" },
+	{ "sim:drift-reads=0", "bad value for drift-reads" },
 	{ "sim:seed=x", "bad value for seed" },
 	{ "sim:bad=5", "bad value for bad: '5'" },
 	{ "sim:bad=1M+0", "bad value for bad" },
+	{ "sim:slow=1G+64M", "bad value for slow: '1G+64M'" },
+	{ "sim:slow=1G+64M:0", "bad value for slow" },
+	{ "sim:slow=1G+0:2M", "bad value for slow" },
+	{ "sim:slow=1G:2M", "bad value for slow" },
+	{ "sim:size=1G,slow=1G+1M:2M", "slow range 1073741824+1048576 ends "
+	  "past" },
+	{ "sim:slow=1G+64M:2M,slow=1G+1M:1M", "slow ranges 1 and 2 overlap" },
 	{ "sim:size=1G,bad=2G+1M", "bad range" },
 	{ "sim:size=1G,fat=500", "fat 500 exceeds" },
+	{ "sim:size=1M,fat=2", "fat 2 exceeds the card's 1 erase blocks" },
+	{ "sim:toshiba-7au,size=8M,fat=3", "fat 3 exceeds" },
 	{ "sim:ro=1", "'ro' takes no value" },
 	{ "sim:size", "'size' needs a value" },
 	{ "sim:nosuchcard", "unknown preset 'nosuchcard'" },
@@ -604,6 +683,44 @@ static void test_good_specs(void)
 	}
 }
 
+/* A tiny card: a preset's FAT area and open blocks shrink to fit it. */
+static void test_tiny_card(void)
+{
+	static const struct {
+		const char *spec;
+		uint32_t fat, open, open_random;
+	} cards[] = {
+		{ "sim:size=1M", 1, 1, 1 },
+		{ "sim:size=512K", 1, 1, 1 },
+		{ "sim:toshiba-7au,size=12M", 3, 3, 3 },
+		{ "sim:ramdisk,size=1M", 0, 1, 1 },
+		{ "sim:size=1M,open=4", 1, 4, 1 },	/* given: kept */
+		{ "sim:size=1M,fat=0", 0, 1, 1 },
+		{ "sim:size=64M", 2, 6, 1 },		/* fits: as it was */
+	};
+
+	for (size_t i = 0; i < sizeof(cards) / sizeof(cards[0]); i++) {
+		struct sim_geometry g = { 0 };
+		struct dev dev;
+		bool opened = open_rw(&dev, cards[i].spec);
+
+		if (opened)
+			sim_geometry(&dev, &g);
+		UNIT_CHECK(opened && g.fat == cards[i].fat &&
+			   g.open == cards[i].open &&
+			   g.open_random == cards[i].open_random,
+			   "%s opens with fat %u, open %u, %u random",
+			   cards[i].spec, cards[i].fat, cards[i].open,
+			   cards[i].open_random);
+		if (opened) {
+			UNIT_CHECK(wr(&dev, 0, 64 * KIB) != FAIL &&
+				   rd(&dev, 0, 64 * KIB) != FAIL,
+				   "%s reads and writes", cards[i].spec);
+			dev_close(&dev);
+		}
+	}
+}
+
 /* A fixed mix of operations; their times go to t[0..99]. */
 static void run_mix(const char *spec, uint64_t *t)
 {
@@ -662,6 +779,98 @@ static int64_t crossing_us(struct dev *dev, uint64_t boundary)
 	int64_t on = (int64_t)rd(dev, boundary - 512, 1 * KIB);
 
 	return (on - (int64_t)rd(dev, boundary - 1 * KIB, 1 * KIB)) / 1000;
+}
+
+/* Times of n 4KiB reads at offset 0 of spec, into t. */
+static void read_series(const char *spec, uint64_t *t, int n)
+{
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (int i = 0; i < n; i++)
+		t[i] = rd(&dev, 0, 4 * KIB);
+	dev_close(&dev);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* jitter=: reads only ever slower, most a little, a few very much. */
+static void test_jitter(void)
+{
+	static uint64_t t[10000], again[10000];
+	const double base = 100 * US + 409600;	/* a 4KiB read of BASE */
+	int over10 = 0, over50 = 0, faster = 0;
+	struct dev dev;
+	uint64_t w[2];
+
+	read_series(BASE ",jitter=0.1,seed=5", t, 10000);
+	read_series(BASE ",jitter=0.1,seed=5", again, 10000);
+	UNIT_CHECK(memcmp(t, again, sizeof(t)) == 0,
+		   "jitter: same seed, same times");
+	for (int i = 0; i < 10000; i++) {
+		faster += (double)t[i] < base;
+		over10 += (double)t[i] > base * (1 + 0.1 * 10);
+		over50 += (double)t[i] > base * (1 + 0.1 * 50);
+	}
+	qsort(t, 10000, sizeof(t[0]), cmp_u64);
+	UNIT_CHECK(faster == 0, "jitter: no read faster than the model");
+	UNIT_CHECK((double)t[5000] > base * 1.05 &&
+		   (double)t[5000] < base * 1.07,
+		   "jitter=0.1: the median read 5.9%% slower: %.4f",
+		   (double)t[5000] / base);
+	UNIT_CHECK(over10 > 150 && over10 < 400,
+		   "jitter=0.1: %d in 10000 reads more than twice as long "
+		   "(Pareto: 270)", over10);
+	UNIT_CHECK(over50 > 10 && over50 < 60,
+		   "jitter=0.1: %d in 10000 reads more than 6x (Pareto: 27)",
+		   over50);
+	open_rw(&dev, BASE ",jitter=0.1");
+	w[0] = wr(&dev, 40 * MIB, 16 * KIB);
+	w[1] = wr(&dev, 40 * MIB + 16 * KIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(w[0] == W16K && w[1] == W16K, "jitter: writes keep "
+		   "their time");
+}
+
+/* drift=: the read time wanders slowly, by about drift, around the model. */
+static void test_drift(void)
+{
+	static uint64_t t[100000];
+	const double base = 100 * US + 409600;
+	double sum = 0, sum2 = 0, max_step = 0, lo = 1e30, hi = 0;
+
+	read_series(BASE ",drift=0.05,seed=2", t, 100000);
+	for (int i = 0; i < 100000; i++) {
+		double f = (double)t[i] / base - 1;
+
+		sum += f;
+		sum2 += f * f;
+		lo = f < lo ? f : lo;
+		hi = f > hi ? f : hi;
+		if (i && fabs((double)t[i] - (double)t[i - 1]) > max_step)
+			max_step = fabs((double)t[i] - (double)t[i - 1]);
+	}
+	sum /= 100000;
+	UNIT_CHECK(fabs(sum) < 0.02, "drift: the mean stays the model's: "
+		   "%+.4f", sum);
+	UNIT_CHECK(sqrt(sum2 / 100000 - sum * sum) > 0.035 &&
+		   sqrt(sum2 / 100000 - sum * sum) < 0.065,
+		   "drift=0.05: the read time's deviation is about 5%%: %.4f",
+		   sqrt(sum2 / 100000 - sum * sum));
+	UNIT_CHECK(max_step < base * 0.01 && hi - lo > 0.1,
+		   "drift: from read to read under 1%%, over the run "
+		   "%.3f to %+.3f", lo, hi);
+	read_series(BASE ",drift=0.05,drift-reads=10,seed=2", t, 1000);
+	max_step = 0;
+	for (int i = 1; i < 1000; i++)
+		if (fabs((double)t[i] - (double)t[i - 1]) > max_step)
+			max_step = fabs((double)t[i] - (double)t[i - 1]);
+	UNIT_CHECK(max_step > base * 0.02, "drift-reads=10: it turns faster");
 }
 
 static void test_odd_erase(void)
@@ -838,6 +1047,99 @@ static void test_shapes(void)
 		   "ones (buffer)");
 }
 
+/*
+ * Writes of 16KiB round robin over n erase blocks from block 10, 32 a
+ * block: the slowest and the fastest of them.
+ */
+static void round_robin_range(const char *spec, unsigned int n,
+			      uint64_t *min_ns, uint64_t *max_ns)
+{
+	struct dev dev;
+
+	*min_ns = UINT64_MAX;
+	*max_ns = 0;
+	open_rw(&dev, spec);
+	for (uint64_t pos = 0; pos < 32; pos++)
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t t = wr(&dev, (10 + i) * 4 * MIB +
+					pos * 16 * KIB, 16 * KIB);
+
+			*min_ns = t < *min_ns ? t : *min_ns;
+			*max_ns = t > *max_ns ? t : *max_ns;
+		}
+	dev_close(&dev);
+}
+
+/* ramdisk: no read step, no open limit, no order penalty. */
+static void test_ramdisk(void)
+{
+	const char *flat = "sim:ramdisk,noise=0,spikes=0";
+	uint64_t min_ns, max_ns, on, off, down = 0;
+	struct dev dev;
+
+	round_robin_range(flat, 32, &min_ns, &max_ns);
+	UNIT_CHECK(min_ns == max_ns && max_ns < 100 * US,
+		   "ramdisk: 16KiB writes to 32 blocks in turn all take "
+		   "%llu ns", (unsigned long long)max_ns);
+	open_rw(&dev, flat);
+	on = rd(&dev, 4 * MIB - 2 * KIB, 4 * KIB);
+	off = rd(&dev, 4 * MIB + 2 * KIB, 4 * KIB);
+	for (uint64_t pos = 64; pos-- > 0; )
+		down += wr(&dev, 100 * MIB + pos * 4 * KIB, 4 * KIB) !=
+			wr(&dev, 200 * MIB + pos * 4 * KIB, 4 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(on == off, "ramdisk: crossing an erase block costs "
+		   "nothing");
+	UNIT_CHECK(down == 0, "ramdisk: descending writes cost the same");
+	open_rw(&dev, "sim:ramdisk");
+	on = rd(&dev, 0, 4 * KIB);
+	off = rd(&dev, 0, 4 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(on != off, "ramdisk: has noise by default");
+}
+
+/*
+ * reader-cache=: writes that fit the reader's cache cost reader-lat and
+ * their bytes at reader-rate, whatever the card does; the one that does
+ * not fit waits for all of them to reach the card.
+ */
+static void test_reader_cache(void)
+{
+	const char *cached = BASE ",reader-cache=1M,reader-lat=10us,"
+			     "reader-rate=32M";
+	const uint64_t fast = 10 * US + 512 * US;	/* 16KiB at 32MB/s */
+	uint64_t min_ns, max_ns, t[3];
+	struct dev dev;
+
+	open_rw(&dev, cached);
+	for (uint64_t pos = 0; pos < 64; pos++)	/* 1MiB: all fit */
+		t[0] = wr(&dev, (10 + pos % 8) * 4 * MIB + pos / 8 * 16 * KIB,
+			  16 * KIB);
+	t[1] = wr(&dev, 90 * MIB, 16 * KIB);
+	t[2] = wr(&dev, 95 * MIB, 16 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[0] == fast, "reader-cache: 8 blocks in turn at the "
+		   "reader's rate");
+	/* the 64 writes reach the card: 8 blocks over open=3, 61 gcs */
+	UNIT_CHECK(t[1] == fast + 64 * W16K + 61 * 10 * MS,
+		   "reader-cache: a full cache flushes to the card");
+	UNIT_CHECK(t[2] == fast, "reader-cache: empty again after a flush");
+	open_rw(&dev, cached);
+	t[0] = wr(&dev, 40 * MIB, 16 * KIB);
+	t[1] = wr(&dev, 44 * MIB, 2 * MIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[1] == W16K + 200 * US + 262144 * US,
+		   "reader-cache: a write larger than the cache goes to the "
+		   "card after what it held");
+	round_robin_range("sim:cached-reader,noise=0", 12, &min_ns, &max_ns);
+	UNIT_CHECK(max_ns == min_ns && max_ns < 1 * MS,
+		   "cached-reader: 12 blocks in turn below the cache, no "
+		   "limit shows");
+	round_robin_range("sim:sandisk-su08g,noise=0", 12, &min_ns, &max_ns);
+	UNIT_CHECK(max_ns > 10 * MS, "the same card without the reader: "
+		   "gc on 12 blocks in turn");
+}
+
 /* Under a wrapper such as valgrind only a gross slowdown counts. */
 static void test_speed(void)
 {
@@ -868,17 +1170,24 @@ int main(void)
 	test_restart();
 	test_discard();
 	test_spill();
+	test_stream();
 	test_copy();
 	test_cache();
 	test_cache_blocks();
 	test_granule();
 	test_buffer_switch();
+	test_ramdisk();
+	test_reader_cache();
 	test_bad();
+	test_slow();
 	test_ro();
 	test_bad_specs();
 	test_good_specs();
+	test_tiny_card();
 	test_determinism();
 	test_spikes();
+	test_jitter();
+	test_drift();
 	test_odd_erase();
 	test_su08g_align();
 	test_shapes();
