@@ -154,7 +154,7 @@ static void take_options(const struct config *cfg, struct dev *dev,
 
 int mode_surface(struct config *cfg)
 {
-	static struct surface_result result;
+	struct surface_result *result = calloc(1, sizeof(*result));
 	char undo[PATH_MAX], why[PATH_MAX + 160];
 	struct report_meta meta = { .test = "surface" };
 	struct surface_options options = { .stop = cfg->stop };
@@ -164,6 +164,8 @@ int mode_surface(struct config *cfg)
 	struct dev dev;
 	int err, status;
 
+	if (!result)
+		runtime_error("out of memory");
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	take_options(cfg, &dev, &options, undo, sizeof(undo));
 	if (options.mode != SURFACE_READ) {
@@ -186,10 +188,10 @@ int mode_surface(struct config *cfg)
 	options.progress = show_progress;
 	options.ctx = &sinks;
 	prepare_timing(cfg);
-	err = surface_run(&dev, &options, &result, why, sizeof(why));
+	err = surface_run(&dev, &options, result, why, sizeof(why));
 	progress_end(&sinks.progress);
 	sink = (struct sink){ emit_to_sinks, &sinks };
-	if (surface_emit(&sink, &result) && !err)
+	if (surface_emit(&sink, result) && !err)
 		err = -EIO;
 	output_close(cfg, &sinks, &dev, err);
 	if (why[0]) {
@@ -202,5 +204,8 @@ int mode_surface(struct config *cfg)
 	status = end_run(cfg, &dev, err, options.mode == SURFACE_KEEP ?
 			 "interrupted; every chunk is back as it was" :
 			 "interrupted; the result is partial");
-	return status == EXIT_OK ? verdict_exit(&result) : status;
+	if (status == EXIT_OK)
+		status = verdict_exit(result);
+	free(result);
+	return status;
 }

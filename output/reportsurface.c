@@ -113,45 +113,64 @@ static struct spread spread_of(const double *rates, unsigned n)
 				rates[n - 1] };
 }
 
-/* The slowest windows by read rate, each against the median. */
-static int emit_slowest(struct sink *report, const struct surface_result *r,
-			double median)
+/* One window read slower than the rest of the range. */
+static bool slow_window(const struct surface_window *w, double median)
 {
-	bool taken[SURFACE_MAX_WINDOWS + 1] = { false };
+	return w->read_ns && rate(w->bytes, w->read_ns) <
+			     SURFACE_SLOW_FRACTION * median;
+}
+
+static int emit_slow_range(struct sink *report,
+			   const struct surface_window *from, unsigned count,
+			   double median)
+{
+	struct record rec = { .kind = "surface-slow", .layout = &spaced };
+	uint64_t bytes = 0, read_ns = 0, write_ns = 0;
+
+	for (unsigned i = 0; i < count; i++) {
+		bytes += from[i].bytes;
+		read_ns += from[i].read_ns;
+		write_ns += from[i].write_ns;
+	}
+	add(&rec, VM_UNIT_BYTES, "offset", SHOWN("slow: bytes at %"), NULL,
+	    (double)from->offset);
+	add(&rec, VM_UNIT_BYTES, "length", SHOWN("(+%):"), NULL,
+	    (double)bytes);
+	add(&rec, VM_UNIT_RATE, "read_rate", SHOWN("read %"), NULL,
+	    rate(bytes, read_ns));
+	add(&rec, VM_UNIT_COUNT, "of_median",
+	    &(const struct text_look){ .display = TEXT_FIXED,
+		    .template = "(% of the median)", .digits = 2 },
+	    NULL, rate(bytes, read_ns) / median);
+	add(&rec, VM_UNIT_RATE, "write_rate",
+	    write_ns ? SHOWN("write %") : HIDDEN, NULL,
+	    rate(bytes, write_ns));
+	return report->emit(report->ctx, &rec);
+}
+
+/*
+ * The slow ranges: windows in a row read at less than
+ * SURFACE_SLOW_FRACTION of the median, each run one record (the first
+ * SURFACE_SLOW_RANGES of them).
+ */
+static int emit_slow(struct sink *report, const struct surface_result *r,
+		     double median)
+{
+	unsigned ranges = 0;
 	int err = 0;
 
-	for (unsigned k = 0; !err && k < SURFACE_SLOWEST &&
-	     k < r->window_count; k++) {
-		const struct surface_window *w;
-		unsigned slow = r->window_count;
-		struct record rec = { .kind = "surface-slow",
-				      .layout = &spaced };
+	for (unsigned i = 0; !err && i < r->window_count &&
+	     ranges < SURFACE_SLOW_RANGES; i++) {
+		unsigned n = 0;
 
-		for (unsigned i = 0; i < r->window_count; i++)
-			if (!taken[i] && r->windows[i].read_ns &&
-			    (slow == r->window_count ||
-			     rate(r->windows[i].bytes, r->windows[i].read_ns) <
-			     rate(r->windows[slow].bytes,
-				  r->windows[slow].read_ns)))
-				slow = i;
-		/* only a window clearly slower than the rest is named */
-		if (slow == r->window_count ||
-		    rate(r->windows[slow].bytes, r->windows[slow].read_ns) >=
-		    SURFACE_SLOW_FRACTION * median)
-			break;
-		taken[slow] = true;
-		w = &r->windows[slow];
-		add(&rec, VM_UNIT_BYTES, "offset", SHOWN("slow: bytes at %"),
-		    NULL, (double)w->offset);
-		add(&rec, VM_UNIT_BYTES, "bytes", SHOWN("(+%)"), NULL,
-		    (double)w->bytes);
-		add(&rec, VM_UNIT_RATE, "read_rate", SHOWN("read %"), NULL,
-		    rate(w->bytes, w->read_ns));
-		add(&rec, VM_UNIT_COUNT, "of_median",
-		    &(const struct text_look){ .display = TEXT_FIXED,
-			    .template = "(% of the median)", .digits = 2 },
-		    NULL, rate(w->bytes, w->read_ns) / median);
-		err = report->emit(report->ctx, &rec);
+		while (i + n < r->window_count &&
+		       slow_window(&r->windows[i + n], median))
+			n++;
+		if (!n)
+			continue;
+		err = emit_slow_range(report, &r->windows[i], n, median);
+		ranges++;
+		i += n - 1;
 	}
 	return err;
 }
@@ -289,8 +308,8 @@ int surface_emit(struct sink *report, const struct surface_result *r)
 		err = emit_range(report, &r->ranges[i], r->block_bytes);
 	writes = spread_of(rates, window_rates(r, true, rates));
 	reads = spread_of(rates, window_rates(r, false, rates));
-	if (!err && r->window_count > SURFACE_SLOWEST)
-		err = emit_slowest(report, r, reads.median);
+	if (!err && r->window_count > 2)
+		err = emit_slow(report, r, reads.median);
 	if (!err)
 		err = emit_states(report, r);
 	return err ? err : emit_summary(report, r, reads, writes);

@@ -17,8 +17,8 @@
 #define SURFACE_MAX_RANGES 256
 /* Windows a range is cut into at most: a 1024th of it, or 1 MiB. */
 #define SURFACE_MAX_WINDOWS 1024
-/* The slowest windows named, each below this fraction of the median. */
-#define SURFACE_SLOWEST 3
+/* Slow ranges named: windows read below this fraction of the median. */
+#define SURFACE_SLOW_RANGES 16
 #define SURFACE_SLOW_FRACTION 0.8
 
 enum surface_mode { SURFACE_READ, SURFACE_WRITE, SURFACE_KEEP };

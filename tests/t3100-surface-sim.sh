@@ -129,6 +129,26 @@ for mode in wrap drop zero error; do
 	"
 done
 
+test_expect_success 'slow= ranges are named, with their rates, read-only and --write' '
+	surface size=256M,fake=256M,slow=100M+8M:2M,slow=200M+3M:5M &&
+	test "$(cat code)" = 0 &&
+	python3 - out.json <<-\PY &&
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	slow = [(r["offset"] >> 20, r["length"] >> 20, round(r["read_rate"] / 1e6))
+	        for r in doc["results"] if r["kind"] == "surface-slow"]
+	assert slow == [(100, 8, 2), (200, 3, 5)], slow
+	PY
+	surface size=256M,fake=256M,slow=100M+8M:2M --write &&
+	python3 - out.json <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface-slow"]
+	assert (s["offset"], s["length"]) == (100 << 20, 8 << 20), s
+	assert round(s["write_rate"] / 1e6) == 2, s
+	PY
+'
+
 test_expect_success '--offset and --span: only that range, in windows of 1 MiB' '
 	surface size=64M,fake=64M,bad=2M+512,bad=20M+512 --write \
 		--offset=1M --span=3M &&
