@@ -165,7 +165,7 @@ static const struct option_def option_defs[] = {
 	  "-O writes in pseudo-random order", .kind = ARG_FLAG,
 	  .field = FIELD(random), .applies = T_OPEN_AU, .original = true },
 	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
-	  "start of -A -O -s -i -t --surface (default %s for -A, -O)",
+	  "start of -A -O -s -i -t, --surface (%s for -A, -O)",
 	  .kind = ARG_SIZE, .field = FIELD(offset),
 	  .def = MEASURE_WRITE_FLOOR_BYTES,	/* clear of the FAT area */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
