@@ -136,13 +136,13 @@ static int emit_slow_range(struct sink *report,
 	    (double)from->offset);
 	add(&rec, VM_UNIT_BYTES, "length", SHOWN("(+%):"), NULL,
 	    (double)bytes);
-	add(&rec, VM_UNIT_RATE, "read_rate", SHOWN("read %"), NULL,
+	add(&rec, VM_UNIT_RATE, "mean_read_rate", SHOWN("read %"), NULL,
 	    rate(bytes, read_ns));
 	add(&rec, VM_UNIT_COUNT, "of_median",
 	    &(const struct text_look){ .display = TEXT_FIXED,
 		    .template = "(% of the median)", .digits = 2 },
 	    NULL, rate(bytes, read_ns) / median);
-	add(&rec, VM_UNIT_RATE, "write_rate",
+	add(&rec, VM_UNIT_RATE, "mean_write_rate",
 	    write_ns ? SHOWN("write %") : HIDDEN, NULL,
 	    rate(bytes, write_ns));
 	return report->emit(report->ctx, &rec);

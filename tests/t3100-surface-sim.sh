@@ -135,7 +135,7 @@ test_expect_success 'slow= ranges are named, with their rates, read-only and --w
 	python3 - out.json <<-\PY &&
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
-	slow = [(r["offset"] >> 20, r["length"] >> 20, round(r["read_rate"] / 1e6))
+	slow = [(r["offset"] >> 20, r["length"] >> 20, round(r["mean_read_rate"] / 1e6))
 	        for r in doc["results"] if r["kind"] == "surface-slow"]
 	assert slow == [(100, 8, 2), (200, 3, 5)], slow
 	PY
@@ -145,8 +145,20 @@ test_expect_success 'slow= ranges are named, with their rates, read-only and --w
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface-slow"]
 	assert (s["offset"], s["length"]) == (100 << 20, 8 << 20), s
-	assert round(s["write_rate"] / 1e6) == 2, s
+	assert round(s["mean_write_rate"] / 1e6) == 2, s
 	PY
+'
+
+test_expect_success '--plot: read and write rates against the offset, a band per bad range' '
+	surface size=64M,fake=64M,bad=10M+1M,bad=30M+512 --write \
+		--plot=chart.svg &&
+	test "$(grep -c "<polyline" chart.svg)" = 2 &&
+	test "$(grep -c "<title>bad: " chart.svg)" = 2 &&
+	grep -q "<title>bad: 10485760 (+1048576)</title>" chart.svg &&
+	grep -q ">read_rate<" chart.svg &&
+	grep -q ">write_rate<" chart.svg &&
+	"$FLASHBENCH" --plot=again.svg out.json &&
+	test "$(grep -c "<title>bad: " again.svg)" = 2
 '
 
 test_expect_success '--offset and --span: only that range, in windows of 1 MiB' '
