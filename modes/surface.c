@@ -185,6 +185,7 @@ int mode_surface(struct config *cfg)
 		announce(cfg, &dev, options.mode, options.start, options.end,
 			 options.undo_path);
 	output_open(cfg, &dev, &meta, &sinks);
+	progress_in_bytes(&sinks.progress);
 	options.progress = show_progress;
 	options.ctx = &sinks;
 	prepare_timing(cfg);

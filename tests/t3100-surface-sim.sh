@@ -185,6 +185,37 @@ test_expect_success 'a 2 GiB range: 1024 windows of 2 MiB' '
 	test "$(grep -o "\"surface-window\"" out.json | wc -l)" = 1024
 '
 
+# Each operation of this card also takes 5 ms of wall time, so its 64
+# windows take more than the 0.2 s between redraws of the line.
+if have_script; then
+	test_expect_success 'a progress line on a terminal: MiB done, the rate, cleared' "
+		on_terminal '\"\$FLASHBENCH\" --surface sim:size=64M,pace=5ms >out' &&
+		progress_cleared surface &&
+		grep -Eq 'surface: [0-9]+MiB/64MiB \\([0-9]+%\\) [0-9.]+MB/s ' tty &&
+		grep -q '^verdict: readable' out
+	"
+else
+	test_skip 'a progress line on a terminal: MiB done, the rate, cleared' 'no script(1)'
+fi
+
+# 1024 windows of 5 ms of wall time each: running when the signal comes
+test_expect_success 'SIGINT: exit 130, a partial result marked incomplete' '
+	fb_start --surface --format=json sim:size=1G,pace=5ms &&
+	wait_catching &&
+	kill -INT $fb_pid &&
+	fb_wait &&
+	test "$(cat code)" = 130 &&
+	grep -q "interrupted; the result is partial" err &&
+	python3 - out <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	assert doc["incomplete"] is True and s["partial"] is True, s
+	assert 0 < s["checked_end"] < 1 << 30, s
+	assert s["certainty"].startswith("stopped before the end"), s
+	PY
+'
+
 test_expect_success 'bad input: exit 2 before any I/O' '
 	test_usage_error flashbench "--surface: --write or --keep-data, not both.*" \
 		--surface --write --keep-data sim:size=64M,fake=64M &&
