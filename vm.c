@@ -280,7 +280,7 @@ static int run_stamp_verify(struct run *r, const struct node *n,
 			check_blocks(r, offset, length, STAMP_WRITE_ERROR);
 	} else {
 		err = dev_read(dev, r->read_buffer, offset, length, ns);
-		if (!err || err == -EIO)
+		if (err == -EIO || (!err && !r->exec->check_failed_only))
 			check_blocks(r, offset, length, err == -EIO ?
 				     STAMP_READ_ERROR : -1);
 	}

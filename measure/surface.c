@@ -48,6 +48,11 @@ struct pass {
 	uint64_t salt;
 	struct program_params params;
 	struct vm_program *verify, *stamp;
+	/* where a run's window records put its device time */
+	bool timed, timing_writes;
+	uint64_t last_ns;
+	bool verifying;			/* the --write or read-only reads */
+	unsigned reached;		/* windows with a result */
 	/* how check() takes a block */
 	bool classify;			/* else only unreadable ones count */
 	bool collect;			/* failed transfers kept for a retry */
@@ -92,12 +97,12 @@ uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span)
 					  2 * span;
 }
 
-uint64_t surface_undo_bound_bytes(uint64_t chunk_bytes)
+uint64_t surface_undo_bound_bytes(void)
 {
 	/* the header, a progress record, and per chunk its record (64-byte
 	   head and trailer) and its done mark (the same, no data) */
 	return 256 + (64 + 64 + 64) +
-	       SURFACE_KEEP_CHUNKS * (chunk_bytes + 4 * 64);
+	       SURFACE_KEEP_CHUNKS * (SURFACE_CHUNK_BYTES + 4 * 64);
 }
 
 /* ---- what each block held ---- */
@@ -214,29 +219,101 @@ static void set_slot(struct pass *p, enum program_param slot, uint64_t v)
 	p->params.slot[slot].value = (double)v;
 }
 
-/* program over [at, at + length) in transfers of chunk; its device time. */
-static int run_over(struct pass *p, struct vm_program *program,
-		    uint64_t at, uint64_t length, uint64_t chunk,
-		    uint64_t *ns)
+static void show_progress(const struct pass *p, uint64_t done,
+			  uint64_t total)
 {
-	uint64_t whole = length / chunk, tail = length % chunk;
-	uint64_t before = p->dev->stats.time_ns;
-	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
-				.stop = p->opt->stop, .salt = p->salt };
-	struct vm_plan plan;
-	int err;
+	if (p->opt->progress)
+		p->opt->progress(p->opt->ctx, done, total);
+}
 
-	set_slot(p, PARAM_CHUNK, chunk);
+/* A window of a pass is done: how far the run is. */
+static void window_progress(struct pass *p, const struct surface_window *w)
+{
+	struct surface_result *r = p->r;
+	uint64_t span = r->end - r->resumed_from;
+	uint64_t done = w->offset + w->bytes - r->resumed_from;
+
+	if (p->verifying) {
+		r->checked_end = w->offset + w->bytes;
+		p->reached = (unsigned)(w - r->windows) + 1;
+	}
+	if (r->mode == SURFACE_WRITE)	/* the stamps, then the reads */
+		show_progress(p, done + (p->verifying ? span : 0), 2 * span);
+	else
+		show_progress(p, done, span);
+}
+
+/*
+ * vm_exec.emit: a window is done; the device time since the last one
+ * (or the run's start) is its own.
+ */
+static int window_done(void *ctx, const struct record *rec)
+{
+	struct pass *p = ctx;
+	struct surface_result *r = p->r;
+	uint64_t now = p->dev->stats.time_ns, at, index;
+
+	if (!p->timed || rec->count < 1)
+		return 0;
+	at = (uint64_t)rec->fields[0].value;
+	index = (at - r->resumed_from) / r->window_bytes;
+	if (index < r->window_count) {
+		struct surface_window *w = &r->windows[index];
+
+		*(p->timing_writes ? &w->write_ns : &w->read_ns) +=
+			now - p->last_ns;
+		if (r->mode != SURFACE_KEEP)
+			window_progress(p, w);
+	}
+	p->last_ns = now;
+	return 0;
+}
+
+/* One run of program: windows of window bytes from at, in chunks. */
+static int run_program(struct pass *p, struct vm_program *program,
+		       uint64_t at, uint64_t windows, uint64_t window,
+		       uint64_t chunk)
+{
+	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
+				.emit = window_done, .stop = p->opt->stop,
+				.salt = p->salt,
+				.check_failed_only = !p->classify };
+	struct vm_plan plan;
+
 	set_slot(p, PARAM_WINDOW_AT, at);
-	set_slot(p, PARAM_CHUNKS, whole);
-	set_slot(p, PARAM_TAILS, tail ? 1 : 0);
-	set_slot(p, PARAM_TAIL_AT, at + whole * chunk);
-	set_slot(p, PARAM_TAIL_BYTES, tail ? tail : p->lbs);
+	set_slot(p, PARAM_WINDOWS, windows);
+	set_slot(p, PARAM_WINDOW, window);
+	set_slot(p, PARAM_CHUNK, chunk);
+	set_slot(p, PARAM_CHUNKS, window / chunk);
+	set_slot(p, PARAM_TAILS, window % chunk ? 1 : 0);
+	set_slot(p, PARAM_TAIL_BYTES, window % chunk ? window % chunk :
+							p->lbs);
 	if (vm_plan(program, p->dev, 0, &plan))
 		return -ERANGE;
-	err = vm_run(program, &plan, &exec);
-	if (ns)
-		*ns += p->dev->stats.time_ns - before;
+	p->last_ns = p->dev->stats.time_ns;
+	return vm_run(program, &plan, &exec);
+}
+
+/*
+ * program over [at, at + length): whole windows of window bytes, then
+ * the shorter rest as one, in transfers of chunk; the device time of
+ * each goes to its window when timed (as a write with writes).
+ */
+static int run_over(struct pass *p, struct vm_program *program,
+		    uint64_t at, uint64_t length, uint64_t window,
+		    uint64_t chunk, bool timed, bool writes)
+{
+	uint64_t whole = length / window, rest = length % window;
+	int err = 0;
+
+	p->timed = timed;
+	p->timing_writes = writes;
+	if (whole)
+		err = run_program(p, program, at, whole, window, chunk);
+	if (!err && rest)
+		err = run_program(p, program, at + whole * window, 1, rest,
+				  rest < chunk ? rest : chunk);
+	p->timed = false;
 	return err;
 }
 
@@ -246,25 +323,21 @@ static int run_over(struct pass *p, struct vm_program *program,
  * cannot be read (or written) count.
  */
 static int retrying(struct pass *p, struct vm_program *program,
-		    uint64_t at, uint64_t length, uint64_t chunk,
-		    uint64_t *ns)
+		    uint64_t at, uint64_t length, bool writes)
 {
+	struct surface_result *r = p->r;
 	int err;
 
 	p->failed_count = 0;
-	p->collect = chunk > p->lbs;
-	err = run_over(p, program, at, length, chunk, ns);
+	p->collect = true;
+	err = run_over(p, program, at, length, r->window_bytes,
+		       r->chunk_bytes, true, writes);
 	p->collect = false;
 	for (size_t i = 0; !err && i < p->failed_count; i++)
 		err = run_over(p, program, p->failed[i].offset,
-			       p->failed[i].length, p->lbs, NULL);
+			       p->failed[i].length, p->failed[i].length,
+			       p->lbs, false, writes);
 	return err;
-}
-
-static int verify_range(struct pass *p, uint64_t at, uint64_t length,
-			uint64_t chunk, uint64_t *ns)
-{
-	return retrying(p, p->verify, at, length, chunk, ns);
 }
 
 /* ---- --keep-data: a chunk at a time ---- */
@@ -327,17 +400,15 @@ static int renew_file(struct pass *p, uint64_t next)
  * old contents written back and read back, then marked done.  A chunk
  * that cannot be read cannot be saved: it is mapped, never written.
  */
-static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
-		      struct surface_window *w)
+static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 {
 	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
 
 	if (err == -EIO) {
-		bool classify = p->classify;
-
 		p->classify = false;
-		err = verify_range(p, at, length, p->lbs, &w->read_ns);
-		p->classify = classify;
+		err = run_over(p, p->verify, at, length, length, p->lbs,
+			       false, false);
+		p->classify = true;
 		return err;
 	}
 	if (!err)
@@ -347,9 +418,9 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
 	p->chunks_in_file++;
 	p->saved_at = at;
 	p->saved_bytes = length;
-	test = retrying(p, p->stamp, at, length, length, &w->write_ns);
+	test = retrying(p, p->stamp, at, length, true);
 	if (!test)
-		test = verify_range(p, at, length, length, &w->read_ns);
+		test = retrying(p, p->verify, at, length, false);
 	p->saved_bytes = 0;
 	/* stopped or not, the chunk goes back before anything else */
 	err = put_back(p, at, length);
@@ -360,60 +431,42 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
 	return err ? err : test;
 }
 
-static int keep_window(struct pass *p, struct surface_window *w)
+/* ---- the passes ---- */
+
+/* --write's stamps, or the reads: the whole range in one run. */
+static int window_pass(struct pass *p, bool stamping)
 {
-	uint64_t chunk = p->r->chunk_bytes;
-	int err = 0;
+	struct surface_result *r = p->r;
+	int err;
 
-	for (uint64_t at = w->offset; !err && at < w->offset + w->bytes;
-	     at += chunk) {
-		uint64_t left = w->offset + w->bytes - at;
-
-		if (p->opt->stop && *p->opt->stop)
-			return -EINTR;
-		err = keep_chunk(p, at, left < chunk ? left : chunk, w);
-		if (!err)
-			p->r->checked_end = at + (left < chunk ? left : chunk);
-	}
+	if (p->opt->stop && *p->opt->stop)
+		return -EINTR;
+	p->verifying = !stamping;
+	err = retrying(p, stamping ? p->stamp : p->verify, r->resumed_from,
+		       r->end - r->resumed_from, stamping);
+	p->verifying = false;
 	return err;
 }
 
-/* ---- the passes ---- */
-
-static void show_progress(const struct pass *p, uint64_t done,
-			  uint64_t total)
-{
-	if (p->opt->progress)
-		p->opt->progress(p->opt->ctx, done, total);
-}
-
-static int window_pass(struct pass *p, bool stamping, unsigned *reached)
+/* --keep-data: the range a chunk at a time, each over its windows. */
+static int keep_pass(struct pass *p)
 {
 	struct surface_result *r = p->r;
-	uint64_t total = (r->end - r->start) * (r->mode == SURFACE_WRITE ?
-						2 : 1);
 	int err = 0;
 
-	for (unsigned i = 0; !err && i < r->window_count; i++) {
-		struct surface_window *w = &r->windows[i];
-		uint64_t done = w->offset + w->bytes - r->start;
-
+	for (uint64_t at = r->resumed_from, n; !err && at < r->end;
+	     at += n) {
+		n = r->end - at < SURFACE_CHUNK_BYTES ? r->end - at :
+							SURFACE_CHUNK_BYTES;
 		if (p->opt->stop && *p->opt->stop)
 			return -EINTR;
-		if (r->mode == SURFACE_KEEP)
-			err = keep_window(p, w);
-		else if (stamping)
-			err = retrying(p, p->stamp, w->offset, w->bytes,
-				       r->chunk_bytes, &w->write_ns);
-		else
-			err = verify_range(p, w->offset, w->bytes,
-					   r->chunk_bytes, &w->read_ns);
-		if (!err && !stamping)
-			r->checked_end = w->offset + w->bytes;
-		*reached = i + 1;
-		if (r->mode == SURFACE_WRITE && !stamping)
-			done += r->end - r->start;
-		show_progress(p, done, total);
+		err = keep_chunk(p, at, n);
+		if (err)
+			break;
+		r->checked_end = at + n;
+		p->reached = (unsigned)((at + n - 1 - r->resumed_from) /
+					r->window_bytes) + 1;
+		show_progress(p, at + n - r->start, r->end - r->start);
 	}
 	return err;
 }
@@ -573,8 +626,10 @@ static int setup(struct pass *p)
 	if (!err && r->mode != SURFACE_READ)
 		err = compile(p, "surface-stamp", &p->stamp);
 	if (!err && r->mode == SURFACE_KEEP) {
-		p->saved = dev_alloc_buffer(chunk, DEV_PATTERN_ZEROS);
-		p->back = dev_alloc_buffer(chunk, DEV_PATTERN_ZEROS);
+		p->saved = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+					    DEV_PATTERN_ZEROS);
+		p->back = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+					   DEV_PATTERN_ZEROS);
 		err = p->saved && p->back ? 0 : -ENOMEM;
 	}
 	return err;
@@ -636,7 +691,6 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	struct pass p = { .dev = dev, .opt = options, .r = result,
 			  .undo = { .fd = -1 }, .why = why, .why_size = size };
 	uint64_t wall = dev_now_ns();
-	unsigned reached = 0;
 	int err;
 
 	why[0] = '\0';
@@ -647,14 +701,20 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	if (!err)
 		err = open_undo(&p);
 	if (!err && result->mode == SURFACE_WRITE)
-		err = window_pass(&p, true, &reached);
+		err = window_pass(&p, true);
 	p.classify = result->mode != SURFACE_READ;
-	if (!err)
-		err = window_pass(&p, false, &reached);
+	if (!err && result->mode == SURFACE_KEEP)
+		err = keep_pass(&p);
+	else if (!err)
+		err = window_pass(&p, false);
 	err = close_undo(&p, err);
 	if (result->mode == SURFACE_WRITE && p.write_failed_blocks)
 		result->states[STAMP_WRITE_ERROR] = p.write_failed_blocks;
-	result->window_count = reached;
+	result->window_count = p.reached;
+	if (result->mode == SURFACE_READ)	/* only failures were checked */
+		result->states[STAMP_INTACT] = (result->checked_end -
+						result->resumed_from) / p.lbs -
+					       result->bad_blocks;
 	result->partial = err != 0;
 	set_verdict(&p);
 	result->announced_bytes = dev->size_bytes;

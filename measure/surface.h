@@ -21,7 +21,7 @@
 
 /* --keep-data's undo file holds at most this many chunks' blocks. */
 #define SURFACE_KEEP_CHUNKS 4
-/* The largest transfer (and --keep-data chunk) --surface makes. */
+/* The largest transfer --surface makes, and --keep-data's chunk. */
 #define SURFACE_CHUNK_BYTES (4ULL << 20)
 
 struct surface_options {
@@ -46,7 +46,7 @@ uint64_t surface_chunk_bytes(uint64_t window_bytes);
 uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span);
 
 /* The most --keep-data's undo file holds, in bytes. */
-uint64_t surface_undo_bound_bytes(uint64_t chunk_bytes);
+uint64_t surface_undo_bound_bytes(void);
 
 /*
  * Run it on dev (opened for writing, with the range allowed, unless

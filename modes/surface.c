@@ -65,8 +65,6 @@ static void announce(const struct config *cfg, struct dev *dev,
 		     const char *undo_path)
 {
 	uint64_t written = surface_write_bytes(mode, end - start);
-	uint64_t chunk = surface_chunk_bytes(
-		surface_window_bytes(end - start, dev->logical_block_bytes));
 	char size[UNITS_BUF];
 
 	announce_writes("--surface", dev, start, end);
@@ -83,7 +81,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 			"put back (after a crash: %s --restore=%s %s)\n",
 			die_program_name, (unsigned long long)written, size,
 			undo_path, (unsigned long long)
-			surface_undo_bound_bytes(chunk), die_program_name,
+			surface_undo_bound_bytes(), die_program_name,
 			undo_path, cfg->device);
 }
 

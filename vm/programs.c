@@ -54,9 +54,9 @@ static const struct vm_param param_defaults[PARAM_COUNT_OF] = {
 	[PARAM_SCAN] = { "scan", 0 },
 	[PARAM_CHUNK] = { "chunk", 0 },
 	[PARAM_WINDOW_AT] = { "window_at", 0 },
+	[PARAM_WINDOW] = { "window", 0 },
 	[PARAM_CHUNKS] = { "chunks", 0 },
 	[PARAM_TAILS] = { "tails", 0 },
-	[PARAM_TAIL_AT] = { "tail_at", 0 },
 	[PARAM_TAIL_BYTES] = { "tail_bytes", 0 },
 };
 
@@ -64,6 +64,21 @@ void program_params_init(struct program_params *params)
 {
 	memcpy(params->slot, param_defaults, sizeof(params->slot));
 }
+
+/* --surface's windows, each block stamped or verified (OP). */
+#define SURFACE_PROGRAM(OP)						\
+"format spaces\n"							\
+"for w in linear 0 1 $windows none {\n"				\
+"	for c in linear 0 1 $chunks none {\n"				\
+"		" OP " $window_at + w * $window + c * $chunk $chunk\n"	\
+"	}\n"								\
+"	for t in linear 0 1 $tails none {\n"				\
+"		" OP " $window_at + w * $window + $chunks * $chunk "	\
+	"$tail_bytes\n"						\
+"	}\n"								\
+"	report bytes window_at $window_at + w * $window\n"		\
+"	newline\n"							\
+"}\n"
 
 /*
  * The sequential speed tests: blocks of BLOCK from $offset on, back to
@@ -495,40 +510,28 @@ IOPS_PROGRAM("queued", "32"),
 "}\n",
 	},
 	/*
-	 * --surface, one window of the range: every block read in large
-	 * sequential transfers ($chunk each, then a shorter $tail_bytes
-	 * where the window ends inside one), classified as the capacity
-	 * check's probes are (a read-only run counts only the blocks that
-	 * cannot be read).  surface.c times the window by its device time
-	 * and runs the program again, with $chunk the logical block, over
-	 * a transfer that failed.
+	 * --surface: $windows windows of $window bytes from $window_at,
+	 * each in $chunks transfers of $chunk (and a shorter $tail_bytes
+	 * where $tails says the window ends inside one), every block read
+	 * and classified as the capacity check's probes are (read-only,
+	 * only the blocks that cannot be read).  A record per window names
+	 * it; surface.c takes the device time since the last one as the
+	 * window's, and runs the program again, with $chunk the logical
+	 * block, over a transfer that failed.
 	 */
 	{
 		.name = "surface-verify",
-		.summary = "--surface: read and classify one window",
+		.summary = "--surface: read and classify windows",
 		.probe = true,
-		.text =
-"for c in linear 0 1 $chunks none {\n"
-"	verify $window_at + c * $chunk $chunk\n"
-"}\n"
-"for t in linear 0 1 $tails none {\n"
-"	verify $tail_at $tail_bytes\n"
-"}\n",
+		.text = SURFACE_PROGRAM("verify"),
 	},
-	/* --surface --write and --keep-data: one window stamped. */
+	/* --surface --write and --keep-data: the windows stamped. */
 	{
 		.name = "surface-stamp",
-		.summary = "--surface --write: stamp one window "
-			   "(destructive)",
+		.summary = "--surface --write: stamp windows (destructive)",
 		.writes = true,
 		.probe = true,
-		.text =
-"for c in linear 0 1 $chunks none {\n"
-"	stamp $window_at + c * $chunk $chunk\n"
-"}\n"
-"for t in linear 0 1 $tails none {\n"
-"	stamp $tail_at $tail_bytes\n"
-"}\n",
+		.text = SURFACE_PROGRAM("stamp"),
 	},
 	/* Writes of one size, in order, in a fresh erase block. */
 	{
