@@ -30,7 +30,8 @@ MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
 # erase needs only the devices (dev, blockdev, sim), sizes, option errors
 # and the error lines
 ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/die lib/units dev \
-	engines/blockdev engines/uring engines/linuxaio engines/sim)
+	engines/blockdev engines/uring engines/linuxaio engines/sim \
+	lib/stampblock)
 # flashemu: the devices, the store, the FUSE server and the JSON string
 EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json emu/emustore emu/fuseserver)
 PROGRAMS = flashbench erase flashemu

@@ -20,6 +20,7 @@
 
 #include "dev.h"
 #include "engines/sim.h"
+#include "lib/stampblock.h"
 #include "lib/units.h"
 
 #define SIM_MAX_BAD	16	/* bad= ranges per card */
@@ -1502,13 +1503,15 @@ static void pace(const struct sim_params *p)
  * A counterfeit card announces size but holds fake bytes.  Only when a
  * fake key is given does the card keep the data written to it: sparsely,
  * a sector at a time, so memory grows with what a test wrote, not with
- * the card.  Sectors never written read as a fixed pattern of their
- * physical number (the "old data" a card came with).  Past the real
- * capacity, wrap aliases offset to offset mod fake, drop loses writes
- * (reads return the old data), zero loses them and reads zeros, error
- * loses them and fails reads with EIO.  fake-cache= keeps the last
- * SIZE bytes written, by offset, and serves reads from them first: the
- * write cache that makes a fresh write read back correctly anywhere.
+ * the card; a sector that is exactly a stamp is kept as what it names
+ * (see "stamps kept as what names them").  Sectors never written read as
+ * a fixed pattern of their physical number (the "old data" a card came
+ * with).  Past the real capacity, wrap aliases offset to offset mod
+ * fake, drop loses writes (reads return the old data), zero loses them
+ * and reads zeros, error loses them and fails reads with EIO.
+ * fake-cache= keeps the last SIZE bytes written, by offset, and serves
+ * reads from them first: the write cache that makes a fresh write read
+ * back correctly anywhere.
  * Memory is allocated inside a simulated write; its time is the model's,
  * not the clock's, so nothing measured is disturbed.
  */
@@ -1521,12 +1524,28 @@ struct fake_map {
 	size_t count;
 };
 
+/*
+ * Sectors that hold stamps (lib/stampblock.h) of 512-byte blocks, one
+ * after the other: sector first + i holds the stamp naming offset
+ * (first + i) x 512 + delta, of salt.  Kept instead of their bytes.
+ */
+struct stamp_run {
+	uint64_t first, count;	/* physical sectors */
+	uint64_t delta;		/* named offset - physical offset, mod 2^64 */
+	uint64_t salt;
+};
+
 struct sim_fake {
 	uint64_t real_bytes;
 	enum sim_fake_mode mode;
 	struct fake_map stored;		/* physical sector -> data slot */
 	unsigned char *data;		/* SIM_SECTOR bytes a slot */
 	size_t data_cap;
+	size_t data_used;		/* slots handed out */
+	uint32_t *free_slots;		/* of them, the ones given back */
+	size_t nfree, free_cap;
+	struct stamp_run *runs;		/* by first, disjoint */
+	size_t nruns, runs_cap;
 	uint64_t cache_sectors;		/* fake-cache= in sectors */
 	struct fake_map cached;		/* logical sector -> ring slot */
 	uint64_t *ring_sector;		/* logical sector of each ring slot */
@@ -1668,6 +1687,8 @@ static void fake_close(struct sim_state *s)
 	map_free(&f->stored);
 	map_free(&f->cached);
 	free(f->data);
+	free(f->free_slots);
+	free(f->runs);
 	free(f->ring_sector);
 	free(f->ring_data);
 	free(f);
@@ -1708,30 +1729,241 @@ static void fake_old_data(uint64_t sector, unsigned char *buf)
 	}
 }
 
+/* A free data slot: one given back, else the next, growing the array. */
+static int fake_slot(struct sim_fake *f, uint32_t *slot)
+{
+	if (f->nfree) {
+		*slot = f->free_slots[--f->nfree];
+		return 0;
+	}
+	if (f->data_used == f->data_cap) {
+		size_t cap = f->data_cap ? f->data_cap * 2 : 256;
+		unsigned char *bigger = realloc(f->data, cap * SIM_SECTOR);
+
+		if (!bigger)
+			return -ENOMEM;
+		f->data = bigger;
+		f->data_cap = cap;
+	}
+	*slot = (uint32_t)f->data_used++;
+	return 0;
+}
+
+/* Sector's bytes are no longer kept: a stamp took their place. */
+static int fake_forget(struct sim_fake *f, uint64_t sector)
+{
+	uint32_t slot;
+
+	if (!map_find(&f->stored, sector, &slot))
+		return 0;
+	if (f->nfree == f->free_cap) {
+		size_t cap = f->free_cap ? f->free_cap * 2 : 256;
+		uint32_t *bigger = realloc(f->free_slots,
+					   cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		f->free_slots = bigger;
+		f->free_cap = cap;
+	}
+	map_remove(&f->stored, sector);
+	f->free_slots[f->nfree++] = slot;
+	return 0;
+}
+
 static int fake_store(struct sim_fake *f, uint64_t sector,
 		      const unsigned char *data)
 {
 	uint32_t slot;
 
-	if (!map_find(&f->stored, sector, &slot)) {
-		size_t used = f->stored.count;
-
-		if (used == f->data_cap) {
-			size_t cap = f->data_cap ? f->data_cap * 2 : 256;
-			unsigned char *bigger = realloc(f->data,
-							cap * SIM_SECTOR);
-
-			if (!bigger)
-				return -ENOMEM;
-			f->data = bigger;
-			f->data_cap = cap;
-		}
-		slot = (uint32_t)used;
-		if (map_put(&f->stored, sector, slot))
-			return -ENOMEM;
-	}
+	if (!map_find(&f->stored, sector, &slot) &&
+	    (fake_slot(f, &slot) || map_put(&f->stored, sector, slot)))
+		return -ENOMEM;
 	memcpy(f->data + (size_t)slot * SIM_SECTOR, data, SIM_SECTOR);
 	return 0;
+}
+
+/*
+ * --- stamps kept as what names them ---------------------------------
+ *
+ * A sector written with exactly the stamp of a 512-byte block (the card's
+ * logical block, what the capacity check and the surface test write) is
+ * kept as a stretch of a stamp run, not as bytes, and made again on read:
+ * a stamp fill of the whole card costs a run or a few, whatever its size.
+ * What a sector names is kept as written, so an alias (a stamp that
+ * landed on another offset than the one it names) reads back as written.
+ * Only a byte-exact stamp is kept so; anything else is kept as bytes,
+ * which take precedence over the runs until a stamp is written there.
+ */
+
+/*
+ * Which of n sectors from data on are exactly stamps: stamp[i], with what
+ * they name and their salt.  The checksums, the dear part, are taken four
+ * at a time.
+ */
+#define SIM_STAMP_BATCH 64	/* sectors judged at once */
+
+struct stamp_seen {
+	bool stamp;
+	uint64_t named, salt;
+};
+
+static void find_stamps(const unsigned char *data, size_t n,
+			struct stamp_seen *seen)
+{
+	const unsigned char *candidates[SIM_STAMP_BATCH];
+	uint64_t sums[SIM_STAMP_BATCH];
+	size_t which[SIM_STAMP_BATCH], m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const unsigned char *sector = data + i * SIM_SECTOR;
+		struct stamp_seen *s = &seen[i];
+
+		s->stamp = stampblock_header(sector, &s->named, &s->salt) &&
+			   stampblock_filler_matches(sector, s->named,
+						     SIM_SECTOR, s->salt);
+		if (s->stamp) {
+			which[m] = i;
+			candidates[m++] = sector;
+		}
+	}
+	stampblock_sums(candidates, m, SIM_SECTOR, sums);
+	for (size_t k = 0; k < m; k++)
+		seen[which[k]].stamp =
+			sums[k] == stampblock_stored_sum(candidates[k]);
+}
+
+/* The first run that ends after sector (nruns when none). */
+static size_t run_after(const struct sim_fake *f, uint64_t sector)
+{
+	size_t lo = 0, hi = f->nruns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->runs[mid].first + f->runs[mid].count <= sector)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool run_continues(const struct stamp_run *a,
+			  const struct stamp_run *b)
+{
+	return a->first + a->count == b->first && a->delta == b->delta &&
+	       a->salt == b->salt;
+}
+
+/* Join runs[i] and runs[i + 1] when the second goes on from the first. */
+static void run_join(struct sim_fake *f, size_t i)
+{
+	if (i + 1 >= f->nruns || !run_continues(&f->runs[i], &f->runs[i + 1]))
+		return;
+	f->runs[i].count += f->runs[i + 1].count;
+	memmove(&f->runs[i + 1], &f->runs[i + 2],
+		(f->nruns - i - 2) * sizeof(f->runs[0]));
+	f->nruns--;
+}
+
+/*
+ * Put run r in, over whatever runs held its sectors: those keep only
+ * their parts before and after it.
+ */
+static int run_insert(struct sim_fake *f, struct stamp_run r)
+{
+	size_t i = run_after(f, r.first), j = i, k = 0;
+	uint64_t end = r.first + r.count;
+	struct stamp_run pieces[3];
+
+	while (j < f->nruns && f->runs[j].first < end)
+		j++;
+	if (i < j && f->runs[i].first < r.first) {
+		pieces[k] = f->runs[i];
+		pieces[k++].count = r.first - f->runs[i].first;
+	}
+	pieces[k++] = r;
+	if (i < j && f->runs[j - 1].first + f->runs[j - 1].count > end) {
+		const struct stamp_run *last = &f->runs[j - 1];
+
+		pieces[k] = (struct stamp_run){ end,
+			last->first + last->count - end, last->delta,
+			last->salt };
+		k++;
+	}
+	if (f->nruns - (j - i) + k > f->runs_cap) {
+		size_t cap = f->runs_cap ? f->runs_cap * 2 : 16;
+		struct stamp_run *bigger = realloc(f->runs,
+						   cap * sizeof(*bigger));
+
+		if (!bigger)
+			return -ENOMEM;
+		f->runs = bigger;
+		f->runs_cap = cap;
+	}
+	memmove(&f->runs[i + k], &f->runs[j],
+		(f->nruns - j) * sizeof(f->runs[0]));
+	memcpy(&f->runs[i], pieces, k * sizeof(pieces[0]));
+	f->nruns = f->nruns - (j - i) + k;
+	/* the new run is at i, or i + 1 after a piece before it */
+	for (size_t at = i + k; at-- > (i ? i - 1 : 0); )
+		run_join(f, at);
+	return 0;
+}
+
+/* The run holding sector, or NULL. */
+static const struct stamp_run *run_of(const struct sim_fake *f,
+				      uint64_t sector)
+{
+	size_t i = run_after(f, sector);
+
+	return i < f->nruns && f->runs[i].first <= sector ? &f->runs[i] :
+							   NULL;
+}
+
+/*
+ * A write's stamp sectors gather into one pending run while they go on
+ * one from the other; anything else puts it in first.
+ */
+static int run_flush(struct sim_fake *f, struct stamp_run *pending)
+{
+	int err = pending->count ? run_insert(f, *pending) : 0;
+
+	pending->count = 0;
+	return err;
+}
+
+static int run_add(struct sim_fake *f, struct stamp_run *pending,
+		   uint64_t sector, uint64_t named, uint64_t salt)
+{
+	struct stamp_run one = { sector, 1, named - sector * SIM_SECTOR,
+				 salt };
+	int err = 0;
+
+	if (pending->count && run_continues(pending, &one)) {
+		pending->count++;
+		return 0;
+	}
+	err = run_flush(f, pending);
+	*pending = one;
+	return err;
+}
+
+/* Keep sector's data: as a stretch of a run when it is a stamp. */
+static int fake_keep(struct sim_fake *f, struct stamp_run *pending,
+		     uint64_t sector, const unsigned char *data,
+		     const struct stamp_seen *seen)
+{
+	int err;
+
+	if (seen->stamp) {
+		err = fake_forget(f, sector);
+		return err ? err : run_add(f, pending, sector, seen->named,
+					   seen->salt);
+	}
+	err = run_flush(f, pending);
+	return err ? err : fake_store(f, sector, data);
 }
 
 /* The cache keeps the newest writes; the oldest slot is reused. */
@@ -1756,34 +1988,77 @@ static int fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
 		      uint64_t length)
 {
 	const unsigned char *data = buf;
+	struct stamp_run pending = { 0 };
+	struct stamp_seen seen[SIM_STAMP_BATCH];
 
 	for (uint64_t done = 0; done < length; done += SIM_SECTOR) {
-		uint64_t real;
+		uint64_t real, i = done / SIM_SECTOR % SIM_STAMP_BATCH;
 		enum sim_fake_fate fate = fake_fate(f, offset + done, &real);
 		int err = 0;
 
+		if (i == 0)
+			find_stamps(data + done, (size_t)((length - done) /
+				    SIM_SECTOR < SIM_STAMP_BATCH ?
+				    (length - done) / SIM_SECTOR :
+				    SIM_STAMP_BATCH), seen);
 		if (f->cache_sectors)
 			err = fake_cache(f, (offset + done) / SIM_SECTOR,
 					 data + done);
 		if (!err && (fate == SIM_FAKE_REAL || fate == SIM_FAKE_ALIASED))
-			err = fake_store(f, real / SIM_SECTOR, data + done);
+			err = fake_keep(f, &pending, real / SIM_SECTOR,
+					data + done, &seen[i]);
 		if (err)
 			return err;
 	}
-	return 0;
+	return run_flush(f, &pending);
 }
 
-static void fake_read_sector(const struct sim_fake *f, uint64_t offset,
-			     unsigned char *buf)
+/*
+ * Where sector offset's data comes from when it is a run's stamp: that
+ * run, and in *real the physical offset; NULL when it is anything else.
+ */
+static const struct stamp_run *stamp_source(const struct sim_fake *f,
+					    uint64_t offset, uint64_t *real)
 {
-	uint64_t real;
 	uint32_t slot;
 	enum sim_fake_fate fate;
 
+	if (map_find(&f->cached, offset / SIM_SECTOR, &slot))
+		return NULL;
+	fate = fake_fate(f, offset, real);
+	if ((fate != SIM_FAKE_REAL && fate != SIM_FAKE_ALIASED) ||
+	    map_find(&f->stored, *real / SIM_SECTOR, &slot))
+		return NULL;
+	return run_of(f, *real / SIM_SECTOR);
+}
+
+/*
+ * Read sectors from offset on, at most max of them: a stretch that one
+ * run's stamps hold, made again in one go, or else one sector.  Returns
+ * how many it read.
+ */
+static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
+				  uint64_t max, unsigned char *buf)
+{
+	uint64_t real, next, n = 1;
+	const struct stamp_run *run = stamp_source(f, offset, &real), *more;
+	uint32_t slot;
+	enum sim_fake_fate fate;
+
+	if (run) {
+		while (n < max &&
+		       (more = stamp_source(f, offset + n * SIM_SECTOR,
+					    &next)) == run &&
+		       next == real + n * SIM_SECTOR)
+			n++;
+		stampblock_fill_many(buf, real + run->delta, (size_t)n,
+				     SIM_SECTOR, run->salt);
+		return n;
+	}
 	if (map_find(&f->cached, offset / SIM_SECTOR, &slot)) {
 		memcpy(buf, f->ring_data + (size_t)slot * SIM_SECTOR,
 		       SIM_SECTOR);
-		return;
+		return 1;
 	}
 	fate = fake_fate(f, offset, &real);
 	if (fate == SIM_FAKE_ZEROED)
@@ -1793,6 +2068,7 @@ static void fake_read_sector(const struct sim_fake *f, uint64_t offset,
 		memcpy(buf, f->data + (size_t)slot * SIM_SECTOR, SIM_SECTOR);
 	else
 		fake_old_data(real / SIM_SECTOR, buf);
+	return 1;
 }
 
 /* error mode: a read of an uncached sector past the real capacity fails. */
@@ -1807,9 +2083,27 @@ static int fake_read(const struct sim_fake *f, void *buf, uint64_t offset,
 		if (fake_fate(f, offset + done, &real) == SIM_FAKE_FAILED &&
 		    !map_find(&f->cached, (offset + done) / SIM_SECTOR, &slot))
 			return -EIO;
-	for (uint64_t done = 0; done < length; done += SIM_SECTOR)
-		fake_read_sector(f, offset + done, out + done);
+	for (uint64_t done = 0; done < length; )
+		done += SIM_SECTOR *
+			fake_read_stretch(f, offset + done,
+					  (length - done) / SIM_SECTOR,
+					  out + done);
 	return 0;
+}
+
+/* What the data takes in memory: slots, maps, runs, the cache. */
+static void fake_held(const struct sim_fake *f, struct sim_stats *out)
+{
+	const size_t map_slot = sizeof(*f->stored.keys) +
+				sizeof(*f->stored.slots);
+
+	out->held_bytes = (uint64_t)f->data_cap * SIM_SECTOR +
+			  (uint64_t)(f->stored.cap + f->cached.cap) * map_slot +
+			  (uint64_t)f->free_cap * sizeof(*f->free_slots) +
+			  (uint64_t)f->runs_cap * sizeof(*f->runs) +
+			  f->cache_sectors * (SIM_SECTOR +
+					      sizeof(*f->ring_sector));
+	out->stamp_runs = f->nruns;
 }
 
 /* fake-mode=wrap|drop|zero|error */
@@ -2210,6 +2504,8 @@ int sim_stats(const struct dev *dev, struct sim_stats *out)
 	if (dev->ops != &dev_sim_ops || !s)
 		return -EINVAL;
 	*out = s->stats;
+	if (s->fake)
+		fake_held(s->fake, out);
 	return 0;
 }
 

@@ -50,6 +50,10 @@ struct sim_stats {
 					   full, without opening a block */
 	uint64_t switches;		/* writes to another erase block than
 					   the write before */
+	uint64_t held_bytes;		/* memory the data of a card with a
+					   fake key takes */
+	uint64_t stamp_runs;		/* of it, runs of stamps kept as what
+					   names them */
 };
 
 /* Fill *out for a device opened on "sim:"; -EINVAL for any other. */

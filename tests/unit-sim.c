@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include "dev.h"
 #include "engines/sim.h"
 #include "unit.h"
+#include "vm/stamp.h"
 
 #define KIB	1024ULL
 #define MIB	(1024ULL * KIB)
@@ -1140,6 +1142,123 @@ static void test_reader_cache(void)
 		   "gc on 12 blocks in turn");
 }
 
+#define SALT	0x5eed5a17ULL
+
+/* Write length bytes of stamps naming named on, at offset. */
+static bool stamp_at(struct dev *dev, uint64_t offset, uint64_t named,
+		     uint64_t length, uint64_t salt)
+{
+	uint64_t ns;
+
+	stamp_fill(buffer, named, length, 512, salt);
+	return dev_write(dev, buffer, offset, length, &ns) == 0;
+}
+
+/* Do length bytes at offset read back as the stamps naming named on? */
+static bool reads_stamps(struct dev *dev, uint64_t offset, uint64_t named,
+			 uint64_t length, uint64_t salt)
+{
+	static char want[1 * MIB];
+	uint64_t ns;
+
+	stamp_fill(want, named, length, 512, salt);
+	return dev_read(dev, buffer, offset, length, &ns) == 0 &&
+	       memcmp(want, buffer, length) == 0;
+}
+
+static struct sim_stats stats_of(const struct dev *dev)
+{
+	struct sim_stats st;
+
+	sim_stats(dev, &st);
+	return st;
+}
+
+static long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/*
+ * A fake= card keeps a stamp of 512-byte blocks as what names it, and
+ * makes it again on read: a stamp fill of a whole card takes one run.
+ */
+static void test_compact_stamps(void)
+{
+	const uint64_t card = 256 * MIB;
+	long rss_before = peak_rss_kib();
+	bool wrote = true, read = true;
+	struct sim_stats st;
+	struct dev dev;
+
+	open_rw(&dev, "sim:noise=0,size=256M,fake=256M");
+	for (uint64_t at = 0; at < card; at += 1 * MIB)
+		wrote &= stamp_at(&dev, at, at, 1 * MIB, SALT);
+	st = stats_of(&dev);
+	for (uint64_t at = 0; at < card; at += 1 * MIB)
+		read &= reads_stamps(&dev, at, at, 1 * MIB, SALT);
+	UNIT_CHECK(wrote && read, "stamps: a 256MiB fill reads back byte "
+		   "for byte");
+	UNIT_CHECK(st.stamp_runs == 1 && st.held_bytes < 64 * KIB,
+		   "stamps: kept as %llu run in %llu bytes",
+		   (unsigned long long)st.stamp_runs,
+		   (unsigned long long)st.held_bytes);
+	UNIT_CHECK(peak_rss_kib() - rss_before < 8 * 1024,
+		   "stamps: peak RSS grew %ld KiB", peak_rss_kib() - rss_before);
+
+	/* bytes in the middle split the run; stamps again join it */
+	memset(buffer, 0x5a, 4 * KIB);
+	dev_write(&dev, buffer, 100 * MIB, 4 * KIB, &(uint64_t){ 0 });
+	UNIT_CHECK(stats_of(&dev).held_bytes > 4 * KIB &&
+		   reads_stamps(&dev, 100 * MIB - 1 * MIB, 100 * MIB - 1 * MIB,
+				1 * MIB, SALT) &&
+		   dev_read(&dev, buffer, 100 * MIB, 4 * KIB,
+			    &(uint64_t){ 0 }) == 0 &&
+		   buffer[0] == 0x5a && buffer[4 * KIB - 1] == 0x5a,
+		   "stamps: other bytes over them read back as written");
+	stamp_at(&dev, 100 * MIB, 100 * MIB, 4 * KIB, SALT);
+	UNIT_CHECK(stats_of(&dev).stamp_runs == 1 &&
+		   reads_stamps(&dev, 100 * MIB, 100 * MIB, 1 * MIB, SALT),
+		   "stamps over them again: one run");
+	stamp_at(&dev, 10 * MIB, 10 * MIB, 1 * MIB, SALT + 1);
+	UNIT_CHECK(stats_of(&dev).stamp_runs == 3 &&
+		   reads_stamps(&dev, 10 * MIB, 10 * MIB, 1 * MIB, SALT + 1) &&
+		   reads_stamps(&dev, 11 * MIB, 11 * MIB, 1 * MIB, SALT),
+		   "another run's salt in the middle: three runs");
+	dev_close(&dev);
+}
+
+/* A stamp that names another offset than its own reads back as written. */
+static void test_stamp_aliases(void)
+{
+	struct dev dev;
+	unsigned char *garbage = (unsigned char *)buffer;
+
+	open_rw(&dev, "sim:noise=0,size=64M,fake=16M");
+	UNIT_CHECK(stamp_at(&dev, 20 * MIB, 20 * MIB, 1 * MIB, SALT) &&
+		   reads_stamps(&dev, 4 * MIB, 20 * MIB, 1 * MIB, SALT) &&
+		   reads_stamps(&dev, 20 * MIB, 20 * MIB, 1 * MIB, SALT),
+		   "wrap: a stamp aliased to offset mod real names its own "
+		   "offset at both");
+	UNIT_CHECK(stamp_at(&dev, 1 * MIB, 7 * MIB + 512, 64 * KIB, SALT) &&
+		   reads_stamps(&dev, 1 * MIB, 7 * MIB + 512, 64 * KIB, SALT),
+		   "a stamp written where it does not belong reads back as "
+		   "written");
+	stamp_fill(buffer, 2 * MIB, 1024, 512, SALT);
+	garbage[100] ^= 1;		/* filler off: not a stamp */
+	garbage[512 + 24] ^= 1;		/* checksum off: not a stamp */
+	dev_write(&dev, buffer, 2 * MIB, 1024, &(uint64_t){ 0 });
+	memcpy(buffer + 1 * MIB, buffer, 1024);
+	UNIT_CHECK(dev_read(&dev, buffer, 2 * MIB, 1024,
+			    &(uint64_t){ 0 }) == 0 &&
+		   memcmp(buffer, buffer + 1 * MIB, 1024) == 0,
+		   "a block that is almost a stamp reads back as written");
+	dev_close(&dev);
+}
+
 /* Under a wrapper such as valgrind only a gross slowdown counts. */
 static void test_speed(void)
 {
@@ -1180,6 +1299,8 @@ int main(void)
 	test_reader_cache();
 	test_bad();
 	test_slow();
+	test_compact_stamps();
+	test_stamp_aliases();
 	test_ro();
 	test_bad_specs();
 	test_good_specs();

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/stampblock.h"
+
 /* What a block read back holds. */
 enum stamp_state {
 	STAMP_INTACT,		/* its own stamp, this run's salt */
@@ -43,7 +45,7 @@ enum stamp_state stamp_classify(const void *block, uint64_t offset,
 const char *stamp_state_name(enum stamp_state state);
 
 /* FNV-1a over bytes, continuing from hash (start with STAMP_FNV_BASIS). */
-#define STAMP_FNV_BASIS 0xcbf29ce484222325ULL
+#define STAMP_FNV_BASIS STAMPBLOCK_FNV_BASIS
 uint64_t stamp_hash(uint64_t hash, const void *data, size_t length);
 
 #endif
