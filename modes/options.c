@@ -531,15 +531,37 @@ static const struct option_def *test_option_of(unsigned test)
 	return NULL;
 }
 
-/* With no test chosen: an option only one test takes names that test. */
+/* The test options of the tests in applies, if few: "--detect or --surface". */
+static bool few_tests(unsigned applies, char *buf, size_t size)
+{
+	unsigned count = 0;
+
+	buf[0] = '\0';
+	for (unsigned bit = 1; bit && bit < T_END; bit <<= 1) {
+		const struct option_def *test = test_option_of(bit);
+		size_t used = strlen(buf);
+
+		if (!(applies & bit) || !test)
+			continue;
+		if (++count > 2)
+			return false;
+		snprintf(buf + used, size - used, "%s--%s",
+			 count > 1 ? " or " : "", test->name);
+	}
+	return count > 0;
+}
+
+/* With no test chosen: an option one or two tests take names them. */
 static void check_without_test(const struct config *cfg)
 {
+	char tests[96];
+
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
-		const struct option_def *test = test_option_of(o->applies);
 
-		if (cfg->given[i] && o->mode == MODE_NONE && test)
-			usage_error("--%s goes with --%s", o->name, test->name);
+		if (cfg->given[i] && o->mode == MODE_NONE &&
+		    few_tests(o->applies, tests, sizeof(tests)))
+			usage_error("--%s goes with %s", o->name, tests);
 	}
 	usage_error("no test chosen (e.g. -a for the align test)");
 }

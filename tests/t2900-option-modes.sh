@@ -67,6 +67,9 @@ decode-ssr	--decode-ssr=$(cat "$SYSFS/samsung-sdxc64/block/mmcblk0/device/ssr")	
 list-programs	--list-programs	ok ok ok refused
 capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=64M	ok ok ok refused
 restore	--restore=$KEPT $PACED	ok ok ok refused
+surface	--surface sim:size=64M	ok ok ok ok
+surface-write	--surface --write sim:size=64M,fake=64M	ok ok ok ok
+surface-keep-data	--surface --keep-data --undo-file=$TRASH/surface.undo sim:size=64M,fake=64M	ok ok ok ok
 EOF
 
 # refused ARGS...: exit 2, nothing on stdout, two lines on stderr (the
