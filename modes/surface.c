@@ -61,13 +61,16 @@ static void choose_range(const struct config *cfg, const struct dev *dev,
 }
 
 static void announce(const struct config *cfg, struct dev *dev,
-		     enum surface_mode mode, uint64_t start, uint64_t end,
-		     const char *undo_path)
+		     const struct surface_options *o)
 {
-	uint64_t written = surface_write_bytes(mode, end - start);
+	enum surface_mode mode = o->mode;
+	const char *undo_path = o->undo_path;
+	/* a resumed run writes only what is left of its range */
+	uint64_t from = o->resume ? o->resume->next : o->start;
+	uint64_t written = surface_write_bytes(mode, o->end - from);
 	char size[UNITS_BUF];
 
-	announce_writes("--surface", dev, start, end);
+	announce_writes("--surface", dev, o->start, o->end);
 	units_format_exact_size(size, written);
 	if (mode == SURFACE_WRITE)
 		fprintf(stderr, "%s: --surface --write writes %llu bytes "
@@ -180,8 +183,7 @@ int mode_surface(struct config *cfg)
 		options.resume = &progress;
 	}
 	if (options.mode != SURFACE_READ)
-		announce(cfg, &dev, options.mode, options.start, options.end,
-			 options.undo_path);
+		announce(cfg, &dev, &options);
 	output_open(cfg, &dev, &meta, &sinks);
 	progress_in_bytes(&sinks.progress);
 	options.progress = show_progress;
