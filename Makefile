@@ -32,8 +32,13 @@ MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
 ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/die lib/units dev \
 	engines/blockdev engines/uring engines/linuxaio engines/sim \
 	lib/stampblock)
-# flashemu: the devices, the store, the FUSE server and the JSON string
-EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json emu/emustore emu/fuseserver)
+# erase reports through the output layer, naming the device as every
+# JSON document does
+ERASE_REPORT_OBJS = $(patsubst %,$(BUILD)/%.o,output/report output/json \
+	identity/devname identity/infosysfs identity/inforeg identity/hostlink \
+	identity/hostq lib/sysattr)
+# flashemu: the devices, the store, the FUSE server and the output layer
+EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json output/report emu/emustore emu/fuseserver)
 PROGRAMS = flashbench erase flashemu
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))
 override CPPFLAGS += -I.
@@ -47,7 +52,7 @@ $(BUILD)/%.o: %.c
 flashbench: $(BUILD)/flashbench.o $(MODULE_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-erase: $(BUILD)/erase.o $(ERASE_OBJS)
+erase: $(BUILD)/erase.o $(ERASE_OBJS) $(ERASE_REPORT_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 flashemu: $(BUILD)/emu/flashemu.o $(EMU_OBJS)

@@ -12,9 +12,11 @@
 #include "lib/cli.h"
 #include "lib/die.h"
 #include "dev.h"
+#include "identity/devname.h"
 #include "lib/exitcode.h"
 #include "lib/release.h"
 #include "lib/units.h"
+#include "output/report.h"
 
 
 static void usage(FILE *out)
@@ -27,6 +29,7 @@ static void usage(FILE *out)
 	      " -s, --secure     secure erase (BLKSECDISCARD)\n"
 	      " -z, --zero       make the range read back as zeros "
 	      "(BLKZEROOUT)\n"
+	      "     --format=F   text (the default), csv or json\n"
 	      " -h, --help       display this help\n"
 	      " -V, --version    display version\n\n"
 	      "<start> and <length> are bytes, or numbers with a suffix: K, "
@@ -36,6 +39,61 @@ static void usage(FILE *out)
 }
 
 const char die_program_name[] = "erase";
+
+/* How each kind of erase is named in the machine formats. */
+static const char *const method_names[] = {
+	[DEV_ERASE_DISCARD] = "discard",
+	[DEV_ERASE_SECURE] = "secure",
+	[DEV_ERASE_ZERO] = "zero",
+};
+
+/*
+ * What was erased, how, and how long it took, through the one output
+ * layer: in text the original "done in" line, in CSV and JSON a record
+ * of kind erase in the document every flashbench test writes.
+ */
+static void report_erase(enum report_format format, const char *command,
+			 const struct dev *dev, enum dev_erase_kind kind,
+			 uint64_t start, uint64_t length, uint64_t ns)
+{
+	static const struct text_look done = { .display = TEXT_AS_UNIT,
+					       .template = "done in %" };
+	struct devname *names = calloc(1, sizeof(*names));
+	const struct info_device idev = { .path = dev->path,
+		.size_bytes = dev->size_bytes,
+		.logical_block_bytes = dev->logical_block_bytes,
+		.simulated = dev->simulated };
+	struct report_meta meta = { .test = "erase", .command = command,
+		.device = dev->path, .device_size = dev->size_bytes,
+		.logical_block_size = dev->logical_block_bytes };
+	struct record rec = { .kind = "erase", .count = 4 };
+	struct report *report;
+	int err;
+
+	if (!names)
+		runtime_error("out of memory");
+	if (format == REPORT_JSON) {
+		devname_read(&idev, NULL, names);
+		meta.device_identity = names->has_identity ? names->identity :
+				       NULL;
+		meta.device_name = names->name;
+	}
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "method",
+		&text_hidden, method_names[kind], 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES, "offset_bytes",
+		&text_hidden, NULL, (double)start };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_BYTES, "length_bytes",
+		&text_hidden, NULL, (double)length };
+	rec.fields[3] = (struct vm_field){ VM_UNIT_TIME, "device_time_ns",
+		&done, NULL, (double)ns };
+	report = report_open(stdout, format, &meta);
+	if (!report)
+		runtime_error("out of memory");
+	err = report_record(report, &rec);
+	if (report_close(report, &dev->stats, false) || err)
+		runtime_error("standard output: write error");
+	free(names);
+}
 
 static uint64_t size_arg(const char *what, const char *text)
 {
@@ -74,13 +132,16 @@ int main(int argc, char **argv)
 	static const struct option longs[] = {
 		{ "secure", no_argument, NULL, 's' },
 		{ "zero", no_argument, NULL, 'z' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
 	enum dev_erase_kind kind = DEV_ERASE_DISCARD;
+	enum report_format format = REPORT_TEXT;
 	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF];
-	char took[UNITS_BUF];
+	char *command;
+	FILE *announce;
 	uint64_t start, length, ns = 0;
 	struct dev dev;
 	int c;
@@ -92,6 +153,10 @@ int main(int argc, char **argv)
 				usage_error("--secure and --zero: one at a "
 					    "time");
 			kind = c == 's' ? DEV_ERASE_SECURE : DEV_ERASE_ZERO;
+		} else if (c == 'f') {
+			if (report_parse_format(optarg, &format))
+				usage_error("--format: '%s' is not text, csv or "
+					    "json", optarg);
 		} else if (c == 'h') {
 			usage(stdout);
 			return 0;
@@ -121,12 +186,15 @@ int main(int argc, char **argv)
 	if (kind == DEV_ERASE_SECURE && dev.regular_file)
 		usage_error("--secure: %s is a regular file; only a device "
 			    "erases securely", dev.path);
-	printf("erasing bytes %llu to %llu (%s to %s) of %s\n",
-	       (unsigned long long)start,
-	       (unsigned long long)(start + length - 1),
-	       units_format_exact_size(from, start),
-	       units_format_exact_size(to, start + length), dev.path);
-	fflush(stdout);
+	/* the announcement is the text's first line; else stderr's */
+	announce = format == REPORT_TEXT ? stdout : stderr;
+	fprintf(announce, "%serasing bytes %llu to %llu (%s to %s) of %s\n",
+		announce == stderr ? "erase: " : "",
+		(unsigned long long)start,
+		(unsigned long long)(start + length - 1),
+		units_format_exact_size(from, start),
+		units_format_exact_size(to, start + length), dev.path);
+	fflush(announce);
 	dev_allow_writes(&dev, start, start + length);
 	/* a zero-out is writes: on the medium before "done" says so */
 	if (dev_erase(&dev, kind, start, length, &ns) || dev_flush(&dev)) {
@@ -134,7 +202,11 @@ int main(int argc, char **argv)
 		dev_close(&dev);
 		runtime_error("%s: %s", dev.path, why);
 	}
-	printf("done in %s\n", units_format_time(took, (double)ns));
+	command = cli_join_command(argc, argv);
+	if (!command)
+		runtime_error("out of memory");
+	report_erase(format, command, &dev, kind, start, length, ns);
+	free(command);
 	dev_close(&dev);
 	return 0;
 }

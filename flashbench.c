@@ -16,17 +16,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/cli.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "modes/analyze.h"
 #include "modes/capacity.h"
-#include "modes/surface.h"
+#include "modes/compare.h"
 #include "modes/detect.h"
 #include "modes/info.h"
 #include "modes/list.h"
 #include "modes/options.h"
+#include "modes/report.h"
 #include "modes/sinks.h"
 #include "modes/speed.h"
+#include "modes/surface.h"
 #include "modes/test.h"
 
 const char die_program_name[] = "flashbench";
@@ -64,6 +67,7 @@ static const struct mode {
 } modes[] = {
 	{ MODE_LIST, "list-programs", mode_list, false },
 	{ MODE_PLOT, "plot", mode_plot, false },
+	{ MODE_COMPARE, "compare", mode_compare, false },
 	{ MODE_DECODE, "decode", mode_decode, false },
 	{ MODE_INFO, "info", mode_info, false },
 	{ MODE_ANALYZE, "analyze", mode_analyze, false },
@@ -73,6 +77,7 @@ static const struct mode {
 	{ MODE_SURFACE, "surface", mode_surface, true },
 	{ MODE_SPEED, "speed", mode_speed, true },
 	{ MODE_PROGRAM, "test", mode_test, true },
+	{ MODE_REPORT, "report", mode_report, true },
 };
 
 static const struct mode *find_mode(enum run_mode mode)
@@ -111,7 +116,9 @@ int main(int argc, char **argv)
 		runtime_error("no mode for the options given");
 	cfg.stop = &stop_signal;
 	/* every JSON document names the command that made it */
-	cfg.command = join_command(argc, argv);
+	cfg.command = cli_join_command(argc, argv);
+	if (!cfg.command)
+		runtime_error("out of memory");
 	if (mode->catches_signals)
 		catch_signals();
 	status = mode->run(&cfg);

@@ -103,7 +103,7 @@ void analysis_level_record(const struct analysis_level *level,
 			   struct record *record)
 {
 	*record = (struct record){ .kind = "level", .count = 4 };
-	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size", NULL,
+	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes", NULL,
 					       NULL, (double)level->size };
 	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,
 					       NULL, level->cost_ns };
@@ -177,6 +177,8 @@ double analysis_confidence(double z)
 /* above this a reading is beyond doubt, and only then shown as 1.00 */
 #define OVERWHELMING_Z 20.0
 #define MAX_CONFIDENCE 0.99
+/* the most an erase reading is worth when a line above it falls back */
+#define FALLBACK_CONFIDENCE 0.8
 
 struct stair {
 	uint64_t align[MAX_FIT_POINTS];
@@ -642,13 +644,50 @@ static double strongest_rejected(const struct stair *s, const struct fit *f,
 				 size_t *covered);
 static double doubt_free(double rejected_z, size_t tried);
 
+/*
+ * Median of the diffs of the points that cross a boundary of size
+ * (whole: align a multiple of it) or, not whole, that have align in
+ * [size / 8, size): the lines just under it.
+ */
+static double diff_median(const struct stair *s, uint64_t size, bool whole,
+			  size_t *count)
+{
+	double values[MAX_FIT_POINTS];
+
+	*count = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (whole ? s->align[i] % size == 0 :
+		    s->align[i] >= size / 8 && s->align[i] < size)
+			values[(*count)++] = s->diff[i];
+	return *count ? analysis_median(values, *count) : 0;
+}
+
+/*
+ * Lines on erase-block boundaries (multiples of its size) that fall back
+ * into the level below it (closer to the lines just under it than to
+ * their own level): every read crossing a larger boundary crosses an
+ * erase-block boundary too, so each such line is a reading the step does
+ * not explain - heavy-tailed noise, or a step that is not there.
+ */
+static size_t fallbacks(const struct stair *s, uint64_t size)
+{
+	size_t below, above, fell = 0;
+	double low = diff_median(s, size, false, &below);
+	double high = diff_median(s, size, true, &above);
+
+	for (size_t i = 0; below && above && i < s->n; i++)
+		if (s->align[i] % size == 0 && s->diff[i] < (low + high) / 2)
+			fell++;
+	return fell;
+}
+
 /* How sure the erase reading is, given the alternative and the prior. */
 static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
 			const struct fit *f, size_t e, size_t alt,
 			const struct analysis_prior *prior)
 {
 	const struct analysis_level *top = &g->levels[e];
-	size_t below = s->n - f->above[e], covered;
+	size_t below = s->n - f->above[e], covered, fell;
 	double confidence = analysis_confidence(top->z), weight_alt = 0;
 	/* the top level: unless a weaker step hides above it */
 	double above = strongest_rejected(s, f, top->size + 1, g->erase_max,
@@ -664,6 +703,13 @@ static void weigh_erase(struct analysis_geometry *g, const struct stair *s,
 		confidence *= top->cost_ns / (MIN_ERASE_SHARE * g->read_ns);
 	if (above > 0)
 		confidence = fmin(confidence, doubt_free(above, covered));
+	/* a level some of whose lines fall back is not beyond doubt */
+	fell = fallbacks(s, top->size);
+	if (fell) {
+		overwhelming = false;
+		confidence = fmin(confidence, FALLBACK_CONFIDENCE -
+				  0.1 * (double)(fell - 1));
+	}
 	if (alt != SIZE_MAX) {
 		const struct analysis_level *a = &g->levels[alt];
 
@@ -920,49 +966,102 @@ size_t analysis_open_au_combine(const struct analysis_run *runs, size_t count,
 	return groups;
 }
 
-/* Random runs with fewer N than run, which it is then held against. */
-static bool random_below(const struct analysis_run *runs, size_t count,
-			 const struct analysis_run *run)
-{
-	for (size_t i = 0; i < count; i++)
-		if (runs[i].random && runs[i].nr && runs[i].nr < run->nr &&
-		    runs[i].count)
-			return true;
-	return false;
-}
-
 /*
  * Whether ref is one of the runs that run is held against: the same
- * order with fewer N; for the first random run, linear runs up to its N.
+ * order with fewer N.  The lowest run of each order is the reference of
+ * the others and is held against none.
  */
 static bool is_reference(const struct analysis_run *run,
-			 const struct analysis_run *ref, bool against_linear)
+			 const struct analysis_run *ref)
 {
 	if (ref->nr == 0 || ref->count == 0)
 		return false;
-	if (!run->random)
-		return !ref->random && ref->nr < run->nr;
-	if (against_linear)
-		return !ref->random && ref->nr <= run->nr;
-	return ref->random && ref->nr < run->nr;
+	return ref->random == run->random && ref->nr < run->nr;
 }
 
-/* Highest rate at this size among the runs that run is held against. */
-static double reference_rate(const struct analysis_run *runs, size_t count,
-			     const struct analysis_run *run,
-			     bool against_linear, uint64_t size)
+/*
+ * The rate at this size among refs: the highest (the best any of them
+ * did), or the lowest; 0 when none has the size.
+ */
+static double rate_among(const struct analysis_run *const *refs,
+			 size_t ref_count, uint64_t size, bool lowest)
 {
-	double best = 0;
+	double pick = 0;
 
-	for (size_t i = 0; i < count; i++) {
-		if (&runs[i] == run ||
-		    !is_reference(run, &runs[i], against_linear))
+	for (size_t i = 0; i < ref_count; i++) {
+		size_t j = 0;
+
+		while (j < refs[i]->count && refs[i]->size[j] != size)
+			j++;
+		if (j == refs[i]->count)
 			continue;
-		for (size_t j = 0; j < runs[i].count; j++)
-			if (runs[i].size[j] == size && runs[i].rate[j] > best)
-				best = runs[i].rate[j];
+		if (!pick || (lowest ? refs[i]->rate[j] < pick :
+			      refs[i]->rate[j] > pick))
+			pick = refs[i]->rate[j];
 	}
-	return best;
+	return pick;
+}
+
+/*
+ * What a run is held against: refs, at their best rate at each size (or
+ * their lowest); and, where floor is given, only at the sizes where the
+ * reference is clearly faster than the floor's best - a size already at
+ * the rate the card thrashes at cannot fall any further, and says
+ * nothing of the count.
+ */
+struct reference {
+	const struct analysis_run *const *refs;
+	size_t count;
+	bool lowest;
+	const struct analysis_run *const *floor;
+	size_t floor_count;
+};
+
+/*
+ * run against a reference at each size below whole: the worst and the
+ * median of rate / reference.  The median, not the worst: a card past
+ * its limit is slow across the sizes, while one stray row (the first
+ * rows of real runs often are) or the smallest writes alone, slower for
+ * other reasons (a small-write cache that serves one erase block), do
+ * not decide.
+ */
+static void compare_run(const struct analysis_run *run,
+			const struct reference *r, uint64_t whole,
+			struct analysis_verdict *v)
+{
+	double ratios[ANALYSIS_MAX_SIZES];
+	size_t compared = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->worst_ratio = v->median_ratio = 1;
+	v->has_reference = r->count > 0;
+	for (size_t j = 0; j < run->count && j < ANALYSIS_MAX_SIZES; j++) {
+		double ref, floor;
+
+		if (run->size[j] >= whole)
+			continue;
+		ref = rate_among(r->refs, r->count, run->size[j], r->lowest);
+		floor = rate_among(r->floor, r->floor_count, run->size[j],
+				   false);
+		if (ref <= 0)
+			continue;
+		if (ref * ANALYSIS_FALL_RATIO <= floor) {
+			v->at_floor++;
+			continue;
+		}
+		ratios[compared] = run->rate[j] / ref;
+		if (!compared || ratios[compared] < v->worst_ratio) {
+			v->worst_ratio = ratios[compared];
+			v->worst_size = run->size[j];
+		}
+		compared++;
+	}
+	v->sizes = compared;
+	if (!compared)
+		return;
+	v->compared = true;
+	v->median_ratio = analysis_median(ratios, compared);
+	v->fell = v->median_ratio < ANALYSIS_FALL_RATIO;
 }
 
 /*
@@ -981,50 +1080,61 @@ static uint64_t whole_block_size(const struct analysis_run *runs,
 	return largest;
 }
 
+/* The smallest N of the linear runs that falls off; 0 if none does. */
+static unsigned linear_cliff(const struct analysis_run *runs, size_t count,
+			     uint64_t whole)
+{
+	unsigned cliff = 0;
+	struct analysis_verdict v;
+
+	for (size_t i = 0; i < count; i++) {
+		if (runs[i].random || !runs[i].nr ||
+		    (cliff && runs[i].nr >= cliff))
+			continue;
+		analysis_open_au_verdict_below(runs, count, i, whole, &v);
+		if (v.fell)
+			cliff = runs[i].nr;
+	}
+	return cliff;
+}
+
+/* The linear runs from the cliff on: the rate the card thrashes at. */
+static size_t past_cliff(const struct analysis_run *runs, size_t count,
+			 unsigned cliff, const struct analysis_run **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; cliff && i < count && n < ANALYSIS_MAX_RUNS; i++)
+		if (!runs[i].random && runs[i].nr >= cliff && runs[i].count)
+			out[n++] = &runs[i];
+	return n;
+}
+
+/*
+ * A random run is held against the random runs with fewer N at the sizes
+ * where those are clearly faster than the card's linear runs past the
+ * cliff: where random order alone already writes at the thrashing rate,
+ * nothing more can fall.
+ */
 void analysis_open_au_verdict_below(const struct analysis_run *runs,
 				    size_t count, size_t index, uint64_t whole,
 				    struct analysis_verdict *v)
 {
+	const struct analysis_run *refs[ANALYSIS_MAX_RUNS];
+	const struct analysis_run *floor[ANALYSIS_MAX_RUNS];
 	const struct analysis_run *run = &runs[index];
-	double ratios[ANALYSIS_MAX_SIZES];
-	size_t compared = 0;
+	struct reference r = { .refs = refs, .floor = floor };
 
-	memset(v, 0, sizeof(*v));
-	v->worst_ratio = v->median_ratio = 1;
-	if (run->nr == 0)
-		return;
-	v->against_linear = run->random && !random_below(runs, count, run);
-	for (size_t i = 0; i < count; i++)
-		if (&runs[i] != run &&
-		    is_reference(run, &runs[i], v->against_linear))
-			v->has_reference = true;
-	for (size_t j = 0; j < run->count && j < ANALYSIS_MAX_SIZES; j++) {
-		double ref;
-
-		if (run->size[j] >= whole)
-			continue;
-		ref = reference_rate(runs, count, run, v->against_linear,
-				     run->size[j]);
-		if (ref <= 0)
-			continue;
-		ratios[compared] = run->rate[j] / ref;
-		if (!compared || ratios[compared] < v->worst_ratio) {
-			v->worst_ratio = ratios[compared];
-			v->worst_size = run->size[j];
-		}
-		compared++;
-	}
-	if (!compared)
-		return;
-	/*
-	 * The median, not the worst: a card past its limit is slow across
-	 * the sizes, while one stray row (the first rows of real runs often
-	 * are) or the smallest writes alone, slower for other reasons (a
-	 * small-write cache that serves one erase block), do not decide.
-	 */
-	v->compared = true;
-	v->median_ratio = analysis_median(ratios, compared);
-	v->fell = v->median_ratio < ANALYSIS_FALL_RATIO;
+	for (size_t i = 0; i < count && r.count < ANALYSIS_MAX_RUNS; i++)
+		if (i != index && is_reference(run, &runs[i]))
+			refs[r.count++] = &runs[i];
+	if (!run->nr)
+		r.count = 0;
+	if (run->random && r.count)
+		r.floor_count = past_cliff(runs, count,
+					   linear_cliff(runs, count, whole),
+					   floor);
+	compare_run(run, &r, whole, v);
 }
 
 void analysis_open_au_verdict(const struct analysis_run *runs, size_t count,
@@ -1090,19 +1200,19 @@ static unsigned lowest_nr(const struct analysis_run *runs, size_t count,
 
 /* What the runs of one order say: the first N to fall, the last to hold. */
 struct order_summary {
-	unsigned smallest_fall, largest_hold;
+	unsigned smallest_fall, largest_hold, lowest;
 	double fall_ratio, hold_ratio;
-	bool fall_against_linear, hold_compared;
+	bool hold_compared;
 };
 
 static void summarize(const struct analysis_run *runs, size_t count,
 		      uint64_t whole, bool random, struct order_summary *s)
 {
-	unsigned lowest = lowest_nr(runs, count, random);
 	struct analysis_verdict v;
 
 	memset(s, 0, sizeof(*s));
 	s->fall_ratio = 1;
+	s->lowest = lowest_nr(runs, count, random);
 	for (size_t i = 0; i < count; i++) {
 		if (!in_order(&runs[i], random))
 			continue;
@@ -1113,7 +1223,6 @@ static void summarize(const struct analysis_run *runs, size_t count,
 				v.median_ratio < s->fall_ratio))) {
 			s->smallest_fall = runs[i].nr;
 			s->fall_ratio = v.median_ratio;
-			s->fall_against_linear = v.against_linear;
 		}
 	}
 	for (size_t i = 0; i < count; i++) {
@@ -1123,7 +1232,7 @@ static void summarize(const struct analysis_run *runs, size_t count,
 		analysis_open_au_verdict_below(runs, count, i, whole, &v);
 		/* a run with nothing to compare shows no hold, except the
 		 * lowest, which the others are measured against */
-		if ((!v.compared && runs[i].nr != lowest) ||
+		if ((!v.compared && runs[i].nr != s->lowest) ||
 		    runs[i].nr < s->largest_hold ||
 		    (runs[i].nr == s->largest_hold &&
 		     v.median_ratio >= s->hold_ratio))
@@ -1134,47 +1243,163 @@ static void summarize(const struct analysis_run *runs, size_t count,
 	}
 }
 
+/* The first run of one order with N = nr (combined runs have one). */
+static const struct analysis_run *run_of(const struct analysis_run *runs,
+					 size_t count, bool random,
+					 unsigned nr)
+{
+	for (size_t i = 0; i < count; i++)
+		if (in_order(&runs[i], random) && runs[i].nr == nr)
+			return &runs[i];
+	return NULL;
+}
+
+/*
+ * The lowest random run against the linear runs with no more erase
+ * blocks: what writing out of order costs by itself, before any count
+ * limit comes in.
+ */
+static void order_cost(const struct analysis_run *runs, size_t count,
+		       uint64_t whole, const struct analysis_run *first,
+		       struct analysis_open *open)
+{
+	const struct analysis_run *refs[ANALYSIS_MAX_RUNS];
+	struct reference r = { .refs = refs };
+	struct analysis_verdict v;
+
+	for (size_t i = 0; i < count && r.count < ANALYSIS_MAX_RUNS; i++)
+		if (in_order(&runs[i], false) && runs[i].nr <= first->nr)
+			refs[r.count++] = &runs[i];
+	compare_run(first, &r, whole, &v);
+	if (!v.compared)
+		return;
+	open->random_linear.known = true;
+	open->random_linear.ratio = v.median_ratio;
+	open->random_linear.nr = first->nr;
+	/* one size is a row that may stray; three or more agree or not */
+	open->random_linear.confidence = v.sizes >= 3 ? 0.9 :
+					 v.sizes == 2 ? 0.7 : 0.5;
+}
+
+/*
+ * Every run but the random ones with first's N: their slowest rate at
+ * each size bounds the thrashing rate when no linear run fell.
+ */
+static size_t other_runs(const struct analysis_run *runs, size_t count,
+			 const struct analysis_run *first,
+			 const struct analysis_run **out)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < count && n < ANALYSIS_MAX_RUNS; i++)
+		if (runs[i].nr && runs[i].count &&
+		    !(runs[i].random && runs[i].nr == first->nr))
+			out[n++] = &runs[i];
+	return n;
+}
+
+/*
+ * Whether the lowest random run writes no faster than the card does
+ * when it thrashes: then it is the limit, not a reference to hold the
+ * others against.  *confidence: how sure, from how clearly it is slow
+ * against the linear runs and how close it is to the thrashing rate.
+ */
+static bool at_thrashing(const struct analysis_run *runs, size_t count,
+			 uint64_t whole, unsigned linear_fall,
+			 const struct analysis_run *first,
+			 const struct analysis_open *open, double *confidence)
+{
+	const struct analysis_run *refs[ANALYSIS_MAX_RUNS];
+	struct reference r = { .refs = refs, .lowest = !linear_fall };
+	struct analysis_verdict v;
+	double slow, near;
+
+	/* a run that fast against linear ones is no collapse */
+	if (!open->random_linear.known ||
+	    open->random_linear.ratio >= ANALYSIS_FALL_RATIO)
+		return false;
+	r.count = linear_fall ? past_cliff(runs, count, linear_fall, refs) :
+		  other_runs(runs, count, first, refs);
+	compare_run(first, &r, whole, &v);
+	/* the same margin a fall needs: not clearly faster than thrashing */
+	if (!v.compared || v.median_ratio * ANALYSIS_FALL_RATIO >= 1)
+		return false;
+	slow = clamp01(1 - open->random_linear.ratio / ANALYSIS_FALL_RATIO);
+	near = clamp01(1 - v.median_ratio * ANALYSIS_FALL_RATIO);
+	/* the slowest rates seen only bound the thrashing rate from above */
+	*confidence = (r.lowest ? 0.35 : 0.5) + 0.2 * slow + 0.2 * near;
+	return true;
+}
+
+static void set_count(struct analysis_finding *found, unsigned value,
+		      double confidence)
+{
+	found->known = true;
+	found->value = value;
+	found->confidence = confidence;
+}
+
+/*
+ * The count in one order: one less than the first N that falls off
+ * against the runs with fewer; when none falls, at least the largest N
+ * that held.  The lowest random run is the reference of the others,
+ * unless it already writes at the thrashing rate: then no erase block
+ * stays open out of order when it has N = 1, and fewer than its N are
+ * when it has more.
+ */
 static void open_count(const struct analysis_run *runs, size_t count,
-		       uint64_t whole, bool random, struct analysis_open *open)
+		       uint64_t whole, bool random, unsigned linear_fall,
+		       struct analysis_open *open)
 {
 	struct analysis_finding *found = random ? &open->random : &open->linear;
+	const struct analysis_run *first;
 	struct order_summary s;
+	double confidence;
 
 	summarize(runs, count, whole, random, &s);
 	memset(found, 0, sizeof(*found));
-	if (!s.smallest_fall) {
-		*(random ? &open->random_at_least : &open->linear_at_least) =
-			s.largest_hold;
-		if (!s.hold_compared)
+	if (s.smallest_fall) {
+		set_count(found, s.smallest_fall - 1,
+			  count_confidence(s.fall_ratio, s.largest_hold ==
+					   s.smallest_fall - 1,
+					   s.hold_compared, s.hold_ratio));
+		return;
+	}
+	first = random ? run_of(runs, count, true, s.lowest) : NULL;
+	if (first && at_thrashing(runs, count, whole, linear_fall, first,
+				  open, &confidence)) {
+		open->random_thrashing = true;
+		if (first->nr == 1) {
+			set_count(found, 0, confidence);
 			return;
-		/* nothing fell up to the largest N tried: a lower bound */
-		*(random ? &open->random_lower_bound :
-			   &open->linear_lower_bound) = true;
-		found->known = true;
-		found->value = s.largest_hold;
-		found->confidence = bound_confidence(s.hold_ratio);
+		}
+		/* slow already at N > 1: fewer are open, how many unknown */
+		open->random_slow_nr = first->nr;
+		open->random_slow_ratio = open->random_linear.ratio;
 		return;
 	}
-	if (s.fall_against_linear && s.smallest_fall > 1) {
-		/* slow already in random order: the count is not the cause */
-		open->random_slow_nr = s.smallest_fall;
-		open->random_slow_ratio = s.fall_ratio;
+	*(random ? &open->random_at_least : &open->linear_at_least) =
+		s.largest_hold;
+	if (!s.hold_compared)
 		return;
-	}
-	found->known = true;
-	found->value = s.smallest_fall - 1;
-	found->confidence = count_confidence(s.fall_ratio,
-					     s.largest_hold ==
-					     s.smallest_fall - 1,
-					     s.hold_compared, s.hold_ratio);
+	/* nothing fell up to the largest N tried: a lower bound */
+	*(random ? &open->random_lower_bound : &open->linear_lower_bound) =
+		true;
+	set_count(found, s.largest_hold, bound_confidence(s.hold_ratio));
 }
 
 void analysis_open_au_below(const struct analysis_run *runs, size_t count,
 			    uint64_t whole, struct analysis_open *open)
 {
+	unsigned lowest_random = lowest_nr(runs, count, true);
+
 	memset(open, 0, sizeof(*open));
-	open_count(runs, count, whole, false, open);
-	open_count(runs, count, whole, true, open);
+	if (lowest_random)
+		order_cost(runs, count, whole,
+			   run_of(runs, count, true, lowest_random), open);
+	open_count(runs, count, whole, false, 0, open);
+	open_count(runs, count, whole, true, linear_cliff(runs, count, whole),
+		   open);
 }
 
 void analysis_open_au(const struct analysis_run *runs, size_t count,

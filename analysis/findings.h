@@ -122,6 +122,14 @@ struct analysis_run {
 	double rate[ANALYSIS_MAX_SIZES];	/* bytes per second */
 };
 
+/* What writing out of order costs: random / linear rate at the lowest N. */
+struct analysis_order_cost {
+	bool known;
+	double ratio;		/* median over the sizes below the erase size */
+	unsigned nr;		/* the N of the random run (1 when run) */
+	double confidence;	/* 0..1 */
+};
+
 struct analysis_open {
 	struct analysis_finding linear;
 	struct analysis_finding random;
@@ -132,11 +140,15 @@ struct analysis_open {
 	 * is a lower bound, "at least N".
 	 */
 	bool linear_lower_bound, random_lower_bound;
+	struct analysis_order_cost random_linear;
 	/*
-	 * The first random run already fell against the linear runs: random
-	 * order, not the count, is what is slow, so the random count stays
-	 * unknown unless that run had N = 1.  Its N and worst ratio.
+	 * The lowest random run already writes at the card's thrashing
+	 * rate (the linear runs past the cliff, or the slowest seen): with
+	 * N = 1 the random count is 0; with more, random_slow_nr is its N
+	 * and random_slow_ratio its rate against linear, and the count,
+	 * below that N, is unknown.
 	 */
+	bool random_thrashing;
 	unsigned random_slow_nr;
 	double random_slow_ratio;
 };
@@ -154,12 +166,14 @@ size_t analysis_open_au_combine(const struct analysis_run *runs, size_t count,
 /*
  * Open erase blocks from several open-AU runs with different N (combined
  * first, so each N and order comes once): a run falls off when it is much
- * slower at two block sizes below the erase size than the runs with fewer
- * erase blocks; the count is one less than the smallest N that does, and
- * when none does, at least the largest N that held.  Random runs are held
- * against random runs with fewer N; the first random run, having none,
- * against the linear runs with N no larger than its own - when that is
- * N = 1 and it falls, no erase block stays open in random order: 0.
+ * slower at the block sizes below the erase size than the runs of its
+ * order with fewer erase blocks; the count is one less than the smallest
+ * N that does, and when none does, at least the largest N that held.
+ * Linear and random order are read alike, each against its own runs; the
+ * lowest random run is the random reference, unless it writes no faster
+ * than the card thrashes (its linear runs past the cliff, or the slowest
+ * rates seen): then, with N = 1, no erase block stays open in random
+ * order, 0.  random_linear: the random run against the linear runs.
  */
 void analysis_open_au(const struct analysis_run *runs, size_t count,
 		      struct analysis_open *open);
@@ -183,7 +197,9 @@ struct analysis_verdict {
 	bool compared;		/* some block size had a reference rate */
 	bool has_reference;	/* some run to hold it against exists */
 	bool fell;		/* median_ratio below the fall-off threshold */
-	bool against_linear;	/* a random run held against linear runs */
+	size_t sizes;		/* block sizes compared */
+	size_t at_floor;	/* sizes left out: the reference there is
+				   no faster than the card thrashes */
 	double worst_ratio;	/* lowest rate / reference rate; 1 if none */
 	uint64_t worst_size;	/* the block size of that ratio */
 	double median_ratio;	/* median of rate / reference over the sizes

@@ -1047,6 +1047,107 @@ static bool parse_line(struct parser *ps, const char *p, const char *end)
 	return used;
 }
 
+/* ---- why a line was ignored ---- */
+
+/* Words a record begins with, to tell a misspelling of one. */
+static const char *const keywords[] = { "align", "pre", "on", "post",
+					"diff", "flashbench" };
+
+/*
+ * One edit apart (a letter changed, added, dropped, or two swapped):
+ * "aling", "algn", "allign" for align.
+ */
+static bool one_edit(const struct token *t, const char *word)
+{
+	size_t n = strlen(word), i = 0;
+
+	if (t->len + 1 < n || t->len > n + 1 || n < 3)
+		return false;
+	while (i < t->len && i < n && t->s[i] == word[i])
+		i++;
+	if (t->len == n && i == n)
+		return false;			/* the word itself */
+	if (t->len == n) {
+		if (i + 1 < n && t->s[i] == word[i + 1] &&
+		    t->s[i + 1] == word[i] &&
+		    memcmp(t->s + i + 2, word + i + 2, n - i - 2) == 0)
+			return true;		/* swapped */
+		return memcmp(t->s + i + 1, word + i + 1, n - i - 1) == 0;
+	}
+	if (t->len > n)				/* one added */
+		return memcmp(t->s + i + 1, word + i, n - i) == 0;
+	return memcmp(t->s + i, word + i + 1, n - i - 1) == 0;
+}
+
+/* A number with letters after it that no unit list knows: "1.2mss". */
+static bool unknown_unit(const struct token *t)
+{
+	double v, ns;
+	uint64_t bytes;
+	size_t used;
+
+	if (!parse_decimal(t->s, t->len, true, &v, &used) || used == t->len)
+		return false;
+	return !parse_time(t, true, &ns) && !parse_size(t, &bytes) &&
+	       !parse_rate(t, &v);
+}
+
+/* Why a line that is not blank held nothing: into why. */
+static void diagnose(const char *p, const char *end, char *why, size_t size)
+{
+	bool align = false, numbers = false;
+	struct token t;
+
+	while (next_token(&p, end, &t)) {
+		for (size_t i = 0; i < COUNT_OF(keywords); i++)
+			if (one_edit(&t, keywords[i])) {
+				snprintf(why, size, "misspelt keyword \"%.*s\" "
+					 "(%s?)", (int)(t.len > 24 ? 24 : t.len),
+					 t.s, keywords[i]);
+				return;
+			}
+		if (unknown_unit(&t)) {
+			snprintf(why, size, "a unit it does not know: "
+				 "\"%.*s\"", (int)(t.len > 24 ? 24 : t.len),
+				 t.s);
+			return;
+		}
+		align |= token_is(&t, "align");
+		numbers |= t.s[0] >= '0' && t.s[0] <= '9';
+	}
+	if (align)
+		snprintf(why, size, "an align line without its pre, on, post "
+			 "and diff times");
+	else
+		snprintf(why, size, numbers ? "numbers that are no align line "
+			 "or open-AU row" : "no flashbench output");
+}
+
+/* Note an ignored line for -v: its number, why, how it begins. */
+static void note_ignored(struct analyze_result *r, size_t line,
+			 const char *p, const char *end)
+{
+	struct analyze_ignored *ig;
+	size_t len;
+
+	r->lines_ignored++;
+	if (r->lines_ignored > ANALYZE_MAX_IGNORED)
+		return;
+	ig = &r->ignored[r->lines_ignored - 1];
+	ig->file = r->files;
+	ig->line = line;
+	diagnose(p, end, ig->why, sizeof(ig->why));
+	while (p < end && is_space(*p))
+		p++;
+	len = (size_t)(end - p);
+	if (len >= sizeof(ig->text))
+		len = sizeof(ig->text) - 1;
+	for (size_t i = 0; i < len; i++)	/* printable, for a terminal */
+		ig->text[i] = (unsigned char)p[i] < ' ' || p[i] == 0x7f ?
+			      '?' : p[i];
+	ig->text[len] = 0;
+}
+
 static bool blank(const char *p, const char *end)
 {
 	for (; p < end; p++)
@@ -1061,7 +1162,7 @@ static int parse_text(struct analyze_result *r, const char *text, size_t len)
 	struct parser ps = { .r = r };
 	char *clean = malloc(len + 1);
 	const char *p, *end;
-	size_t n;
+	size_t n, line = 0;
 
 	if (!clean)
 		return -ENOMEM;
@@ -1072,10 +1173,12 @@ static int parse_text(struct analyze_result *r, const char *text, size_t len)
 		if (!eol)
 			eol = end;
 		r->lines++;
+		line++;
 		if (!parse_line(&ps, p, eol) && !blank(p, eol))
-			r->lines_ignored++;
+			note_ignored(r, line, p, eol);
 		p = eol + 1;
 	}
+	r->files++;
 	free(clean);
 	return 0;
 }
@@ -1206,6 +1309,11 @@ int analyze_files(const char *const *paths, size_t count,
 
 /* ---- findings ---- */
 
+bool analyze_found_any(const struct analyze_result *r)
+{
+	return r->point_count || r->run_count;
+}
+
 /* The align table with the most lines (the first of equals). */
 static unsigned largest_table(const struct analyze_result *r, size_t *points)
 {
@@ -1318,9 +1426,10 @@ static void open_reason(const struct analyze_result *r,
 		snprintf(why, size, "no %srun's --open-au-nr is known (paste "
 			 "the command lines with the output)", order);
 	else if (random && o->random_slow_nr)
-		snprintf(why, size, "random order is slow already at N=%u "
-			 "(%.2f of the linear rate); a --random run with -0 1 "
-			 "would tell whether order or count is to blame",
+		snprintf(why, size, "random order writes at the thrashing "
+			 "rate already at N=%u (%.2f of the linear rate): fewer "
+			 "are open, a --random run with -0 1 would tell how "
+			 "many",
 			 o->random_slow_nr, o->random_slow_ratio);
 	else if (!several)
 		snprintf(why, size, "only N=%u was run; runs with other "

@@ -17,6 +17,16 @@
 #define ANALYZE_MAX_POINTS 256		/* align lines kept */
 #define ANALYZE_MAX_RUNS ANALYSIS_MAX_RUNS /* open-AU runs kept */
 #define ANALYZE_MAX_INPUT (16u << 20)	/* bytes read over all files */
+#define ANALYZE_MAX_IGNORED 256		/* ignored lines kept for -v */
+#define ANALYZE_IGNORED_TEXT 64		/* of each, the start */
+
+/* A line that held nothing used: where, why, and how it began. */
+struct analyze_ignored {
+	unsigned file;			/* 0-based, in the order given */
+	size_t line;			/* 1-based, in its file */
+	char why[96];
+	char text[ANALYZE_IGNORED_TEXT];
+};
 
 /*
  * What the text held.  About 350 KiB: allocate it statically or on the
@@ -36,6 +46,9 @@ struct analyze_result {
 	unsigned run_combined[ANALYZE_MAX_RUNS];  /* combined entry of each */
 	size_t lines;			/* lines read */
 	size_t lines_ignored;		/* non-blank lines that held nothing */
+	/* the first ANALYZE_MAX_IGNORED of them */
+	struct analyze_ignored ignored[ANALYZE_MAX_IGNORED];
+	unsigned files;			/* files read so far */
 	size_t commands;		/* flashbench command lines seen */
 	size_t dropped;			/* records past a cap, or find-fat rows */
 	/* what the text says of the device: a sysfs dump, fdisk -l */
@@ -71,6 +84,9 @@ int analyze_text(const char *text, struct analyze_result *out);
  */
 int analyze_files(const char *const *paths, size_t count,
 		  struct analyze_result *out, char *why, size_t why_size);
+
+/* Whether the text held any align line or open-AU run at all. */
+bool analyze_found_any(const struct analyze_result *result);
 
 /* Judge a result: align table -> geometry, runs -> open erase blocks. */
 void analyze_findings(const struct analyze_result *result,

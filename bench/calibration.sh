@@ -2,8 +2,10 @@
 # calibration.sh - does the confidence the staircase reading states mean
 # what it says?
 #
-# For each card of tests/detect/staircase.tsv (",size=8G,seed=S" appended,
-# S = 1 .. SEEDS) this runs
+# For each card of tests/detect/staircase.tsv and the near-flat cards
+# below, in each noise family (as built; with heavy-tailed read jitter,
+# ",jitter=0.05"; with the read time drifting over the run, ",drift=0.03";
+# with both), with ",size=8G,seed=S" appended, S = 1 .. SEEDS, this runs
 #
 #   detect:   flashbench --detect --format=json SPEC
 #   analyze:  flashbench -a --blocksize=1024 SPEC | flashbench --analyze
@@ -34,16 +36,33 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 : >"$tmp/runs"
 
-grep -v '^#' "$matrix" | while IFS="	" read -r spec erase page; do
+# Near-flat cards: erase-block steps of a few noise units, whose lines
+# above the erase size fall back into the level below under jitter.
+grep -v '^#' "$matrix" >"$tmp/cards"
+cat >>"$tmp/cards" <<'CARDS'
+erase=1M,page=8K,cross=8K:53us/1M:12us/64M:10us	1048576	8192
+erase=2M,page=8K,cross=8K:50us/2M:8us	2097152	8192
+erase=4M,page=16K,cross=16K:60us/4M:10us/128M:8us	4194304	16384
+erase=4M,page=8K,cross=8K:40us/4M:6us	4194304	8192
+CARDS
+
+for family in built jitter drift both; do
+case $family in
+built) keys= ;;
+jitter) keys=,jitter=0.05 ;;
+drift) keys=,drift=0.03 ;;
+both) keys=,jitter=0.05,drift=0.03 ;;
+esac
+while IFS="	" read -r spec erase page; do
 	seed=1
 	while [ "$seed" -le "$seeds" ]; do
-		dev="sim:$spec,size=8G,seed=$seed"
+		dev="sim:$spec$keys,size=8G,seed=$seed"
 		"$fb" --detect --format=json "$dev" >"$tmp/d.json" ||
 			{ echo "calibration: --detect failed on $dev" >&2; exit 2; }
 		"$fb" -a --blocksize=1024 "$dev" >"$tmp/a.txt" &&
 		"$fb" --analyze --format=json "$tmp/a.txt" >"$tmp/a.json" ||
 			{ echo "calibration: -a/--analyze failed on $dev" >&2; exit 2; }
-		printf '%s\t%s\t%s\t%s\t%s\n' "$spec" "$erase" "$page" \
+		printf '%s\t%s\t%s\t%s\t%s\n' "$spec$keys" "$erase" "$page" \
 			"$tmp/d.json" "$tmp/a.json" >>"$tmp/runs.now"
 		python3 - "$tmp/runs.now" >>"$tmp/runs" <<'EOF'
 import json, sys
@@ -77,6 +96,7 @@ EOF
 		rm -f "$tmp/runs.now"
 		seed=$((seed + 1))
 	done
+done <"$tmp/cards"
 done
 
 python3 - "$tmp/runs" "$seeds" <<'EOF'
@@ -87,10 +107,12 @@ bands = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 0.995), (0.995, 1.01)]
 label = lambda lo, hi: "1.00" if lo >= 0.995 else \
     "%.2f-%.2f" % (lo, min(hi, 0.99))
 status = 0
-cards = len(rows) // 4 // int(seeds)
-print("Staircase matrix: %d cards x %s seeds; right = the size the card is "
-      "built with, or \"not visible\" where it shows no erase-block step.\n"
-      % (cards, seeds))
+families = 4
+cards = len(rows) // 4 // int(seeds) // families
+print("Staircase matrix: %d cards x %d noise families (as built, jitter, "
+      "drift, both) x %s seeds; right = the size the card is built with, "
+      "or \"not visible\" where it shows no erase-block step.\n"
+      % (cards, families, seeds))
 for mode, title in (("detect", "--detect"),
                     ("analyze", "-a --blocksize=1024 | --analyze")):
     mine = [r for r in rows if r[0] == mode]

@@ -30,6 +30,7 @@
 #include "emu/emustore.h"
 #include "emu/fuseserver.h"
 #include "output/json.h"
+#include "output/report.h"
 #include "engines/sim.h"
 #include "lib/units.h"
 
@@ -252,34 +253,41 @@ struct figures {
 	uint64_t store_bytes;
 };
 
-enum figure_kind { FIG_COUNT, FIG_BYTES, FIG_NS };
-
-/* One figure: its JSON name, and where it is in struct figures. */
+/*
+ * One figure: its name, which says its one unit (_bytes, _ns, or a
+ * count), the unit, and where it is in struct figures.
+ */
 struct figure {
 	const char *name;
 	size_t offset;
-	enum figure_kind kind;
+	enum vm_unit unit;
 	int u32;		/* a uint32_t field */
 };
 
-#define MODEL(f, k) { #f, offsetof(struct figures, model.f), k, 0 }
+#define COUNTED VM_UNIT_COUNT
+#define MODEL(n, f, k) { n, offsetof(struct figures, model.f), k, 0 }
 #define FUSE(f, k, w) { "fuse_" #f, offsetof(struct figures, fuse.f), k, w }
 
 static const struct figure figure_table[] = {
-	MODEL(reads, FIG_COUNT), MODEL(bytes_read, FIG_BYTES),
-	MODEL(writes, FIG_COUNT), MODEL(bytes_written, FIG_BYTES),
-	MODEL(discards, FIG_COUNT), MODEL(bytes_discarded, FIG_BYTES),
-	MODEL(busy_ns, FIG_NS),
-	MODEL(gcs, FIG_COUNT), MODEL(gc_ns, FIG_NS),
-	MODEL(copied_bytes, FIG_BYTES),
-	MODEL(opened, FIG_COUNT), MODEL(closed, FIG_COUNT),
-	MODEL(spilled, FIG_COUNT), MODEL(switches, FIG_COUNT),
-	FUSE(requests, FIG_COUNT, 0), FUSE(errors, FIG_COUNT, 0),
-	FUSE(max_read_bytes, FIG_BYTES, 1),
-	FUSE(max_write_bytes, FIG_BYTES, 1),
-	{ "late_requests", offsetof(struct figures, late), FIG_COUNT, 0 },
-	{ "slept_ns", offsetof(struct figures, slept_ns), FIG_NS, 0 },
-	{ "store_bytes", offsetof(struct figures, store_bytes), FIG_BYTES, 0 },
+	MODEL("reads", reads, COUNTED),
+	MODEL("bytes_read", bytes_read, VM_UNIT_BYTES),
+	MODEL("writes", writes, COUNTED),
+	MODEL("bytes_written", bytes_written, VM_UNIT_BYTES),
+	MODEL("discards", discards, COUNTED),
+	MODEL("bytes_discarded", bytes_discarded, VM_UNIT_BYTES),
+	MODEL("busy_ns", busy_ns, VM_UNIT_TIME),
+	MODEL("gcs", gcs, COUNTED), MODEL("gc_ns", gc_ns, VM_UNIT_TIME),
+	MODEL("copied_bytes", copied_bytes, VM_UNIT_BYTES),
+	MODEL("opened", opened, COUNTED), MODEL("closed", closed, COUNTED),
+	MODEL("spilled", spilled, COUNTED),
+	MODEL("switches", switches, COUNTED),
+	FUSE(requests, COUNTED, 0), FUSE(errors, COUNTED, 0),
+	FUSE(max_read_bytes, VM_UNIT_BYTES, 1),
+	FUSE(max_write_bytes, VM_UNIT_BYTES, 1),
+	{ "late_requests", offsetof(struct figures, late), COUNTED, 0 },
+	{ "slept_ns", offsetof(struct figures, slept_ns), VM_UNIT_TIME, 0 },
+	{ "store_bytes", offsetof(struct figures, store_bytes), VM_UNIT_BYTES,
+	  0 },
 };
 
 #define NFIGURES (sizeof(figure_table) / sizeof(figure_table[0]))
@@ -304,38 +312,71 @@ static void gather(const struct card *c, const struct fuse_server *fs,
 	f->store_bytes = emustore_held_bytes(c->store);
 }
 
-/* "name value" pairs, a handful a line, on stderr. */
+struct options {
+	const char *spec;
+	const char *command;		/* the command line, for --stats */
+	const char *mountpoint;
+	double time_scale;
+	const char *store_path;
+	uint64_t mem_cap_bytes;
+	const char *stats_path;
+};
+
+/*
+ * The figures as one record of kind emulator, each in the unit its name
+ * says: the lines on stderr ("name value", a handful a line) and the
+ * --stats document both come from it.
+ */
+static void figures_record(const struct figures *f, struct record *rec)
+{
+	*rec = (struct record){ .kind = "emulator", .count = NFIGURES };
+	for (size_t i = 0; i < NFIGURES; i++)
+		rec->fields[i] = (struct vm_field){ figure_table[i].unit,
+			figure_table[i].name, NULL, NULL,
+			(double)figure_value(f, &figure_table[i]) };
+}
+
 static void print_figures(const struct figures *f)
 {
-	char text[UNITS_BUF];
+	char number[REPORT_NUMBER_MAX];
+	struct record rec;
 
-	for (size_t i = 0; i < NFIGURES; i++) {
-		const struct figure *t = &figure_table[i];
-		uint64_t v = figure_value(f, t);
-
-		if (t->kind == FIG_NS)
-			units_format_time(text, (double)v);
-		else if (t->kind == FIG_BYTES)
-			units_format_exact_size(text, v);
-		else
-			snprintf(text, sizeof(text), "%llu",
-				 (unsigned long long)v);
+	figures_record(f, &rec);
+	for (unsigned i = 0; i < rec.count; i++) {
 		if (i % 6 == 0)
 			fputs(i ? "\nflashemu: stats:" : "flashemu: stats:",
 			      stderr);
-		fprintf(stderr, " %s %s", t->name, text);
+		fprintf(stderr, " %s %s", rec.fields[i].key,
+			report_format_number(number, sizeof(number),
+					     rec.fields[i].value,
+					     rec.fields[i].unit));
 	}
 	fputc('\n', stderr);
 }
 
-/* The figures as one JSON object, written whole then renamed into place. */
-static int write_json(const char *path, const char *spec, double time_scale,
-		      const struct figures *f)
+/*
+ * The figures as the document every flashbench test writes (schema 3):
+ * the card, the time scale and memory cap as parameters, one emulator
+ * record; written whole beside path, then renamed into place.
+ */
+static int write_json(const char *path, const struct options *o,
+		      const struct card *c, const struct figures *f)
 {
+	const struct vm_param params[] = {
+		{ "time_scale", o->time_scale },
+		{ "mem_cap", (double)o->mem_cap_bytes },
+	};
+	const struct report_meta meta = { .test = "flashemu",
+		.command = o->command, .device = o->spec,
+		.device_name = o->spec, .device_size = c->dev.size_bytes,
+		.logical_block_size = c->dev.logical_block_bytes,
+		.params = params, .param_count = 2 };
 	size_t tmp_len = strlen(path) + 5;
 	char *tmp = malloc(tmp_len);
+	struct report *report;
+	struct record rec;
 	FILE *out;
-	int ok;
+	int err;
 
 	if (!tmp)
 		return -ENOMEM;
@@ -345,26 +386,19 @@ static int write_json(const char *path, const char *spec, double time_scale,
 		free(tmp);
 		return -errno;
 	}
-	fputs("{\"spec\": ", out);
-	json_write_string(out, spec);
-	fprintf(out, ", \"time_scale\": %.17g", time_scale);
-	for (size_t i = 0; i < NFIGURES; i++)
-		fprintf(out, ", \"%s\": %llu", figure_table[i].name,
-			(unsigned long long)figure_value(f, &figure_table[i]));
-	fputs("}\n", out);
-	ok = fclose(out) == 0 && rename(tmp, path) == 0;
+	figures_record(f, &rec);
+	report = report_open(out, REPORT_JSON, &meta);
+	err = report ? report_record(report, &rec) : -ENOMEM;
+	if (report && report_close(report, &c->dev.stats, false) && !err)
+		err = -EIO;
+	if (fclose(out) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
 	free(tmp);
-	return ok ? 0 : -errno;
+	return err;
 }
 
-struct options {
-	const char *spec;
-	const char *mountpoint;
-	double time_scale;
-	const char *store_path;
-	uint64_t mem_cap_bytes;
-	const char *stats_path;
-};
 
 static void report(const struct options *o, const struct card *c,
 		   const struct fuse_server *fs)
@@ -376,7 +410,7 @@ static void report(const struct options *o, const struct card *c,
 	print_figures(&f);
 	if (!o->stats_path)
 		return;
-	err = write_json(o->stats_path, o->spec, o->time_scale, &f);
+	err = write_json(o->stats_path, o, c, &f);
 	if (err)
 		fprintf(stderr, "flashemu: write stats %s: %s\n",
 			o->stats_path, strerror(-err));
@@ -449,6 +483,9 @@ static void parse_options(int argc, char **argv, struct options *o)
 			    argc - optind, argc - optind == 1 ? "" : "s");
 	o->spec = argv[optind];
 	o->mountpoint = argv[optind + 1];
+	o->command = cli_join_command(argc, argv);
+	if (!o->command)
+		runtime_error("out of memory");
 	if (strncmp(o->spec, "sim:", 4) != 0)
 		usage_error("spec '%s' is not a simulated card (try "
 			    "sim:sandisk-su08g or sim:size=1G)", o->spec);

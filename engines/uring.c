@@ -307,6 +307,14 @@ static void uring_close(struct engine *e)
 {
 	struct uring *u = (struct uring *)e;
 
+	/*
+	 * A ring holds a registered file until the kernel's exit work,
+	 * which runs after close() returns: the device would stay open
+	 * (an O_EXCL claim held) for a while after dev_close.  Unregistered
+	 * here, the file is let go before this returns.
+	 */
+	if (u->fixed_file)
+		sys_register(u->ring_fd, IORING_UNREGISTER_FILES, NULL, 0);
 	if (u->sqe_map.base)
 		munmap(u->sqe_map.base, u->sqe_map.bytes);
 	if (u->cq_map.base)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "identity/devname.h"
 #include "identity/info.h"
 #include "identity/inforeg.h"
 #include "identity/infosysfs.h"
@@ -120,6 +121,7 @@ struct out_field {
 struct out {
 	struct report *report;
 	struct report_meta meta;
+	struct devname names;		/* the device's identity and name */
 	struct record rec;
 	struct out_field strings[VM_MAX_FIELDS];
 	char pending[LINES_BYTES];	/* text before the record's first field */
@@ -333,23 +335,13 @@ static void put_text(struct out *o, enum vm_unit unit, const char *key,
 	put(o, unit, key, label ? lab : NULL, json, text);
 }
 
-/* Numbers put_u64 shows plain that are bytes all the same. */
-static const char *const plain_byte_keys[] = {
-	"logical_block_size", "physical_block_size", "minimum_io_size",
-	"optimal_io_size", "erase_size", "preferred_erase_size",
-};
-
+/* Numbers put_u64 shows plain are bytes when their key says so. */
 static enum vm_unit plain_unit(const char *key)
 {
 	size_t len = key ? strlen(key) : 0;
 
-	if (len > 6 && !strcmp(key + len - 6, "_bytes"))
-		return VM_UNIT_BYTES;
-	for (size_t i = 0; key && i < sizeof(plain_byte_keys) /
-				      sizeof(plain_byte_keys[0]); i++)
-		if (!strcmp(key, plain_byte_keys[i]))
-			return VM_UNIT_BYTES;
-	return VM_UNIT_COUNT;
+	return len > 6 && !strcmp(key + len - 6, "_bytes") ? VM_UNIT_BYTES :
+	       VM_UNIT_COUNT;
 }
 
 static void put_u64(struct out *o, const char *key, const char *label,
@@ -498,7 +490,7 @@ static void show_csd_timing(struct out *o, const struct info_csd *csd)
 	else
 		snprintf(text, sizeof(text), "reserved coding (0x%02x)",
 			 csd->tran_speed);
-	put_text(o, VM_UNIT_COUNT, "max_transfer_kbit", "max transfer rate",
+	put_text(o, VM_UNIT_COUNT, "max_transfer_kbit_per_s", "max transfer rate",
 		 csd->tran_kbit ? json : NULL, text);
 	snprintf(text, sizeof(text), "%s + %u clocks (0x%02x, 0x%02x)",
 		 human_time_ps(t, sizeof(t), csd->taac_ps), csd->nsac * 100,
@@ -524,7 +516,7 @@ static void show_csd_erase(struct out *o, const struct info_csd *csd)
 			 csd->erase_blk_en);
 	snprintf(text, sizeof(text), "%u erase %s", csd->wp_grp_size + 1,
 		 csd->mmc ? "group(s)" : "sector(s)");
-	put_u64(o, "wp_group_size", NULL, true, csd->wp_grp_size + 1ULL);
+	put_u64(o, "wp_group_sectors", NULL, true, csd->wp_grp_size + 1ULL);
 	put_text(o, VM_UNIT_LABEL, NULL, "write protect group", NULL, text);
 	put_bool(o, "wp_group_enable", "group write protection", true,
 		 csd->wp_grp_enable);
@@ -654,7 +646,7 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 	put_u64(o, "protected_area", "protected area", true,
 		ssr->protected_area);
 	show_ssr_classes(o, ssr);
-	put_u64(o, "performance_move", "move performance MB/s", true,
+	put_u64(o, "performance_move_mb_per_s", "move performance MB/s", true,
 		ssr->performance_move);
 	put_size(o, "au_size_bytes", "AU size", ssr->au_code != 0,
 		 ssr->au_bytes);
@@ -758,7 +750,7 @@ static void show_discard(struct out *o, const struct info_queue *q)
 	else
 		put_bool(o, "discard", "discard", q->has_discard_granularity,
 			 q->discard_granularity != 0);
-	put_size(o, "discard_granularity", "discard granularity",
+	put_size(o, "discard_granularity_bytes", "discard granularity",
 		 q->has_discard_granularity, q->discard_granularity);
 	put_size(o, "discard_max_bytes", "discard max bytes",
 		 q->has_discard_max_bytes, q->discard_max_bytes);
@@ -769,13 +761,13 @@ static void show_queue(struct out *o, const struct info_card *c)
 	const struct info_queue *q = &c->queue;
 
 	if (*c->sysfs_dir)
-		put_u64(o, "logical_block_size", "logical block size",
+		put_u64(o, "logical_block_bytes", "logical block size",
 			c->has_logical_block_size, c->logical_block_size);
-	put_u64(o, "physical_block_size", "physical block size",
+	put_u64(o, "physical_block_bytes", "physical block size",
 		q->has_physical_block_size, q->physical_block_size);
-	put_u64(o, "minimum_io_size", "minimum I/O size",
+	put_u64(o, "minimum_io_bytes", "minimum I/O size",
 		q->has_minimum_io_size, q->minimum_io_size);
-	put_u64(o, "optimal_io_size", "optimal I/O size",
+	put_u64(o, "optimal_io_bytes", "optimal I/O size",
 		q->has_optimal_io_size, q->optimal_io_size);
 	show_discard(o, q);
 	put_bool(o, "rotational", "rotational", q->has_rotational,
@@ -802,7 +794,7 @@ static void show_device(struct out *o, const struct info_device *d,
 	put_size(o, "size_bytes", "size", c->has_size, c->size_bytes);
 	if (!*c->sysfs_dir) {
 		/* files and simulated cards: sysfs has nothing to say */
-		put_u64(o, "logical_block_size", "logical block size",
+		put_u64(o, "logical_block_bytes", "logical block size",
 			c->has_logical_block_size, c->logical_block_size);
 		o->quiet = true;
 	}
@@ -833,8 +825,8 @@ static void show_summary(struct out *o, const struct info_card *c)
 		c->month <= 12 ? date : NULL);
 	put_u64(o, "capacity_bytes", NULL, c->has_capacity,
 		c->capacity_bytes);
-	put_u64(o, "erase_size", NULL, c->has_erase_size, c->erase_size);
-	put_u64(o, "preferred_erase_size", NULL,
+	put_u64(o, "erase_size_bytes", NULL, c->has_erase_size, c->erase_size);
+	put_u64(o, "preferred_erase_size_bytes", NULL,
 		c->has_preferred_erase_size, c->preferred_erase_size);
 	put_u64(o, "speed_class", NULL, c->has_speed, c->speed_class);
 	put_u64(o, "uhs_grade", NULL, c->has_speed, c->uhs_grade);
@@ -968,14 +960,15 @@ static void show_life(struct out *o, const struct info_emmc *e)
 static void show_enhanced(struct out *o, const struct info_emmc *e)
 {
 	if (e->enhanced_unset) {
-		put_text(o, VM_UNIT_BYTES, "enhanced_area_offset", "enhanced area", NULL,
-			 "not configured");
-		put_text(o, VM_UNIT_BYTES, "enhanced_area_size", NULL, NULL, NULL);
+		put_text(o, VM_UNIT_BYTES, "enhanced_area_offset_bytes",
+			 "enhanced area", NULL, "not configured");
+		put_text(o, VM_UNIT_BYTES, "enhanced_area_size_bytes", NULL,
+			 NULL, NULL);
 		return;
 	}
-	put_size(o, "enhanced_area_offset", "enhanced area offset",
+	put_size(o, "enhanced_area_offset_bytes", "enhanced area offset",
 		 e->has_enhanced_area_offset, e->enhanced_area_offset);
-	put_size(o, "enhanced_area_size", "enhanced area size",
+	put_size(o, "enhanced_area_size_bytes", "enhanced area size",
 		 e->has_enhanced_area_size, e->enhanced_area_bytes);
 }
 
@@ -1065,6 +1058,10 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 		o->meta.device_size = card->has_size ? card->size_bytes : 0;
 		o->meta.logical_block_size = card->logical_block_size;
 		o->meta.command = dev->command;
+		devname_from_card(dev, card, &o->names);
+		o->meta.device_identity = o->names.has_identity ?
+					  o->names.identity : NULL;
+		o->meta.device_name = o->names.name;
 	}
 	if (!o || out_begin(o, out, format, "info", dev->path)) {
 		free(o);

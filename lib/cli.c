@@ -5,6 +5,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/cli.h"
@@ -142,4 +143,40 @@ const char *cli_option_error(int c, int option_char, const char *arg,
 	else
 		snprintf(buf, size, "unknown option '%s'", arg ? arg : "?");
 	return buf;
+}
+
+/* The command line as one shell-quoted string, for the JSON header. */
+char *cli_join_command(int argc, char **argv)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+,./:@%";
+	size_t size = 1;
+	char *text, *p;
+
+	for (int i = 0; i < argc; i++)
+		size += 4 * strlen(argv[i]) + 3;
+	text = p = malloc(size);
+	if (!text)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = !*a || a[strspn(a, plain)];
+
+		if (i)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (*a == '\'' && quote) {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return text;
 }

@@ -18,4 +18,10 @@ const char *cli_option_error(int c, int option_char, const char *arg,
 			     const struct option *longs, char *buf,
 			     size_t size);
 
+/*
+ * The command line as one shell-quoted string, for the JSON header
+ * (malloc'd; NULL when out of memory).
+ */
+char *cli_join_command(int argc, char **argv);
+
 #endif

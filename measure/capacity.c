@@ -352,6 +352,16 @@ static int judge_probes(struct search *s)
 	(&(const struct text_look){ .display = TEXT_TEMPLATE_ALONE, \
 				    .template = template_text })
 
+/* A record to the report, and to its copy when there is one. */
+static int emit_record(struct search *s, const struct record *rec)
+{
+	int err = report_record(s->opt->report, rec);
+
+	if (!err && s->opt->also_report)
+		err = report_record(s->opt->also_report, rec);
+	return err;
+}
+
 /* Every capacity record's text: fields separated by a space. */
 static const struct text_layout spaced = { .style = TEXT_SPACES };
 
@@ -380,15 +390,15 @@ static int emit_probe(struct search *s, const struct probe *p)
 
 	add_field(&rec, VM_UNIT_COUNT, "round", SHOWN("round %:"), NULL,
 		  s->round + 1);
-	add_field(&rec, VM_UNIT_BYTES, "offset", SHOWN("block at %"), NULL,
+	add_field(&rec, VM_UNIT_BYTES, "offset_bytes", SHOWN("block at %"), NULL,
 		  (double)p->offset);
 	add_field(&rec, VM_UNIT_LABEL, "result",
 		  SHOWN("%"), probe_result(p), 0);
-	add_field(&rec, VM_UNIT_BYTES, "named_offset",
+	add_field(&rec, VM_UNIT_BYTES, "named_offset_bytes",
 		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
 		  alias ? (double)p->named : NAN);
 	add_field(&rec, VM_UNIT_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
-	return report_record(s->opt->report, &rec);
+	return emit_record(s, &rec);
 }
 
 /* ---- the search ---- */
@@ -592,7 +602,7 @@ static int emit_summary(struct search *s)
 	add_field(&rec, VM_UNIT_BYTES, "cache_bytes",
 		  isnan(r->cache_bytes) ? HIDDEN :
 		  SHOWN("write cache about % bytes;"), NULL, r->cache_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "bytes_written",
+	add_field(&rec, VM_UNIT_BYTES, "probe_bytes_written",
 		  SHOWN("written %,"), NULL, (double)r->bytes_written);
 	add_field(&rec, VM_UNIT_BYTES, "bytes_restored",
 		  SHOWN("restored %,"), NULL, (double)r->bytes_restored);
@@ -602,7 +612,7 @@ static int emit_summary(struct search *s)
 		  SHOWN("% rounds;"), NULL, r->rounds);
 	add_field(&rec, VM_UNIT_LABEL, "certainty",
 		  SHOWN("%"), certainty(s), 0);
-	return report_record(s->opt->report, &rec);
+	return emit_record(s, &rec);
 }
 
 /* A partition that ends at the real capacity, 1 MiB aligned. */
@@ -625,11 +635,11 @@ static int emit_fix(struct search *s)
 		 (unsigned long long)end_mib);
 	add_field(&rec, VM_UNIT_LABEL, "tool", SHOWN("%:"), "sfdisk", 0);
 	add_field(&rec, VM_UNIT_LABEL, "command", SHOWN("%"), sfdisk, 0);
-	err = report_record(s->opt->report, &rec);
+	err = emit_record(s, &rec);
 	rec.count = 0;
 	add_field(&rec, VM_UNIT_LABEL, "tool", SHOWN("%:"), "parted", 0);
 	add_field(&rec, VM_UNIT_LABEL, "command", SHOWN("%"), parted, 0);
-	return err ? err : report_record(s->opt->report, &rec);
+	return err ? err : emit_record(s, &rec);
 }
 
 /* A range a restore left as it was: where, and where its record was. */
@@ -639,17 +649,17 @@ static int emit_damage(struct report *report, const struct undo_damage *d)
 				 .layout = &spaced };
 	bool known = d->range_known;
 
-	add_field(&rec, VM_UNIT_BYTES, "offset",
+	add_field(&rec, VM_UNIT_BYTES, "offset_bytes",
 		  known ? SHOWN("not put back: bytes at %") :
 		  ALONE("not put back: an unknown range:"), NULL,
 		  known ? (double)d->offset : NAN);
-	add_field(&rec, VM_UNIT_BYTES, "length",
+	add_field(&rec, VM_UNIT_BYTES, "length_bytes",
 		  known ? SHOWN("(+%):") : HIDDEN, NULL,
 		  known ? (double)d->length : NAN);
 	add_field(&rec, VM_UNIT_BYTES, "file_bytes",
 		  SHOWN("the undo file's % bytes"), NULL,
 		  (double)d->file_bytes);
-	add_field(&rec, VM_UNIT_BYTES, "file_offset",
+	add_field(&rec, VM_UNIT_BYTES, "file_offset_bytes",
 		  SHOWN("at % are damaged"), NULL, (double)d->file_offset);
 	return report_record(report, &rec);
 }
@@ -837,6 +847,10 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	/* what was not put back goes on record too, not only on stderr */
 	if (!err && !restore_err && s->undo.records && !result->restored)
 		err = capacity_emit_restore(options->report, &result->restore);
+	if (!err && !restore_err && s->undo.records && !result->restored &&
+	    options->also_report)
+		err = capacity_emit_restore(options->also_report,
+					    &result->restore);
 	free(s->saved);
 	free(s->chunk);
 	free(s->edges);

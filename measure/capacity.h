@@ -25,6 +25,7 @@ struct capacity_options {
 	const char *undo_path;
 	volatile sig_atomic_t *stop;	/* set by a signal: stop, restore */
 	struct report *report;		/* the records go here */
+	struct report *also_report;	/* and a copy here, or NULL */
 	FILE *out;			/* flushed after each round */
 	bool every_probe;		/* evidence: each probe, not only the
 					   two at the edge */

@@ -305,11 +305,11 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 		  LOOK(TEXT_AS_UNIT, "%:"), (double)r.device_time_ns);
 	add_value(&rec, VM_UNIT_RATE, "bytes_per_s",
 		  LOOK(TEXT_MBPS, "% MB/s;"), r.bytes_per_s);
-	add_value(&rec, VM_UNIT_RATE, "window_min",
+	add_value(&rec, VM_UNIT_RATE, "window_min_bytes_per_s",
 		  LOOK(TEXT_MBPS, "per second: min %,"), r.window_min);
-	add_value(&rec, VM_UNIT_RATE, "window_median",
+	add_value(&rec, VM_UNIT_RATE, "window_median_bytes_per_s",
 		  LOOK(TEXT_MBPS, "median %,"), r.window_median);
-	add_value(&rec, VM_UNIT_RATE, "window_max",
+	add_value(&rec, VM_UNIT_RATE, "window_max_bytes_per_s",
 		  LOOK(TEXT_MBPS, "max % MB/s"), r.window_max);
 	add_share(x, &rec, r.bytes_per_s, &share_text);
 	add_value(&rec, VM_UNIT_COUNT, "failed_reads", MACHINE_ONLY,

@@ -1010,6 +1010,40 @@ static int prove_record(struct log *g, struct dev *dev, const struct saved *r,
 	return err;
 }
 
+/* Does the file's header name salt among its run's? */
+static bool names_salt(const struct log *g, uint64_t salt)
+{
+	for (unsigned i = 0; i < g->salt_count; i++)
+		if (g->salts[i] == salt)
+			return true;
+	return false;
+}
+
+/*
+ * A run that names UNDO_PATTERN_SALT wrote the test patterns, each from
+ * its buffer's start: the blocks of each pattern's first
+ * UNDO_PATTERN_BYTES explain what such a run left.
+ */
+static int keep_pattern_hashes(struct log *g)
+{
+	unsigned char *buf;
+	int err = 0;
+
+	if (g->version == 1 || !names_salt(g, UNDO_PATTERN_SALT))
+		return 0;
+	buf = dev_alloc_buffer(UNDO_PATTERN_BYTES, DEV_PATTERN_ZEROS);
+	if (!buf)
+		return -ENOMEM;
+	for (int p = 0; !err && p < DEV_PATTERN_COUNT; p++) {
+		dev_fill_pattern(buf, UNDO_PATTERN_BYTES, (enum dev_pattern)p);
+		/* a constant pattern's blocks are all one */
+		err = keep_block_hashes(g, buf, p == DEV_PATTERN_RANDOM ?
+					UNDO_PATTERN_BYTES : g->block_bytes);
+	}
+	free(buf);
+	return err;
+}
+
 static int prove(struct log *g, struct dev *dev, struct undo_proof *proof)
 {
 	uint64_t top = largest(g);
@@ -1017,6 +1051,9 @@ static int prove(struct log *g, struct dev *dev, struct undo_proof *proof)
 	bool *unreadable = calloc((size_t)(top / g->block_bytes),
 				  sizeof(*unreadable));
 	int err = now && unreadable ? buffer_for(g, top) : -ENOMEM;
+
+	if (!err)
+		err = keep_pattern_hashes(g);
 
 	proof->proven = true;
 	if (g->block_count)

@@ -21,6 +21,15 @@
 /* The most stamp salts a file names: one per round of a check. */
 #define UNDO_MAX_SALTS 24
 
+/*
+ * A salt no stamp carries: a file naming it belongs to a run that writes
+ * the test patterns (dev_fill_pattern's, each from its buffer's start,
+ * at most UNDO_PATTERN_BYTES in one write), so a restore's proof takes a
+ * block holding one as the run's.
+ */
+#define UNDO_PATTERN_SALT 0x5041545445524e53ULL	/* "PATTERNS" */
+#define UNDO_PATTERN_BYTES (16ULL << 20)
+
 struct undo {
 	int fd;
 	const char *path;

@@ -14,6 +14,27 @@
 #include "output/plot.h"
 #include "output/reportanalyze.h"
 
+/* -v: every ignored line kept, "FILE:LINE: ignored, WHY: TEXT". */
+static void list_ignored(const struct config *cfg,
+			 const struct analyze_result *result)
+{
+	size_t kept = result->lines_ignored < ANALYZE_MAX_IGNORED ?
+		      result->lines_ignored : ANALYZE_MAX_IGNORED;
+
+	for (size_t i = 0; i < kept; i++) {
+		const struct analyze_ignored *ig = &result->ignored[i];
+		const char *file = ig->file < (unsigned)cfg->file_count ?
+				   cfg->files[ig->file] : "-";
+
+		fprintf(stderr, "%s:%zu: ignored, %s: %s\n",
+			strcmp(file, "-") ? file : "standard input", ig->line,
+			ig->why, ig->text);
+	}
+	if (result->lines_ignored > kept)
+		fprintf(stderr, "... and %zu more lines ignored\n",
+			result->lines_ignored - kept);
+}
+
 /* --analyze: findings from saved output; measures nothing. */
 int mode_analyze(struct config *cfg)
 {
@@ -31,6 +52,12 @@ int mode_analyze(struct config *cfg)
 		usage_error("--analyze: %s", why);
 	if (err)
 		runtime_error("%s", why);
+	if (cfg->verbose)
+		list_ignored(cfg, result);
+	if (!analyze_found_any(result))
+		runtime_error("--analyze: no input to analyze: no align line "
+			      "or open-AU run in %zu line%s (-v lists them)",
+			      result->lines, result->lines == 1 ? "" : "s");
 	out = open_output(cfg);
 	err = analyze_report(result, cfg->format, cfg->command, out);
 	free(result);

@@ -158,7 +158,7 @@ int mode_capacity(struct config *cfg)
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
 	const char *undo_path;
 	struct vm_param params[] = {
-		{ "cache_limit_bytes", (double)cfg->cache_limit } };
+		{ "cache_limit", (double)cfg->cache_limit } };
 	struct report_meta meta = { .test = "capacity-check",
 				    .params = params, .param_count = 1 };
 	struct capacity_options options;
@@ -179,6 +179,7 @@ int mode_capacity(struct config *cfg)
 	options = (struct capacity_options){
 		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
 		.stop = cfg->stop, .report = sinks.report,
+		.also_report = sinks.also_json,
 		.out = sinks.out, .every_probe = cfg->verbose };
 	err = capacity_run(&dev, &options, &result, undo_why,
 			   sizeof(undo_why));

@@ -44,8 +44,8 @@ static void check_detect_erase(const struct config *cfg,
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
 {
-	(void)ctx;
 	announce_writes("detect --write", dev, start, end);
+	keep_announced(ctx, start, end);
 	return 0;
 }
 
@@ -55,15 +55,18 @@ static int detect_output(const struct config *cfg, const struct dev *dev,
 {
 	struct config used = *cfg;
 	struct report_meta meta = { .test = "detect",
-		.command = cfg->command, .device = cfg->device,
-		.device_size = dev->size_bytes,
-		.logical_block_size = dev->logical_block_bytes,
-		.params = NULL };
+		.command = cfg->command, .params = NULL };
+	struct devname names;
+
+	output_name_device(cfg, dev, &meta, &names);
 
 	used.erasesize = findings->erase_used;
 	meta.param_count = set_option_json_params(&used);
 	meta.params = used.json_params;
-	if (report_detect(out, cfg->format, &meta, dev, findings))
+	meta.param_flags = used.json_flags;
+	if (report_detect(out, cfg->format, &meta, dev, findings) ||
+	    (cfg->also_json && report_detect(cfg->also_json, REPORT_JSON,
+					     &meta, dev, findings)))
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");
 	return 0;
@@ -90,6 +93,7 @@ int mode_detect(struct config *cfg)
 		open_device(cfg, &dev, DEV_READ_WRITE);
 	}
 	options.announce = announce_detect;
+	options.ctx = cfg;
 	out = open_output(cfg);
 	prepare_timing(cfg);
 	err = detect_run(&dev, &options, cfg->stop, &findings);

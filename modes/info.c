@@ -57,6 +57,9 @@ int mode_info(struct config *cfg)
 	out = open_output(cfg);
 	err = info_show(&device, cfg->sysfs_root, cfg->format, out, why,
 			sizeof(why));
+	if (!err && cfg->also_json)
+		err = info_show(&device, cfg->sysfs_root, REPORT_JSON,
+				cfg->also_json, why, sizeof(why));
 	if (err && out != stdout)
 		fclose(out);
 	if (err == -EINVAL)

@@ -131,9 +131,15 @@ static const struct option_def option_defs[] = {
 	TEST(OPT_ANALYZE, "analyze", SECTION_TESTS,
 	     "read saved -a, -O output from FILEs (- is stdin)",
 	     MODE_ANALYZE, NULL, SPEED_NONE, T_ANALYZE),
+	TEST(OPT_COMPARE, "compare", SECTION_TESTS,
+	     "saved json runs of several cards in one table",
+	     MODE_COMPARE, NULL, SPEED_NONE, T_COMPARE),
 	TEST(OPT_INFO, "info", SECTION_TESTS,
 	     "identity of the device and card, from sysfs",
 	     MODE_INFO, NULL, SPEED_NONE, T_INFO),
+	TEST(OPT_REPORT, "report", SECTION_TESTS,
+	     "identity, geometry and speed in one run",
+	     MODE_REPORT, NULL, SPEED_NONE, T_REPORT),
 	DECODE(OPT_DECODE_CID, "decode-cid",
 	       "decode a CID register (prefix mmc: for eMMC)"),
 	DECODE(OPT_DECODE_CSD, "decode-csd", "decode a CSD register"),
@@ -150,7 +156,7 @@ static const struct option_def option_defs[] = {
 	  .field = FIELD(erasesize), .def = 4 * MIB, .min = 1,
 	  .max = DEV_MAX_TRANSFER_BYTES,	/* a block is one transfer */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_FIND_FAT | T_PROGRAM |
-		     T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS,
+		     T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS | T_REPORT,
 	  .original = true },
 	{ 'c', "count", "N", SECTION_PARAMETERS,
 	  "repetitions of each read (default %s)", .kind = ARG_COUNT,
@@ -191,9 +197,9 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_FLAG, .field = FIELD(threes),
 	  .applies = T_ALIGN | T_WRITE_ALIGN | T_PROGRAM },
 	{ OPT_WRITE, "write", NULL, SECTION_PARAMETERS,
-	  "--detect, --surface also write (destructive)",
+	  "--detect, --report, --surface write too (destructive)",
 	  .kind = ARG_FLAG, .field = FIELD(write),
-	  .applies = T_DETECT | T_SURFACE },
+	  .applies = T_DETECT | T_REPORT | T_SURFACE },
 	{ OPT_KEEP_DATA, "keep-data", NULL, SECTION_PARAMETERS,
 	  "--surface writes, keeping every byte (undo file)",
 	  .kind = ARG_FLAG, .field = FIELD(keep_data), .applies = T_SURFACE },
@@ -204,15 +210,16 @@ static const struct option_def option_defs[] = {
 	{ OPT_BUDGET, "budget", "SECONDS", SECTION_PARAMETERS,
 	  "device time --detect may spend reading (default %s)",
 	  .kind = ARG_SECONDS, .field = FIELD(budget_ns), .def = SECONDS(20),
-	  .applies = T_DETECT },
+	  .applies = T_DETECT | T_REPORT },
 	{ OPT_TIME, "time", "SECONDS", SECTION_PARAMETERS,
 	  "device time per measurement (default %s)", .kind = ARG_SECONDS,
 	  .field = FIELD(time_ns), .def = SECONDS(3),
-	  .applies = T_SPEED | T_PROGRAM },
+	  .applies = T_SPEED | T_PROGRAM | T_REPORT },
 	{ OPT_SPAN, "span", "SIZE", SECTION_PARAMETERS,
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
-	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS | T_SURFACE },
+	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS | T_REPORT |
+		     T_SURFACE },
 	{ OPT_IODEPTH, "iodepth", "N", SECTION_PARAMETERS,
 	  "operations in flight (default %s; up to 256)", .kind = ARG_COUNT,
 	  .field = FIELD(iodepth), .def = 1, .min = 1, .max = DEV_MAX_DEPTH,
@@ -223,18 +230,19 @@ static const struct option_def option_defs[] = {
 	{ OPT_CACHE_LIMIT, "cache-limit", "SIZE", SECTION_PARAMETERS,
 	  "caches --capacity-check sees through (default %s)",
 	  .kind = ARG_SIZE, .field = FIELD(cache_limit), .def = 16 * MIB,
-	  .min = 1, .applies = T_CAPACITY },
+	  .min = 1, .applies = T_CAPACITY | T_REPORT },
 	{ OPT_UNDO_FILE, "undo-file", "FILE", SECTION_PARAMETERS,
 	  "where --capacity-check saves the blocks it writes",
 	  .kind = ARG_TEXT, .field = FIELD(undo_path),
-	  .applies = T_CAPACITY | T_SURFACE },
+	  .applies = T_CAPACITY | T_REPORT | T_SURFACE },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
-	  .field = FIELD(sysfs_root), .applies = T_INFO | T_DETECT | T_SPEED },
+	  .field = FIELD(sysfs_root),
+	  .applies = T_INFO | T_DETECT | T_SPEED | T_REPORT },
 	{ OPT_DEBUGFS_ROOT, "debugfs-root", "DIR", SECTION_PARAMETERS,
 	  "read debugfs from DIR, not /sys/kernel/debug",
 	  .kind = ARG_TEXT, .field = FIELD(debugfs_root),
-	  .applies = T_INFO | T_SPEED },
+	  .applies = T_INFO | T_SPEED | T_REPORT },
 
 	{ OPT_FORMAT, "format", "FORMAT", SECTION_OUTPUT,
 	  "output format: text (default), csv or json",
@@ -243,7 +251,7 @@ static const struct option_def option_defs[] = {
 	  "draw the results (or saved json runs) as SVG in FILE",
 	  .kind = ARG_TEXT, .field = FIELD(plot_path),
 	  .applies = T_VM | T_READ_SPEED | T_WRITE_SPEED | T_PLOT_RUNS |
-		     T_SURFACE,
+		     T_SURFACE | T_COMPARE,
 	  .refusal = "is not available for" },
 	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE (- for standard output)",
 	  .kind = ARG_TEXT, .field = FIELD(out_path),
@@ -258,7 +266,8 @@ static const struct option_def option_defs[] = {
 	  "no progress line on the terminal", .kind = ARG_FLAG,
 	  .field = FIELD(quiet), .applies = T_MEASURE },
 	{ 'v', "verbose", NULL, SECTION_OUTPUT, "say more", .kind = ARG_FLAG,
-	  .field = FIELD(verbose), .applies = T_MEASURE, .original = true },
+	  .field = FIELD(verbose), .applies = T_MEASURE | T_ANALYZE,
+	  .original = true },
 	{ 'h', "help", NULL, SECTION_OUTPUT, "display this help",
 	  .applies = T_ALL },
 	{ 'V', "version", NULL, SECTION_OUTPUT, "display version",
@@ -313,8 +322,10 @@ static void usage(FILE *out)
 	fprintf(out, "Usage:\n %s [options] <device>\n"
 		" %s --analyze <file>...\n"
 		" %s --plot=<file.svg> <run.json>...\n"
+		" %s --compare <run.json>...\n"
 		" %s --decode-cid=<hex>\n\n", die_program_name,
-		die_program_name, die_program_name, die_program_name);
+		die_program_name, die_program_name, die_program_name,
+		die_program_name);
 	fprintf(out, "Measure flash media (SD cards, eMMC, USB sticks) "
 		"through the raw block device.\n\nOptions:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
@@ -558,9 +569,11 @@ static void check_without_test(const struct config *cfg)
 
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
+		/* --report takes most options besides their own test */
+		unsigned applies = o->applies & ~T_REPORT;
 
 		if (cfg->given[i] && o->mode == MODE_NONE &&
-		    few_tests(o->applies, tests, sizeof(tests)))
+		    few_tests(applies, tests, sizeof(tests)))
 			usage_error("--%s goes with %s", o->name, tests);
 	}
 	usage_error("no test chosen (e.g. -a for the align test)");
@@ -617,6 +630,14 @@ static bool parse_deviceless(struct config *cfg, int argc, char **argv)
 		if (optind < argc)
 			usage_error("%s takes no device", cfg->mode == MODE_LIST ?
 				    "--list-programs" : cfg->test_option);
+		return true;
+	}
+	if (cfg->mode == MODE_COMPARE) {
+		check_options(cfg);
+		if (optind >= argc)
+			usage_error("--compare: no saved json run given");
+		cfg->files = (const char *const *)argv + optind;
+		cfg->file_count = (size_t)(argc - optind);
 		return true;
 	}
 	if (cfg->mode == MODE_ANALYZE) {
@@ -701,6 +722,7 @@ size_t set_option_json_params(struct config *cfg)
 		cfg->json_params[count++] = (struct vm_param){ name,
 			d->kind == ARG_FLAG ? *(const bool *)field :
 			(double)*(const uint64_t *)field };
+		cfg->json_flags[count - 1] = d->kind == ARG_FLAG;
 	}
 	return count;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "output/report.h"
 #include "vm/programs.h"
@@ -57,6 +58,8 @@ enum {
 	OPT_CACHE_LIMIT,
 	OPT_UNDO_FILE,
 	OPT_RESTORE,
+	OPT_COMPARE,
+	OPT_REPORT,
 	OPT_SURFACE,
 	OPT_KEEP_DATA,
 	OPT_RESUME,
@@ -75,6 +78,8 @@ enum run_mode {
 	MODE_CAPACITY,		/* --capacity-check */
 	MODE_RESTORE,		/* --restore */
 	MODE_PLOT,		/* --plot=FILE run.json...: saved runs */
+	MODE_COMPARE,		/* --compare run.json...: cards side by side */
+	MODE_REPORT,		/* --report: the whole story of a card */
 	MODE_SURFACE,		/* --surface */
 	MODE_COUNT
 };
@@ -92,8 +97,9 @@ enum test_bit {
 	T_LIST = 1u << 15,
 	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
 	T_CAPACITY = 1u << 17, T_RESTORE = 1u << 18,
-	T_SURFACE = 1u << 19,
-	T_END = 1u << 20,	/* one past the last: keep it last */
+	T_COMPARE = 1u << 19, T_REPORT = 1u << 20,
+	T_SURFACE = 1u << 21,
+	T_END = 1u << 22,	/* one past the last: keep it last */
 };
 
 /* The original tool's tests: it took every option with each of them. */
@@ -104,7 +110,8 @@ enum test_bit {
 #define T_ALL (T_END - 1)	/* every test's bit */
 /* Modes whose output is records: text, CSV (one table) or JSON. */
 #define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
-		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE | T_SURFACE)
+		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE | T_COMPARE | \
+		  T_REPORT | T_SURFACE)
 
 struct config {
 	const struct program_def *test;
@@ -122,7 +129,7 @@ struct config {
 	enum speed_test speed;
 	bool read_only;
 	uint64_t time_ns, span, iodepth;
-	const char *const *files;	/* --analyze */
+	const char *const *files;	/* --analyze, --compare */
 	size_t file_count;
 	const char *plot_path;
 	char **plot_inputs;		/* saved json runs to plot, no test */
@@ -140,9 +147,13 @@ struct config {
 	const char *resume_path;
 	bool given[64];			/* by option_defs[] index */
 	volatile sig_atomic_t *stop;	/* set by SIGINT, SIGTERM */
+	/* --report sets these for the parts it runs; NULL otherwise */
+	struct keep *keep;		/* a writing part's range saved first */
+	FILE *also_json;		/* the part's JSON document too */
 	/* the JSON parameters of a built-in test, named as its options */
 	char json_names[OPTION_JSON_PARAMS][32];
 	struct vm_param json_params[OPTION_JSON_PARAMS];
+	bool json_flags[OPTION_JSON_PARAMS];	/* a yes/no option's */
 };
 
 

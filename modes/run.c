@@ -16,6 +16,7 @@
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "lib/units.h"
+#include "measure/keep.h"
 #include "measure/speed.h"
 #include "modes/run.h"
 #include "vm/compile.h"
@@ -39,10 +40,12 @@ static void place_open_au(struct config *cfg, const struct dev *dev,
 			break;
 	if (apart == 0)
 		usage_error("--open-au: %llu erase blocks of %llu bytes from "
-			    "offset %llu do not fit in %s (%llu bytes)",
+			    "offset %llu do not fit in %s (%llu bytes); the "
+			    "test needs at least %llu bytes",
 			    (unsigned long long)n, (unsigned long long)e,
 			    (unsigned long long)cfg->offset, dev->path,
-			    (unsigned long long)dev->size_bytes);
+			    (unsigned long long)dev->size_bytes,
+			    (unsigned long long)(cfg->offset + n * e));
 	if (apart < OPEN_AU_SPACING)
 		fprintf(stderr, "%s: %llu erase blocks %d apart do not fit; "
 			"placing them %llu apart\n", die_program_name,
@@ -253,6 +256,56 @@ void announce_writes(const char *what, struct dev *dev,
 	dev_allow_writes(dev, start, end);
 }
 
+void keep_announced(const struct config *cfg, uint64_t start,
+		    uint64_t end)
+{
+	char why[MESSAGE_BYTES];
+	int err;
+
+	if (!cfg->keep)
+		return;
+	err = keep_save(cfg->keep, start, end, why, sizeof(why));
+	/* a signal: the test stops before its first write, nothing kept */
+	if (err && err != -EINTR)
+		runtime_error("%s", why);
+	if (!err)
+		fprintf(stderr, "%s: --report: bytes %llu to %llu saved to %s; "
+			"writing\n", die_program_name,
+			(unsigned long long)start, (unsigned long long)end - 1,
+			cfg->keep->undo_path);
+}
+
+/*
+ * Under --report --write, once the test's figures are out: its range
+ * put back from the undo file through its own open; a failure exits 1
+ * naming the file that --restore puts it back with.
+ */
+static void keep_put_back_announced(const struct config *cfg,
+				    struct dev *dev)
+{
+	struct undo_result result;
+	char why[MESSAGE_BYTES];
+	int err;
+
+	if (!cfg->keep || !cfg->keep->saved)
+		return;
+	err = keep_put_back(cfg->keep, dev, &result, why, sizeof(why));
+	if (err)
+		runtime_error("%s: putting back what the test overwrote: %s; "
+			      "the undo file %s is kept: %s --restore=%s %s",
+			      cfg->device, why, cfg->keep->undo_path,
+			      die_program_name, cfg->keep->undo_path,
+			      cfg->device);
+	if (result.blocks_differing || result.damaged_count)
+		runtime_error("%s: %llu blocks the test overwrote do not read "
+			      "back as saved; the undo file %s is kept: %s "
+			      "--restore=%s %s", cfg->device,
+			      (unsigned long long)result.blocks_differing,
+			      cfg->keep->undo_path, die_program_name,
+			      cfg->keep->undo_path, cfg->device);
+	undo_result_free(&result);
+}
+
 /*
  * Loops with a depth run on an asynchronous engine; when none works the
  * run goes on at depth 1, and says so.
@@ -291,6 +344,7 @@ struct vm_program *plan_run(const struct config *cfg,
 		dev_close(dev);
 		open_device(cfg, dev, DEV_READ_WRITE);
 		announce_writes(what, dev, plan->write_start, plan->write_end);
+		keep_announced(cfg, plan->write_start, plan->write_end);
 	}
 	setup_engine(dev, plan->max_depth);
 	return program;
@@ -308,7 +362,7 @@ int end_run(const struct config *cfg, struct dev *dev, int err,
 {
 	char why[MESSAGE_BYTES];
 	/* what a write test wrote reaches the medium, not only its cache */
-	int flush_err = dev_flush(dev);
+	int flush_err = (keep_put_back_announced(cfg, dev), dev_flush(dev));
 
 	if (!err)
 		err = flush_err;

@@ -48,6 +48,14 @@ struct vm_program *plan_run(const struct config *cfg,
 void announce_writes(const char *what, struct dev *dev, uint64_t start,
 		     uint64_t end);
 
+/*
+ * Under --report --write, after the announcement and before any write:
+ * the range saved to the undo file (measure/keep.h); a failure exits 1,
+ * having written nothing.
+ */
+void keep_announced(const struct config *cfg, uint64_t start,
+		    uint64_t end);
+
 /* Pin to a CPU and, with --realtime, take real-time priority. */
 void prepare_timing(const struct config *cfg);
 

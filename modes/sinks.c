@@ -19,6 +19,8 @@ int emit_to_sinks(void *ctx, const struct record *record)
 
 	progress_clear(&sinks->progress);
 	sinks->records++;
+	if (sinks->also_json && report_record(sinks->also_json, record))
+		return sinks->emit_error = -EIO;
 	if (sinks->plot && plot_record(sinks->plot, record))
 		return sinks->emit_error = -ENOMEM;
 	return sinks->emit_error = sinks->emit(sinks->ctx, record);
@@ -156,55 +158,43 @@ static FILE *open_output_file(const char *option, const char *path)
 	return f;
 }
 
+FILE *open_plot_output(const struct config *cfg)
+{
+	return is_stdout_name(cfg->plot_path) ? stdout :
+	       open_output_file("--plot", cfg->plot_path);
+}
+
 void write_plot(const struct config *cfg, struct plot *plot)
 {
-	FILE *f = is_stdout_name(cfg->plot_path) ? stdout :
-		  open_output_file("--plot", cfg->plot_path);
+	FILE *f = open_plot_output(cfg);
 
 	if (plot_write(plot, f) | (f == stdout ? fflush(f) : fclose(f)))
 		runtime_error("%s: write error", cfg->plot_path);
 	plot_free(plot);
 }
 
-/* The command line as one shell-quoted string, for the JSON header. */
-char *join_command(int argc, char **argv)
-{
-	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=+,./:@%";
-	size_t size = 1;
-	char *text, *p;
-
-	for (int i = 0; i < argc; i++)
-		size += 4 * strlen(argv[i]) + 3;
-	text = p = malloc(size);
-	if (!text)
-		runtime_error("out of memory");
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool quote = !*a || a[strspn(a, plain)];
-
-		if (i)
-			*p++ = ' ';
-		if (quote)
-			*p++ = '\'';
-		for (; *a; a++) {
-			if (*a == '\'' && quote) {
-				memcpy(p, "'\\''", 4);
-				p += 4;
-			} else {
-				*p++ = *a;
-			}
-		}
-		if (quote)
-			*p++ = '\'';
-	}
-	*p = '\0';
-	return text;
-}
-
 FILE *open_output(const struct config *cfg)
 {
 	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
+}
+
+void output_name_device(const struct config *cfg, const struct dev *dev,
+			struct report_meta *meta, struct devname *names)
+{
+	const struct info_device idev = { .path = cfg->device,
+		.size_bytes = dev->size_bytes,
+		.logical_block_bytes = dev->logical_block_bytes,
+		.simulated = dev->simulated,
+		.debugfs_root = cfg->debugfs_root };
+
+	meta->device = cfg->device;
+	meta->device_size = dev->size_bytes;
+	meta->logical_block_size = dev->logical_block_bytes;
+	if (cfg->format != REPORT_JSON)
+		return;		/* only JSON's header names them */
+	devname_read(&idev, cfg->sysfs_root, names);
+	meta->device_identity = names->has_identity ? names->identity : NULL;
+	meta->device_name = names->name;
 }
 
 /* Start a test's output; meta gets the command line and the device. */
@@ -213,14 +203,18 @@ void output_open(const struct config *cfg, const struct dev *dev,
 {
 	*sinks = (struct sinks){ .out = open_output(cfg) };
 	meta->command = cfg->command;
-	meta->device = cfg->device;
-	meta->device_size = dev->size_bytes;
-	meta->logical_block_size = dev->logical_block_bytes;
+	output_name_device(cfg, dev, meta, &sinks->device);
 	sinks->report = report_open(sinks->out, cfg->format, meta);
 	if (!sinks->report)
 		runtime_error("out of memory");
 	sinks->emit = report_record;
 	sinks->ctx = sinks->report;
+	if (cfg->also_json) {
+		sinks->also_json = report_open(cfg->also_json, REPORT_JSON,
+					       meta);
+		if (!sinks->also_json)
+			runtime_error("out of memory");
+	}
 	if (cfg->plot_path) {
 		sinks->plot = plot_new(NULL);
 		if (!sinks->plot || plot_begin_run(sinks->plot, meta, NULL))
@@ -243,6 +237,10 @@ void output_close(const struct config *cfg, struct sinks *sinks,
 	progress_end(&sinks->progress);
 	if (sinks->emit_error == -ENOMEM)
 		runtime_error("out of memory");
+	if (sinks->also_json &&
+	    report_close(sinks->also_json, &dev->stats, err == -EINTR) &&
+	    !err)
+		runtime_error("--report: write error");
 	if ((report_close(sinks->report, &dev->stats, err == -EINTR) &&
 	     !err) || sinks->emit_error)
 		runtime_error("%s: write error", name);

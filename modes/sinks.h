@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "dev.h"
+#include "identity/devname.h"
 #include "modes/options.h"
 #include "output/plot.h"
 #include "output/progress.h"
@@ -25,7 +26,9 @@
  */
 struct sinks {
 	FILE *out;
+	struct devname device;		/* the JSON header's identity, name */
 	struct report *report;
+	struct report *also_json;	/* --report's copy of each part */
 	struct progress progress;
 	uint64_t records;		/* handed to the report */
 	struct plot *plot;
@@ -47,15 +50,22 @@ void check_outputs(struct config *cfg);
 /* "-" names standard output, for -o and --plot alike. */
 bool is_stdout_name(const char *path);
 
+/* --plot's file, or standard output for "-"; the caller closes it. */
+FILE *open_plot_output(const struct config *cfg);
+
 /* Write the chart to --plot's file and free it. */
 void write_plot(const struct config *cfg, struct plot *plot);
-
-/* The command line as one shell-quoted string, for the JSON header. */
-char *join_command(int argc, char **argv);
 
 /* -o's file, or standard output; close it with close_output. */
 FILE *open_output(const struct config *cfg);
 void close_output(const struct config *cfg, FILE *out, int err);
+
+/*
+ * The identity and name of the device cfg names, for meta (their text in
+ * names, which must outlive meta).
+ */
+void output_name_device(const struct config *cfg, const struct dev *dev,
+			struct report_meta *meta, struct devname *names);
 
 /* Start a test's output; meta gets the command line and the device. */
 void output_open(const struct config *cfg, const struct dev *dev,

@@ -44,6 +44,7 @@ static void speed_params(struct config *cfg, uint64_t block, uint64_t span,
 		if (strcmp(cfg->json_params[i].name, "iodepth") == 0)
 			cfg->json_params[i].value = iodepth;
 	meta->params = cfg->json_params;
+	meta->param_flags = cfg->json_flags;
 	meta->param_count = count;
 }
 

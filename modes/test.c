@@ -28,6 +28,82 @@ static int collect_interval(void *ctx, const struct record *record)
 	return report_record(run->report, record);
 }
 
+/* The bytes a built-in test reaches, from its parameters. */
+static double param(const struct program_params *params,
+		    enum program_param slot)
+{
+	return params->slot[slot].value;
+}
+
+/* -a: pre, on and post reads around the smallest alignment, 2 blocks */
+static double align_needs(const struct program_params *p)
+{
+	return 4 * param(p, PARAM_BLOCKSIZE);
+}
+
+/* -A: its region from the offset */
+static double write_align_needs(const struct program_params *p)
+{
+	return param(p, PARAM_OFFSET) + param(p, PARAM_REGION);
+}
+
+/* -f: --fat-nr erase blocks from the start */
+static double find_fat_needs(const struct program_params *p)
+{
+	return param(p, PARAM_FATNR) * param(p, PARAM_ERASESIZE);
+}
+
+/* -s: the last block position and its span */
+static double scatter_needs(const struct program_params *p)
+{
+	return param(p, PARAM_OFFSET) + param(p, PARAM_SCATTER_BYTES) +
+	       (param(p, PARAM_SCATTER_COUNT) - 1) * param(p, PARAM_BLOCKSIZE);
+}
+
+/* -i: --count reads of the largest size, one after the other */
+static double interval_needs(const struct program_params *p)
+{
+	return param(p, PARAM_OFFSET) +
+	       param(p, PARAM_COUNT) * param(p, PARAM_INTERVAL_TOP);
+}
+
+/*
+ * A device too small for a test's reads or writes is refused before
+ * anything runs, saying what the test needs (open-au places its own
+ * erase blocks, modes/run.c).
+ */
+static void check_fits(const struct config *cfg, const struct dev *dev,
+		       const struct program_params *params)
+{
+	static const struct {
+		const char *test;
+		double (*needs)(const struct program_params *p);
+		const char *what;
+	} sizes[] = {
+		{ "align", align_needs, "4 blocks of --blocksize" },
+		{ "write-align", write_align_needs,
+		  "--offset and 16 erase blocks" },
+		{ "find-fat", find_fat_needs, "--fat-nr erase blocks" },
+		{ "scatter", scatter_needs,
+		  "--offset and 2^--scatter-order blocks" },
+		{ "interval", interval_needs,
+		  "--offset and --count reads of the largest size" },
+	};
+
+	for (size_t i = 0; cfg->test && i < sizeof(sizes) / sizeof(sizes[0]);
+	     i++) {
+		double need = sizes[i].needs(params);
+
+		if (strcmp(cfg->test->name, sizes[i].test) ||
+		    need <= (double)dev->size_bytes)
+			continue;
+		usage_error("%s: %s is %llu bytes; the test needs at least "
+			    "%.0f bytes (%s)", cfg->test->name, dev->path,
+			    (unsigned long long)dev->size_bytes, need,
+			    sizes[i].what);
+	}
+}
+
 int mode_test(struct config *cfg)
 {
 	struct dev dev;
@@ -44,6 +120,7 @@ int mode_test(struct config *cfg)
 	open_device(cfg, &dev, DEV_READ_ONLY);
 	check_alignment(cfg, &dev);
 	set_params(cfg, &dev, &params);
+	check_fits(cfg, &dev, &params);
 	program = plan_run(cfg, &params, &dev, cfg->test ? cfg->test->name :
 			   cfg->program_path, &plan, &text);
 	meta = (struct report_meta){
@@ -51,6 +128,7 @@ int mode_test(struct config *cfg)
 		.params = params.slot, .param_count = PARAM_HEADER_COUNT };
 	if (cfg->test) {
 		meta.params = cfg->json_params;
+		meta.param_flags = cfg->json_flags;
 		meta.param_count = set_option_json_params(cfg);
 	}
 	output_open(cfg, &dev, &meta, &sinks);

@@ -1,8 +1,8 @@
 /*
  * json: the one JSON string writer every output uses, and a small reader
  * for the JSON documents flashbench writes, so that saved runs can be
- * plotted again.  The reader parses any RFC 8259 text within fixed bounds
- * (depth, node count, string length) into a tree.
+ * plotted and compared again.  The reader parses any RFC 8259 text
+ * within fixed bounds (depth, node count, string length) into a tree.
  */
 #ifndef FLASHBENCH_JSON_H
 #define FLASHBENCH_JSON_H
@@ -15,7 +15,7 @@
  * Version of every document flashbench writes, JSON and CSV alike; README
  * lists what each version changed.
  */
-#define JSON_SCHEMA 2
+#define JSON_SCHEMA 3
 
 #define JSON_MAX_DEPTH 64
 #define JSON_MAX_NODES (1 << 20)
@@ -47,6 +47,15 @@ struct json_value {
 int json_parse(const char *text, size_t length, struct json_value **root,
 	       char *err, size_t errlen);
 void json_free(struct json_value *root);
+
+/*
+ * Read the file at path (at most max_bytes) and parse it into *root.
+ * Returns 0; -EISDIR for a directory, -EFBIG past max_bytes, the negative
+ * errno of opening or reading it (-ENOENT, -EACCES, -EIO), or json_parse's
+ * -EINVAL or -ENOMEM; with a message in err.
+ */
+int json_read_file(const char *path, size_t max_bytes,
+		   struct json_value **root, char *err, size_t errlen);
 
 /* Member key of an object, or NULL (also when object is not one). */
 const struct json_value *json_get(const struct json_value *object,

@@ -10,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analysis/findings.h"
 #include "output/json.h"
@@ -50,18 +49,18 @@ struct chart {
 };
 
 static const struct chart charts[] = {
-	{ { "align", "write-align" }, "align", "alignment", true,
-	  { "pre", "on", "post", "diff" }, "time", "diff", NULL,
-	  false, false, true },
-	{ { "open-au", "open-au-random" }, "block", "block size", true,
-	  { "rate" }, "write rate", NULL, NULL, false, false, true },
-	{ { "find-fat" }, "block", "block size", true,
-	  { "rate" }, "write rate", NULL, "erase block", false, false,
+	{ { "align", "write-align" }, "align_bytes", "alignment", true,
+	  { "pre_ns", "on_ns", "post_ns", "diff_ns" }, "time", "diff_ns",
+	  NULL, false, false, true },
+	{ { "open-au", "open-au-random" }, "block_bytes", "block size", true,
+	  { "bytes_per_s" }, "write rate", NULL, NULL, false, false, true },
+	{ { "find-fat" }, "block_bytes", "block size", true,
+	  { "bytes_per_s" }, "write rate", NULL, "erase block", false, false,
 	  true },
-	{ { "scatter" }, "offset", "offset", false,
-	  { "time" }, "read time", NULL, NULL, true, false, false },
-	{ { "interval" }, "length", "read size", false,
-	  { "min" }, "fastest read time", NULL, NULL, true, true, true },
+	{ { "scatter" }, "offset_bytes", "offset", false,
+	  { "time_ns" }, "read time", NULL, NULL, true, false, false },
+	{ { "interval" }, "length_bytes", "read size", false,
+	  { "min_ns" }, "fastest read time", NULL, NULL, true, true, true },
 	/* -t, --write-speed: one point per one-second window */
 	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
 	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
@@ -366,12 +365,33 @@ static int add_point(struct series *s, double x, double y)
 	return 0;
 }
 
+/*
+ * A key as a legend shows it: without the unit its name ends in ("pre"
+ * for pre_ns), since the axis says the unit.
+ */
+static void legend_key(const char *key, char *buf, size_t size)
+{
+	static const char *const units[] = { "_bytes_per_s", "_bytes", "_ns" };
+	size_t len = strlen(key);
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t n = strlen(units[i]);
+
+		if (len > n && strcmp(key + len - n, units[i]) == 0) {
+			snprintf(buf, size, "%.*s", (int)(len - n), key);
+			return;
+		}
+	}
+	snprintf(buf, size, "%s", key);
+}
+
 static void series_name(const struct plot *plot, const struct run *run,
-			const char *key, unsigned nth, unsigned repeats,
+			const char *full_key, unsigned nth, unsigned repeats,
 			unsigned keys, char *buf, size_t size)
 {
-	char what[64];
+	char what[64], key[KEY_MAX];
 
+	legend_key(full_key, key, sizeof(key));
 	if (repeats > 1 && plot->chart->repeat_name)
 		snprintf(what, sizeof(what), "%s %u", plot->chart->repeat_name,
 			 nth);
@@ -700,6 +720,28 @@ static void svg_text(FILE *out, const char *text)
 	}
 }
 
+/* The document's start: canvas, white background and the title. */
+static void svg_begin(FILE *out, const char *title)
+{
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
+		"<text x=\"%d\" y=\"30\" text-anchor=\"middle\" "
+		"font-size=\"16\">", WIDTH, HEIGHT, WIDTH, HEIGHT, WIDTH,
+		HEIGHT, WIDTH / 2);
+	svg_text(out, title);
+	fputs("</text>\n", out);
+}
+
+static int svg_end(FILE *out)
+{
+	fputs("</svg>\n", out);
+	fflush(out);
+	return ferror(out) ? -EIO : 0;
+}
+
 static const char *const colours[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
 	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
@@ -846,6 +888,25 @@ static void draw_bands(const struct plot *plot, FILE *out,
 		}
 }
 
+/* A legend entry's name at (x, y): 31 bytes fit beside the chart. */
+static void legend_name(FILE *out, int x, int y, const char *text)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%.31s", text);
+	fprintf(out, "<text x=\"%d\" y=\"%d\">", x, y);
+	svg_text(out, name);
+	fputs("</text>\n", out);
+}
+
+/* "... N more" in row shown, when not every entry fits. */
+static void legend_more(FILE *out, int x, unsigned shown, unsigned count)
+{
+	if (shown < count)
+		fprintf(out, "<text x=\"%d\" y=\"%d\">... %u more</text>\n",
+			x, AREA_Y0 + 10 + 20 * (int)shown, count - shown);
+}
+
 static void draw_legend(const struct plot *plot, FILE *out)
 {
 	unsigned shown = plot->series_count < LEGEND_ROWS ?
@@ -854,7 +915,6 @@ static void draw_legend(const struct plot *plot, FILE *out)
 	for (unsigned i = 0; i < shown; i++) {
 		const struct series *s = &plot->series[i];
 		int ty = AREA_Y0 + 10 + 20 * (int)i;
-		char name[32];
 
 		if (s->points)
 			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" "
@@ -866,16 +926,9 @@ static void draw_legend(const struct plot *plot, FILE *out)
 				"%s/>\n", LEGEND_X, ty - 4, LEGEND_X + 20,
 				ty - 4, colours[i % COLOURS], s->dashed ?
 				" stroke-dasharray=\"6 3\"" : "");
-		/* 31 bytes fit beside the chart at 12px */
-		snprintf(name, sizeof(name), "%.31s", s->name);
-		fprintf(out, "<text x=\"%d\" y=\"%d\">", LEGEND_X + 26, ty);
-		svg_text(out, name);
-		fputs("</text>\n", out);
+		legend_name(out, LEGEND_X + 26, ty, s->name);
 	}
-	if (shown < plot->series_count)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">... %u more</text>\n",
-			LEGEND_X + 26, AREA_Y0 + 10 + 20 * (int)shown,
-			plot->series_count - shown);
+	legend_more(out, LEGEND_X + 26, shown, plot->series_count);
 }
 
 static void default_title(const struct plot *plot, char *buf, size_t size)
@@ -909,16 +962,7 @@ int plot_write(struct plot *plot, FILE *out)
 		default_title(plot, title, sizeof(title));
 	else
 		snprintf(title, sizeof(title), "flashbench");
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
-		"<text x=\"%d\" y=\"30\" text-anchor=\"middle\" "
-		"font-size=\"16\">", WIDTH, HEIGHT, WIDTH, HEIGHT, WIDTH,
-		HEIGHT, WIDTH / 2);
-	svg_text(out, title);
-	fputs("</text>\n", out);
+	svg_begin(out, title);
 	if (data) {
 		draw_axes(plot, out, &x, &y);
 		draw_bands(plot, out, &x);
@@ -938,67 +982,128 @@ int plot_write(struct plot *plot, FILE *out)
 		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">"
 			"only the first %d values are drawn</text>\n",
 			AREA_X0, HEIGHT - 8, MAX_FIELDS);
-	fputs("</svg>\n", out);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
+	return svg_end(out);
+}
+
+/* ---- grouped bars ---- */
+
+#define BAR_LEGEND_ROWS 20
+
+/* A bar's own value as its label says it: "19.6M/s", "1896", "20.3". */
+static void bar_value(double value, enum vm_unit unit, char *buf)
+{
+	if (unit == VM_UNIT_RATE)
+		units_format_rate(buf, value);
+	else if (unit == VM_UNIT_BYTES)
+		units_format_size(buf, value);
+	else
+		snprintf(buf, UNITS_BUF, fabs(value) >= 100 ? "%.0f" : "%.3g",
+			 value);
+}
+
+/* The largest value of group g, or 0 when it has none above 0. */
+static double group_max(const struct plot_bars *bars, unsigned g)
+{
+	double most = 0;
+
+	for (unsigned s = 0; s < bars->series_count; s++) {
+		double v = bars->values[g * bars->series_count + s];
+
+		if (isfinite(v) && v > most)
+			most = v;
+	}
+	return most;
+}
+
+/* The y axis: 0 to 100% of each group's largest value. */
+static void draw_percent_axis(FILE *out)
+{
+	for (int pct = 0; pct <= 100; pct += 20) {
+		double py = AREA_Y1 - pct / 100.0 * (AREA_Y1 - AREA_Y0);
+
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			"y2=\"%.1f\" stroke=\"%s\"/>\n<text x=\"%d\" "
+			"y=\"%.1f\" text-anchor=\"end\">%d%%</text>\n",
+			AREA_X0, py, AREA_X1, py, pct ? "#ddd" : "#888",
+			AREA_X0 - 6, py + 4, pct);
+	}
+	fprintf(out, "<text transform=\"translate(22 %d) rotate(-90)\" "
+		"text-anchor=\"middle\" font-size=\"14\">percent of the "
+		"best</text>\n", (AREA_Y0 + AREA_Y1) / 2);
+}
+
+static void draw_bar_group(const struct plot_bars *bars, unsigned g,
+			   FILE *out)
+{
+	double group_px = (double)(AREA_X1 - AREA_X0) / bars->group_count;
+	double bar_px = group_px * 0.8 / bars->series_count;
+	double x0 = AREA_X0 + g * group_px + group_px * 0.1;
+	double most = group_max(bars, g);
+
+	for (unsigned s = 0; most > 0 && s < bars->series_count; s++) {
+		double v = bars->values[g * bars->series_count + s];
+		double h = v / most * (AREA_Y1 - AREA_Y0);
+		double x = x0 + s * bar_px;
+		char label[UNITS_BUF];
+
+		if (!isfinite(v) || v < 0)
+			continue;
+		bar_value(v, bars->units[g], label);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			"height=\"%.1f\" fill=\"%s\"/>\n<text transform="
+			"\"translate(%.1f %.1f) rotate(-90)\" font-size=\"9\">",
+			x, AREA_Y1 - h, bar_px * 0.9, h,
+			colours[s % COLOURS], x + bar_px * 0.45 + 3,
+			AREA_Y1 - h - 3);
+		svg_text(out, label);
+		fputs("</text>\n", out);
+	}
+	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+		x0 + group_px * 0.4, AREA_Y1 + 18);
+	svg_text(out, bars->groups[g]);
+	fputs("</text>\n", out);
+}
+
+static void draw_bar_legend(const struct plot_bars *bars, FILE *out)
+{
+	unsigned shown = bars->series_count < BAR_LEGEND_ROWS ?
+			 bars->series_count : BAR_LEGEND_ROWS - 1;
+
+	for (unsigned s = 0; s < shown; s++) {
+		int ty = AREA_Y0 + 10 + 20 * (int)s;
+
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" "
+			"height=\"10\" fill=\"%s\"/>\n", LEGEND_X, ty - 9,
+			colours[s % COLOURS]);
+		legend_name(out, LEGEND_X + 20, ty, bars->series[s]);
+	}
+	legend_more(out, LEGEND_X + 20, shown, bars->series_count);
+}
+
+int plot_write_bars(const struct plot_bars *bars, FILE *out)
+{
+	bool data = false;
+
+	for (unsigned g = 0; g < bars->group_count; g++)
+		data |= group_max(bars, g) > 0;
+	svg_begin(out, bars->title ? bars->title : "flashbench");
+	if (data && bars->series_count) {
+		draw_percent_axis(out);
+		for (unsigned g = 0; g < bars->group_count; g++)
+			draw_bar_group(bars, g, out);
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" "
+			"height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
+			AREA_X0, AREA_Y0, AREA_X1 - AREA_X0,
+			AREA_Y1 - AREA_Y0);
+		draw_bar_legend(bars, out);
+	} else {
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
+			"no data to plot</text>\n", WIDTH / 2, HEIGHT / 2);
+	}
+	return svg_end(out);
 }
 
 /* ---- saved runs ---- */
-
-static int read_whole(const char *path, char **text, size_t *length,
-		      char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	struct stat st;
-	char *buf;
-
-	if (!f) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s", strerror(e));
-		return -e;
-	}
-	/* a directory opens, then fails each read with EISDIR */
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		snprintf(err, errlen, "is a directory; give saved json runs");
-		return -EISDIR;
-	}
-	buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		if (cap > PLOT_MAX_FILE) {
-			free(buf);
-			fclose(f);
-			snprintf(err, errlen, "larger than %d MiB",
-				 PLOT_MAX_FILE >> 20);
-			return -EFBIG;
-		}
-		cap *= 2;
-		{
-			char *more = realloc(buf, cap);
-
-			if (!more)
-				free(buf);
-			buf = more;
-		}
-	}
-	if (!buf || ferror(f)) {
-		int e = buf ? EIO : ENOMEM;
-
-		free(buf);
-		fclose(f);
-		snprintf(err, errlen, "%s", strerror(e));
-		return -e;
-	}
-	fclose(f);
-	*text = buf;
-	*length = n;
-	return 0;
-}
 
 static enum vm_unit unit_from_name(const struct json_value *units,
 				   const char *key)
@@ -1027,9 +1132,34 @@ static void add_value(struct record *rec, const char *key,
 		.key = key, .value = v->type == JSON_NUMBER ? v->number : NAN };
 }
 
-/* One element of "results": numbers, arrays of them, labels skipped. */
+/*
+ * The schema-3 name of a key the built-in tests' records had before
+ * schema 3, which named no units: a saved run plots as a new one.
+ */
+static const char *schema3_key(const char *key)
+{
+	static const char *const renamed[][2] = {
+		{ "align", "align_bytes" }, { "pre", "pre_ns" },
+		{ "on", "on_ns" }, { "post", "post_ns" },
+		{ "diff", "diff_ns" }, { "block", "block_bytes" },
+		{ "rate", "bytes_per_s" }, { "offset", "offset_bytes" },
+		{ "time", "time_ns" }, { "length", "length_bytes" },
+		{ "min", "min_ns" }, { "avg", "avg_ns" }, { "max", "max_ns" },
+		{ "access", "access_ns" }, { "overhead", "overhead_ns" },
+	};
+
+	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
+		if (strcmp(key, renamed[i][0]) == 0)
+			return renamed[i][1];
+	return key;
+}
+
+/*
+ * One element of "results": numbers, arrays of them, labels skipped.
+ * renamed: a built-in test's record of schema 1 or 2, its keys renamed.
+ */
 static int load_result(struct plot *plot, const struct json_value *result,
-		       const struct json_value *units)
+		       const struct json_value *units, bool renamed)
 {
 	struct record rec = { .count = 0 };
 
@@ -1038,13 +1168,14 @@ static int load_result(struct plot *plot, const struct json_value *result,
 	for (size_t i = 0; i < result->count; i++) {
 		const struct json_value *m = &result->items[i];
 		enum vm_unit unit = unit_from_name(units, m->key);
+		const char *key = renamed ? schema3_key(m->key) : m->key;
 
 		if (m->type != JSON_ARRAY) {
-			add_value(&rec, m->key, unit, m);
+			add_value(&rec, key, unit, m);
 			continue;
 		}
 		for (size_t j = 0; j < m->count; j++)
-			add_value(&rec, m->key, unit, &m->items[j]);
+			add_value(&rec, key, unit, &m->items[j]);
 	}
 	return plot_record(plot, &rec);
 }
@@ -1065,13 +1196,14 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 	struct run *run;
 	int err_code;
 
-	/* schema 1 documents, saved before version 2, plot the same */
+	/* schema 1 and 2 documents, saved before version 3, plot the same */
 	if (!schema || schema->type != JSON_NUMBER ||
-	    (schema->number != 1 && schema->number != JSON_SCHEMA) ||
+	    (schema->number != 1 && schema->number != 2 &&
+	     schema->number != JSON_SCHEMA) ||
 	    !test || test->type != JSON_STRING || !results ||
 	    results->type != JSON_ARRAY) {
 		snprintf(err, errlen, "not a flashbench JSON document "
-			 "(schema 1 or 2 with \"test\" and \"results\")");
+			 "(schema 1, 2 or 3 with \"test\" and \"results\")");
 		return -EINVAL;
 	}
 	meta.test = test->string;
@@ -1079,7 +1211,8 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 		      device->string : NULL;
 	for (size_t i = 0; params && params->type == JSON_OBJECT &&
 	     i < params->count && meta.param_count < RUN_PARAMS; i++)
-		if (params->items[i].type == JSON_NUMBER)
+		if (params->items[i].type == JSON_NUMBER ||
+		    params->items[i].type == JSON_BOOL)
 			p[meta.param_count++] = (struct vm_param){
 				params->items[i].key,
 				params->items[i].number };
@@ -1097,7 +1230,9 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 	snprintf(run->source, sizeof(run->source), "%s",
 		 base ? base + 1 : path);
 	for (size_t i = 0; i < results->count; i++) {
-		err_code = load_result(plot, &results->items[i], units);
+		err_code = load_result(plot, &results->items[i], units,
+				       schema->number < 3 &&
+				       strcmp(meta.test, "program") != 0);
 		if (err_code) {
 			snprintf(err, errlen, "result %zu: %s", i + 1,
 				 err_code == -EINVAL ? "not an object" :
@@ -1112,14 +1247,8 @@ int plot_load_json(struct plot *plot, const char *path, char *err,
 		   size_t errlen)
 {
 	struct json_value *doc;
-	char *text = NULL;
-	size_t length = 0;
-	int ret = read_whole(path, &text, &length, err, errlen);
+	int ret = json_read_file(path, PLOT_MAX_FILE, &doc, err, errlen);
 
-	if (ret)
-		return ret;
-	ret = json_parse(text, length, &doc, err, errlen);
-	free(text);
 	if (ret)
 		return ret;
 	ret = load_document(plot, doc, path, err, errlen);

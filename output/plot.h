@@ -45,4 +45,23 @@ int plot_load_json(struct plot *plot, const char *path, char *err,
 /* The chart as an SVG document.  Returns 0 or -EIO. */
 int plot_write(struct plot *plot, FILE *out);
 
+/*
+ * Grouped bars: a group per measure (groups, each with its unit), a bar
+ * per series in each, values[group * series_count + series] (NAN: no
+ * bar).  Measures of different units share the chart as percentages of
+ * each group's largest value; each bar is labelled with its own.
+ */
+struct plot_bars {
+	const char *title;
+	const char *const *series;
+	unsigned series_count;
+	const char *const *groups;
+	const enum vm_unit *units;
+	const double *values;
+	unsigned group_count;
+};
+
+/* The bars as an SVG document, the same canvas as plot_write's. */
+int plot_write_bars(const struct plot_bars *bars, FILE *out);
+
 #endif

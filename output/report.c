@@ -125,8 +125,6 @@ struct report {
 	struct key_table unit_keys;
 	/* JSON: the members of meta->index_member, written at the end */
 	struct text_buffer index;
-	/* JSON, meta->index_schema1: the schema-1 members and objects */
-	struct text_buffer schema1_top, schema1_confidence, schema1_why;
 };
 
 struct formatter {
@@ -185,8 +183,8 @@ const char *report_field_text(const struct vm_field *field,
 	char value[UNITS_BUF];
 
 	if (field->unit == VM_UNIT_LABEL) {
-		/* whole, however long */
-		snprintf(buf, size, "%s", field->label);
+		/* whole, however long; a label not known is empty */
+		snprintf(buf, size, "%s", field->label ? field->label : "");
 		return buf;
 	}
 	switch (display) {
@@ -258,8 +256,8 @@ static void field_with_template(const struct vm_field *field,
 		snprintf(buf, size, "%s", look->template ? look->template : "");
 		return;
 	}
-	if (look->unknown && field->unit != VM_UNIT_LABEL &&
-	    !isfinite(field->value))
+	if (look->unknown && (field->unit == VM_UNIT_LABEL ? !field->label :
+			      !isfinite(field->value)))
 		snprintf(text, sizeof(text), "%s", look->unknown);
 	else
 		report_field_text(field, look->display, look->digits, text,
@@ -354,6 +352,45 @@ static bool unit_is_integral(enum vm_unit unit)
 	       strcmp(report_unit_name(unit), "ns") == 0;
 }
 
+/*
+ * value to 6 significant digits in plain decimal notation: printf's %e
+ * rounds the digits (the same on every platform at that width), and they
+ * are placed around the point here, so no reader meets an exponent
+ * (1.07014e+07 is 10701400, 1.5e-05 is 0.000015).
+ */
+static void format_plain(char *buf, size_t size, double value)
+{
+	char sci[32], digits[8], text[REPORT_NUMBER_MAX];
+	int exponent, n = 0, point;
+	size_t at = 0;
+	const char *e;
+
+	snprintf(sci, sizeof(sci), "%.5e", fabs(value));
+	for (const char *c = sci; *c && *c != 'e' && n < 7; c++)
+		if (*c >= '0' && *c <= '9')
+			digits[n++] = *c;
+	e = strchr(sci, 'e');
+	exponent = e ? atoi(e + 1) : 0;
+	while (n > 1 && digits[n - 1] == '0')
+		n--;			/* 1.50000e-05: the digits are 15 */
+	point = exponent + 1;		/* digits before the point */
+	if (value < 0)
+		text[at++] = '-';
+	if (point <= 0) {
+		text[at++] = '0';
+		text[at++] = '.';
+		for (int i = point; i < 0 && at + 8 < sizeof(text); i++)
+			text[at++] = '0';
+	}
+	for (int i = 0; (i < n || i < point) && at + 2 < sizeof(text); i++) {
+		if (i == point && point > 0)
+			text[at++] = '.';
+		text[at++] = i < n ? digits[i] : '0';
+	}
+	text[at] = '\0';
+	snprintf(buf, size, "%s", text);
+}
+
 const char *report_format_number(char *buf, size_t size, double value,
 				 enum vm_unit unit)
 {
@@ -363,16 +400,16 @@ const char *report_format_number(char *buf, size_t size, double value,
 	}
 	/*
 	 * Bytes and nanoseconds whole, other values (rates, ratios) to six
-	 * significant digits: printf rounds the same on every platform at
-	 * that width, so a run prints the same bytes everywhere.  A count
-	 * that is whole prints whole however long.
+	 * significant digits, without an exponent, so sort -n, awk and the
+	 * shell read them and a run prints the same bytes everywhere.  A
+	 * count that is whole prints whole however long.
 	 */
 	if (unit_is_integral(unit) ||
 	    (value == floor(value) && fabs(value) < 1e15 &&
 	     unit != VM_UNIT_RATE))
 		snprintf(buf, size, "%.0f", value);
 	else
-		snprintf(buf, size, "%.6g", value);
+		format_plain(buf, size, value);
 	if (strcmp(buf, "-0") == 0)
 		snprintf(buf, size, "0");	/* no "-0" */
 	return buf;
@@ -435,7 +472,7 @@ static unsigned csv_column(struct report *report, const char *name)
 /* One cell's text, as CSV writes it (empty for an unknown value). */
 static void csv_cell(FILE *out, const struct vm_field *field)
 {
-	char number[32];
+	char number[REPORT_NUMBER_MAX];
 
 	if (field->unit == VM_UNIT_LABEL)
 		csv_string(out, field->label ? field->label : "");
@@ -477,6 +514,39 @@ static const char *next_part(const char **at)
 	return part;
 }
 
+/*
+ * The column of the cells keyed "note" (prose about the row), which the
+ * header puts last whether any record has one or not; columns when none.
+ */
+static unsigned note_column(const struct report *report)
+{
+	for (unsigned i = 0; i < report->columns.count; i++)
+		if (strcmp(report->columns.keys[i], "note") == 0)
+			return i;
+	return report->columns.count;
+}
+
+/*
+ * cells[0..] in header order: the kind, every column but the note, then
+ * the note (note_text instead, when given).
+ */
+static void csv_write_cells(struct report *report, const char **cells,
+			    const char *note_text)
+{
+	unsigned columns = report->columns.count, note = note_column(report);
+
+	fprintf(report->out, "%d", JSON_SCHEMA);
+	for (unsigned c = 0; c <= columns; c++) {
+		if (c == note + 1)
+			continue;
+		fputc(',', report->out);
+		fputs(cells[c] ? cells[c] : "", report->out);
+	}
+	if (!note_text && note < columns)
+		note_text = cells[note + 1];
+	fprintf(report->out, ",%s\n", note_text ? note_text : "");
+}
+
 /* One stored row, each cell in its column (cells: one per column and
    the kind's, all NULL), the others empty. */
 static const char *csv_write_row(struct report *report, const char *at,
@@ -492,24 +562,20 @@ static const char *csv_write_row(struct report *report, const char *at,
 		if (column <= columns && !cells[column])
 			cells[column] = text;
 	}
-	fprintf(report->out, "%d", JSON_SCHEMA);
-	for (unsigned c = 0; c <= columns; c++) {
-		fputc(',', report->out);
-		fputs(cells[c] ? cells[c] : "", report->out);
-	}
-	fputc('\n', report->out);
+	csv_write_cells(report, cells, NULL);
 	return at;
 }
 
 /*
- * One table: "schema,kind," and every column any record has, then the
- * rows.  An interrupted run ends with a line that says so: rows before it
- * are whole, and a reader that skips "#" lines keeps a well-formed table.
+ * One table: "schema,kind," every column any record has and "note", then
+ * the rows.  An interrupted run ends with a row of kind "incomplete",
+ * its cells empty and the reason in "note": rows before it are whole,
+ * and every row is data with the header's columns.
  */
 static void csv_end(struct report *report, const struct dev_stats *stats,
 		    bool incomplete)
 {
-	unsigned columns = report->columns.count;
+	unsigned columns = report->columns.count, note;
 	const char **cells = calloc(columns + 1, sizeof(*cells));
 	const char *at, *end;
 
@@ -519,13 +585,16 @@ static void csv_end(struct report *report, const struct dev_stats *stats,
 		report->columns.full = true;
 		return;
 	}
-	if (report->records) {
+	note = note_column(report);
+	if (report->records || incomplete) {
 		fputs("schema,kind", report->out);
 		for (unsigned i = 0; i < columns; i++) {
+			if (i == note)
+				continue;
 			fputc(',', report->out);
 			csv_string(report->out, report->columns.keys[i]);
 		}
-		fputc('\n', report->out);
+		fputs(",note\n", report->out);
 	}
 	at = report->rows.text;
 	end = at + report->rows.size;
@@ -533,24 +602,27 @@ static void csv_end(struct report *report, const struct dev_stats *stats,
 		memset(cells, 0, (columns + 1) * sizeof(*cells));
 		at = csv_write_row(report, at, cells);
 	}
+	if (incomplete) {
+		memset(cells, 0, (columns + 1) * sizeof(*cells));
+		cells[0] = "incomplete";
+		csv_write_cells(report, cells, "interrupted");
+	}
 	free(cells);
-	if (incomplete)
-		fputs("# incomplete: interrupted\n", report->out);
 }
 
 /* ---- JSON (RFC 8259) ---- */
 
 static void json_number(FILE *out, double value, enum vm_unit unit)
 {
-	char number[32];
+	char number[REPORT_NUMBER_MAX];
 
 	fputs(report_format_number(number, sizeof(number), value, unit), out);
 }
 
 static void json_value(FILE *out, const struct vm_field *field)
 {
-	if (field->unit == VM_UNIT_LABEL && !field->label)
-		fputs("null", out);	/* a label not known */
+	if (field->unit == VM_UNIT_LABEL && (!field->label || !*field->label))
+		fputs("null", out);	/* a label not known, or none */
 	else if (field->unit == VM_UNIT_LABEL)
 		json_write_string(out, field->label);
 	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
@@ -559,29 +631,55 @@ static void json_value(FILE *out, const struct vm_field *field)
 		json_number(out, field->value, field->unit);
 }
 
+/* text as a JSON string, or null for none */
+static void json_string_or_null(FILE *out, const char *text)
+{
+	if (text && *text)
+		json_write_string(out, text);
+	else
+		fputs("null", out);
+}
+
+/* The device the run read, or null when it read none. */
+static void json_device(FILE *out, const struct report_meta *meta)
+{
+	if (!meta->device || !*meta->device) {
+		fputs("null", out);
+		return;
+	}
+	fputs("{\"path\": ", out);
+	json_write_string(out, meta->device);
+	fprintf(out, ", \"size_bytes\": %llu, \"logical_block_bytes\": %u, "
+		"\"identity\": ", (unsigned long long)meta->device_size,
+		(unsigned)meta->logical_block_size);
+	json_string_or_null(out, meta->device_identity);
+	fputs(", \"name\": ", out);
+	json_string_or_null(out, meta->device_name ? meta->device_name :
+			    meta->device);
+	fputc('}', out);
+}
+
 static void json_begin(struct report *report)
 {
 	const struct report_meta *meta = report->meta;
 	FILE *out = report->out;
 
 	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
-	if (meta->command)
-		json_write_string(out, meta->command);
-	else
-		fputs("null", out);
+	json_string_or_null(out, meta->command);
 	fputs(",\n  \"test\": ", out);
 	json_write_string(out, meta->test);
-	fputs(",\n  \"device\": {\"path\": ", out);
-	json_write_string(out, meta->device);
-	fprintf(out, ", \"size\": %llu, \"logical_block_size\": %u},\n"
-		"  \"parameters\": {",
-		(unsigned long long)meta->device_size,
-		(unsigned)meta->logical_block_size);
+	fputs(",\n  \"device\": ", out);
+	json_device(out, meta);
+	fputs(",\n  \"parameters\": {", out);
 	for (size_t i = 0; i < meta->param_count; i++) {
 		fputs(i ? ", " : "", out);
 		json_write_string(out, meta->params[i].name);
 		fputs(": ", out);
-		json_number(out, meta->params[i].value, VM_UNIT_COUNT);
+		if (meta->param_flags && meta->param_flags[i])
+			fputs(meta->params[i].value != 0 ? "true" : "false",
+			      out);
+		else
+			json_number(out, meta->params[i].value, VM_UNIT_COUNT);
 	}
 	if (meta->engine) {
 		fputs(meta->param_count ? ", \"engine\": " : "\"engine\": ",
@@ -703,65 +801,6 @@ static void json_members(struct report *report, FILE *out,
 	}
 }
 
-/* One member "name": value of an object gathered in b. */
-static void buffer_member(struct text_buffer *b, const char *separator,
-			  const char *name, const struct vm_field *field)
-{
-	fputs(b->count++ ? separator : "", b->out);
-	json_write_string(b->out, name);
-	fputs(": ", b->out);
-	json_value(b->out, field);
-}
-
-/* Does the finding rec have a value?  (One the card states, such as its
-   preferred_erase_size, has a value and no confidence.) */
-static bool has_value(const struct record *rec)
-{
-	for (unsigned i = 1; i < rec->count; i++)
-		if (strcmp(key_of(&rec->fields[i]), "value") == 0)
-			return isfinite(rec->fields[i].value);
-	return false;
-}
-
-/*
- * What schema 1 wrote of an indexed record (a finding): its value at the
- * top level under its name, its lower_bound as NAME_is_lower_bound, its
- * confidence (0 for one not determined; none for a stated value) and its
- * why, where it has one.
- */
-static void schema1_members(struct report *report, const char *name,
-			    const struct record *rec)
-{
-	bool valued = has_value(rec);
-
-	for (unsigned i = 1; i < rec->count; i++) {
-		struct vm_field field = rec->fields[i];
-		const char *key = key_of(&field);
-		char bound[KEY_MAX + 16];
-
-		if (strcmp(key, "value") == 0) {
-			buffer_member(&report->schema1_top, ",\n  ", name,
-				      &field);
-		} else if (strcmp(key, "lower_bound") == 0) {
-			snprintf(bound, sizeof(bound), "%s_is_lower_bound",
-				 name);
-			buffer_member(&report->schema1_top, ",\n  ", bound,
-				      &field);
-		} else if (strcmp(key, "confidence") == 0) {
-			if (!isfinite(field.value) && valued)
-				continue;
-			if (!isfinite(field.value))
-				field.value = 0;
-			buffer_member(&report->schema1_confidence, ", ", name,
-				      &field);
-		} else if (strcmp(key, "why") == 0 && field.label &&
-			   field.label[0]) {
-			buffer_member(&report->schema1_why, ", ", name,
-				      &field);
-		}
-	}
-}
-
 /* A record of the index: under its first field's label, the others. */
 static void json_index_record(struct report *report,
 			      const struct record *rec)
@@ -778,8 +817,6 @@ static void json_index_record(struct report *report,
 	fputs(": {", report->index.out);
 	json_members(report, report->index.out, rec, 1, "", 0);
 	fputc('}', report->index.out);
-	if (meta->index_schema1)
-		schema1_members(report, first->label, rec);
 }
 
 static void json_record(struct report *report, const struct record *rec)
@@ -794,22 +831,6 @@ static void json_record(struct report *report, const struct record *rec)
 	json_members(report, out, rec, 0, "", 0);
 	fputc('}', out);
 	json_index_record(report, rec);
-}
-
-/* The schema-1 members, for its readers: see report_meta.index_schema1. */
-static void json_schema1_end(struct report *report)
-{
-	FILE *out = report->out;
-	const char *top = buffer_text(&report->schema1_top);
-	const char *confidence = buffer_text(&report->schema1_confidence);
-	const char *why = buffer_text(&report->schema1_why);
-
-	if (report->schema1_top.count)
-		fprintf(out, "  %.*s,\n", (int)report->schema1_top.size, top);
-	fprintf(out, "  \"confidence\": {%.*s},\n",
-		(int)report->schema1_confidence.size, confidence);
-	fprintf(out, "  \"not_determined\": {%.*s},\n",
-		(int)report->schema1_why.size, why);
 }
 
 static void json_end(struct report *report, const struct dev_stats *stats,
@@ -836,8 +857,6 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 		fprintf(out, ": {%.*s%s},\n", (int)report->index.size, text,
 			report->index.count ? "\n  " : "");
 	}
-	if (report->schema1_top.out)
-		json_schema1_end(report);
 	fputs("  \"units\": {", out);
 	for (unsigned i = 0; i < report->unit_keys.count; i++) {
 		fputs(i ? ", " : "", out);
@@ -872,9 +891,6 @@ static int close_buffers(struct report *report)
 	int err = buffer_close(&report->rows);
 
 	err = buffer_close(&report->index) ? -ENOMEM : err;
-	err = buffer_close(&report->schema1_top) ? -ENOMEM : err;
-	err = buffer_close(&report->schema1_confidence) ? -ENOMEM : err;
-	err = buffer_close(&report->schema1_why) ? -ENOMEM : err;
 	return err;
 }
 
@@ -891,11 +907,7 @@ struct report *report_open(FILE *out, enum report_format format,
 	report->terminal = isatty(fileno(out));
 	if ((format == REPORT_CSV && !buffer_open(&report->rows)) ||
 	    (format == REPORT_JSON && meta->index_member &&
-	     !buffer_open(&report->index)) ||
-	    (format == REPORT_JSON && meta->index_schema1 &&
-	     (!buffer_open(&report->schema1_top) ||
-	      !buffer_open(&report->schema1_confidence) ||
-	      !buffer_open(&report->schema1_why)))) {
+	     !buffer_open(&report->index))) {
 		close_buffers(report);
 		free(report);
 		return NULL;

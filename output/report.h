@@ -23,11 +23,22 @@ enum report_format {
 struct report_meta {
 	const char *test;		/* "align", "open-au", "program" */
 	const char *command;		/* the command line, joined */
-	const char *device;
+	const char *device;		/* NULL: the run read no device */
+	/*
+	 * What stays the same when the device comes back under another
+	 * name (its CID, serial, WWID or backing file), NULL when nothing
+	 * does (a simulated card); and what to call it (the card's
+	 * manufacturer and name, else its model, else the path).
+	 */
+	const char *device_identity;
+	const char *device_name;
 	uint64_t device_size;
 	uint32_t logical_block_size;
 	const struct vm_param *params;	/* the test's parameters */
 	size_t param_count;
+	/* NULL, or one a parameter: true for a yes/no option, which JSON
+	   writes as true or false */
+	const bool *param_flags;
 	const char *engine;		/* JSON parameter "engine", or NULL */
 	/*
 	 * JSON only, NULL for none: a top-level member of this name after
@@ -37,14 +48,6 @@ struct report_meta {
 	 */
 	const char *index_member;
 	const char *index_key;
-	/*
-	 * With index_member, for readers of schema 1 (--detect, --analyze):
-	 * each indexed record's value also at the top level under its label
-	 * ("erase_size": 4194304), its lower_bound as LABEL_is_lower_bound,
-	 * and objects "confidence" (0 where there is none) and
-	 * "not_determined" (its why, where it has one) by label.
-	 */
-	bool index_schema1;
 };
 
 /*
@@ -97,9 +100,11 @@ const char *report_unit_name(enum vm_unit unit);
 
 /*
  * value as the machine formats print it: bytes and ns as integers,
- * anything else whole if it is whole, else to 6 significant digits
- * (%.6g); "null" if not finite.
+ * anything else whole if it is whole, else to 6 significant digits in
+ * plain decimal notation (10701400, 0.989005; never an exponent);
+ * "null" if not finite.
  */
+#define REPORT_NUMBER_MAX 400	/* the longest a double prints so */
 const char *report_format_number(char *buf, size_t size, double value,
 				 enum vm_unit unit);
 

@@ -28,6 +28,7 @@ static const struct text_layout packed = { .style = TEXT_PACKED };
 static const struct text_layout alternative_line = LINE("  or:");
 static const struct text_layout claim_line = LINE("Preferred erase size:");
 static const struct text_layout limit_line = LINE("");
+static const struct text_layout order_cost_line = LINE("  random/linear:");
 
 static const struct text_look not_determined = {
 	.display = TEXT_AS_UNIT, .template = "not determined: %" };
@@ -163,6 +164,41 @@ static int emit_finding(struct report *report,
 	return report_record(report, &rec);
 }
 
+/*
+ * What random order costs by itself: the random_linear_ratio finding,
+ * "  random/linear:      0.25 of the linear rate at N=1 (confidence
+ * 0.90)", or not determined without a random run and a linear one.
+ */
+static int emit_order_cost(struct report *report,
+			   const struct analysis_open *o)
+{
+	static const struct text_look ratio = { .display = TEXT_FIXED,
+		.digits = 2, .template = "% of the linear rate" };
+	static const struct text_look at = { .template = "at N=%" };
+	static const struct text_look why = { .display = TEXT_AS_UNIT,
+		.template = "not determined: %" };
+	const struct analysis_order_cost *c = &o->random_linear;
+	struct record rec = { .kind = "finding", .count = 5,
+			      .layout = &order_cost_line };
+
+	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name",
+		&text_hidden, "random_linear_ratio", 0 };
+	rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "value",
+		c->known ? &ratio : &text_hidden, NULL,
+		c->known ? c->ratio : NAN };
+	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "nr",
+		c->known ? &at : &text_hidden, NULL,
+		c->known ? (double)c->nr : NAN };
+	rec.fields[3] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+		c->known ? &reading_confidence : &text_hidden, NULL,
+		c->known ? c->confidence : NAN };
+	rec.fields[4] = (struct vm_field){ VM_UNIT_LABEL, "why",
+		c->known ? &text_hidden : &why, c->known ? "" :
+		"a --random run and a linear one with no more erase blocks "
+		"are needed", 0 };
+	return report_record(report, &rec);
+}
+
 /* What the text said of the erase size, and whether the reading agrees. */
 static int emit_claim(struct report *report, const struct analyze_result *r,
 		      const struct analysis_geometry *g)
@@ -200,7 +236,7 @@ static int emit_limit(struct report *report, const struct analysis_geometry *g)
 
 	if (!g->spec_max_au)
 		return 0;
-	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "max_erase_size",
+	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "max_erase_size_bytes",
 		g->erase.known && g->erase.value > g->spec_max_au ? &above :
 		&text_hidden, NULL, (double)g->spec_max_au };
 	return report_record(report, &rec);
@@ -267,7 +303,7 @@ static int emit_align(struct report *report, const struct analyze_result *r,
 
 		if (r->point_table[i] != f->table)
 			continue;
-		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align",
+		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align_bytes",
 			&aligns[first ? 0 : 1], NULL, (double)p->align };
 		first = false;
 		for (size_t k = 0; k < COUNT_OF(keys); k++)
@@ -288,12 +324,11 @@ static const char *verdict_text(const struct analysis_run *run,
 		return "N unknown: not used";
 	if (!v->has_reference)
 		return "reference: no run with fewer N";
+	if (!v->compared && v->at_floor)
+		return "every size already at the thrashing rate";
 	if (!v->compared)
 		return "no size below the erase size to compare";
-	if (v->fell)
-		return v->against_linear ? "falls off (against linear runs)" :
-		       "falls off";
-	return v->against_linear ? "holds (against linear runs)" : "holds";
+	return v->fell ? "falls off" : "holds";
 }
 
 /* The open-AU table's heading and column heads, then "  %". */
@@ -357,7 +392,7 @@ static int emit_combined(struct report *report,
 		rec.fields[5] = (struct vm_field){ VM_UNIT_COUNT,
 			"worst_ratio", &looks[5], NULL,
 			v.compared ? v.worst_ratio : NAN };
-		rec.fields[6] = (struct vm_field){ VM_UNIT_BYTES, "worst_size",
+		rec.fields[6] = (struct vm_field){ VM_UNIT_BYTES, "worst_size_bytes",
 			&looks[6], NULL, v.compared ?
 			(double)v.worst_size : NAN };
 		rec.fields[7] = (struct vm_field){ VM_UNIT_LABEL, "verdict",
@@ -399,10 +434,10 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 		for (size_t j = 0; !err && j < run->count; j++) {
 			rec.count = 3;
 			rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES,
-				"block", &text_hidden, NULL,
+				"block_bytes", &text_hidden, NULL,
 				(double)run->size[j] };
 			rec.fields[2] = (struct vm_field){ VM_UNIT_RATE,
-				"rate", &text_hidden, NULL, run->rate[j] };
+				"bytes_per_s", &text_hidden, NULL, run->rate[j] };
 			err = report_record(report, &rec);
 		}
 	}
@@ -464,6 +499,8 @@ static int emit_all(struct report *report, const struct analyze_result *r,
 	     !err && row < ANALYSIS_FINDING_COUNT; row++)
 		err = emit_finding(report, f, row);
 	if (!err)
+		err = emit_order_cost(report, &f->open);
+	if (!err)
 		err = report_lines(report, "recommendation", "Advice:", advice,
 				   advice_count);
 	if (!err)
@@ -487,8 +524,7 @@ int analyze_report(const struct analyze_result *r,
 	char advice[ANALYZE_ADVICE_MAX][ANALYSIS_ADVICE_BYTES];
 	const struct report_meta meta = { .test = "analyze",
 		.command = command,
-		.index_member = "findings", .index_key = "name",
-		.index_schema1 = true };
+		.index_member = "findings", .index_key = "name" };
 	const struct analysis_finding *erase, *page, *linear;
 	struct analyze_findings f;
 	struct report *report;

@@ -183,10 +183,10 @@ static int emit_device(struct report *report, const struct dev *dev)
 
 	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "path", &looks[0],
 					   dev->path, 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES, "size", &looks[1],
+	rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes", &looks[1],
 					   NULL, (double)dev->size_bytes };
 	rec.fields[2] = (struct vm_field){ VM_UNIT_BYTES,
-		"logical_block_size", &looks[2], NULL,
+		"logical_block_bytes", &looks[2], NULL,
 		(double)dev->logical_block_bytes };
 	return report_record(report, &rec);
 }
@@ -328,7 +328,7 @@ static int emit_evidence(struct report *report,
 		struct record rec = { .kind = "align", .count = 1,
 					 .layout = &spaces };
 
-		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align",
+		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align_bytes",
 			&aligns[i ? 1 : 0], NULL, (double)p->align };
 		for (size_t k = 0; k < 5; k++)
 			rec.fields[rec.count++] = (struct vm_field){
@@ -384,7 +384,6 @@ int report_detect(FILE *out, enum report_format format,
 	/* JSON: "findings": {"erase_size": {"value": ...}, ...} */
 	indexed.index_member = "findings";
 	indexed.index_key = "name";
-	indexed.index_schema1 = true;
 	report = report_open(out, format, &indexed);
 	if (!report)
 		return -ENOMEM;

@@ -7,7 +7,16 @@ TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 FLASHBENCH=${FLASHBENCH:-$TOP/flashbench}
 ERASE=${ERASE:-$TOP/erase}
-export FLASHBENCH ERASE
+FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
+# With a results directory (tests/run.sh makes one), every JSON and CSV
+# document a test has flashbench write is kept there, for t9900 and t9910
+# to check: $FLASHBENCH is then save-output.sh, which runs the binary,
+# $FLASHBENCH_REAL.
+FLASHBENCH_REAL=${FLASHBENCH_REAL:-$FLASHBENCH}
+if [ -n "$FLASHBENCH_RESULTS" ] && [ -d "$FLASHBENCH_RESULTS" ]; then
+	FLASHBENCH=$TESTS_DIR/save-output.sh
+fi
+export FLASHBENCH FLASHBENCH_REAL ERASE FLASHEMU
 test_count=0
 test_failed=0
 MIB=1048576
@@ -398,10 +407,40 @@ fb_start() {
 	fb_pid=
 	timeout -k 10 30 \
 		sh -c 'echo $$ >pid.new && mv pid.new pid && exec "$@"' \
-		sh "$FLASHBENCH" "$@" >"${FB_OUT:-out}" 2>err </dev/null 3>&- &
+		sh "$FLASHBENCH_REAL" "$@" >"${FB_OUT:-out}" 2>err </dev/null 3>&- &
 	fb_timeout=$!
+	fb_format=$(fb_format_of "$@") fb_out_file=${FB_OUT:-out}
+	case $fb_out_file in /*) ;; *) fb_out_file=$PWD/$fb_out_file ;; esac
 	poll_until "process id" test -s pid || return 1
 	fb_pid=$(cat pid)
+}
+
+# fb_format_of ARGS...: json or csv when ARGS ask for that format.
+fb_format_of() {
+	for ffo_arg in "$@"; do
+		case $ffo_arg in
+		--format=json | --format=csv) echo "${ffo_arg#--format=}" ;;
+		esac
+	done
+}
+
+# fb_keep CODE: the document of the run fb_start began, kept in the
+# results directory as save-output.sh keeps the others (a run the
+# timeout killed, 137, left none whole; a FIFO keeps nothing to copy).
+fb_keep() {
+	[ -n "$fb_format" ] && [ "$1" != 137 ] || return 0
+	keep_document "$fb_out_file" "$fb_format" "$1"
+}
+
+# keep_document FILE FORMAT [CODE]: keep FILE, a json or csv document
+# (written by a run that exited CODE, default 0), for t9900 and t9910,
+# when tests/run.sh gave a results directory.
+keep_document() {
+	[ -n "$FLASHBENCH_RESULTS" ] && [ -f "$1" ] || return 0
+	mkdir -p "$FLASHBENCH_RESULTS/$2"
+	kd_keep=$(mktemp "$FLASHBENCH_RESULTS/$2/run.XXXXXXXX") &&
+	cp "$1" "$kd_keep.$2" &&
+	echo "${3:-0}" >"$kd_keep.code"
 }
 
 # fb_wait: wait for the run fb_start began; its exit code in code, its
@@ -410,6 +449,7 @@ fb_wait() {
 	wait $fb_timeout
 	echo $? >code
 	fb_pid=
+	fb_keep "$(cat code)"
 	echo "exit $(cat code)"
 	cat err
 }
@@ -578,7 +618,7 @@ other_user_dir() {
 		return 1
 	}
 	test_at_exit "rm -rf '$OTHER_DIR'"
-	chmod 755 "$OTHER_DIR" && cp "$FLASHBENCH" "$OTHER_DIR/flashbench" &&
+	chmod 755 "$OTHER_DIR" && cp "$FLASHBENCH_REAL" "$OTHER_DIR/flashbench" &&
 	as_other_user test -x "$OTHER_DIR/flashbench" || {
 		other_user_why="uid 65534 cannot reach $OTHER_DIR"
 		return 1

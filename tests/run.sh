@@ -9,7 +9,14 @@
 cd "$(dirname "$0")" || exit 1
 log=$(mktemp)
 results=$(mktemp)
-trap 'rm -f "$log" "$results"' EXIT
+# every JSON and CSV document the tests have flashbench write (lib.sh),
+# checked by t9900 and t9910 at the end (a directory given is kept)
+made_results=
+if [ -z "$FLASHBENCH_RESULTS" ]; then
+	FLASHBENCH_RESULTS=$(mktemp -d) && made_results=$FLASHBENCH_RESULTS
+fi
+export FLASHBENCH_RESULTS
+trap 'rm -f "$log" "$results"; [ -z "$made_results" ] || rm -rf "$made_results"' EXIT
 status=0
 
 if [ $# -eq 0 ]; then

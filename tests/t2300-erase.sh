@@ -62,6 +62,41 @@ test_expect_success 'image file: erase and --zero clear exactly their MiB' '
 	done
 '
 
+test_expect_success 'text: the announcement, then the time the erase took' '
+	"$ERASE" sim:size=64M 4M 4M >out &&
+	sed -n 1p out | grep "^erasing bytes 4194304 to 8388607 (4MiB to 8MiB) of sim:size=64M\$" &&
+	sed -n 2p out | grep -E "^done in [0-9.]+(ns|µs|ms|s)\$" &&
+	test $(wc -l <out) = 2
+'
+
+test_expect_success python3 'erase --format=json: what, how, the bytes; the announcement on stderr' '
+	"$ERASE" --format=json --zero image 1M 2M >out.json 2>err &&
+	grep "^erase: erasing bytes 1048576 to 3145727 " err &&
+	python3 - out.json "$(realpath image)" <<-\PY
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	assert d["schema"] == 3 and d["test"] == "erase", d
+	assert d["device"] == {"path": "image", "size_bytes": 8 * 2**20,
+	    "logical_block_bytes": 512, "identity": "file:" + sys.argv[2],
+	    "name": "image"}, d["device"]
+	assert d["results"] == [{"kind": "erase", "method": "zero",
+	    "offset_bytes": 2**20, "length_bytes": 2 * 2**20,
+	    "device_time_ns": d["results"][0]["device_time_ns"]}], d
+	assert d["results"][0]["device_time_ns"] >= 0
+	assert d["command"].endswith("--format=json --zero image 1M 2M")
+	PY
+'
+
+test_expect_success 'erase --format=csv: one row; a bad format is refused' '
+	"$ERASE" --format=csv sim:size=64M 0 4M >out.csv 2>/dev/null &&
+	head -n 1 out.csv >header &&
+	echo "schema,kind,method,offset_bytes,length_bytes,device_time_ns,note" \
+		>expect && test_cmp expect header &&
+	grep -E "^3,erase,discard,0,4194304,[0-9]+,\$" out.csv &&
+	test_usage_error erase "--format: .xml. is not text, csv or json" \
+		--format=xml sim: 0 4M
+'
+
 test_expect_success 'image file: --secure is refused before anything is announced' '
 	chunk_sums_quick image $MIB >before &&
 	test_expect_code 2 "$ERASE" --secure image 0 1M >out 2>err &&

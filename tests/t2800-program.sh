@@ -112,7 +112,7 @@ test_expect_success 'a key longer than 63 characters is refused, 63 is not' '
 	echo "report count ${long#k} 1" >ok.prog &&
 	"$FLASHBENCH" --program=ok.prog --format=csv sim: >out &&
 	head -n 1 out >header &&
-	echo "schema,kind,${long#k}" >expect && test_cmp expect header
+	echo "schema,kind,${long#k},note" >expect && test_cmp expect header
 '
 
 # plan_refused PROG STEP: --program=PROG on sim: exits 2 with nothing on

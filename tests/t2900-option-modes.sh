@@ -24,6 +24,9 @@ has_record() {
 	poll_until "an undo file header" test -s "$KEPT" &&
 	poll_until "a whole record" has_record &&
 	kill -9 $fb_pid && fb_wait && cp "$KEPT" "$KEPT.orig") >/dev/null 2>&1
+# A saved run, for --compare
+SAVED=$TRASH/saved-t.json
+"$FLASHBENCH" -t --time=0.2 --format=json -o "$SAVED" sim: >/dev/null 2>&1
 
 # check-csv.py FILE: one table, as a CSV reader sees it: a header that
 # starts "schema,kind", rows as wide as the header, none without a kind.
@@ -35,7 +38,7 @@ assert rows[0][:2] == ["schema", "kind"], rows[0]
 assert len(rows) > 1, "a header without rows: %r" % rows
 for row in rows[1:]:
     assert len(row) == len(rows[0]), (rows[0], row)
-    assert row[0] == "2" and row[1], row
+    assert row[0] == "3" and row[1], row
 PY
 
 # MODE<TAB>ARGUMENTS<TAB>what csv, json, -o and --plot do: ok or refused
@@ -66,7 +69,9 @@ decode-scr	--decode-scr=0235800300000000	ok ok ok refused
 decode-ssr	--decode-ssr=$(cat "$SYSFS/samsung-sdxc64/block/mmcblk0/device/ssr")	ok ok ok refused
 list-programs	--list-programs	ok ok ok refused
 capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=64M	ok ok ok refused
+report	--report --time=0.2 --budget=1 sim:plain	ok ok ok refused
 restore	--restore=$KEPT $PACED	ok ok ok refused
+compare	--compare $SAVED	ok ok ok ok
 surface	--surface sim:size=64M	ok ok ok ok
 surface-write	--surface --write sim:size=64M,fake=64M	ok ok ok ok
 surface-keep-data	--surface --keep-data --undo-file=$TRASH/surface.undo sim:size=64M,fake=64M	ok ok ok ok
@@ -261,6 +266,14 @@ test_expect_success 'the table has every original option with every original tes
 				return 1
 			}
 		done
+	done
+'
+
+test_expect_success '--analyze takes -v and --verbose: the ignored lines on stderr' '
+	printf "flashbench -O -0 1\n4MiB 9M/s\naling 4096\n" >typo.txt &&
+	for v in -v --verbose; do
+		"$FLASHBENCH" --analyze $v typo.txt >out 2>err &&
+		grep "^typo.txt:3: ignored, misspelt keyword" err || return 1
 	done
 '
 

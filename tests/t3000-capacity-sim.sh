@@ -37,7 +37,7 @@ assert r["verdict"] == verdict, r
 assert r["fake_kind"] == (None if kind == "null" else kind), r
 assert r["usable_bytes"] == int(usable), (r["usable_bytes"], usable)
 assert r["announced_bytes"] == int(announced), r
-assert 0 < r["bytes_restored"] <= r["bytes_written"], r
+assert 0 < r["bytes_restored"] <= r["probe_bytes_written"], r
 assert r["device_time_ns"] > 0, r
 if cache == "null":
     assert r["cache_bytes"] is None, r
@@ -50,17 +50,17 @@ last = max(p["round"] for p in probes)
 final = [p for p in probes if p["round"] == last]
 if verdict == "genuine":
     assert [p["good"] for p in final] == [True], final
-    assert final[0]["offset"] == int(announced) - 512, final
+    assert final[0]["offset_bytes"] == int(announced) - 512, final
 else:
     # the block at the end is bad, in the last round; the one below it
     # good, in that round or the one before
-    assert final[-1]["offset"] == int(usable) and not final[-1]["good"], final
-    below = [p for p in probes if p["offset"] == int(usable) - 512]
+    assert final[-1]["offset_bytes"] == int(usable) and not final[-1]["good"], final
+    below = [p for p in probes if p["offset_bytes"] == int(usable) - 512]
     assert below and all(p["good"] for p in below), below
 fixes = [f for f in doc["results"] if f["kind"] == "capacity-fix"]
 assert len(fixes) == (2 if verdict == "fake" else 0), fixes
 print(r["verdict"], r["fake_kind"], r["usable_bytes"], r["cache_bytes"],
-      r["bytes_written"], r["rounds"], "rounds")
+      r["probe_bytes_written"], r["rounds"], "rounds")
 PY
 
 # capacity SPEC [OPTIONS...]: --capacity-check --format=json on sim:SPEC
@@ -122,8 +122,8 @@ test_expect_success python3 'a genuine 1 GiB card: at most 1/8 of the 512 MiB f3
 import json
 r = [r for r in json.load(open(\"out.json\"))[\"results\"]
      if r[\"kind\"] == \"capacity\"][0]
-assert r[\"bytes_written\"] <= 512 * 2**20 / 8, r[\"bytes_written\"]
-print(r[\"bytes_written\"], \"bytes written\")
+assert r[\"probe_bytes_written\"] <= 512 * 2**20 / 8, r[\"probe_bytes_written\"]
+print(r[\"probe_bytes_written\"], \"bytes written\")
 "
 '
 
@@ -179,7 +179,7 @@ test_expect_success 'csv: one table with the verdict row' '
 		--undo-file="$UNDO" sim:size=1G,fake=600M,fake-mode=zero \
 		>out.csv 2>err &&
 	head -n 1 out.csv | grep "^schema,kind," &&
-	grep "^2,capacity,.*,fake,limbo," out.csv
+	grep "^3,capacity,.*,fake,limbo," out.csv
 '
 
 test_expect_success 'a simulated card without fake keys keeps no data: refused' '
@@ -238,7 +238,7 @@ probes = [p for p in d[\"results\"] if p[\"kind\"] == \"capacity-probe\"]
 rounds = [r for r in d[\"results\"] if r[\"kind\"] == \"capacity\"][0][\"rounds\"]
 assert len(probes) > 256 * (rounds - 1), (len(probes), rounds)
 for p in probes:
-    assert p[\"good\"] == (p[\"offset\"] < 500 * 2**20), p
+    assert p[\"good\"] == (p[\"offset_bytes\"] < 500 * 2**20), p
 print(len(probes), \"probes in\", rounds, \"rounds\")
 "
 '

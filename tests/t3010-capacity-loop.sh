@@ -38,8 +38,8 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 r = [r for r in d["results"] if r["kind"] == "capacity"][0]
 assert r["verdict"] == "genuine", r
-assert r["usable_bytes"] == r["announced_bytes"] == d["device"]["size"], r
-assert r["bytes_written"] > 0 and r["bytes_restored"] > 0, r
+assert r["usable_bytes"] == r["announced_bytes"] == d["device"]["size_bytes"], r
+assert r["probe_bytes_written"] > 0 and r["bytes_restored"] > 0, r
 ' "$1"
 }
 

@@ -115,8 +115,8 @@ elif cmd == "differ":
                 512))
 elif cmd == "listed":
     doc = json.load(open(args[0]))
-    show(["%d %d" % (r["offset"], r["length"]) if r["offset"] is not None
-          else "unknown %d %d" % (r["file_offset"], r["file_bytes"])
+    show(["%d %d" % (r["offset_bytes"], r["length_bytes"]) if r["offset_bytes"] is not None
+          else "unknown %d %d" % (r["file_offset_bytes"], r["file_bytes"])
           for r in doc["results"] if r["kind"] == "restore-damaged"])
 PY
 

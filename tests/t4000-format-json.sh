@@ -14,9 +14,11 @@ doc = json.load(open(sys.argv[2], encoding="utf-8"))
 for key in ("schema", "command", "test", "device", "parameters", "results",
             "incomplete", "device_time_ns", "bytes_read", "bytes_written"):
     assert key in doc, "missing " + key
-assert doc["schema"] == 2 and doc["incomplete"] is False
+assert doc["schema"] == 3 and doc["incomplete"] is False
 assert all(isinstance(r.get("kind"), str) for r in doc["results"])
-assert set(doc["device"]) == {"path", "size", "logical_block_size"}
+assert set(doc["device"]) == {"path", "size_bytes", "logical_block_bytes",
+                          "identity", "name"}
+assert doc["device"]["identity"] is None    # sim: is no device of its own
 scale = {"ns": 1, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9, "B": 1,
          "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40,
          "B/s": 1, "K/s": 1e3, "M/s": 1e6, "G/s": 1e9, "T/s": 1e12}
@@ -64,8 +66,11 @@ test_expect_success 'json names the test, device and parameters' '
 	assert "nr" not in d["parameters"] and "lbs" not in d["parameters"]
 	assert d["parameters"]["blocksize"] == 65536
 	assert "-0 7" in d["command"], d["command"]
-	assert d["results"][0] == {"kind": "measurement", "block": 4194304,
-		"rate": d["results"][0]["rate"]}
+	assert d["results"][0] == {"kind": "measurement",
+		"block_bytes": 4194304,
+		"bytes_per_s": d["results"][0]["bytes_per_s"]}
+	assert d["device"]["name"] == "sim:sandisk-su08g"
+	assert d["parameters"]["random"] is False
 	assert d["bytes_written"] > 0 and d["device_time_ns"] > 0
 	PY
 '
@@ -92,11 +97,11 @@ test_expect_success 'speed tests: parameters named after the long options' '
 	test_cmp w.expect w.params &&
 	speed_params --iops -b 8K --read-only --time=0.25 >i.params &&
 	printf "%s\n" blocksize=8192 erasesize=4194304 time=250000000 \
-		span=268435456 iodepth=1 read_only=1 engine=sim >i.expect &&
+		span=268435456 iodepth=1 read_only=True engine=sim >i.expect &&
 	test_cmp i.expect i.params &&
 	speed_params --class-check --read-only --time=0.25 >c.params &&
 	printf "%s\n" erasesize=4194304 time=250000000 span=268435456 \
-		iodepth=1 read_only=1 engine=sim >c.expect &&
+		iodepth=1 read_only=True engine=sim >c.expect &&
 	test_cmp c.expect c.params
 '
 
@@ -106,8 +111,24 @@ test_expect_success 'find-fat: one array of rates per block size' '
 	import json, sys
 	d = json.load(open(sys.argv[1]))
 	for r in d["results"]:
-	    assert isinstance(r["rate"], list) and len(r["rate"]) == 3, r
+	    assert isinstance(r["bytes_per_s"], list), r
+	    assert len(r["bytes_per_s"]) == 3, r
 	PY
+'
+
+test_expect_success 'yes/no options are true or false, --cache-limit is cache_limit' '
+	"$FLASHBENCH" -a -c 1 --threes --format=json sim: >threes.json &&
+	grep "\"parameters\": {\"blocksize\": 16384, \"count\": 1, \"threes\": true}" \
+		threes.json &&
+	"$FLASHBENCH" --capacity-check --undo-file=u.undo --cache-limit=8M \
+		--format=json sim:size=256M,fake=256M >cap.json 2>/dev/null &&
+	grep "\"parameters\": {\"cache_limit\": 8388608}" cap.json
+'
+
+test_expect_success 'rates are plain decimals, never with an exponent' '
+	"$FLASHBENCH" -O --format=json sim: >au.json 2>/dev/null &&
+	grep "\"bytes_per_s\": 10701400}" au.json &&
+	! grep -E "[0-9]e[-+]?[0-9]" au.json
 '
 
 test_expect_success 'text output is unchanged by the new formats' '

@@ -59,6 +59,45 @@ test_expect_success 'runs of different tests do not share a chart' '
 	grep -q "o.json" err
 '
 
+# schema2 NEW OLD: the schema-3 document NEW as schema 2 wrote it: keys
+# without units (pre, block, rate), rates with an exponent, the device
+# as {path, size, logical_block_size}, flags 0 or 1.
+schema2() {
+	python3 - "$1" "$2" <<-\PY
+	import json, sys
+	old = {"align_bytes": "align", "pre_ns": "pre", "on_ns": "on",
+	       "post_ns": "post", "diff_ns": "diff", "block_bytes": "block",
+	       "bytes_per_s": "rate"}
+	d = json.load(open(sys.argv[1]))
+	d["schema"] = 2
+	dev = d["device"]
+	d["device"] = {"path": dev["path"], "size": dev["size_bytes"],
+	               "logical_block_size": dev["logical_block_bytes"]}
+	d["parameters"] = {k: int(v) if isinstance(v, bool) else v
+	                   for k, v in d["parameters"].items()}
+	d["results"] = [{old.get(k, k): v for k, v in r.items()}
+	                for r in d["results"]]
+	d["units"] = {old.get(k, k): v for k, v in d["units"].items()}
+	text = json.dumps(d)
+	text = text.replace("10701400", "1.07014e+07")
+	open(sys.argv[2], "w").write(text)
+	PY
+}
+
+test_expect_success 'saved schema 2 runs plot as schema 3 runs do' '
+	mkdir -p new old &&
+	"$FLASHBENCH" -a -c 1 --format=json sim: >new/a.json &&
+	"$FLASHBENCH" -O --format=json sim: >new/o.json 2>/dev/null &&
+	schema2 new/a.json old/a.json && schema2 new/o.json old/o.json &&
+	grep -q "1.07014e+07" old/o.json &&
+	for t in a o; do
+		"$FLASHBENCH" --plot=new/$t.svg new/$t.json &&
+		"$FLASHBENCH" --plot=old/$t.svg old/$t.json &&
+		test_cmp new/$t.svg old/$t.svg || return 1
+	done &&
+	grep -q ">pre<" new/a.svg
+'
+
 test_expect_success 'hostile json is refused with a message' '
 	printf "{\"schema\": 1, \"test\": \"align\", \"results\": [" \
 		>cut.json &&

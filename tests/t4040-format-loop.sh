@@ -18,20 +18,31 @@ test_loop '-a: JSON parses, one result per text line, same alignments' '
 	python3 -c "
 import json, sys
 d = json.load(open(\"doc.json\"))
-assert d[\"device\"][\"size\"] == 64 * 1048576
+assert d[\"device\"][\"size_bytes\"] == 64 * 1048576
 for r in d[\"results\"]:
-	assert r[\"pre\"] > 0 and r[\"on\"] > 0 and r[\"post\"] > 0
-	print(r[\"align\"])
+	assert r[\"pre_ns\"] > 0 and r[\"on_ns\"] > 0 and r[\"post_ns\"] > 0
+	print(r[\"align_bytes\"])
 " >json.aligns &&
 	test_cmp text.aligns json.aligns
+'
+
+test_loop 'json: the device is known by its backing file, named by its path' '
+	"$FLASHBENCH" -a -c 1 --format=json "$LOOP" >doc.json &&
+	back=$(losetup -n -O BACK-FILE "$LOOP") &&
+	python3 - doc.json "$LOOP" "$(realpath "$back")" <<-\PY
+	import json, sys
+	d = json.load(open(sys.argv[1]))["device"]
+	assert d["identity"] == "file:" + sys.argv[3], d
+	assert d["name"] == sys.argv[2] and d["path"] == sys.argv[2], d
+	PY
 '
 
 test_loop '-O: CSV has a header and a constant column count, same sizes as text' '
 	"$FLASHBENCH" -O -e 1M -b 128K -0 2 "$LOOP" >text 2>/dev/null &&
 	"$FLASHBENCH" -O -e 1M -b 128K -0 2 --format=csv "$LOOP" \
 		>out.csv 2>/dev/null &&
-	head -n 1 out.csv | grep -q "^schema,kind,block,rate$" &&
-	test "$(awk -F, "{ print NF }" out.csv | sort -u)" = 4 &&
+	head -n 1 out.csv | grep -q "^schema,kind,block_bytes,bytes_per_s,note$" &&
+	test "$(awk -F, "{ print NF }" out.csv | sort -u)" = 5 &&
 	test "$(($(wc -l <out.csv) - 1))" = "$(wc -l <text)" &&
 	tail -n +2 out.csv | cut -d, -f3 >csv.sizes &&
 	printf "1048576\n524288\n262144\n131072\n" >want.sizes &&

@@ -69,7 +69,7 @@ import json, sys
 r = json.load(open(\"out.json\"))
 levels = [l for l in r[\"results\"] if l[\"kind\"] == \"level\"]
 found = r[\"findings\"]
-got = [(l[\"size\"], l[\"name\"]) for l in levels]
+got = [(l[\"size_bytes\"], l[\"name\"]) for l in levels]
 print(got)
 want = [(8192, \"page\"), (16384, \"effective page\"),
         (4194304, \"erase block\"), (134217728, \"allocation group\")]

@@ -15,7 +15,7 @@ import json, sys
 with open(sys.argv[1]) as f:
     doc = json.load(f)
 assert isinstance(doc, dict), "not one object"
-assert doc["schema"] == 2 and doc["test"], "no schema or test"
+assert doc["schema"] == 3 and doc["test"], "no schema or test"
 j = {}
 for record in doc["results"]:
     assert record["kind"], "a record without kind"
@@ -28,8 +28,8 @@ PY
 }
 
 KEYS='all(k in j for k in ("manufacturer", "manfid", "oemid", "name",
-	"serial", "date", "capacity_bytes", "preferred_erase_size",
-	"logical_block_size", "transport"))'
+	"serial", "date", "capacity_bytes", "preferred_erase_size_bytes",
+	"logical_block_bytes", "transport"))'
 
 if ! "$FLASHBENCH" --help 2>&1 | grep -q -- '--info'; then
 	test_skip "info json" "flashbench has no --info option yet"
@@ -59,8 +59,8 @@ test_expect_success 'seed card: identity values' '
 		j[\"name\"] == \"SU08G\" and j[\"serial\"] == \"0x716a01f2\" and
 		j[\"date\"] == \"2011-11\" and
 		j[\"capacity_bytes\"] == 7948206080 and
-		j[\"preferred_erase_size\"] == 4194304 and
-		j[\"logical_block_size\"] == 512 and j[\"transport\"] == \"sd\""
+		j[\"preferred_erase_size_bytes\"] == 4194304 and
+		j[\"logical_block_bytes\"] == 512 and j[\"transport\"] == \"sd\""
 '
 
 test_expect_success 'partition resolves to its disk' '
@@ -89,7 +89,7 @@ test_expect_success 'unknown manufacturer is null, raw ID kept' '
 test_expect_success 'missing attributes are null' '
 	info_json bare /dev/sdz >out.json &&
 	json_check out.json "j[\"transport\"] is None and
-		j[\"logical_block_size\"] is None and j[\"rotational\"] is None"
+		j[\"logical_block_bytes\"] is None and j[\"rotational\"] is None"
 '
 
 test_expect_success 'sdxc speed claims' '

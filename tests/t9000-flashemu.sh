@@ -255,9 +255,11 @@ rate_of() {
 	rate_bps "$(awk -v s="$2" '$1 == s { print $2 }' "$1")"
 }
 
-# stats_field FILE NAME: a number from flashemu's --stats JSON.
+# stats_field FILE NAME: a number from flashemu's --stats JSON, from its
+# emulator record.
 stats_field() {
-	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1"
+	grep "{\"kind\": \"emulator\", " "$1" |
+		sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p"
 }
 
 test_emu 'start: the ready line, and a card of the spec'\''s size' '
@@ -347,7 +349,18 @@ test_emu 'stats: SIGUSR1 writes the JSON: the discard and the writes count' '
 	test "$(stats_field "$TRASH/main.json" bytes_written)" -ge 1048576 &&
 	test "$(stats_field "$TRASH/main.json" fuse_max_write_bytes)" \
 		-ge 131072 &&
-	grep -q "^flashemu: stats: reads " "$TRASH/main.err"
+	grep -q "^flashemu: stats: reads " "$TRASH/main.err" &&
+	keep_document "$TRASH/main.json" json
+'
+
+test_emu 'stats: one unit a figure, the numbers plain, on stderr as in the JSON' '
+	grep "^flashemu: stats: " "$TRASH/main.err" | tail -n 4 >lines &&
+	cat lines &&
+	! grep -E "[0-9](B|KiB|MiB|GiB|s|ms|ns|µs)( |\$)" lines &&
+	grep -Eq " busy_ns [0-9]+( |\$)" lines &&
+	grep -Eq " fuse_errors [0-9]+( |\$)" lines &&
+	grep -q "\"schema\": 3," "$TRASH/main.json" &&
+	grep -q "\"device\": {\"path\": \"$SPEC\", " "$TRASH/main.json"
 '
 
 test_emu 'SIGKILL of flashbench mid-run leaves the loop device detachable' '

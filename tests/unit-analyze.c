@@ -347,6 +347,136 @@ static void test_open_combined(void)
 		   "linear falls at 2: 1; random holds to 3: at least 3");
 }
 
+/* An align table of 8KiB to 4GiB from its diffs in us, reads of 480us. */
+static void align_table(char *text, size_t size, const double *diff_us)
+{
+	size_t n = 0;
+
+	text[0] = 0;
+	for (int e = 32; e >= 13 && n < size; e--)
+		n += (size_t)snprintf(text + n, size - n, "align %llu\tpre "
+				      "480us\ton %.1fus\tpost 480us\tdiff "
+				      "%.1fus\n", 1ULL << e,
+				      480 + diff_us[32 - e], diff_us[32 - e]);
+}
+
+/*
+ * Confidence that means it: a step of a few noise units whose lines
+ * above fall back into the level below is no 0.97; a clean one is sure.
+ */
+static void test_noisy_confidence(void)
+{
+	/* 4GiB .. 1MiB, then 512KiB .. 8KiB */
+	static const double noisy[] = { 89, 93, 96, 91, 94, 71, 85, 60, 88,
+					92, 97, 95, 90, 56, 54, 56, 55, 53,
+					52, 50 };
+	static const double clean[] = { 91, 92, 90, 91, 92, 90, 91, 92, 90,
+					91, 92, 90, 91, 52, 54, 53, 55, 53,
+					52, 54 };
+	static char text[4096];
+	struct analyze_findings f;
+
+	align_table(text, sizeof(text), noisy);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(r.point_count == 20 && (!f.geometry.erase.known ||
+		   f.geometry.erase.confidence < 0.9),
+		   "diff 50-56us to 512KiB, 60-97us above, 32MiB and 128MiB "
+		   "falling back: below 0.9 (%.2f)",
+		   f.geometry.erase.confidence);
+	align_table(text, sizeof(text), clean);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.geometry.erase.known &&
+		   f.geometry.erase.value == 1 << 20 &&
+		   f.geometry.erase.confidence >= 0.9,
+		   "the same step, every line above it high: 1MiB, sure "
+		   "(%.2f)", f.geometry.erase.confidence);
+}
+
+/* An open-AU run as a command line and its rows, for analyze_text. */
+static void add_run(char *text, size_t size, unsigned nr, bool random,
+		    const double *rates_mb, size_t sizes)
+{
+	size_t n = strlen(text);
+
+	n += (size_t)snprintf(text + n, size - n, "flashbench -O -0 %u%s\n",
+			      nr, random ? " --random" : "");
+	for (size_t j = 0; j < sizes && n < size; j++)
+		n += (size_t)snprintf(text + n, size - n, "%lluKiB %.3gM/s\n",
+				      4096ULL >> j, rates_mb[j]);
+}
+
+/* 4MiB down to 128KiB; linear holds to 4, N=5 thrashes */
+static const double fast[] = { 6, 6, 6, 6, 6, 5.7 };
+static const double thrash[] = { 6, 1.5, 0.8, 0.6, 0.45, 0.3 };
+
+/* text: a linear sweep N=1..5 that falls off at 5 */
+static void linear_sweep(char *text, size_t size)
+{
+	text[0] = 0;
+	for (unsigned nr = 1; nr <= 5; nr++)
+		add_run(text, size, nr, false, nr < 5 ? fast : thrash, 6);
+}
+
+/*
+ * Random order is read like linear order, against the random runs with
+ * fewer erase blocks, and is 0 only when its N=1 run is no faster than
+ * the card's thrashing rate.
+ */
+static void test_random_rule(void)
+{
+	static const double third[] = { 6, 5, 4, 3, 2.4, 1.9 };
+	static const double collapse[] = { 6, 1.5, 0.8, 0.6, 0.45, 0.298 };
+	static char text[8192];
+	struct analyze_findings f;
+
+	linear_sweep(text, sizeof(text));
+	for (unsigned nr = 1; nr <= 4; nr++)
+		add_run(text, sizeof(text), nr, true,
+			nr < 4 ? third : collapse, 6);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 4,
+		   "linear: 4 hold, 5 falls off: 4");
+	UNIT_CHECK(f.open.random.known && f.open.random.value == 3 &&
+		   !f.open.random_lower_bound && !f.open.random_thrashing,
+		   "random flat at 1.9M/s from N=1 to 3, 298K/s at 4: 3");
+	UNIT_CHECK(f.open.random_linear.known &&
+		   f.open.random_linear.nr == 1 &&
+		   f.open.random_linear.ratio > 0.4 &&
+		   f.open.random_linear.ratio < 0.6,
+		   "random/linear at N=1 reported apart: about a half");
+
+	linear_sweep(text, sizeof(text));
+	for (unsigned nr = 1; nr <= 3; nr++)
+		add_run(text, sizeof(text), nr, true, thrash, 6);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.random.known && f.open.random.value == 0 &&
+		   f.open.random_thrashing && !f.open.random_lower_bound,
+		   "random N=1 already at the thrashing rate: 0");
+
+	linear_sweep(text, sizeof(text));
+	for (unsigned nr = 1; nr <= 3; nr++)
+		add_run(text, sizeof(text), nr, true, third, 6);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(f.open.random.known && f.open.random.value == 3 &&
+		   f.open.random_lower_bound,
+		   "random slow but far above thrashing, flat to 3: at "
+		   "least 3");
+
+	linear_sweep(text, sizeof(text));
+	for (unsigned nr = 2; nr <= 3; nr++)
+		add_run(text, sizeof(text), nr, true, thrash, 6);
+	analyze_text(text, &r);
+	analyze_findings(&r, &f);
+	UNIT_CHECK(!f.open.random.known && f.open.random_slow_nr == 2 &&
+		   strstr(f.random_why, "N=2"),
+		   "thrashing already at N=2: fewer open, how many unknown");
+}
+
 /* The report of r in one format, as a string to search (NULL if none). */
 static char *render(const struct analyze_result *result,
 		    enum report_format format, const char *what)
@@ -414,9 +544,12 @@ static void test_seeds(void)
 		   "su08g: page not determined, with a reason");
 	UNIT_CHECK(f.open.linear.known && f.open.linear.value == 6,
 		   "su08g: 6 open erase blocks (7 falls off)");
-	UNIT_CHECK(!f.open.random.known && f.open.random_slow_nr == 2 &&
-		   strstr(f.random_why, "N=2"),
-		   "su08g: random order slow at N=2, count not determined");
+	UNIT_CHECK(f.open.random.known && f.open.random.value == 6 &&
+		   !f.open.random_thrashing && f.open.random_linear.known &&
+		   f.open.random_linear.nr == 2 &&
+		   f.open.random_linear.ratio < 0.5,
+		   "su08g: random order slow at N=2, flat to N=6 and falling "
+		   "at 7: 6, and its cost against linear apart");
 
 	UNIT_CHECK(load("toshiba.txt") == 0 && r.run_count == 5 &&
 		   r.point_count == 0, "toshiba: five runs");
@@ -494,7 +627,7 @@ static void test_reports(void)
 		   strstr(buf, "\"erase_size\": {\"value\": 4194304, ") &&
 		   strstr(buf, "\"page_size\": {\"value\": null, ") &&
 		   strstr(buf, "\"open_au_linear\": {\"value\": 6, ") &&
-		   strstr(buf, "\"open_au_random\": {\"value\": null, ") &&
+		   strstr(buf, "\"open_au_random\": {\"value\": 6, ") &&
 		   strstr(buf, "\"min_write_size\": {\"value\": null, ") &&
 		   strstr(buf, "\"fat_area\": {\"value\": null, ") &&
 		   strstr(buf, "\"bytes_written\": 0,") &&
@@ -505,11 +638,11 @@ static void test_reports(void)
 	buf = render(&r, REPORT_CSV, "CSV report written");
 	UNIT_CHECK(buf && strncmp(buf, "schema,kind,align_lines,", 24) == 0 &&
 		   strstr(buf, ",name,value,confidence,why,") &&
-		   strstr(buf, "\n2,finding,,,,,,,,,erase_size,4194304,0.") &&
-		   strstr(buf, "\n2,finding,,,,,,,,,open_au_linear,6,0.") &&
-		   strstr(buf, "\n2,finding,,,,,,,,,page_size,,,no step") &&
-		   strstr(buf, "\n2,recommendation,") &&
-		   strstr(buf, "\n2,align,"),
+		   strstr(buf, "\n3,finding,,,,,,,,,erase_size,4194304,0.") &&
+		   strstr(buf, "\n3,finding,,,,,,,,,open_au_linear,6,0.") &&
+		   strstr(buf, "\n3,finding,,,,,,,,,page_size,,,no step") &&
+		   strstr(buf, "\n3,recommendation,") &&
+		   strstr(buf, "\n3,align,"),
 		   "CSV: one table of findings, advice and evidence");
 	free(buf);
 }
@@ -595,5 +728,7 @@ int main(void)
 	test_paste_shapes();
 	test_open_combined();
 	test_lower_bound_reports();
+	test_random_rule();
+	test_noisy_confidence();
 	return UNIT_DONE();
 }

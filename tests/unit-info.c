@@ -178,7 +178,7 @@ static void test_seed_output(void)
 	UNIT_CHECK(has(json, "\"date\": \"2011-11\""), "seed json: date");
 	UNIT_CHECK(has(json, "\"capacity_bytes\": 7948206080"),
 		   "seed json: capacity");
-	UNIT_CHECK(has(json, "\"preferred_erase_size\": 4194304"),
+	UNIT_CHECK(has(json, "\"preferred_erase_size_bytes\": 4194304"),
 		   "seed json: preferred erase size");
 	UNIT_CHECK(has(json, "\"transport\": \"sd\""), "seed json: transport");
 	UNIT_CHECK(has(json, "\"ssr\": null"), "seed json: absent ssr null");
@@ -400,7 +400,7 @@ static void test_unknown(void)
 	UNIT_CHECK(ret == 0 && json_shaped(json) &&
 		   has(json, "\"manufacturer\": null") &&
 		   has(json, "\"manfid\": \"0x000012\"") &&
-		   has(json, "\"logical_block_size\": null") &&
+		   has(json, "\"logical_block_bytes\": null") &&
 		   has(json, "\"capacity_difference_bytes\": -2097152"),
 		   "unknown json: nulls and raw ID");
 	free(json);

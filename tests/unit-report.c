@@ -16,13 +16,16 @@
 #include "unit.h"
 
 static const struct vm_param params[] = {
-	{ "blocksize", 16384 }, { "nr", 7 },
+	{ "blocksize", 16384 }, { "nr", 7 }, { "random", 1 },
+};
+
+static const bool param_flags[] = { false, false, true,
 };
 
 static const struct report_meta meta = {
 	.test = "find-fat", .command = "flashbench -f \"x\" sim:",
 	.device = "sim:", .device_size = 1 << 30, .logical_block_size = 512,
-	.params = params, .param_count = 2,
+	.params = params, .param_count = 3, .param_flags = param_flags,
 };
 
 static const struct dev_stats stats = {
@@ -36,10 +39,10 @@ static struct record fat_record(double block, double rate)
 {
 	struct record rec = { .count = 4 };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "block", &size_look,
+	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "block_bytes", &size_look,
 					   NULL, block };
 	for (unsigned i = 1; i < 4; i++)
-		rec.fields[i] = (struct vm_field){ VM_UNIT_RATE, "rate", NULL,
+		rec.fields[i] = (struct vm_field){ VM_UNIT_RATE, "bytes_per_s", NULL,
 						   NULL, rate * i };
 	return rec;
 }
@@ -71,8 +74,20 @@ static void test_numbers(void)
 					VM_UNIT_TIME), "418124",
 		   "nanoseconds print as whole numbers");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 19876543.21,
-					VM_UNIT_RATE), "1.98765e+07",
-		   "rates print to six significant digits");
+					VM_UNIT_RATE), "19876500",
+		   "rates print to six significant digits, no exponent");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.5e-5,
+					VM_UNIT_COUNT), "0.000015",
+		   "small values print in plain decimals");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 999999.7,
+					VM_UNIT_RATE), "1000000",
+		   "rounding up carries into a new digit");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), -1234567.8,
+					VM_UNIT_RATE), "-1234570",
+		   "negative rates keep their sign");
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), 0.989005,
+					VM_UNIT_COUNT), "0.989005",
+		   "a confidence prints as it is");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.0 / 3,
 					VM_UNIT_COUNT), "0.333333",
 		   "fractions print to six significant digits");
@@ -160,7 +175,8 @@ static void test_text_template_alone(void)
 		   "text: a template alone, its percent sign kept, not the value");
 	free(text);
 	text = render(REPORT_CSV, &rec, 1, false);
-	UNIT_STREQ(text, "schema,kind,size_bytes,life\n2,emmc,4194304,A\n",
+	UNIT_STREQ(text, "schema,kind,size_bytes,life,note\n"
+		   "3,emmc,4194304,A,\n",
 		   "csv: the values, not the template");
 	free(text);
 }
@@ -228,8 +244,8 @@ static void test_text_layout(void)
 		   "line");
 	free(text);
 	text = render(REPORT_CSV, recs, 1, false);
-	UNIT_STREQ(text, "schema,kind,a,b,c,d\n"
-		   "2,measurement,3145728,2500000,2.5e+06,87300\n",
+	UNIT_STREQ(text, "schema,kind,a,b,c,d,note\n"
+		   "3,measurement,3145728,2500000,2500000,87300,\n",
 		   "csv: the layout changes nothing, base units");
 	free(text);
 }
@@ -249,12 +265,43 @@ static void test_csv(void)
 		1500000 };
 	text = render(REPORT_CSV, recs, 3, false);
 	UNIT_STREQ(text,
-		   "schema,kind,block,rate_0,rate_1,rate_2,name,time\n"
-		   "2,measurement,4194304,1e+07,2e+07,3e+07,,\n"
-		   "2,measurement,2097152,0.5,,1.5,,\n"
-		   "2,note,,,,,\"a,\"\"b\"\"\",1500000\n",
+		   "schema,kind,block_bytes,bytes_per_s_0,bytes_per_s_1,"
+		   "bytes_per_s_2,name,time,note\n"
+		   "3,measurement,4194304,10000000,20000000,30000000,,,\n"
+		   "3,measurement,2097152,0.5,,1.5,,,\n"
+		   "3,note,,,,,\"a,\"\"b\"\"\",1500000,\n",
 		   "csv: one table, kind column, repeated keys numbered, NaN "
 		   "empty, quoting, ns not ms, empty cells for other kinds");
+	free(text);
+}
+
+/*
+ * A field keyed "note" fills the note column, last whatever the order;
+ * an interrupted run ends with a row of kind incomplete, its reason in
+ * the note, its other cells empty.
+ */
+static void test_csv_note(void)
+{
+	struct record recs[2] = { { .count = 2, .kind = "note" },
+				  { .count = 1, .kind = "host_queue" } };
+	char *text;
+
+	recs[0].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "note", NULL,
+					       "slow host", 0 };
+	recs[0].fields[1] = (struct vm_field){ VM_UNIT_COUNT, "depth", NULL,
+					       NULL, 32 };
+	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "queues", NULL,
+					       "yes", 0 };
+	text = render(REPORT_CSV, recs, 2, true);
+	UNIT_STREQ(text, "schema,kind,depth,queues,note\n"
+		   "3,note,32,,slow host\n"
+		   "3,host_queue,,yes,\n"
+		   "3,incomplete,,,interrupted\n",
+		   "csv: the note column last, the incomplete row");
+	free(text);
+	text = render(REPORT_CSV, NULL, 0, true);
+	UNIT_STREQ(text, "schema,kind,note\n3,incomplete,interrupted\n",
+		   "csv: interrupted before any record: header and the row");
 	free(text);
 }
 
@@ -275,26 +322,27 @@ static void test_json(void)
 		2.5e6 };
 	text = render(REPORT_JSON, recs, 2, true);
 	UNIT_CHECK(text && strstr(text, "{\"kind\": \"measurement\", "
-				  "\"block\": 4194304, \"rate\": "
-				  "[1e+07, null, 3e+07]}"),
+				  "\"block_bytes\": 4194304, \"bytes_per_s\": "
+				  "[10000000, null, 30000000]}"),
 		   "json: repeated key as an array, infinity as null");
 	UNIT_CHECK(text && strstr(text, "\"k\\\"\\\\\\n\": \"tab\\there "
 				  "\\u0001 bad\\ufffd end \xc2\xb5\""),
 		   "json: escapes, control characters, invalid UTF-8");
 	UNIT_CHECK(text && strstr(text, "\"offset\": 1048576, "
-				  "\"rate\": 2.5e+06}"),
+				  "\"rate\": 2500000}"),
 		   "json: MiB and MB/s carried as bytes and bytes/s");
 	UNIT_CHECK(text && strstr(text, "\"command\": \"flashbench -f "
 				  "\\\"x\\\" sim:\""), "json: command");
 	UNIT_CHECK(text && strstr(text, "\"parameters\": {\"blocksize\": "
-				  "16384, \"nr\": 7}"), "json: parameters");
+				  "16384, \"nr\": 7, \"random\": true}"),
+		   "json: parameters, a yes/no option true or false");
 	UNIT_CHECK(text && strstr(text, "\"incomplete\": true,\n"
 				  "  \"device_time_ns\": 123456789,\n"
 				  "  \"bytes_read\": 4096,\n"
 				  "  \"bytes_written\": 8192,\n"),
 		   "json: incomplete and accounting");
-	UNIT_CHECK(text && strstr(text, "\"block\": \"bytes\", \"rate\": "
-				  "\"bytes/s\""), "json: units");
+	UNIT_CHECK(text && strstr(text, "\"block_bytes\": \"bytes\", "
+				  "\"bytes_per_s\": \"bytes/s\""), "json: units");
 	free(text);
 }
 
@@ -329,7 +377,8 @@ static void test_read_back(void)
 			      sizeof(err)) == 0, "read back: parses (%s)",
 		   err);
 	r = json_get(doc, "results");
-	rate = r && r->count == 2 ? json_get(&r->items[1], "rate") : NULL;
+	rate = r && r->count == 2 ? json_get(&r->items[1], "bytes_per_s") :
+	       NULL;
 	UNIT_CHECK(rate && rate->type == JSON_ARRAY && rate->count == 3 &&
 		   rate->items[2].number == 3.25 * 3,
 		   "read back: the array of rates");
@@ -472,6 +521,7 @@ int main(void)
 	test_text_readings();
 	test_text_template_alone();
 	test_csv();
+	test_csv_note();
 	test_json();
 	test_json_empty();
 	test_read_back();

@@ -378,7 +378,7 @@ static void test_records(void)
 		   strstr(c.text, "second=2 bytes_per_s="),
 		   "read: a record per second");
 	UNIT_CHECK(strstr(c.text, "block_bytes=1048576 device_time_ns=") &&
-		   strstr(c.text, " window_median=") &&
+		   strstr(c.text, " window_median_bytes_per_s=") &&
 		   strstr(c.text, " failed_reads=0 \n"),
 		   "read: the summary last");
 	UNIT_CHECK(c.progress_calls > 40 && c.last_total == 3000 &&

@@ -148,11 +148,11 @@ IOPS_LOOP(KEY, "write", "write pos $blocksize random", DEPTH)		\
 "	let post = for b in boundaries align 8 " LO " " HI " avg {\n"	\
 "		repeat $count min { " IO " b $blocksize" PATTERN " }\n"	\
 "	}\n"								\
-"	report bytes \"align\" align\n"					\
-"	report time \"pre\" pre\n"						\
-"	report time \"on\" on\n"						\
-"	report time \"post\" post\n"					\
-"	report time \"diff\" on - (pre + post) / 2\n"			\
+"	report bytes align_bytes \"align\" align\n"					\
+"	report time pre_ns \"pre\" pre\n"						\
+"	report time on_ns \"on\" on\n"						\
+"	report time post_ns \"post\" post\n"					\
+"	report time diff_ns \"diff\" on - (pre + post) / 2\n"			\
 "	newline\n"								\
 "}\n"
 
@@ -165,8 +165,8 @@ IOPS_LOOP(KEY, "write", "write pos $blocksize random", DEPTH)		\
 "			write au + pos block random\n"			\
 "		}\n"							\
 "	}\n"								\
-"	report size block block\n"					\
-"	report rate rate $erasesize * $nr time\n"			\
+"	report size block_bytes block\n"					\
+"	report rate bytes_per_s $erasesize * $nr time\n"			\
 "	newline\n"								\
 "}\n"
 
@@ -185,7 +185,8 @@ const struct program_def programs[] = {
 		.name = "align",
 		.summary = "read timing across alignment boundaries",
 		.text =
-ALIGN_PROGRAM("$size / 2", "$blocksize", "$size - $blocksize",
+ALIGN_PROGRAM("($size - $size % 2) / 2", "$blocksize",
+	      "$size - $blocksize",
 	      "read", ""),
 	},
 	/*
@@ -243,12 +244,12 @@ OPEN_AU_PROGRAM("shuffle"),
 		.text =
 "format columns\n"
 "for block in pow2 $erasesize $blocksize none {\n"
-"	report size block block\n"
+"	report size block_bytes block\n"
 "	for au in linear 0 $erasesize $fatnr none {\n"
 "		let time = for pos in shuffle 0 block $erasesize / block total {\n"
 "			write au + pos block random\n"
 "		}\n"
-"		report rate rate $erasesize time\n"
+"		report rate bytes_per_s $erasesize time\n"
 "	}\n"
 "	newline\n"
 "}\n",
@@ -266,8 +267,8 @@ OPEN_AU_PROGRAM("shuffle"),
 "format tabs\n"
 "for pos in linear $offset $blocksize $scatter_count none {\n"
 "	let time = repeat $count min { read pos $scatter_bytes }\n"
-"	report mib offset pos\n"
-"	report ms time time\n"
+"	report mib offset_bytes pos\n"
+"	report ms time_ns time\n"
 "	newline\n"
 "}\n",
 	},
@@ -285,11 +286,11 @@ OPEN_AU_PROGRAM("shuffle"),
 "	let fastest, mean, slowest = for i in linear 0 1 $count (min, avg, max) {\n"
 "		read $offset + i * length length\n"
 "	}\n"
-"	report bytes length \"% bytes:\" length\n"
-"	report time min \"min %\" fastest\n"
-"	report time avg \"avg %\" mean\n"
-"	report time max \"max %:\" slowest\n"
-"	report mbps rate \"% MB/s\" length fastest\n"
+"	report bytes length_bytes \"% bytes:\" length\n"
+"	report time min_ns \"min %\" fastest\n"
+"	report time avg_ns \"avg %\" mean\n"
+"	report time max_ns \"max %:\" slowest\n"
+"	report mbps bytes_per_s \"% MB/s\" length fastest\n"
 "	newline\n"
 "}\n",
 	},

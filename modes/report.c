@@ -1,0 +1,976 @@
+/*
+ * report: --report [--write], each part one of the modes, run as it
+ * runs alone (its options parsed by the same table), its output kept
+ * for after the summary and its JSON read for the summary's figures.
+ * With --write, what a part overwrites is saved to the one undo file
+ * before it writes and put back when it ends (measure/keep.h); the
+ * capacity check uses the same file in its own way.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "engines/sim.h"
+#include "lib/die.h"
+#include "lib/exitcode.h"
+#include "lib/units.h"
+#include "measure/capacity.h"
+#include "measure/detect.h"
+#include "measure/keep.h"
+#include "measure/speed.h"
+#include "measure/undotrust.h"
+#include "modes/capacity.h"
+#include "modes/detect.h"
+#include "modes/info.h"
+#include "modes/report.h"
+#include "modes/run.h"
+#include "modes/sinks.h"
+#include "modes/speed.h"
+#include "modes/test.h"
+#include "output/reportsummary.h"
+#include "vm/stamp.h"
+
+/* READ_ONLY_OR_INSTEAD: also with --write when the part before it
+   (its writing form) does not apply to the device */
+enum part_when { ALWAYS, READ_ONLY, WITH_WRITE, READ_ONLY_OR_INSTEAD };
+enum part_check { NO_CHECK, CHECK_READ, CHECK_DETECT_WRITE, CHECK_SPAN,
+		  CHECK_CAPACITY };
+
+/* The parts, in the order they run; each is one mode's command line. */
+static const struct part_def {
+	const char *name;
+	const char *args[4];		/* the mode's options, NULL-ended */
+	int (*run)(struct config *cfg);
+	enum part_when when;
+	enum part_check check;
+	unsigned time_units;		/* device time: --time's, or... */
+	bool budget;			/* ...--budget's (detect) */
+	bool writes;
+} part_defs[] = {
+	{ "info", { "--info" }, mode_info, ALWAYS, NO_CHECK, 0, false, false },
+	{ "detect-write", { "--detect", "--write" }, mode_detect, WITH_WRITE,
+	  CHECK_DETECT_WRITE, 0, true, true },
+	{ "detect", { "--detect" }, mode_detect, READ_ONLY_OR_INSTEAD,
+	  NO_CHECK, 0, true, false },
+	/* the original's align table: what --analyze reads in a report */
+	{ "align", { "-a" }, mode_test, ALWAYS, NO_CHECK, 0, false, false },
+	{ "read-speed", { "-t" }, mode_speed, ALWAYS, CHECK_READ, 1, false,
+	  false },
+	{ "iops", { "--iops", "--read-only" }, mode_speed, READ_ONLY,
+	  CHECK_SPAN, 1, false, false },
+	{ "iops-qd32", { "--iops", "--read-only", "--iodepth=32" },
+	  mode_speed, READ_ONLY, CHECK_SPAN, 1, false, false },
+	{ "write-speed", { "--write-speed" }, mode_speed, WITH_WRITE,
+	  CHECK_SPAN, 1, false, true },
+	{ "iops", { "--iops" }, mode_speed, WITH_WRITE, CHECK_SPAN, 2, false,
+	  true },
+	{ "iops-qd32", { "--iops", "--iodepth=32" }, mode_speed, WITH_WRITE,
+	  CHECK_SPAN, 2, false, true },
+	{ "class-check", { "--class-check" }, mode_speed, WITH_WRITE,
+	  CHECK_SPAN, 7, false, true },
+	{ "capacity-check", { "--capacity-check" }, mode_capacity, WITH_WRITE,
+	  CHECK_CAPACITY, 0, false, true },
+};
+#define PART_COUNT (sizeof(part_defs) / sizeof(part_defs[0]))
+
+/* The report's options a part takes, when given and when it applies. */
+static const struct passed {
+	int id;
+	const char *name;
+	bool seconds;
+	unsigned applies;
+} passed_options[] = {
+	{ 'e', "erasesize", false,
+	  T_DETECT | T_WRITE_SPEED | T_IOPS | T_CLASS },
+	{ OPT_BUDGET, "budget", true, T_DETECT },
+	{ OPT_TIME, "time", true, T_SPEED },
+	{ OPT_SPAN, "span", false, T_WRITE_SPEED | T_IOPS | T_CLASS },
+	{ OPT_CACHE_LIMIT, "cache-limit", false, T_CAPACITY },
+	{ OPT_SYSFS_ROOT, "sysfs-root", false, T_INFO | T_DETECT | T_SPEED },
+	{ OPT_DEBUGFS_ROOT, "debugfs-root", false, T_INFO | T_SPEED },
+	{ OPT_UNDO_FILE, "undo-file", false, T_CAPACITY },
+};
+#define PASSED_COUNT (sizeof(passed_options) / sizeof(passed_options[0]))
+
+/* What the report knows while it runs. */
+struct report_run {
+	struct config *cfg;
+	struct dev dev;			/* read-only, for the plan only */
+	char undo_path[PATH_MAX];
+	struct keep keep;
+	bool keeps;			/* the writing parts' ranges saved */
+	const struct part_def *defs[PART_COUNT];
+	struct summary_part parts[PART_COUNT];
+	char commands[PART_COUNT][MESSAGE_BYTES];
+	uint64_t cost_ns[PART_COUNT], writes_bytes[PART_COUNT];
+	size_t count;
+};
+
+/* ---- the plan: which parts, what they cost ---- */
+
+static void passed_value(const struct config *cfg, const struct passed *p,
+			 char *buf, size_t size)
+{
+	const char *text = p->id == OPT_SYSFS_ROOT ? cfg->sysfs_root :
+			   p->id == OPT_DEBUGFS_ROOT ? cfg->debugfs_root :
+			   p->id == OPT_UNDO_FILE ? cfg->undo_path : NULL;
+	uint64_t value = p->id == 'e' ? cfg->erasesize :
+			 p->id == OPT_BUDGET ? cfg->budget_ns :
+			 p->id == OPT_TIME ? cfg->time_ns :
+			 p->id == OPT_SPAN ? cfg->span : cfg->cache_limit;
+
+	if (text)
+		snprintf(buf, size, "--%s=%s", p->name, text);
+	else if (p->seconds)
+		snprintf(buf, size, "--%s=%.9g", p->name, (double)value / 1e9);
+	else
+		snprintf(buf, size, "--%s=%llu", p->name,
+			 (unsigned long long)value);
+}
+
+/* The test bit of a part's first option, as the table chose it. */
+static unsigned part_test_bit(const struct part_def *d)
+{
+	static const struct { const char *arg; unsigned bit; } bits[] = {
+		{ "--info", T_INFO }, { "--detect", T_DETECT },
+		{ "-t", T_READ_SPEED }, { "--iops", T_IOPS },
+		{ "--write-speed", T_WRITE_SPEED },
+		{ "--class-check", T_CLASS },
+		{ "--capacity-check", T_CAPACITY },
+	};
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++)
+		if (strcmp(bits[i].arg, d->args[0]) == 0)
+			return bits[i].bit;
+	return 0;
+}
+
+/*
+ * The part's command line, as a person would type it to run the mode
+ * alone: argv (strings in store) and the joined text in command.
+ */
+static int part_argv(const struct config *cfg, const struct part_def *d,
+		     char *argv[], char store[][PATH_MAX + 32],
+		     char *command, size_t size)
+{
+	unsigned bit = part_test_bit(d);
+	static const char *const formats[] = { "--format=text",
+		"--format=csv", "--format=json" };
+	int argc = 0;
+	size_t used;
+
+	argv[argc++] = (char *)die_program_name;
+	for (size_t i = 0; i < 4 && d->args[i]; i++)
+		argv[argc++] = (char *)d->args[i];
+	for (size_t i = 0; i < PASSED_COUNT; i++) {
+		if (!option_given(cfg, passed_options[i].id) ||
+		    !(passed_options[i].applies & bit))
+			continue;
+		passed_value(cfg, &passed_options[i], store[i],
+			     sizeof(store[i]));
+		argv[argc++] = store[i];
+	}
+	if (cfg->quiet)
+		argv[argc++] = "--quiet";
+	used = (size_t)snprintf(command, size, "%s", argv[0]);
+	for (int i = 1; i < argc && used < size; i++)
+		used += (size_t)snprintf(command + used, size - used, " %s",
+					 argv[i]);
+	if (used < size)
+		snprintf(command + used, size - used, " %s", cfg->device);
+	argv[argc++] = (char *)formats[cfg->format];
+	argv[argc++] = (char *)cfg->device;
+	argv[argc] = NULL;
+	return argc;
+}
+
+/* Why a part does not apply to this device, or "" when it does. */
+static void part_applies(const struct report_run *r, const struct part_def *d,
+			 char *why, size_t size)
+{
+	const struct config *cfg = r->cfg;
+	const struct dev *dev = &r->dev;
+	uint64_t start, end;
+
+	why[0] = '\0';
+	switch (d->check) {
+	case CHECK_READ:
+		if (dev->size_bytes < option_default('t'))
+			snprintf(why, size, "the device is smaller than one "
+				 "%llu-byte block", (unsigned long long)
+				 option_default('t'));
+		break;
+	case CHECK_DETECT_WRITE:
+		if (detect_write_range(dev, cfg->erasesize, &start, &end))
+			snprintf(why, size, "the device is too small for the "
+				 "write probes");
+		break;
+	case CHECK_SPAN:
+		if (speed_write_range(dev, cfg->erasesize, cfg->span, &start,
+				      &end))
+			snprintf(why, size, "no whole %llu-byte erase block "
+				 "fits above 16MiB", (unsigned long long)
+				 cfg->erasesize);
+		break;
+	case CHECK_CAPACITY:
+		if (dev->logical_block_bytes < STAMP_MIN_BYTES)
+			snprintf(why, size, "blocks of %u bytes are too small "
+				 "for stamps", dev->logical_block_bytes);
+		else if (dev->simulated && !sim_keeps_data(dev))
+			snprintf(why, size, "the simulated card keeps no data "
+				 "(give it fake=SIZE)");
+		else if (dev->size_bytes <
+			 capacity_min_device_bytes(cfg->cache_limit))
+			snprintf(why, size, "the device is too small for "
+				 "--cache-limit %llu", (unsigned long long)
+				 cfg->cache_limit);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Device time a part may take by its mode's budget, and bytes written. */
+static void part_cost(struct report_run *r, size_t i)
+{
+	const struct part_def *d = r->defs[i];
+	const struct config *cfg = r->cfg;
+	uint64_t start = 0, end = 0;
+
+	r->cost_ns[i] = d->budget ? cfg->budget_ns :
+			d->time_units * cfg->time_ns;
+	if (d->check == CHECK_DETECT_WRITE)
+		detect_write_range(&r->dev, cfg->erasesize, &start, &end);
+	else if (d->writes && d->check == CHECK_SPAN)
+		speed_write_range(&r->dev, cfg->erasesize, cfg->span, &start,
+				  &end);
+	r->writes_bytes[i] = end - start;
+	if (d->check == CHECK_CAPACITY)
+		r->writes_bytes[i] = capacity_max_write_bytes(
+			r->dev.size_bytes, r->dev.logical_block_bytes,
+			cfg->cache_limit);
+}
+
+static void plan_parts(struct report_run *r)
+{
+	char store[PASSED_COUNT][PATH_MAX + 32], *argv[24];
+
+	for (size_t i = 0; i < PART_COUNT; i++) {
+		const struct part_def *d = &part_defs[i];
+		struct summary_part *p = &r->parts[r->count];
+
+		bool instead = d->when == READ_ONLY_OR_INSTEAD && r->count &&
+			       r->parts[r->count - 1].skipped[0];
+
+		if ((d->when == READ_ONLY && r->cfg->write) ||
+		    (d->when == READ_ONLY_OR_INSTEAD && r->cfg->write &&
+		     !instead) ||
+		    (d->when == WITH_WRITE && !r->cfg->write))
+			continue;
+		r->defs[r->count] = d;
+		*p = (struct summary_part){ .name = d->name,
+			.command = r->commands[r->count] };
+		part_argv(r->cfg, d, argv, store, r->commands[r->count],
+			  sizeof(r->commands[r->count]));
+		part_applies(r, d, p->skipped, sizeof(p->skipped));
+		part_cost(r, r->count);
+		r->count++;
+	}
+}
+
+static uint64_t cost_from(const struct report_run *r, size_t from)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = from; i < r->count; i++)
+		if (!r->parts[i].skipped[0])
+			ns += r->cost_ns[i];
+	return ns;
+}
+
+/* Before anything runs: what each part costs, what it all writes. */
+static void announce_plan(const struct report_run *r)
+{
+	uint64_t written = 0, most = 0;
+	char size[UNITS_BUF];
+
+	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s of device "
+		"time:\n", die_program_name, r->count,
+		(double)cost_from(r, 0) / 1e9);
+	for (size_t i = 0; i < r->count; i++) {
+		if (r->parts[i].skipped[0]) {
+			fprintf(stderr, "  %-15s not run: %s\n",
+				r->parts[i].name, r->parts[i].skipped);
+			continue;
+		}
+		fprintf(stderr, "  %-15s %s; ", r->parts[i].name,
+			r->parts[i].command);
+		if (r->defs[i]->check == CHECK_CAPACITY)
+			fprintf(stderr, "time as its write rate allows");
+		else if (r->defs[i]->run == mode_test)
+			fprintf(stderr, "a fixed count of reads at each "
+				"alignment");
+		else
+			fprintf(stderr, "about %.0f s", (double)r->cost_ns[i] /
+				1e9);
+		if (r->writes_bytes[i])
+			fprintf(stderr, ", writes up to %llu bytes",
+				(unsigned long long)r->writes_bytes[i]);
+		fputc('\n', stderr);
+		written += r->writes_bytes[i];
+		if (r->writes_bytes[i] > most)
+			most = r->writes_bytes[i];
+	}
+	if (!r->cfg->write)
+		return;
+	fprintf(stderr, "%s: --report --write writes at most %llu bytes in "
+		"all; ", die_program_name, (unsigned long long)written);
+	if (r->keeps)
+		fprintf(stderr, "each part first saves what it overwrites to "
+			"%s (at most %s at a time) and puts it back when it "
+			"ends (after a crash: %s --restore=%s %s)\n",
+			r->undo_path, units_format_exact_size(size, most),
+			die_program_name, r->undo_path, r->cfg->device);
+	else
+		fprintf(stderr, "a simulated card starts afresh at each part: "
+			"nothing to save\n");
+}
+
+/* ---- running a part ---- */
+
+/* What a part wrote to its memory file, as a string in *text. */
+static int read_memory_file(int fd, char **text, size_t *bytes_out)
+{
+	off_t bytes = lseek(fd, 0, SEEK_END);
+
+	*text = NULL;
+	*bytes_out = 0;
+	if (bytes < 0)
+		return -errno;
+	*text = malloc((size_t)bytes + 1);
+	if (!*text)
+		return -ENOMEM;
+	if (pread(fd, *text, (size_t)bytes, 0) != bytes)
+		return -EIO;
+	(*text)[bytes] = '\0';
+	*bytes_out = (size_t)bytes;
+	return 0;
+}
+
+static int memory_file(const char *name)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		runtime_error("--report: a memory file: %s", strerror(errno));
+	return fd;
+}
+
+static void parse_part_json(struct summary_part *p, const char *text,
+			    size_t length)
+{
+	char why[MESSAGE_BYTES];
+
+	if (length && json_parse(text, length, &p->json, why, sizeof(why)))
+		p->json = NULL;
+}
+
+/* Wakes sigsuspend when a part's process ends; nothing else to do. */
+static void on_child(int signo)
+{
+	(void)signo;
+}
+
+/*
+ * In the part's process: the mode run as it runs alone, its exit status
+ * as the front door would give it (128 + the signal that stopped it).
+ * A part's usage or runtime error ends this process, not the report.
+ */
+static void part_process(const struct report_run *r, char *argv[], int argc,
+			 const struct part_def *d, size_t i, int out_fd,
+			 int json_fd, const sigset_t *mask)
+{
+	char path[64], json_path[64];
+	struct config pc;
+	int status;
+
+	/* the report's end is the part's: killed (-9) with it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(EXIT_SIGNAL_BASE + SIGKILL);
+	/* a terminal's ^C goes to the report, which passes it on once */
+	setpgid(0, 0);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	optind = 0;	/* getopt starts afresh on the part's line */
+	parse_args(&pc, argc, argv);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", out_fd);
+	pc.out_path = d ? path : NULL;
+	pc.stop = r->cfg->stop;
+	pc.command = d ? (char *)r->commands[i] : NULL;
+	pc.keep = d && d->writes && r->keeps && d->check != CHECK_CAPACITY ?
+		  (struct keep *)&r->keep : NULL;
+	if (d && d->check == CHECK_CAPACITY)
+		pc.undo_path = r->undo_path;
+	snprintf(json_path, sizeof(json_path), "/proc/self/fd/%d", json_fd);
+	pc.also_json = d && pc.format != REPORT_JSON ?
+		       fopen(json_path, "w") : NULL;
+	if (d && pc.format != REPORT_JSON && !pc.also_json)
+		runtime_error("--report: a memory file: %s", strerror(errno));
+	if (!d)		/* the restore's lines are not the report's */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	status = d ? d->run(&pc) : mode_restore(&pc);
+	if (pc.also_json && fclose(pc.also_json))
+		runtime_error("--report: a memory file: write error");
+	fflush(NULL);
+	_exit(status == -EINTR ? EXIT_SIGNAL_BASE + *r->cfg->stop :
+	      status < 0 ? EXIT_RUNTIME : status);
+}
+
+/*
+ * Run argv in a process of its own and wait for it; a signal to the
+ * report is passed on to it once (it stops cleanly, putting back what
+ * it wrote).  Its exit status, 128 + a signal that killed it.
+ */
+static int spawn_part(const struct report_run *r, char *argv[], int argc,
+		      const struct part_def *d, size_t i, int out_fd,
+		      int json_fd)
+{
+	struct sigaction sa = { .sa_handler = on_child };
+	sigset_t block, old;
+	bool passed_on = false;
+	int wstatus = 0;
+	pid_t pid;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		runtime_error("--report: a process for %s: %s", argv[1],
+			      strerror(errno));
+	if (pid == 0)
+		part_process(r, argv, argc, d, i, out_fd, json_fd, &old);
+	/* signals are held but while sigsuspend waits: none is missed */
+	while (waitpid(pid, &wstatus, WNOHANG) == 0) {
+		if (*r->cfg->stop && !passed_on) {
+			kill(pid, *r->cfg->stop);
+			passed_on = true;
+		}
+		sigsuspend(&old);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :
+	       EXIT_SIGNAL_BASE + WTERMSIG(wstatus);
+}
+
+static int run_part(struct report_run *r, size_t i)
+{
+	const struct part_def *d = r->defs[i];
+	struct summary_part *p = &r->parts[i];
+	char store[PASSED_COUNT][PATH_MAX + 32], *argv[24];
+	char *json = NULL;
+	size_t json_bytes = 0;
+	int argc, out_fd, json_fd, err;
+
+	argc = part_argv(r->cfg, d, argv, store, r->commands[i],
+			 sizeof(r->commands[i]));
+	out_fd = memory_file(d->name);
+	json_fd = memory_file(d->name);
+	fprintf(stderr, "%s: --report: part %zu of %zu, %s: about %.0f s "
+		"left\n", die_program_name, i + 1, r->count, d->name,
+		(double)cost_from(r, i) / 1e9);
+	p->status = spawn_part(r, argv, argc, d, i, out_fd, json_fd);
+	err = read_memory_file(out_fd, &p->section, &p->section_bytes);
+	if (!err)
+		err = read_memory_file(json_fd, &json, &json_bytes);
+	close(out_fd);
+	close(json_fd);
+	if (err)
+		runtime_error("--report: %s: %s", d->name, strerror(-err));
+	if (json_bytes)
+		parse_part_json(p, json, json_bytes);
+	else
+		parse_part_json(p, p->section, p->section_bytes);
+	free(json);
+	return p->status;
+}
+
+/*
+ * After a part that ended before putting back what it wrote (an error,
+ * a crash): --restore from the undo file, as a person would run it.
+ * true when nothing is left to put back.
+ */
+static bool put_back_left(const struct report_run *r)
+{
+	char option[PATH_MAX + 16];
+	char *argv[] = { (char *)die_program_name, option,
+			 (char *)r->cfg->device, NULL };
+
+	if (!r->keeps || access(r->undo_path, F_OK) != 0)
+		return true;
+	snprintf(option, sizeof(option), "--restore=%s", r->undo_path);
+	fprintf(stderr, "%s: --report: the part ended with its range not put "
+		"back: %s --restore=%s %s\n", die_program_name,
+		die_program_name, r->undo_path, r->cfg->device);
+	spawn_part(r, argv, 3, NULL, 0, -1, -1);
+	return access(r->undo_path, F_OK) != 0;
+}
+
+/* ---- the summary, from the parts' JSON ---- */
+
+static const struct json_value *part_doc(const struct report_run *r,
+					 const char *name)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (strcmp(r->parts[i].name, name) == 0 && r->parts[i].json)
+			return r->parts[i].json;
+	return NULL;
+}
+
+/* The first record of kind (and, when given, member key == value). */
+static const struct json_value *find_record(const struct json_value *doc,
+					    const char *kind, const char *key,
+					    const char *value)
+{
+	const struct json_value *results = json_get(doc, "results");
+
+	for (size_t i = 0; results && i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const struct json_value *k = json_get(rec, "kind");
+		const struct json_value *v = key ? json_get(rec, key) : NULL;
+
+		if (!k || k->type != JSON_STRING || strcmp(k->string, kind))
+			continue;
+		if (!key || (v && v->type == JSON_STRING &&
+			     strcmp(v->string, value) == 0))
+			return rec;
+	}
+	return NULL;
+}
+
+static double number_of(const struct json_value *rec, const char *key)
+{
+	const struct json_value *v = json_get(rec, key);
+
+	return v && (v->type == JSON_NUMBER || v->type == JSON_BOOL) ?
+	       v->number : NAN;
+}
+
+static const char *string_of(const struct json_value *rec, const char *key)
+{
+	const struct json_value *v = json_get(rec, key);
+
+	return v && v->type == JSON_STRING ? v->string : NULL;
+}
+
+static void summarize_card(struct report_summary *s,
+			   const struct json_value *info)
+{
+	const struct json_value *dev = find_record(info, "device", NULL, NULL);
+	const struct json_value *card = find_record(info, "card", NULL, NULL);
+	const struct json_value *link = json_get(find_record(info, "link",
+							     NULL, NULL),
+						 "link");
+	const char *name = string_of(card, "name");
+	const char *maker = string_of(card, "manufacturer");
+	char classes[128] = "";
+	static const struct { const char *key, *prefix; } marks[] = {
+		{ "speed_class", "C" }, { "uhs_grade", "U" },
+		{ "video_class", "V" }, { "app_class", "A" } };
+
+	summary_add(s, "card", "name", NAN, NULL, "%s", name ? name :
+		    "not known (no CID register)");
+	summary_add(s, "card", "manufacturer", NAN, NULL, "%s", maker ? maker :
+		    "not known (no CID register)");
+	summary_add(s, "card", "capacity", (double)s->device_bytes, "bytes",
+		    "%llu bytes", (unsigned long long)s->device_bytes);
+	summary_add(s, "card", "transport", NAN, NULL, "%s",
+		    string_of(dev, "transport") ? string_of(dev, "transport") :
+		    "not known");
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		double v = number_of(card, marks[i].key);
+
+		if (isfinite(v) && v > 0)
+			snprintf(classes + strlen(classes),
+				 sizeof(classes) - strlen(classes), "%s%s%.0f",
+				 classes[0] ? " " : "", marks[i].prefix, v);
+	}
+	summary_add(s, "card", "claimed_classes", NAN, NULL, "%s", classes[0] ?
+		    classes : "not known (no SD status register)");
+	if (link && string_of(link, "reason"))
+		summary_add(s, "verdicts", "host_link", number_of(link,
+			    "limits_card"), "boolean", "%s%s",
+			    number_of(link, "limits_card") == 1 ?
+			    "limits the card: " : "", string_of(link,
+								"reason"));
+	else
+		summary_add(s, "verdicts", "host_link", NAN, "boolean",
+			    "not known (no host link in sysfs)");
+}
+
+/*
+ * Does the link limit the card?  Its ceiling (from --info) against the
+ * read rate -t measured: within a tenth of the ceiling, the link is
+ * what the card ran into.
+ */
+static void summarize_link_rate(struct report_summary *s,
+				const struct json_value *info,
+				const struct json_value *read)
+{
+	const struct json_value *link = json_get(find_record(info, "link",
+							     NULL, NULL),
+						 "link");
+	double ceiling = number_of(link, "ceiling_bytes_per_s");
+	double rate = number_of(find_record(read, "summary", NULL, NULL),
+				"bytes_per_s");
+
+	if (!isfinite(ceiling) || ceiling <= 0 || !isfinite(rate))
+		summary_add(s, "verdicts", "link_vs_read", NAN, "boolean",
+			    "cannot tell: %s", !isfinite(rate) ?
+			    "no read rate measured" :
+			    "the host link's ceiling is not known");
+	else
+		summary_add(s, "verdicts", "link_vs_read", rate >= 0.9 *
+			    ceiling, "boolean", "read %.1f MB/s of the link's "
+			    "%.1f MB/s ceiling: %s", rate / 1e6, ceiling / 1e6,
+			    rate >= 0.9 * ceiling ? "the link limits what "
+			    "the card shows" : "the link leaves room; the card "
+			    "is the limit");
+}
+
+static void summarize_capacity(struct report_summary *s,
+			       const struct json_value *cap, bool write)
+{
+	const struct json_value *rec = find_record(cap, "capacity", NULL,
+						   NULL);
+	const char *verdict = string_of(rec, "verdict");
+
+	if (!verdict) {
+		summary_add(s, "verdicts", "capacity", NAN, NULL, "%s", write ?
+			    "not checked (the capacity check did not run)" :
+			    "not checked (needs --write)");
+		return;
+	}
+	summary_add(s, "verdicts", "capacity", number_of(rec, "usable_bytes"),
+		    "bytes", "%s: usable %.0f of %.0f bytes; %s", verdict,
+		    number_of(rec, "usable_bytes"),
+		    number_of(rec, "announced_bytes"),
+		    string_of(rec, "certainty") ? string_of(rec, "certainty") :
+		    "");
+}
+
+/* A detect finding: its value and confidence, or why it is not known. */
+static void summarize_finding(struct report_summary *s,
+			      const struct json_value *detect,
+			      const char *name, const char *key, bool size)
+{
+	const struct json_value *rec = find_record(detect, "finding", "name",
+						   name);
+	double value = number_of(rec, "value");
+	double conf = number_of(rec, "confidence");
+	/* "reason" where detect gives one, else its shorter "why" */
+	const char *reason = string_of(rec, "reason") ?
+			     string_of(rec, "reason") : string_of(rec, "why");
+	char text[64];
+	struct summary_item *item;
+
+	if (!isfinite(value)) {
+		summary_add(s, "hides", key, NAN, size ? "bytes" : "count",
+			    "not determined%s%s", reason ? ": " : "",
+			    reason ? reason : !detect ? ": --detect did not run" :
+			    !s->write && strncmp(name, "open", 4) == 0 ?
+			    " (needs --write)" : "");
+		return;
+	}
+	if (size)
+		units_format_size(text, (uint64_t)value);
+	else
+		snprintf(text, sizeof(text), "%.0f", value);
+	item = summary_add(s, "hides", key, value, size ? "bytes" : "count",
+			   "%s (confidence %.2f)", text, conf);
+	if (item)
+		item->confidence = conf;
+}
+
+static void summarize_rate(struct report_summary *s, const char *key,
+			   const struct json_value *doc, const char *needs)
+{
+	double rate = number_of(find_record(doc, "summary", NULL, NULL),
+				"bytes_per_s");
+
+	if (isfinite(rate))
+		summary_add(s, "speed", key, rate, "bytes/s", "%.1f MB/s",
+			    rate / 1e6);
+	else
+		summary_add(s, "speed", key, NAN, "bytes/s", "not measured%s",
+			    needs);
+}
+
+static void summarize_iops(struct report_summary *s, const char *key,
+			   const struct json_value *doc, const char *direction,
+			   const char *needs)
+{
+	double iops = number_of(find_record(doc, "iops", "direction",
+					    direction), "iops");
+
+	if (isfinite(iops))
+		summary_add(s, "speed", key, iops, "count", "%.0f IOPS", iops);
+	else
+		summary_add(s, "speed", key, NAN, "count", "not measured%s",
+			    needs);
+}
+
+/* word after what buf holds, a space between */
+static void append_word(char *buf, size_t size, const char *word)
+{
+	size_t used = strlen(buf);
+
+	snprintf(buf + used, size - used, "%s%s", used ? " " : "", word);
+}
+
+static void summarize_classes(struct report_summary *s,
+			      const struct json_value *classes)
+{
+	const struct json_value *results = json_get(classes, "results");
+	char passed[160] = "", failed[160] = "", claimed[160] = "";
+	char claimed_failed[160] = "";
+
+	for (size_t i = 0; results && i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const char *kind = string_of(rec, "kind");
+		const char *name = string_of(rec, "class");
+		bool pass = number_of(rec, "pass") == 1;
+
+		if (!kind || strcmp(kind, "class") || !name)
+			continue;
+		append_word(pass ? passed : failed, sizeof(passed), name);
+		if (number_of(rec, "claimed") != 1)
+			continue;
+		append_word(claimed, sizeof(claimed), name);
+		if (!pass)
+			append_word(claimed_failed, sizeof(claimed_failed),
+				    name);
+	}
+	if (results && claimed[0])
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "%s: claims %s%s%s", claimed_failed[0] ?
+			    "falls short" : "as claimed", claimed,
+			    claimed_failed[0] ? ", fails " : ", meets them",
+			    claimed_failed);
+	else if (results)
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "cannot tell: the card claims no class it can be "
+			    "held to (none read from it)");
+	if (!results) {
+		summary_add(s, "speed", "classes", NAN, NULL, "not checked%s",
+			    s->write ? " (the class check did not run)" :
+			    " (needs --write)");
+		return;
+	}
+	summary_add(s, "speed", "classes", NAN, NULL, "passes %s; fails %s",
+		    passed[0] ? passed : "none", failed[0] ? failed : "none");
+}
+
+static void summarize_advice(struct report_summary *s,
+			     const struct json_value *detect,
+			     const struct json_value *cap)
+{
+	const struct json_value *results = json_get(detect, "results");
+	const struct json_value *fixes = json_get(cap, "results");
+	static const char *const keys[] = { "advice_1", "advice_2",
+		"advice_3", "advice_4", "advice_5", "advice_6" };
+	size_t n = 0;
+
+	for (size_t i = 0; fixes && i < fixes->count && n < 6; i++) {
+		const char *kind = string_of(&fixes->items[i], "kind");
+		const char *cmd = string_of(&fixes->items[i], "command");
+
+		if (kind && strcmp(kind, "capacity-fix") == 0 && cmd)
+			summary_add(s, "advice", keys[n++], NAN, NULL,
+				    "fake card: %s", cmd);
+	}
+	for (size_t i = 0; results && i < results->count && n < 6; i++) {
+		const char *kind = string_of(&results->items[i], "kind");
+		const char *text = string_of(&results->items[i], "text");
+
+		if (kind && strcmp(kind, "recommendation") == 0 && text)
+			summary_add(s, "advice", keys[n++], NAN, NULL, "%s",
+				    text);
+	}
+	if (!n)
+		summary_add(s, "advice", keys[0], NAN, NULL, "none: %s",
+			    detect ? "the geometry was not found" :
+			    "--detect did not run");
+}
+
+static void summarize(const struct report_run *r, struct report_summary *s)
+{
+	const struct json_value *detect = part_doc(r, "detect-write") ?
+					  part_doc(r, "detect-write") :
+					  part_doc(r, "detect");
+	const char *w = r->cfg->write ? "" : " (needs --write)";
+
+	summarize_card(s, part_doc(r, "info"));
+	summarize_link_rate(s, part_doc(r, "info"), part_doc(r, "read-speed"));
+	summarize_capacity(s, part_doc(r, "capacity-check"), r->cfg->write);
+	summarize_finding(s, detect, "erase_size", "erase_block", true);
+	summarize_finding(s, detect, "page_size", "page", true);
+	summarize_finding(s, detect, "open_au_linear", "open_erase_blocks",
+			  false);
+	summarize_rate(s, "read", part_doc(r, "read-speed"), "");
+	summarize_rate(s, "write", part_doc(r, "write-speed"), w);
+	summarize_iops(s, "read_iops_qd1", part_doc(r, "iops"), "read", "");
+	summarize_iops(s, "read_iops_qd32", part_doc(r, "iops-qd32"), "read",
+		       "");
+	summarize_iops(s, "write_iops_qd1", part_doc(r, "iops"), "write", w);
+	summarize_iops(s, "write_iops_qd32", part_doc(r, "iops-qd32"), "write",
+		       w);
+	summarize_classes(s, part_doc(r, "class-check"));
+	summarize_advice(s, detect, part_doc(r, "capacity-check"));
+}
+
+/* ---- the mode ---- */
+
+static void setup_undo(struct report_run *r)
+{
+	const struct config *cfg = r->cfg;
+	char why[PATH_MAX + 160];
+	int err;
+
+	if (cfg->undo_path)
+		snprintf(r->undo_path, sizeof(r->undo_path), "%s",
+			 cfg->undo_path);
+	else if (undo_default_path(cfg->device, r->undo_path,
+				   sizeof(r->undo_path), why, sizeof(why)))
+		usage_error("--undo-file: %s", why);
+	err = undo_check_new(r->undo_path, why, sizeof(why));
+	if (err == -EEXIST)
+		usage_error("--undo-file: %s exists (left by a run that did "
+			    "not finish? %s --restore=%s %s puts its blocks "
+			    "back); remove it to start over", r->undo_path,
+			    die_program_name, r->undo_path, cfg->device);
+	if (err)
+		usage_error("--undo-file: %s: %s", r->undo_path, why);
+	err = undo_check_location(r->undo_path, cfg->device, why, sizeof(why));
+	if (err)
+		usage_error("--undo-file: %s; put it on another device", why);
+	r->keep = (struct keep){ .device = cfg->device,
+		.undo_path = r->undo_path, .stop = cfg->stop };
+	/* a simulated card is made afresh at each open: nothing to keep */
+	r->keeps = !r->dev.simulated;
+}
+
+/* A fake card's 3 (or a damaged one's 4) above all, then a failed part. */
+static int report_status(const struct report_run *r)
+{
+	int status = EXIT_OK;
+
+	for (size_t i = 0; i < r->count; i++) {
+		int st = r->parts[i].status;
+
+		if (st == EXIT_FAKE || st == EXIT_DAMAGED)
+			return st;
+		if (r->parts[i].failed[0])
+			status = EXIT_RUNTIME;
+	}
+	return status;
+}
+
+/*
+ * Each part in turn.  A part that fails (its message on stderr) leaves
+ * the rest to run once its range is back; one whose range cannot be put
+ * back stops the report.  -EINTR on a signal, -ESTALE when the undo file
+ * is left, else 0.
+ */
+static int run_parts(struct report_run *r)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		struct summary_part *p = &r->parts[i];
+		int status;
+
+		if (p->skipped[0]) {
+			fprintf(stderr, "%s: --report: %s not run: %s\n",
+				die_program_name, p->name, p->skipped);
+			continue;
+		}
+		status = run_part(r, i);
+		if (!put_back_left(r))
+			return -ESTALE;
+		if (*r->cfg->stop)
+			return -EINTR;
+		if (status == EXIT_USAGE || status == EXIT_RUNTIME ||
+		    status >= EXIT_SIGNAL_BASE)
+			snprintf(p->failed, sizeof(p->failed), "it failed "
+				 "(exit %d), as its message on standard error "
+				 "says", status);
+	}
+	return 0;
+}
+
+int mode_report(struct config *cfg)
+{
+	struct report_run *r = calloc(1, sizeof(*r));
+	struct report_summary *s = calloc(1, sizeof(*s));
+	FILE *out;
+	int err, status;
+
+	if (!r || !s)
+		runtime_error("out of memory");
+	r->cfg = cfg;
+	open_device(cfg, &r->dev, DEV_READ_ONLY);
+	if (cfg->write)
+		setup_undo(r);
+	plan_parts(r);
+	announce_plan(r);
+	err = run_parts(r);
+	for (size_t i = 0; i < r->count; i++)
+		if (!r->parts[i].skipped[0] && !r->parts[i].section)
+			snprintf(r->parts[i].skipped, sizeof(r->parts[i].skipped),
+				 "the report stopped before it");
+	*s = (struct report_summary){ .device = cfg->device,
+		.device_bytes = r->dev.size_bytes,
+		.logical_block_bytes = r->dev.logical_block_bytes,
+		.command = cfg->command, .write = cfg->write,
+		.incomplete = err != 0 };
+	if (err)
+		snprintf(s->incomplete_why, sizeof(s->incomplete_why), "%s",
+			 err == -EINTR ? "interrupted" : "a part's range was "
+			 "not put back");
+	summarize(r, s);
+	out = open_output(cfg);
+	close_output(cfg, out, summary_write(out, cfg->format, s, r->parts,
+					     r->count));
+	status = report_status(r);
+	if (err == -ESTALE)
+		runtime_error("%s: --report stopped: what a part wrote is not "
+			      "all back; the undo file %s is kept: %s "
+			      "--restore=%s %s", cfg->device, r->undo_path,
+			      die_program_name, r->undo_path, cfg->device);
+	dev_close(&r->dev);
+	for (size_t i = 0; i < r->count; i++) {
+		free(r->parts[i].section);
+		json_free(r->parts[i].json);
+	}
+	free(r);
+	free(s);
+	if (err == -EINTR)
+		fprintf(stderr, "%s: --report: interrupted; the summary is "
+			"marked incomplete%s\n", die_program_name,
+			cfg->write ? " and every byte written was put back" :
+			"");
+	return err == -EINTR ? err : status;
+}

@@ -1,0 +1,706 @@
+/*
+ * compare: saved documents into a table of cards.  A table of sources
+ * says which record of which test gives which column; -a and -O records
+ * are kept and judged by analysis/ at the end, all runs of a card
+ * pooled, as --analyze does with pasted tables.  Schema 3 names its
+ * fields with their units; the sources take the old name and the new.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pasted.h"
+#include "output/compare.h"
+
+#define RAW_RUNS 32		/* -O runs kept per card */
+
+const struct compare_column_def compare_columns[COMPARE_COLUMNS] = {
+	[COMPARE_SEQ_READ] = { "read_bytes_per_s", "seq read",
+			       VM_UNIT_RATE, true },
+	[COMPARE_SEQ_WRITE] = { "write_bytes_per_s", "seq write",
+				VM_UNIT_RATE, true },
+	[COMPARE_READ_QD1] = { "read_iops_qd1", "QD1 read", VM_UNIT_COUNT,
+			       true },
+	[COMPARE_WRITE_QD1] = { "write_iops_qd1", "QD1 write",
+				VM_UNIT_COUNT, true },
+	[COMPARE_READ_QD32] = { "read_iops_qd32", "QD32 read",
+				VM_UNIT_COUNT, true },
+	[COMPARE_WRITE_QD32] = { "write_iops_qd32", "QD32 write",
+				 VM_UNIT_COUNT, true },
+	/* a larger erase block is no better, nor a smaller one */
+	[COMPARE_ERASE] = { "erase_block_bytes", "erase block",
+			    VM_UNIT_BYTES, false },
+	[COMPARE_OPEN] = { "open_erase_blocks", "open", VM_UNIT_COUNT, true },
+	[COMPARE_USABLE] = { "usable_bytes", "usable", VM_UNIT_BYTES, false },
+};
+
+const struct compare_column_def compare_labels[COMPARE_LABELS] = {
+	[COMPARE_CLASSES] = { "classes", "classes", VM_UNIT_LABEL, false },
+	[COMPARE_CAPACITY] = { "capacity", "capacity", VM_UNIT_LABEL, false },
+};
+
+/* Where a column's value is in a saved document. */
+struct source {
+	const char *test;		/* the document's "test" */
+	const char *kind;		/* the record's "kind" */
+	const char *match_key;		/* NULL, or a label the record */
+	const char *match_label;	/* must have */
+	const char *keys[2];		/* the value: schema 2, schema 3 */
+	enum compare_column column;
+	unsigned iodepth;		/* 0 any, else the record's */
+	bool block_4k;			/* only 4 KiB blocks (block_bytes) */
+	unsigned rank;			/* 0 the test made for the column */
+};
+
+static const struct source sources[] = {
+	{ "read-speed", "summary", NULL, NULL, { "bytes_per_s" },
+	  COMPARE_SEQ_READ, 0, false, 0 },
+	{ "write-speed", "summary", NULL, NULL, { "bytes_per_s" },
+	  COMPARE_SEQ_WRITE, 0, false, 0 },
+	{ "class-check", "measured", NULL, NULL, { "write_bytes_per_s" },
+	  COMPARE_SEQ_WRITE, 0, false, 1 },
+	{ "iops", "iops", "direction", "read", { "iops" },
+	  COMPARE_READ_QD1, 1, true, 0 },
+	{ "iops", "iops", "direction", "write", { "iops" },
+	  COMPARE_WRITE_QD1, 1, true, 0 },
+	{ "iops", "iops", "direction", "read", { "iops" },
+	  COMPARE_READ_QD32, 32, true, 0 },
+	{ "iops", "iops", "direction", "write", { "iops" },
+	  COMPARE_WRITE_QD32, 32, true, 0 },
+	{ "class-check", "measured", NULL, NULL, { "read_iops" },
+	  COMPARE_READ_QD1, 0, false, 1 },
+	{ "class-check", "measured", NULL, NULL, { "write_iops" },
+	  COMPARE_WRITE_QD1, 0, false, 1 },
+	{ "class-check", "measured", NULL, NULL, { "qd32.read_iops" },
+	  COMPARE_READ_QD32, 0, false, 1 },
+	{ "class-check", "measured", NULL, NULL, { "qd32.write_iops" },
+	  COMPARE_WRITE_QD32, 0, false, 1 },
+	{ "detect", "finding", "name", "erase_size",
+	  { "value", "value_bytes" }, COMPARE_ERASE, 0, false, 0 },
+	{ "analyze", "finding", "name", "erase_size",
+	  { "value", "value_bytes" }, COMPARE_ERASE, 0, false, 1 },
+	{ "detect", "finding", "name", "open_au_linear",
+	  { "value", "value_count" }, COMPARE_OPEN, 0, false, 0 },
+	{ "analyze", "finding", "name", "open_au_linear",
+	  { "value", "value_count" }, COMPARE_OPEN, 0, false, 1 },
+	{ "capacity-check", "capacity", NULL, NULL, { "usable_bytes" },
+	  COMPARE_USABLE, 0, false, 0 },
+};
+
+/* -a's align lines and -O's runs of one card, for analysis/. */
+struct compare_raw {
+	struct analysis_align_point points[ANALYZE_MAX_POINTS];
+	unsigned point_table[ANALYZE_MAX_POINTS];
+	size_t point_count;
+	unsigned tables;
+	struct analysis_run runs[RAW_RUNS];
+	size_t run_count;
+	bool dropped;
+};
+
+struct compare *compare_new(void)
+{
+	return calloc(1, sizeof(struct compare));
+}
+
+void compare_free(struct compare *table)
+{
+	if (!table)
+		return;
+	for (unsigned i = 0; i < table->card_count; i++)
+		free(table->cards[i].raw);
+	free(table);
+}
+
+static void add_note(struct compare *table, const char *file,
+		     const char *what)
+{
+	if (table->note_count < COMPARE_MAX_NOTES)
+		snprintf(table->notes[table->note_count++], COMPARE_TEXT,
+			 "%.60s: %s", file, what);
+}
+
+/* ---- reading a document's members ---- */
+
+/* The member at a dotted key ("qd32.read_iops"), or NULL. */
+static const struct json_value *member(const struct json_value *object,
+				       const char *key)
+{
+	char part[64];
+	const char *dot;
+
+	while ((dot = strchr(key, '.'))) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - key), key);
+		object = json_get(object, part);
+		key = dot + 1;
+	}
+	return json_get(object, key);
+}
+
+/* A number at the first of keys that the object has, else NAN. */
+static double number_of(const struct json_value *object,
+			const char *const *keys, size_t count)
+{
+	for (size_t i = 0; i < count && keys[i]; i++) {
+		const struct json_value *v = member(object, keys[i]);
+
+		if (v && v->type == JSON_NUMBER)
+			return v->number;
+		if (v && v->type == JSON_BOOL)
+			return v->number;
+	}
+	return NAN;
+}
+
+static double number_at(const struct json_value *object, const char *key)
+{
+	return number_of(object, &key, 1);
+}
+
+/* A string member, or NULL. */
+static const char *string_at(const struct json_value *object,
+			     const char *key)
+{
+	const struct json_value *v = json_get(object, key);
+
+	return v && v->type == JSON_STRING ? v->string : NULL;
+}
+
+static bool is_kind(const struct json_value *rec, const char *kind)
+{
+	const char *k = string_at(rec, "kind");
+
+	return k && strcmp(k, kind) == 0;
+}
+
+/* Base name of a path, for the row and the notes. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash && slash[1] ? slash + 1 : path;
+}
+
+/* ---- which card ---- */
+
+/*
+ * The identity schema 3 saves: a string, or an object whose scalar
+ * members make one ("cid=...,serial=...").  "" for none (sim:, schema 2).
+ */
+static void identity_of(const struct json_value *device, char *buf,
+			size_t size)
+{
+	const struct json_value *id = json_get(device, "identity");
+	size_t used = 0;
+
+	buf[0] = '\0';
+	if (id && id->type == JSON_STRING) {
+		snprintf(buf, size, "%s", id->string);
+		return;
+	}
+	for (size_t i = 0; id && id->type == JSON_OBJECT && i < id->count;
+	     i++) {
+		const struct json_value *m = &id->items[i];
+		char value[64];
+
+		if (m->type == JSON_STRING)
+			snprintf(value, sizeof(value), "%s", m->string);
+		else if (m->type == JSON_NUMBER)
+			snprintf(value, sizeof(value), "%.17g", m->number);
+		else
+			continue;
+		if (used < size)
+			used += (size_t)snprintf(buf + used, size - used,
+						 "%s%s=%s", used ? "," : "",
+						 m->key, value);
+	}
+}
+
+/* What the document says of its device, and the key its runs group by. */
+struct device_of {
+	const char *path;
+	uint64_t size_bytes;
+	char identity[COMPARE_TEXT];
+	char key[2 * COMPARE_TEXT];
+	bool by_identity;
+};
+
+static void device_of(const struct json_value *doc, const char *file,
+		      struct device_of *d)
+{
+	const struct json_value *device = json_get(doc, "device");
+	static const char *const size_keys[] = { "size", "size_bytes" };
+	double size = number_of(device, size_keys, 2);
+
+	memset(d, 0, sizeof(*d));
+	d->path = string_at(device, "path");
+	d->size_bytes = isfinite(size) && size > 0 ? (uint64_t)size : 0;
+	identity_of(device, d->identity, sizeof(d->identity));
+	if (d->identity[0]) {
+		d->by_identity = true;
+		snprintf(d->key, sizeof(d->key), "id:%s", d->identity);
+	} else if (d->path && d->path[0]) {
+		snprintf(d->key, sizeof(d->key), "path:%s:%llu", d->path,
+			 (unsigned long long)d->size_bytes);
+	} else {
+		/* --analyze and the like: no device, a row of its own */
+		snprintf(d->key, sizeof(d->key), "file:%s", file);
+	}
+}
+
+static struct compare_card *card_for(struct compare *table,
+				     const struct device_of *d,
+				     const char *file)
+{
+	struct compare_card *card;
+
+	for (unsigned i = 0; i < table->card_count; i++)
+		if (strcmp(table->cards[i].key, d->key) == 0)
+			return &table->cards[i];
+	if (table->card_count == COMPARE_MAX_CARDS)
+		return NULL;
+	card = &table->cards[table->card_count++];
+	snprintf(card->key, sizeof(card->key), "%s", d->key);
+	card->by_identity = d->by_identity;
+	snprintf(card->path, sizeof(card->path), "%s", d->path ? d->path : "");
+	snprintf(card->name, sizeof(card->name), "%s",
+		 d->path && d->path[0] ? d->path : base_name(file));
+	card->name_rank = 2;
+	card->size_bytes = d->size_bytes;
+	for (unsigned c = 0; c < COMPARE_COLUMNS; c++)
+		card->value[c] = NAN;
+	return card;
+}
+
+static void offer_name(struct compare_card *card, const char *name,
+		       unsigned rank)
+{
+	if (!name || !name[0] || rank >= card->name_rank)
+		return;
+	snprintf(card->name, sizeof(card->name), "%s", name);
+	card->name_rank = rank;
+}
+
+/*
+ * The card's name: schema 3's device.name, or --info's card (name and
+ * manufacturer) or device (vendor and model) of schema 2.
+ */
+static void name_card(struct compare_card *card, const struct json_value *doc,
+		      const char *test)
+{
+	const char *name = string_at(json_get(doc, "device"), "name");
+	const struct json_value *results = json_get(doc, "results");
+	char both[COMPARE_TEXT];
+
+	if (name && strcmp(name, card->path) != 0)
+		offer_name(card, name, 0);
+	if (strcmp(test, "info") != 0)
+		return;
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const char *a = string_at(rec, is_kind(rec, "card") ?
+					  "manufacturer" : "vendor");
+		const char *b = string_at(rec, is_kind(rec, "card") ?
+					  "name" : "model");
+
+		if (!is_kind(rec, "card") && !is_kind(rec, "device"))
+			continue;
+		if (!b)
+			continue;
+		snprintf(both, sizeof(both), "%s%s%s", a ? a : "",
+			 a ? " " : "", b);
+		offer_name(card, both, is_kind(rec, "card") ? 0 : 1);
+	}
+}
+
+/* ---- figures ---- */
+
+static void offer_value(struct compare_card *card, enum compare_column c,
+			double value, unsigned rank)
+{
+	struct compare_values *v = &card->values[c];
+
+	if (!isfinite(value))
+		return;
+	if (v->count && rank > v->rank)
+		return;		/* a better source has spoken */
+	if (v->count && rank < v->rank)
+		v->count = 0;
+	v->rank = rank;
+	if (v->count < COMPARE_MAX_RUNS)
+		v->value[v->count++] = value;
+}
+
+static bool source_matches(const struct source *s,
+			   const struct json_value *rec)
+{
+	const char *label;
+
+	if (!is_kind(rec, s->kind))
+		return false;
+	if (s->match_key) {
+		label = string_at(rec, s->match_key);
+		if (!label || strcmp(label, s->match_label) != 0)
+			return false;
+	}
+	if (s->iodepth && number_at(rec, "iodepth") != s->iodepth)
+		return false;
+	return true;
+}
+
+/* Each source of the document's test, in each of its records. */
+static void take_sources(struct compare *table, struct compare_card *card,
+			 const struct json_value *results, const char *test,
+			 const char *file)
+{
+	bool other_block = false;
+
+	for (size_t s = 0; s < sizeof(sources) / sizeof(sources[0]); s++) {
+		const struct source *src = &sources[s];
+
+		if (strcmp(src->test, test) != 0)
+			continue;
+		for (size_t i = 0; i < results->count; i++) {
+			const struct json_value *rec = &results->items[i];
+
+			if (!source_matches(src, rec))
+				continue;
+			if (src->block_4k &&
+			    number_at(rec, "block_bytes") != 4096) {
+				other_block = true;
+				continue;
+			}
+			offer_value(card, src->column,
+				    number_of(rec, src->keys, 2), src->rank);
+			if (src->column == COMPARE_OPEN &&
+			    number_at(rec, "lower_bound") == 1)
+				card->open_at_least_votes++;
+		}
+	}
+	if (other_block)
+		add_note(table, file, "IOPS of blocks other than 4KiB are "
+			 "left out of the 4K columns");
+}
+
+/* A label column: one text, or "differs" when the runs disagree. */
+static void offer_label(struct compare_card *card, enum compare_label l,
+			const char *text)
+{
+	if (card->label_known[l] && strcmp(card->label[l], text) != 0)
+		text = "differs";
+	snprintf(card->label[l], COMPARE_TEXT, "%s", text);
+	card->label_known[l] = true;
+}
+
+/* The families of SD classes, by the letter that starts their names. */
+static const char class_families[] = "CUVA";
+
+/* --class-check: the highest class passed in each family, "C10 U1 V10". */
+static void take_classes(struct compare_card *card,
+			 const struct json_value *results)
+{
+	const char *best[sizeof(class_families)] = { NULL };
+	char text[COMPARE_TEXT] = "";
+	size_t used = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const char *name = string_at(rec, "class");
+		const char *family;
+
+		if (!is_kind(rec, "class") || !name || strchr(name, '-'))
+			continue;	/* A1-QD32 is A1 at another depth */
+		any = true;
+		family = strchr(class_families, name[0]);
+		if (family && name[0] && number_at(rec, "pass") == 1)
+			best[family - class_families] = name;
+	}
+	if (!any)
+		return;
+	for (size_t f = 0; f < sizeof(best) / sizeof(best[0]); f++)
+		if (best[f] && used < sizeof(text))
+			used += (size_t)snprintf(text + used,
+						 sizeof(text) - used, "%s%s",
+						 used ? " " : "", best[f]);
+	offer_label(card, COMPARE_CLASSES, used ? text : "none");
+}
+
+static void take_capacity(struct compare_card *card,
+			  const struct json_value *results)
+{
+	for (size_t i = 0; i < results->count; i++) {
+		const char *verdict = string_at(&results->items[i], "verdict");
+
+		if (is_kind(&results->items[i], "capacity") && verdict)
+			offer_label(card, COMPARE_CAPACITY, verdict);
+	}
+}
+
+static struct compare_raw *raw_of(struct compare_card *card)
+{
+	if (!card->raw)
+		card->raw = calloc(1, sizeof(*card->raw));
+	return card->raw;
+}
+
+/* -a: its align lines, a table of the card's pool. */
+static int take_align(struct compare_card *card,
+		      const struct json_value *results)
+{
+	static const char *const pre[] = { "pre", "pre_ns" };
+	static const char *const on[] = { "on", "on_ns" };
+	static const char *const post[] = { "post", "post_ns" };
+	static const char *const diff[] = { "diff", "diff_ns" };
+	struct compare_raw *raw = raw_of(card);
+
+	if (!raw)
+		return -ENOMEM;
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		struct analysis_align_point p = {
+			.pre = number_of(rec, pre, 2),
+			.on = number_of(rec, on, 2),
+			.post = number_of(rec, post, 2),
+			.diff = number_of(rec, diff, 2) };
+		static const char *const align_keys[] = { "align",
+							  "align_bytes" };
+		double align = number_of(rec, align_keys, 2);
+
+		if (!(align >= 1) || !isfinite(p.pre) || !isfinite(p.on) ||
+		    !isfinite(p.post) || !isfinite(p.diff))
+			continue;
+		if (raw->point_count == ANALYZE_MAX_POINTS) {
+			raw->dropped = true;
+			break;
+		}
+		p.align = (uint64_t)align;
+		raw->point_table[raw->point_count] = raw->tables;
+		raw->points[raw->point_count++] = p;
+	}
+	raw->tables++;
+	return 0;
+}
+
+/* -O: one run, its N and order from the parameters. */
+static int take_open_au(struct compare_card *card,
+			const struct json_value *doc, bool random_order)
+{
+	const struct json_value *results = json_get(doc, "results");
+	const struct json_value *params = json_get(doc, "parameters");
+	static const char *const block[] = { "block", "block_bytes" };
+	static const char *const rate[] = { "rate", "bytes_per_s" };
+	struct compare_raw *raw = raw_of(card);
+	struct analysis_run *run;
+	double nr = number_at(params, "open_au_nr");
+
+	if (!raw)
+		return -ENOMEM;
+	if (raw->run_count == RAW_RUNS) {
+		raw->dropped = true;
+		return 0;
+	}
+	run = &raw->runs[raw->run_count];
+	memset(run, 0, sizeof(*run));
+	run->nr = isfinite(nr) && nr >= 1 && nr <= 10000 ? (unsigned)nr : 0;
+	run->random = random_order || number_at(params, "random") == 1;
+	for (size_t i = 0; i < results->count; i++) {
+		double size = number_of(&results->items[i], block, 2);
+		double r = number_of(&results->items[i], rate, 2);
+
+		if (!(size >= 1) || !isfinite(r) ||
+		    run->count == ANALYSIS_MAX_SIZES)
+			continue;
+		run->size[run->count] = (uint64_t)size;
+		run->rate[run->count++] = r;
+	}
+	if (run->count)
+		raw->run_count++;
+	return 0;
+}
+
+/* Schema 1 to 3: the versions of the document this reader knows. */
+static bool is_document(const struct json_value *doc)
+{
+	const struct json_value *schema = json_get(doc, "schema");
+	const struct json_value *results = json_get(doc, "results");
+
+	return schema && schema->type == JSON_NUMBER &&
+	       (schema->number == 1 || schema->number == 2 ||
+		schema->number == 3) &&
+	       string_at(doc, "test") && results &&
+	       results->type == JSON_ARRAY;
+}
+
+static void add_file_name(struct compare_card *card, const char *file)
+{
+	size_t used = strlen(card->files);
+
+	if (used < sizeof(card->files) - 1)
+		snprintf(card->files + used, sizeof(card->files) - used,
+			 "%s%s", used ? " " : "", base_name(file));
+}
+
+int compare_add(struct compare *table, const struct json_value *doc,
+		const char *file, char *err, size_t errlen)
+{
+	const struct json_value *results = json_get(doc, "results");
+	const struct json_value *incomplete = json_get(doc, "incomplete");
+	struct compare_card *card;
+	struct device_of d;
+	const char *test;
+
+	if (!is_document(doc)) {
+		snprintf(err, errlen, "not a flashbench JSON document "
+			 "(schema 1 to 3 with \"test\" and \"results\")");
+		return -EINVAL;
+	}
+	if (table->run_count == COMPARE_MAX_RUNS) {
+		snprintf(err, errlen, "more than %d runs", COMPARE_MAX_RUNS);
+		return -E2BIG;
+	}
+	test = string_at(doc, "test");
+	device_of(doc, file, &d);
+	card = card_for(table, &d, file);
+	if (!card) {
+		snprintf(err, errlen, "more than %d cards", COMPARE_MAX_CARDS);
+		return -E2BIG;
+	}
+	table->run_count++;
+	card->runs++;
+	add_file_name(card, file);
+	if (incomplete && incomplete->type == JSON_BOOL && incomplete->number)
+		add_note(table, file, "an interrupted run: its figures are "
+			 "from the part that ran");
+	name_card(card, doc, test);
+	take_sources(table, card, results, test, file);
+	if (strcmp(test, "class-check") == 0)
+		take_classes(card, results);
+	if (strcmp(test, "capacity-check") == 0)
+		take_capacity(card, results);
+	if (strcmp(test, "align") == 0 && take_align(card, results))
+		return -ENOMEM;
+	if ((strcmp(test, "open-au") == 0 ||
+	     strcmp(test, "open-au-random") == 0) &&
+	    take_open_au(card, doc, strcmp(test, "open-au-random") == 0))
+		return -ENOMEM;
+	return 0;
+}
+
+int compare_add_file(struct compare *table, const char *path, char *err,
+		     size_t errlen)
+{
+	struct json_value *doc;
+	int ret = json_read_file(path, COMPARE_MAX_FILE, &doc, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = compare_add(table, doc, path, err, errlen);
+	json_free(doc);
+	return ret;
+}
+
+/* ---- the table ---- */
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of a column's values from the best source, or NAN. */
+static double median(struct compare_values *v)
+{
+	if (!v->count)
+		return NAN;
+	qsort(v->value, v->count, sizeof(v->value[0]), by_value);
+	if (v->count % 2)
+		return v->value[v->count / 2];
+	return (v->value[v->count / 2 - 1] + v->value[v->count / 2]) / 2;
+}
+
+/*
+ * The card's -a and -O records judged as --analyze judges them, all its
+ * runs pooled; ranked below --detect's own findings.
+ */
+static int analyse_raw(struct compare_card *card,
+		       struct analyze_result *scratch)
+{
+	const struct compare_raw *raw = card->raw;
+	struct analyze_findings f;
+
+	memset(scratch, 0, sizeof(*scratch));
+	memcpy(scratch->points, raw->points, sizeof(raw->points));
+	memcpy(scratch->point_table, raw->point_table,
+	       sizeof(raw->point_table));
+	scratch->point_count = raw->point_count;
+	scratch->table_count = raw->tables;
+	memcpy(scratch->runs, raw->runs,
+	       raw->run_count * sizeof(raw->runs[0]));
+	scratch->run_count = raw->run_count;
+	scratch->combined_count = analysis_open_au_combine(scratch->runs,
+		scratch->run_count, scratch->combined, scratch->run_combined);
+	scratch->prior.capacity_bytes = card->size_bytes;
+	analyze_findings(scratch, &f);
+	if (f.geometry.erase.known)
+		offer_value(card, COMPARE_ERASE, (double)f.geometry.erase.value,
+			    1);
+	if (f.open.linear.known) {
+		offer_value(card, COMPARE_OPEN, (double)f.open.linear.value, 1);
+		card->open_at_least_votes += f.open.linear_lower_bound;
+	}
+	return 0;
+}
+
+static void mark_best(struct compare *table, enum compare_column c)
+{
+	double best = -INFINITY;
+	unsigned known = 0;
+
+	for (unsigned i = 0; i < table->card_count; i++) {
+		double v = table->cards[i].value[c];
+
+		if (isfinite(v)) {
+			known++;
+			best = fmax(best, v);
+		}
+	}
+	/* one card alone is best of nothing */
+	if (known < 2 || !(best > 0))
+		return;
+	for (unsigned i = 0; i < table->card_count; i++)
+		table->cards[i].best[c] = table->cards[i].value[c] >=
+					  best * (1 - COMPARE_TIE_FRACTION);
+}
+
+void compare_finish(struct compare *table)
+{
+	struct analyze_result *scratch = NULL;
+	bool dropped = false;
+
+	for (unsigned i = 0; i < table->card_count; i++) {
+		struct compare_card *card = &table->cards[i];
+
+		if (card->raw && !scratch)
+			scratch = malloc(sizeof(*scratch));
+		if (card->raw && scratch)
+			analyse_raw(card, scratch);
+		else if (card->raw)
+			add_note(table, card->name, "no memory to analyse "
+				 "its -a and -O runs");
+		dropped |= card->raw && card->raw->dropped;
+		for (unsigned c = 0; c < COMPARE_COLUMNS; c++)
+			card->value[c] = median(&card->values[c]);
+		card->open_at_least = isfinite(card->value[COMPARE_OPEN]) &&
+				      card->open_at_least_votes > 0;
+	}
+	free(scratch);
+	if (dropped)
+		add_note(table, "-a and -O runs", "more align lines or runs "
+			 "than a card keeps: the rest are left out");
+	for (unsigned c = 0; c < COMPARE_COLUMNS; c++)
+		if (compare_columns[c].ranked)
+			mark_best(table, c);
+}

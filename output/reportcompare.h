@@ -1,0 +1,22 @@
+/*
+ * reportcompare: --compare's table as records - a "card" record per row
+ * and "note" records after them - in text, CSV and JSON through
+ * report.c, and the same table as grouped bars through plot.c.  Text
+ * shows a table with column heads; the best of a column is marked '*'.
+ */
+#ifndef FLASHBENCH_REPORTCOMPARE_H
+#define FLASHBENCH_REPORTCOMPARE_H
+
+#include <stdio.h>
+
+#include "output/compare.h"
+#include "output/report.h"
+
+/* The table in format on out.  Returns 0, -EIO or -ENOMEM. */
+int compare_report(const struct compare *table, enum report_format format,
+		   const char *command, FILE *out);
+
+/* The ranked columns as grouped bars, an SVG document.  0 or -EIO. */
+int compare_plot(const struct compare *table, FILE *out);
+
+#endif
