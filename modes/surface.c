@@ -153,6 +153,18 @@ static void take_options(const struct config *cfg, struct dev *dev,
 	check_new_undo_file(cfg, o->undo_path);
 }
 
+/* The JSON parameters: the options, with the range the run checked. */
+static void surface_params(struct config *cfg,
+			   const struct surface_options *o,
+			   struct report_meta *meta)
+{
+	cfg->offset = o->start;
+	cfg->span = o->end - o->start;
+	meta->param_count = set_option_json_params(cfg);
+	meta->params = cfg->json_params;
+	meta->param_flags = cfg->json_flags;
+}
+
 int mode_surface(struct config *cfg)
 {
 	struct surface_result *result = calloc(1, sizeof(*result));
@@ -184,6 +196,7 @@ int mode_surface(struct config *cfg)
 	}
 	if (options.mode != SURFACE_READ)
 		announce(cfg, &dev, &options);
+	surface_params(cfg, &options, &meta);
 	output_open(cfg, &dev, &meta, &sinks);
 	progress_in_bytes(&sinks.progress);
 	options.progress = show_progress;

@@ -65,8 +65,8 @@ static const struct chart charts[] = {
 	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
 	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
 	/* --surface: one point per window, across the range */
-	{ { "surface" }, "offset", "offset", false,
-	  { "read_rate", "write_rate" }, "rate", NULL, NULL, false, false,
+	{ { "surface" }, "offset_bytes", "offset", false,
+	  { "read_bytes_per_s", "write_bytes_per_s" }, "rate", NULL, NULL, false, false,
 	  true },
 };
 
@@ -78,7 +78,7 @@ static const struct chart charts[] = {
 static const struct band {
 	const char *test, *length_key, *marker_key;
 } bands[] = {
-	{ "surface", "length", "blocks" },
+	{ "surface", "length_bytes", "blocks" },
 };
 
 /* Anything else: first key across, the others up. */

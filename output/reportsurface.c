@@ -50,11 +50,11 @@ static int emit_window(struct sink *report, const struct surface_window *w)
 {
 	struct record rec = { .kind = "surface-window", .layout = &spaced };
 
-	add(&rec, VM_UNIT_BYTES, "offset", NULL, NULL, (double)w->offset);
-	add(&rec, VM_UNIT_BYTES, "bytes", NULL, NULL, (double)w->bytes);
-	add(&rec, VM_UNIT_RATE, "read_rate", NULL, NULL,
+	add(&rec, VM_UNIT_BYTES, "offset_bytes", NULL, NULL, (double)w->offset);
+	add(&rec, VM_UNIT_BYTES, "length_bytes", NULL, NULL, (double)w->bytes);
+	add(&rec, VM_UNIT_RATE, "read_bytes_per_s", NULL, NULL,
 	    rate(w->bytes, w->read_ns));
-	add(&rec, VM_UNIT_RATE, "write_rate", NULL, NULL,
+	add(&rec, VM_UNIT_RATE, "write_bytes_per_s", NULL, NULL,
 	    rate(w->bytes, w->write_ns));
 	report_hide_fields(&rec);
 	return report->emit(report->ctx, &rec);
@@ -65,9 +65,9 @@ static int emit_range(struct sink *report, const struct surface_range *g,
 {
 	struct record rec = { .kind = "surface-bad", .layout = &spaced };
 
-	add(&rec, VM_UNIT_BYTES, "offset", SHOWN("bad: bytes at %"), NULL,
+	add(&rec, VM_UNIT_BYTES, "offset_bytes", SHOWN("bad: bytes at %"), NULL,
 	    (double)g->offset);
-	add(&rec, VM_UNIT_BYTES, "length", SHOWN("(+%):"), NULL,
+	add(&rec, VM_UNIT_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
 	    (double)g->length);
 	add(&rec, VM_UNIT_COUNT, "blocks", SHOWN("% blocks"), NULL,
 	    (double)(g->length / lbs));
@@ -132,17 +132,17 @@ static int emit_slow_range(struct sink *report,
 		read_ns += from[i].read_ns;
 		write_ns += from[i].write_ns;
 	}
-	add(&rec, VM_UNIT_BYTES, "offset", SHOWN("slow: bytes at %"), NULL,
+	add(&rec, VM_UNIT_BYTES, "offset_bytes", SHOWN("slow: bytes at %"), NULL,
 	    (double)from->offset);
-	add(&rec, VM_UNIT_BYTES, "length", SHOWN("(+%):"), NULL,
+	add(&rec, VM_UNIT_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
 	    (double)bytes);
-	add(&rec, VM_UNIT_RATE, "mean_read_rate", SHOWN("read %"), NULL,
+	add(&rec, VM_UNIT_RATE, "read_bytes_per_s", SHOWN("read %"), NULL,
 	    rate(bytes, read_ns));
-	add(&rec, VM_UNIT_COUNT, "of_median",
+	add(&rec, VM_UNIT_COUNT, "read_of_median",
 	    &(const struct text_look){ .display = TEXT_FIXED,
 		    .template = "(% of the median)", .digits = 2 },
 	    NULL, rate(bytes, read_ns) / median);
-	add(&rec, VM_UNIT_RATE, "mean_write_rate",
+	add(&rec, VM_UNIT_RATE, "write_bytes_per_s",
 	    write_ns ? SHOWN("write %") : HIDDEN, NULL,
 	    rate(bytes, write_ns));
 	return report->emit(report->ctx, &rec);
@@ -207,12 +207,14 @@ struct spread_looks {
 	{ .display = TEXT_AS_UNIT, .template = template_text }
 
 static const struct spread_looks read_spread = {
-	{ "read_rate.min", "read_rate.median", "read_rate.max" },
+	{ "read_min_bytes_per_s", "read_median_bytes_per_s",
+	  "read_max_bytes_per_s" },
 	{ RATE_LOOK("read min %,"), RATE_LOOK("median %,"),
 	  RATE_LOOK("max %;") },
 };
 static const struct spread_looks write_spread = {
-	{ "write_rate.min", "write_rate.median", "write_rate.max" },
+	{ "write_min_bytes_per_s", "write_median_bytes_per_s",
+	  "write_max_bytes_per_s" },
 	{ RATE_LOOK("write min %,"), RATE_LOOK("median %,"),
 	  RATE_LOOK("max %;") },
 };
@@ -244,14 +246,14 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 	    surface_mode_name(r->mode), 0);
 	add(&rec, VM_UNIT_BYTES, "announced_bytes", HIDDEN, NULL,
 	    (double)r->announced_bytes);
-	add(&rec, VM_UNIT_BYTES, "start", HIDDEN, NULL, (double)r->start);
-	add(&rec, VM_UNIT_BYTES, "end", HIDDEN, NULL, (double)r->end);
-	add(&rec, VM_UNIT_BYTES, "resumed_from",
+	add(&rec, VM_UNIT_BYTES, "start_bytes", HIDDEN, NULL, (double)r->start);
+	add(&rec, VM_UNIT_BYTES, "end_bytes", HIDDEN, NULL, (double)r->end);
+	add(&rec, VM_UNIT_BYTES, "resumed_from_bytes",
 	    r->resumed_from != r->start ? SHOWN("resumed at %,") : HIDDEN,
 	    NULL, (double)r->resumed_from);
 	add(&rec, VM_UNIT_BYTES, "bytes_checked", SHOWN("checked % bytes,"),
 	    NULL, (double)(r->checked_end - r->resumed_from));
-	add(&rec, VM_UNIT_BYTES, "checked_end", HIDDEN, NULL,
+	add(&rec, VM_UNIT_BYTES, "checked_end_bytes", HIDDEN, NULL,
 	    (double)r->checked_end);
 	add(&rec, VM_UNIT_COUNT, "bad_blocks", SHOWN("% bad blocks"), NULL,
 	    (double)r->bad_blocks);

@@ -37,7 +37,7 @@ PY
 cat >"$TRASH/ranges.py" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-got = ["%d+%d:%s" % (r["offset"], r["length"], r["result"])
+got = ["%d+%d:%s" % (r["offset_bytes"], r["length_bytes"], r["result"])
        for r in doc["results"] if r["kind"] == "surface-bad"]
 assert got == sys.argv[2:], (got, sys.argv[2:])
 print(" ".join(got))
@@ -135,7 +135,7 @@ test_expect_success 'slow= ranges are named, with their rates, read-only and --w
 	python3 - out.json <<-\PY &&
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
-	slow = [(r["offset"] >> 20, r["length"] >> 20, round(r["mean_read_rate"] / 1e6))
+	slow = [(r["offset_bytes"] >> 20, r["length_bytes"] >> 20, round(r["read_bytes_per_s"] / 1e6))
 	        for r in doc["results"] if r["kind"] == "surface-slow"]
 	assert slow == [(100, 8, 2), (200, 3, 5)], slow
 	PY
@@ -144,8 +144,8 @@ test_expect_success 'slow= ranges are named, with their rates, read-only and --w
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface-slow"]
-	assert (s["offset"], s["length"]) == (100 << 20, 8 << 20), s
-	assert round(s["mean_write_rate"] / 1e6) == 2, s
+	assert (s["offset_bytes"], s["length_bytes"]) == (100 << 20, 8 << 20), s
+	assert round(s["write_bytes_per_s"] / 1e6) == 2, s
 	PY
 '
 
@@ -155,8 +155,8 @@ test_expect_success '--plot: read and write rates against the offset, a band per
 	test "$(grep -c "<polyline" chart.svg)" = 2 &&
 	test "$(grep -c "<title>bad: " chart.svg)" = 2 &&
 	grep -q "<title>bad: 10485760 (+1048576)</title>" chart.svg &&
-	grep -q ">read_rate<" chart.svg &&
-	grep -q ">write_rate<" chart.svg &&
+	grep -q ">read<" chart.svg &&
+	grep -q ">write<" chart.svg &&
 	"$FLASHBENCH" --plot=again.svg out.json &&
 	test "$(grep -c "<title>bad: " again.svg)" = 2
 '
@@ -166,13 +166,13 @@ test_expect_success '--offset and --span: only that range, in windows of 1 MiB' 
 		--offset=1M --span=3M &&
 	test "$(cat code)" = 4 &&
 	grep -q "overwrites bytes 1048576 to 4194303" err &&
-	summary start=$MIB end=$((4 * MIB)) window_bytes=$MIB bad_blocks=1 \
+	summary start_bytes=$MIB end_bytes=$((4 * MIB)) window_bytes=$MIB bad_blocks=1 \
 		bytes_written=$((3 * MIB - 512)) &&
 	ranges $((2 * MIB))+512:read-error &&
 	python3 - out.json <<-\PY
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
-	w = [(r["offset"], r["bytes"]) for r in doc["results"]
+	w = [(r["offset_bytes"], r["length_bytes"]) for r in doc["results"]
 	     if r["kind"] == "surface-window"]
 	M = 1 << 20
 	assert w == [(M, M), (2 * M, M), (3 * M, M)], w
@@ -211,7 +211,7 @@ test_expect_success 'SIGINT: exit 130, a partial result marked incomplete' '
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
 	assert doc["incomplete"] is True and s["partial"] is True, s
-	assert 0 < s["checked_end"] < 1 << 30, s
+	assert 0 < s["checked_end_bytes"] < 1 << 30, s
 	assert s["certainty"].startswith("stopped before the end"), s
 	PY
 '

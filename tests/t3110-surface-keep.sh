@@ -93,11 +93,11 @@ test_loop_io '--resume finishes a killed run: every byte back, the range done' '
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
 	assert s["verdict"] == "genuine", s
-	assert 0 < s["resumed_from"] < 128 << 20, s
-	assert s["checked_end"] == 128 << 20, s
-	assert s["bytes_checked"] == (128 << 20) - s["resumed_from"], s
+	assert 0 < s["resumed_from_bytes"] < 128 << 20, s
+	assert s["checked_end_bytes"] == 128 << 20, s
+	assert s["bytes_checked"] == (128 << 20) - s["resumed_from_bytes"], s
 	w = [r for r in doc["results"] if r["kind"] == "surface-window"]
-	assert w[0]["offset"] == s["resumed_from"], (w[0], s)
+	assert w[0]["offset_bytes"] == s["resumed_from_bytes"], (w[0], s)
 	PY
 '
 
@@ -118,7 +118,7 @@ test_loop_io 'SIGINT: exit 130, a partial result, every byte back, no undo file'
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
 	assert doc["incomplete"] is True and s["partial"] is True, s
-	assert 0 < s["checked_end"] < 128 << 20, s
+	assert 0 < s["checked_end_bytes"] < 128 << 20, s
 	PY
 '
 

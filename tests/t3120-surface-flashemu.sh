@@ -61,7 +61,7 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 [s] = [r for r in doc["results"] if r["kind"] == "surface"]
 assert s["verdict"] == sys.argv[2], s
-got = ["%d+%d" % (r["offset"], r["length"])
+got = ["%d+%d" % (r["offset_bytes"], r["length_bytes"])
        for r in doc["results"] if r["kind"] == "surface-bad"]
 assert got == sys.argv[3:], (got, sys.argv[3:])
 print(s["verdict"], " ".join(got))
