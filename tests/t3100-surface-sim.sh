@@ -149,6 +149,32 @@ test_expect_success 'slow= ranges are named, with their rates, read-only and --w
 	PY
 '
 
+GIB=$((1024 * MIB))
+
+# The card's own stamp and verify operations make this a test of device
+# time: 64 GiB stamped and read back without making 128M stamps.
+test_expect_success '64 GiB card, --write: the bad ranges exactly, the slow one named, the time its bytes take' '
+	surface size=64G,fake=64G,bad=10G+64K,bad=40G+512,bad=63G+4608,slow=20G+1G:2M \
+		--write &&
+	test "$(cat code)" = 4 &&
+	summary verdict=damaged mode=write bad_blocks=$((128 + 1 + 9)) \
+		bad_ranges=3 bytes_checked=$((64 * GIB)) \
+		window_bytes=$((64 * MIB)) partial=false &&
+	ranges $((10 * GIB))+65536:read-error $((40 * GIB))+512:read-error \
+		$((63 * GIB))+4608:read-error &&
+	python3 - out.json <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	slow = [(r["offset_bytes"] >> 20, r["length_bytes"] >> 20)
+	        for r in doc["results"] if r["kind"] == "surface-slow"]
+	assert slow == [(20 << 10, 1 << 10)], slow
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	# every byte written and read at the card rates: over 2.5 hours
+	assert s["device_time_ns"] > 9000 * 10**9, s["device_time_ns"]
+	assert s["bytes_written"] == (64 << 30) - 65536 - 512 - 4608, s
+	PY
+'
+
 test_expect_success '--plot: read and write rates against the offset, a band per bad range' '
 	surface size=64M,fake=64M,bad=10M+1M,bad=30M+512 --write \
 		--plot=chart.svg &&
