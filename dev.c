@@ -137,6 +137,15 @@ int dev_read(struct dev *dev, void *buf, uint64_t offset, uint64_t length,
 	return account(dev, "read", offset, length, err, err ? 0 : *ns);
 }
 
+/* A write is done: its bytes and time counted, or its failure kept. */
+static int written(struct dev *dev, uint64_t offset, uint64_t length,
+		   int err, const uint64_t *ns)
+{
+	if (!err)
+		dev->stats.bytes_written += length;
+	return account(dev, "write", offset, length, err, err ? 0 : *ns);
+}
+
 int dev_write(struct dev *dev, const void *buf, uint64_t offset,
 	      uint64_t length, uint64_t *ns)
 {
@@ -145,9 +154,32 @@ int dev_write(struct dev *dev, const void *buf, uint64_t offset,
 	if (err)
 		return err;
 	err = dev->ops->write(dev, buf, offset, length, ns);
-	if (!err)
-		dev->stats.bytes_written += length;
-	return account(dev, "write", offset, length, err, err ? 0 : *ns);
+	return written(dev, offset, length, err, ns);
+}
+
+int dev_stamp(struct dev *dev, uint64_t offset, uint64_t length,
+	      uint64_t salt, uint64_t *ns)
+{
+	int err;
+
+	if (!dev->ops->stamp)
+		return -EOPNOTSUPP;
+	err = check_write(dev, "write", offset, length);
+	if (err)
+		return err;
+	err = dev->ops->stamp(dev, offset, length, salt, ns);
+	return err == -EOPNOTSUPP ? err : written(dev, offset, length, err, ns);
+}
+
+bool dev_verify_stamps(struct dev *dev, uint64_t offset, uint64_t length,
+		       uint64_t salt, uint64_t *ns)
+{
+	if (!dev->ops->verify_stamps || dev_check_range(dev, offset, length) ||
+	    dev->ops->verify_stamps(dev, offset, length, salt, ns) != 1)
+		return false;
+	dev->stats.bytes_read += length;
+	account(dev, "read", offset, length, 0, *ns);
+	return true;
 }
 
 int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,

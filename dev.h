@@ -63,6 +63,20 @@ struct dev_ops {
 	void (*async_buffers)(struct dev *dev, void *const *bufs,
 			      const uint64_t *lengths, unsigned count);
 	int (*batch)(struct dev *dev, struct dev_batch *batch);
+	/*
+	 * Optional, for a backend that keeps stamps (lib/stampblock.h) as
+	 * what names them (the simulated card): stamp writes the stamps
+	 * of the range's logical blocks, each naming its own offset, with
+	 * salt, without buffers - 0, -errno as write, or -EOPNOTSUPP when
+	 * it cannot here; verify_stamps says whether every block of the
+	 * range reads back as its own stamp of salt: 1, and *ns the read's
+	 * time; 0 when it cannot say so (anything else there, an error),
+	 * and then nothing was read.  Both take the time the bytes would.
+	 */
+	int (*stamp)(struct dev *dev, uint64_t offset, uint64_t length,
+		     uint64_t salt, uint64_t *ns);
+	int (*verify_stamps)(struct dev *dev, uint64_t offset,
+			     uint64_t length, uint64_t salt, uint64_t *ns);
 };
 
 extern const struct dev_ops dev_blockdev_ops;	/* blockdev.c */
@@ -171,6 +185,20 @@ int dev_read(struct dev *dev, void *buf, uint64_t offset, uint64_t length,
 	     uint64_t *ns);
 int dev_write(struct dev *dev, const void *buf, uint64_t offset,
 	      uint64_t length, uint64_t *ns);
+/*
+ * The stamps of [offset, offset + length) written by the backend itself
+ * (dev_ops.stamp): -EOPNOTSUPP when it has no such operation, then the
+ * caller fills a buffer and writes it.
+ */
+int dev_stamp(struct dev *dev, uint64_t offset, uint64_t length,
+	      uint64_t salt, uint64_t *ns);
+/*
+ * Whether the backend can tell that every block of the range holds its
+ * own stamp of salt (dev_ops.verify_stamps): true, and the read counted
+ * with its time; false when it cannot, and then nothing was read.
+ */
+bool dev_verify_stamps(struct dev *dev, uint64_t offset, uint64_t length,
+		       uint64_t salt, uint64_t *ns);
 int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
 		uint64_t *ns);
 

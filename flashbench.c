@@ -29,6 +29,7 @@
 #include "modes/report.h"
 #include "modes/sinks.h"
 #include "modes/speed.h"
+#include "modes/surface.h"
 #include "modes/test.h"
 
 const char die_program_name[] = "flashbench";
@@ -73,6 +74,7 @@ static const struct mode {
 	{ MODE_DETECT, "detect", mode_detect, true },
 	{ MODE_RESTORE, "restore", mode_restore, true },
 	{ MODE_CAPACITY, "capacity-check", mode_capacity, true },
+	{ MODE_SURFACE, "surface", mode_surface, true },
 	{ MODE_SPEED, "speed", mode_speed, true },
 	{ MODE_PROGRAM, "test", mode_test, true },
 	{ MODE_REPORT, "report", mode_report, true },

@@ -102,6 +102,9 @@ struct vm_exec {
 	uint64_t salt;
 	void (*check)(void *ctx, uint64_t offset, int state, uint64_t named,
 		      const void *block);
+	/* check only the blocks of a failed verify: a read-only map of
+	   the blocks that cannot be read spends no time classifying */
+	bool check_failed_only;
 	uint64_t failed_reads;
 	uint64_t dropped_records;
 	struct dev_error first_failure;

@@ -2014,6 +2014,99 @@ static int fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
 }
 
 /*
+ * Where [pos, end) lands, as far as it lands in one piece: the physical
+ * offset in *real (fake_fate's), and the end of the piece - the real
+ * capacity, or the next wrap.
+ */
+static uint64_t fake_piece(const struct sim_fake *f, uint64_t pos,
+			   uint64_t end, uint64_t *real,
+			   enum sim_fake_fate *fate)
+{
+	uint64_t stop = end;
+
+	*fate = fake_fate(f, pos, real);
+	if (pos < f->real_bytes && f->real_bytes < end)
+		stop = f->real_bytes;
+	else if (*fate == SIM_FAKE_ALIASED &&
+		 end - pos > f->real_bytes - *real)
+		stop = pos + (f->real_bytes - *real);
+	return stop;
+}
+
+static bool fate_keeps(enum sim_fake_fate fate)
+{
+	return fate == SIM_FAKE_REAL || fate == SIM_FAKE_ALIASED;
+}
+
+/*
+ * Stamps of [offset, offset + length), each sector naming its own
+ * offset with salt, written as runs: a run a piece (fake_piece), so a
+ * fill of the whole card costs a run or two, not its bytes.
+ */
+static int fake_stamp(struct sim_fake *f, uint64_t offset, uint64_t length,
+		      uint64_t salt)
+{
+	uint64_t end = offset + length, pos = offset, real, stop;
+	enum sim_fake_fate fate;
+	int err = 0;
+
+	for (; !err && pos < end; pos = stop) {
+		stop = fake_piece(f, pos, end, &real, &fate);
+		if (!fate_keeps(fate))
+			continue;
+		for (uint64_t at = 0; !err && f->stored.count &&
+		     at < stop - pos; at += SIM_SECTOR)
+			err = fake_forget(f, (real + at) / SIM_SECTOR);
+		if (!err)
+			err = run_insert(f, (struct stamp_run){
+				real / SIM_SECTOR, (stop - pos) / SIM_SECTOR,
+				pos - real, salt });
+	}
+	return err;
+}
+
+/* No sector of [sector, sector + n) kept as bytes (they win over runs)? */
+static bool none_stored(const struct sim_fake *f, uint64_t sector,
+			uint64_t n)
+{
+	uint32_t slot;
+
+	for (uint64_t i = 0; f->stored.count && i < n; i++)
+		if (map_find(&f->stored, sector + i, &slot))
+			return false;
+	return true;
+}
+
+/*
+ * Does every sector of [offset, offset + length) read back as the stamp
+ * naming its own offset with salt?  A walk over the runs, not the bytes.
+ */
+static bool fake_stamped(const struct sim_fake *f, uint64_t offset,
+			 uint64_t length, uint64_t salt)
+{
+	uint64_t end = offset + length, pos = offset, real, stop;
+	enum sim_fake_fate fate;
+
+	while (pos < end) {
+		const struct stamp_run *run;
+		uint64_t sector, n;
+
+		stop = fake_piece(f, pos, end, &real, &fate);
+		sector = real / SIM_SECTOR;
+		run = fate_keeps(fate) ? run_of(f, sector) : NULL;
+		if (!run || run->salt != salt || run->delta != pos - real)
+			return false;
+		n = run->first + run->count - sector;
+		if (n > (stop - pos) / SIM_SECTOR)
+			n = (stop - pos) / SIM_SECTOR;
+		if (!none_stored(f, sector, n))
+			return false;
+		pos += n * SIM_SECTOR;
+	}
+	return true;
+}
+
+/*
  * Where sector offset's data comes from when it is a run's stamp: that
  * run, and in *real the physical offset; NULL when it is anything else.
  */
@@ -2140,24 +2233,32 @@ static int check_fake(const struct sim_params *p, char *msg, size_t size)
 /* --- the ops table -------------------------------------------------- */
 
 /* read-lat + L / read-rate + page and erase block crossings */
+/* A read of the range is done: its time, counted. */
+static uint64_t read_done(struct sim_state *s, uint64_t offset,
+			  uint64_t length)
+{
+	const struct sim_params *p = &s->p;
+	uint64_t t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
+		     crossing_ns(p, offset, length);
+	uint64_t ns = jitter(s, read_noise(s, slow_ns(p, offset, length,
+						     p->read_rate, t)));
+
+	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, ns);
+	pace(p);
+	return ns;
+}
+
 static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 		    uint64_t length, uint64_t *ns)
 {
 	struct sim_state *s = dev->backend;
-	const struct sim_params *p = &s->p;
-	uint64_t t;
-	int err = check_io(p, offset, length);
+	int err = check_io(&s->p, offset, length);
 
 	if (!err && s->fake)
 		err = fake_read(s->fake, buf, offset, length);
 	if (err)
 		return err;
-	t = p->read_lat_ns + transfer_ns(length, p->read_rate) +
-	    crossing_ns(p, offset, length);
-	t = slow_ns(p, offset, length, p->read_rate, t);
-	*ns = jitter(s, read_noise(s, t));
-	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, *ns);
-	pace(p);
+	*ns = read_done(s, offset, length);
 	return 0;
 }
 
@@ -2263,6 +2364,17 @@ static uint64_t write_ns(struct sim_state *s, uint64_t offset,
 			   card_write_ns(s, offset, length);
 }
 
+/* A write of the range is done: its time, counted. */
+static uint64_t write_done(struct sim_state *s, uint64_t offset,
+			   uint64_t length)
+{
+	uint64_t ns = jitter(s, write_ns(s, offset, length));
+
+	count_op(&s->stats.writes, &s->stats.bytes_written, length, s, ns);
+	pace(&s->p);
+	return ns;
+}
+
 static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 		     uint64_t length, uint64_t *ns)
 {
@@ -2274,10 +2386,48 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 		err = fake_write(s->fake, buf, offset, length);
 	if (err)
 		return err;
-	*ns = jitter(s, write_ns(s, offset, length));
-	count_op(&s->stats.writes, &s->stats.bytes_written, length, s, *ns);
-	pace(p);
+	*ns = write_done(s, offset, length);
 	return 0;
+}
+
+/*
+ * Can the card take stamps of the range without their bytes?  Its
+ * blocks must be its sectors and a fake key keep its data; the write
+ * cache (fake-cache=) keeps bytes, so it takes them the usual way.
+ */
+static bool stamps_kept(const struct dev *dev, const struct sim_state *s)
+{
+	return s->fake && !s->fake->cache_sectors &&
+	       dev->logical_block_bytes == SIM_SECTOR;
+}
+
+static int sim_stamp(struct dev *dev, uint64_t offset, uint64_t length,
+		     uint64_t salt, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	int err;
+
+	if (!stamps_kept(dev, s))
+		return -EOPNOTSUPP;
+	err = check_io(&s->p, offset, length);
+	if (!err)
+		err = fake_stamp(s->fake, offset, length, salt);
+	if (err)
+		return err;
+	*ns = write_done(s, offset, length);
+	return 0;
+}
+
+static int sim_verify_stamps(struct dev *dev, uint64_t offset,
+			     uint64_t length, uint64_t salt, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+
+	if (!stamps_kept(dev, s) || check_io(&s->p, offset, length) ||
+	    !fake_stamped(s->fake, offset, length, salt))
+		return 0;
+	*ns = read_done(s, offset, length);
+	return 1;
 }
 
 /*
@@ -2475,6 +2625,8 @@ const struct dev_ops dev_sim_ops = {
 	.close = sim_close,
 	.async_setup = sim_async_setup,
 	.batch = sim_batch,
+	.stamp = sim_stamp,
+	.verify_stamps = sim_verify_stamps,
 };
 
 /* --- for the front end ---------------------------------------------- */

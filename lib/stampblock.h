@@ -22,17 +22,13 @@ void stampblock_fill(unsigned char *block, uint64_t offset,
 /* The checksum a block of block_bytes should hold. */
 uint64_t stampblock_sum(const unsigned char *block, uint32_t block_bytes);
 
-/*
- * The checksums of n blocks at once, as stampblock_sum gives each (the
- * checksum field taken as zero): FNV-1a is a chain of one multiply per
- * byte, and four chains side by side run nearly four times as fast.
- */
+/* The checksums of n blocks, as stampblock_sum gives each. */
 void stampblock_sums(const unsigned char *const *blocks, size_t n,
 		     uint32_t block_bytes, uint64_t *sums);
 
 /*
  * Fill n blocks of block_bytes from buf on, naming offset, offset +
- * block_bytes, ...: stampblock_fill of each, faster.
+ * block_bytes, ...: stampblock_fill of each.
  */
 void stampblock_fill_many(unsigned char *buf, uint64_t offset, size_t n,
 			  uint32_t block_bytes, uint64_t salt);

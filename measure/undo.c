@@ -10,7 +10,14 @@
  *   FNV-1a of the data, sequence number, and a checksum of the head
  *   seeded with the file's salt), the data, then a trailer: the head
  *   again under the magic "FBUEND02".  A record of kind 2 holds no data:
- *   it marks the usable size the check found.
+ *   it marks the usable size the check found.  A chunked run (--surface
+ *   --keep-data) adds kind 3, no data either: the range [offset, offset +
+ *   extent) (the extent in the head's seventh word) holds its old
+ *   contents again, so a restore leaves the records before it that
+ *   saved it alone; and kind 4, a progress record whose data is where
+ *   the run stands (struct undo_progress, eight words).  Such a run
+ *   starts its file anew, by a rename, once every chunk in it is done:
+ *   the file never holds more than the chunks of a few steps.
  *
  * The salted checksum lets a reader that meets a damaged head scan
  * forward to the next head or trailer: no saved block can pass for one,
@@ -52,8 +59,10 @@ _Static_assert(H_SALTS + 8 * UNDO_MAX_SALTS <= H_SUM, "the salts fit");
 
 /* a head's and a trailer's fields */
 enum { R_KIND = 8, R_OFFSET = 16, R_LENGTH = 24, R_HASH = 32,
-       R_SEQUENCE = 40, R_SUM = HEAD_BYTES - 8 };
-enum { KIND_BLOCKS = 1, KIND_USABLE = 2 };
+       R_SEQUENCE = 40, R_EXTENT = 48, R_SUM = HEAD_BYTES - 8 };
+enum { KIND_BLOCKS = 1, KIND_USABLE = 2, KIND_DONE = 3, KIND_PROGRESS = 4 };
+#define PROGRESS_WORDS 8
+#define PROGRESS_BYTES (8 * PROGRESS_WORDS)
 
 /* stamp.c's layout: magic, offset, then the salt */
 #define STAMP_SALT_AT 16
@@ -144,6 +153,8 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev,
 			    .file_salt = new_file_salt() };
 	if (salt_count > UNDO_MAX_SALTS)
 		salt_count = UNDO_MAX_SALTS;
+	u->salt_count = salt_count;
+	memcpy(u->salts, stamp_salts, salt_count * sizeof(*stamp_salts));
 	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (u->fd < 0)
 		return file_failed(u, "create", -errno);
@@ -165,7 +176,7 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev,
 /* A head, or a trailer under its own magic: the same fields. */
 static void fill_head(const struct undo *u, unsigned char *head,
 		      const char *magic, uint64_t kind, uint64_t offset,
-		      uint64_t length, uint64_t hash)
+		      uint64_t length, uint64_t hash, uint64_t extent)
 {
 	memset(head, 0, HEAD_BYTES);
 	memcpy(head, magic, 8);
@@ -174,18 +185,20 @@ static void fill_head(const struct undo *u, unsigned char *head,
 	put64(head + R_LENGTH, length);
 	put64(head + R_HASH, hash);
 	put64(head + R_SEQUENCE, u->records);
+	put64(head + R_EXTENT, extent);
 	put64(head + R_SUM, salted_sum(u->file_salt, head, R_SUM));
 }
 
 static int append(struct undo *u, uint64_t kind, uint64_t offset,
-		  const void *data, uint64_t length)
+		  const void *data, uint64_t length, uint64_t extent)
 {
 	unsigned char head[HEAD_BYTES], trailer[HEAD_BYTES];
 	uint64_t hash = stamp_hash(STAMP_FNV_BASIS, data, (size_t)length);
 	int err;
 
-	fill_head(u, head, head_magic, kind, offset, length, hash);
-	fill_head(u, trailer, trailer_magic, kind, offset, length, hash);
+	fill_head(u, head, head_magic, kind, offset, length, hash, extent);
+	fill_head(u, trailer, trailer_magic, kind, offset, length, hash,
+		  extent);
 	err = write_all(u->fd, head, sizeof(head));
 	if (!err)
 		err = write_all(u->fd, data, (size_t)length);
@@ -205,7 +218,7 @@ int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	int err = dev_read(dev, buf, offset, length, &ns);
 
 	if (!err)
-		err = append(u, KIND_BLOCKS, offset, buf, length);
+		err = append(u, KIND_BLOCKS, offset, buf, length, 0);
 	if (!err)
 		u->bytes_saved += length;
 	return err;
@@ -223,9 +236,82 @@ int undo_sync(struct undo *u)
 
 int undo_mark_usable(struct undo *u, uint64_t usable_bytes)
 {
-	int err = append(u, KIND_USABLE, usable_bytes, "", 0);
+	int err = append(u, KIND_USABLE, usable_bytes, "", 0, 0);
 
 	return err ? err : undo_sync(u);
+}
+
+int undo_mark_done(struct undo *u, uint64_t offset, uint64_t length)
+{
+	return append(u, KIND_DONE, offset, "", 0, length);
+}
+
+static void put_progress(unsigned char *p, const struct undo_progress *pr)
+{
+	const uint64_t words[PROGRESS_WORDS] = { pr->start, pr->end,
+		pr->next, pr->window_bytes, pr->chunk_bytes, pr->bad_blocks,
+		pr->first_bad, pr->good_end };
+
+	for (unsigned i = 0; i < PROGRESS_WORDS; i++)
+		put64(p + 8 * i, words[i]);
+}
+
+static void get_progress(const unsigned char *p, struct undo_progress *pr)
+{
+	*pr = (struct undo_progress){ get64(p), get64(p + 8), get64(p + 16),
+		get64(p + 24), get64(p + 32), get64(p + 40), get64(p + 48),
+		get64(p + 56) };
+}
+
+/* path with ".new" after it: where a replacement is written first. */
+static int replacement_name(const char *path, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s.new", path);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int undo_replace(struct undo *u, const char *path, const struct dev *dev,
+		 const uint64_t *stamp_salts, unsigned salt_count,
+		 const struct undo_progress *progress)
+{
+	uint64_t salts[UNDO_MAX_SALTS];
+	unsigned char data[PROGRESS_BYTES];
+	char fresh[PATH_MAX];
+	struct undo next;
+	int err = replacement_name(path, fresh, sizeof(fresh));
+
+	if (err)
+		return file_failed(u, "create", err);
+	if (u->fd >= 0) {		/* the open file's own salts */
+		salt_count = u->salt_count;
+		memcpy(salts, u->salts, sizeof(salts));
+		stamp_salts = salts;
+	}
+	/* a replacement left by a crash was never renamed: no copy */
+	if (unlink(fresh) && errno != ENOENT)
+		return file_failed(u, "create", -errno);
+	put_progress(data, progress);
+	err = undo_create(&next, fresh, dev, stamp_salts, salt_count);
+	if (!err)
+		err = append(&next, KIND_PROGRESS, progress->next, data,
+			     sizeof(data), 0);
+	if (!err)
+		err = file_failed(&next, "fsync", undo_sync(&next));
+	if (!err && rename(fresh, path))
+		err = file_failed(&next, "rename", -errno);
+	if (!err)
+		err = file_failed(&next, "fsync", sync_directory(path));
+	if (err) {
+		u->failed = next.failed;
+		u->failed_errno = next.failed_errno;
+		undo_close(&next);
+		return err;
+	}
+	undo_close(u);
+	next.path = path;
+	*u = next;
+	return 0;
 }
 
 void undo_close(struct undo *u)
@@ -245,7 +331,13 @@ struct saved {
 
 /* One head or trailer, decoded. */
 struct head {
-	uint64_t kind, offset, length, hash;
+	uint64_t kind, offset, length, hash, extent;
+};
+
+/* A range marked done, after the first `after` intact records. */
+struct done {
+	uint64_t offset, length;
+	size_t after;
 };
 
 /* The file as read: its header, its intact records and its damage. */
@@ -259,6 +351,10 @@ struct log {
 	unsigned salt_count;
 	uint64_t usable_bytes;		/* the mark's, or 0 */
 	bool usable_marked;
+	struct done *done;		/* ranges back as they were */
+	size_t done_count, done_cap;
+	struct undo_progress progress;	/* the newest, if any */
+	bool has_progress;
 	struct saved *saved;		/* intact records, in file order */
 	size_t count, cap;
 	struct undo_damage *damaged;
@@ -414,9 +510,15 @@ static bool decode(const struct log *g, const unsigned char *p,
 	    get64(p + R_SUM) != salted_sum(g->file_salt, p, R_SUM))
 		return false;
 	*h = (struct head){ get64(p + R_KIND), get64(p + R_OFFSET),
-			    get64(p + R_LENGTH), get64(p + R_HASH) };
+			    get64(p + R_LENGTH), get64(p + R_HASH),
+			    get64(p + R_EXTENT) };
 	if (h->kind == KIND_USABLE)
 		return h->length == 0 && h->offset <= g->device_bytes;
+	if (h->kind == KIND_DONE)
+		return h->length == 0 && range_fits(g, h->offset, h->extent);
+	if (h->kind == KIND_PROGRESS)
+		return h->length == PROGRESS_BYTES &&
+		       h->offset <= g->device_bytes;
 	return h->kind == KIND_BLOCKS && range_fits(g, h->offset, h->length);
 }
 
@@ -466,6 +568,31 @@ static enum found scan_forward(struct log *g, off_t from, off_t *where,
 	return FOUND_NOTHING;
 }
 
+/*
+ * An intact record that saves no blocks (a usable mark, a done range, a
+ * progress record whose data is in g->buf): taken, 1; else 0.
+ */
+static int take_mark(struct log *g, const struct head *h)
+{
+	if (h->kind == KIND_USABLE) {
+		g->usable_bytes = h->offset;
+		g->usable_marked = true;
+	} else if (h->kind == KIND_DONE) {
+		if (grow((void **)&g->done, &g->done_cap, g->done_count,
+			 sizeof(*g->done)))
+			return -ENOMEM;
+		g->done[g->done_count++] = (struct done){ h->offset,
+							  h->extent, g->count };
+	} else if (h->kind == KIND_PROGRESS) {
+		get_progress(g->buf, &g->progress);
+		g->has_progress = true;
+	} else {
+		return 0;
+	}
+	g->confirmed = g->damaged_count;
+	return 1;
+}
+
 static struct undo_damage unknown_range(off_t from, off_t to)
 {
 	return (struct undo_damage){ .file_offset = (uint64_t)from,
@@ -498,11 +625,20 @@ static int skip_damage(struct log *g, off_t *at)
 		d = unknown_range(*at, start);
 		err = add_damage(g, &d, true);
 	}
-	if (h.kind == KIND_USABLE && start >= *at) {
-		g->usable_bytes = h.offset;
-		g->usable_marked = true;
-		g->confirmed = g->damaged_count;
-	} else if (!err) {
+	if (!err && start >= *at && h.kind != KIND_BLOCKS) {
+		/* a mark whose head is damaged: its trailer tells it */
+		int intact = h.kind != KIND_PROGRESS ? 1 :
+			     data_intact(g, start + HEAD_BYTES, h.length,
+					 h.hash);
+
+		*at = q + HEAD_BYTES;
+		if (intact <= 0)	/* a lost progress record loses
+					   no block */
+			return intact;
+		err = take_mark(g, &h);
+		return err < 0 ? err : 0;
+	}
+	if (!err) {
 		d = start >= *at ?
 		    (struct undo_damage){ h.offset, h.length, true,
 					  (uint64_t)start,
@@ -541,11 +677,9 @@ static int read_record(struct log *g, off_t *at)
 		   decode(g, trailer, trailer_magic, &t) &&
 		   !memcmp(&h, &t, sizeof(h));
 	*at = end;
-	if (intact && h.kind == KIND_USABLE) {
-		g->usable_bytes = h.offset;
-		g->usable_marked = true;
-		g->confirmed = g->damaged_count;
-		return 0;
+	if (intact && h.kind != KIND_BLOCKS) {
+		intact = take_mark(g, &h);
+		return intact < 0 ? intact : 0;
 	}
 	if (intact) {
 		int err = keep_block_hashes(g, g->buf, h.length);
@@ -568,7 +702,7 @@ static int read_records1(struct log *g)
 	while (read_exact(g->fd, head, sizeof(head), at) == 0 &&
 	       memcmp(head, record1_magic, sizeof(record1_magic)) == 0) {
 		struct head h = { KIND_BLOCKS, get64(head + 8),
-				  get64(head + 16), get64(head + 24) };
+				  get64(head + 16), get64(head + 24), 0 };
 		off_t data_at = at + HEAD1_BYTES;
 		int intact;
 
@@ -590,6 +724,37 @@ static int read_records1(struct log *g)
 	return 0;
 }
 
+/* Did a done mark after record i cover what it saved? */
+static bool settled(const struct log *g, size_t i)
+{
+	const struct saved *r = &g->saved[i];
+
+	for (size_t k = 0; k < g->done_count; k++) {
+		const struct done *d = &g->done[k];
+
+		if (d->after > i && d->offset <= r->offset &&
+		    r->offset + r->length <= d->offset + d->length)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Forget the records whose blocks a done mark says hold their old
+ * contents again: nothing of theirs is to put back or to check.
+ */
+static void drop_settled(struct log *g)
+{
+	size_t kept = 0;
+
+	if (!g->done_count)
+		return;
+	for (size_t i = 0; i < g->count; i++)
+		if (!settled(g, i))
+			g->saved[kept++] = g->saved[i];
+	g->count = kept;
+}
+
 static int read_records(struct log *g)
 {
 	off_t at = HEADER_BYTES;
@@ -601,6 +766,7 @@ static int read_records(struct log *g)
 		err = read_record(g, &at);
 	/* damage with no record after it is the end a crash cut short */
 	g->damaged_count = g->confirmed;
+	drop_settled(g);
 	return err < 0 ? err : 0;
 }
 
@@ -649,6 +815,7 @@ static void close_log(struct log *g)
 		close(g->fd);
 	free(g->saved);
 	free(g->damaged);
+	free(g->done);
 	free(g->block_hashes);
 	free(g->buf);
 	*g = (struct log){ .fd = -1 };
@@ -694,7 +861,9 @@ static int open_log(struct log *g, int fd, const struct dev *dev,
 		snprintf(why, size, "out of memory");
 	if (err)
 		return err;
-	if (g->count == 0 && g->damaged_count == 0) {
+	/* a chunked run's file may hold only where it stands */
+	if (g->count == 0 && g->damaged_count == 0 && !g->has_progress &&
+	    !g->done_count) {
 		snprintf(why, size, "it holds no saved blocks (the check "
 			 "stopped before its first write): nothing to put "
 			 "back");
@@ -910,6 +1079,33 @@ int undo_check_file(int fd, struct dev *dev,
 					  undo_fingerprint(dev);
 		proof->usable_bytes = usable_of(&g);
 		err = prove(&g, dev, proof);
+	}
+	if (err == -ENOMEM)
+		snprintf(why, size, "out of memory");
+	close_log(&g);
+	return err;
+}
+
+/* ---- where a chunked run stands ---- */
+
+int undo_read_progress(int fd, const struct dev *dev,
+		       struct undo_progress *progress, char *why,
+		       size_t size)
+{
+	struct log g;
+	int err = open_log(&g, fd, dev, false, why, size);
+
+	if (!err && !g.has_progress) {
+		snprintf(why, size, "it holds no progress of a --surface "
+			 "--keep-data run");
+		err = -ENOENT;
+	}
+	if (!err) {
+		*progress = g.progress;
+		/* the chunks done since: each starts where the last ended */
+		for (size_t k = 0; k < g.done_count; k++)
+			if (g.done[k].offset == progress->next)
+				progress->next += g.done[k].length;
 	}
 	if (err == -ENOMEM)
 		snprintf(why, size, "out of memory");

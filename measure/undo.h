@@ -40,6 +40,8 @@ struct undo {
 	uint64_t records;
 	uint64_t bytes_saved;
 	bool unsynced;			/* records since the last fsync */
+	uint64_t salts[UNDO_MAX_SALTS];	/* the header's, for a rewrite */
+	unsigned salt_count;
 	const char *failed;		/* the file's operation that failed
 					   ("create", "write", "fsync"), or
 					   NULL: for the message */
@@ -72,6 +74,45 @@ int undo_sync(struct undo *u);
  * capacity nothing is stored).  0 or -errno, with u->failed set.
  */
 int undo_mark_usable(struct undo *u, uint64_t usable_bytes);
+
+/*
+ * Where a run that checks a range chunk by chunk (--surface
+ * --keep-data) stands: its range, the next chunk, its sizes, and what it
+ * found so far, for --resume.
+ */
+struct undo_progress {
+	uint64_t start, end, next;
+	uint64_t window_bytes, chunk_bytes;
+	uint64_t bad_blocks, first_bad, good_end;
+};
+
+/*
+ * Append that [offset, offset + length), saved by an earlier record,
+ * holds its old contents again, read back: a restore leaves it alone.
+ * Not fsync'd: lost, it costs a restore one needless write.
+ */
+int undo_mark_done(struct undo *u, uint64_t offset, uint64_t length);
+
+/*
+ * Put a file that holds only the header (u's salts, or those given for
+ * a file not yet open) and progress in place of path: written beside it,
+ * fsync'd and renamed over it, so a crash leaves the old file or the new
+ * one whole.  It is how a chunked run keeps its file bounded, once every
+ * chunk it saved is done.  u then appends to the new file.  0 or -errno,
+ * u->failed set.
+ */
+int undo_replace(struct undo *u, const char *path, const struct dev *dev,
+		 const uint64_t *stamp_salts, unsigned salt_count,
+		 const struct undo_progress *progress);
+
+/*
+ * The newest progress of the file open on fd, advanced past the chunks
+ * marked done after it: 0, -ENOENT when it holds none (a capacity
+ * check's file), or another -errno with why set.
+ */
+int undo_read_progress(int fd, const struct dev *dev,
+		       struct undo_progress *progress, char *why,
+		       size_t size);
 
 void undo_close(struct undo *u);
 

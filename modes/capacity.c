@@ -24,27 +24,37 @@
 /* ---- --capacity-check and --restore ---- */
 
 /* Refused before anything is opened for writing: exit 2. */
+void check_stamps_fit(const struct config *cfg, const struct dev *dev,
+		      const char *what)
+{
+	if (dev->logical_block_bytes < STAMP_MIN_BYTES)
+		usage_error("%s: %s has blocks of %u bytes; stamps need %d",
+			    what, cfg->device, dev->logical_block_bytes,
+			    STAMP_MIN_BYTES);
+	if (dev->simulated && !sim_keeps_data(dev))
+		usage_error("%s: the simulated card keeps no data; give it "
+			    "fake=SIZE (fake=%llu for a genuine one)", what,
+			    (unsigned long long)dev->size_bytes);
+}
+
 static void check_capacity_args(const struct config *cfg,
 				const struct dev *dev, const char *undo_path)
 {
-	char why[PATH_MAX + 160];
-	int err;
-
-	if (dev->logical_block_bytes < STAMP_MIN_BYTES)
-		usage_error("--capacity-check: %s has blocks of %u bytes; "
-			    "stamps need %d", cfg->device,
-			    dev->logical_block_bytes, STAMP_MIN_BYTES);
-	if (dev->simulated && !sim_keeps_data(dev))
-		usage_error("--capacity-check: the simulated card keeps no "
-			    "data; give it fake=SIZE (fake=%llu for a genuine "
-			    "one)", (unsigned long long)dev->size_bytes);
+	check_stamps_fit(cfg, dev, "--capacity-check");
 	if (dev->size_bytes < capacity_min_device_bytes(cfg->cache_limit))
 		usage_error("--capacity-check: %s (%llu bytes) is too small "
 			    "for --cache-limit %llu; give a smaller one",
 			    cfg->device,
 			    (unsigned long long)dev->size_bytes,
 			    (unsigned long long)cfg->cache_limit);
-	err = undo_check_new(undo_path, why, sizeof(why));
+	check_new_undo_file(cfg, undo_path);
+}
+
+void check_new_undo_file(const struct config *cfg, const char *undo_path)
+{
+	char why[PATH_MAX + 160];
+	int err = undo_check_new(undo_path, why, sizeof(why));
+
 	if (err == -EEXIST)
 		usage_error("--undo-file: %s exists (left by a run that did "
 			    "not finish? %s --restore=%s %s puts its blocks "
@@ -59,6 +69,18 @@ static void check_capacity_args(const struct config *cfg,
 	if (err)
 		usage_error("--undo-file: %s: %s", undo_path,
 			    strerror(-err));
+}
+
+const char *choose_undo_path(const struct config *cfg, char *buf,
+			     size_t size)
+{
+	char why[PATH_MAX + 160];
+
+	if (cfg->undo_path)
+		return cfg->undo_path;
+	if (undo_default_path(cfg->device, buf, size, why, sizeof(why)))
+		usage_error("--undo-file: %s", why);
+	return buf;
 }
 
 static void announce_capacity(const struct config *cfg, struct dev *dev,
@@ -134,7 +156,7 @@ static int verdict_exit(const struct capacity_result *r)
 int mode_capacity(struct config *cfg)
 {
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
-	const char *undo_path = cfg->undo_path;
+	const char *undo_path;
 	struct vm_param params[] = {
 		{ "cache_limit", (double)cfg->cache_limit } };
 	struct report_meta meta = { .test = "capacity-check",
@@ -146,13 +168,7 @@ int mode_capacity(struct config *cfg)
 	int err, status;
 
 	open_device(cfg, &dev, DEV_READ_ONLY);
-	if (!undo_path) {
-		if (undo_default_path(cfg->device, default_undo,
-				      sizeof(default_undo), undo_why,
-				      sizeof(undo_why)))
-			usage_error("--undo-file: %s", undo_why);
-		undo_path = default_undo;
-	}
+	undo_path = choose_undo_path(cfg, default_undo, sizeof(default_undo));
 	check_capacity_args(cfg, &dev, undo_path);
 	dev_close(&dev);
 	open_device(cfg, &dev, DEV_READ_WRITE);
@@ -192,8 +208,9 @@ int mode_capacity(struct config *cfg)
  * -ENODEV (another device: exit 2) or -ESTALE (this device, written
  * since: exit 1) with why set.  A failure of the device ends here.
  */
-static int check_undo_proof(const struct config *cfg, int undo_fd,
-			    struct dev *dev, char *why, size_t size)
+static int check_undo_proof(const struct config *cfg, const char *path,
+			    int undo_fd, struct dev *dev, char *why,
+			    size_t size)
 {
 	struct undo_proof proof;
 	char what[MESSAGE_BYTES];
@@ -216,13 +233,13 @@ static int check_undo_proof(const struct config *cfg, int undo_fd,
 		fprintf(stderr, "%s: --restore: %s: an FBUNDO01 file (from an "
 			"older flashbench): its records are read up to the "
 			"first damaged one, none after it\n", die_program_name,
-			cfg->restore_path);
+			path);
 	if (!err && proof.identity_differs)
 		fprintf(stderr, "%s: --restore: %s: %s is not the device the "
 			"file names (its identity differs), but each of the "
 			"%llu blocks it recorded below %llu holds what the file "
 			"saved or wrote: restoring\n", die_program_name,
-			cfg->restore_path, cfg->device,
+			path, cfg->device,
 			(unsigned long long)proof.blocks_read,
 			(unsigned long long)proof.usable_bytes);
 	return err;
@@ -233,24 +250,25 @@ static int check_undo_proof(const struct config *cfg, int undo_fd,
  * could have written, and this device's?  Its descriptor, opened once:
  * the restore reads what was checked, whatever the name means by then.
  */
-static int open_undo_file(const struct config *cfg)
+int open_proven_undo(const struct config *cfg, const char *option,
+		     const char *path)
 {
 	char why[PATH_MAX + 160];
 	struct dev dev;
-	int undo_fd = undo_open_trusted(cfg->restore_path, why, sizeof(why));
+	int undo_fd = undo_open_trusted(path, why, sizeof(why));
 	int err;
 
 	if (undo_fd == -EPERM)
-		usage_error("--restore: %s: %s", cfg->restore_path, why);
+		usage_error("%s: %s: %s", option, path, why);
 	if (undo_fd < 0)
-		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+		runtime_error("%s: %s: %s", option, path, why);
 	open_device(cfg, &dev, DEV_READ_ONLY);
-	err = check_undo_proof(cfg, undo_fd, &dev, why, sizeof(why));
+	err = check_undo_proof(cfg, path, undo_fd, &dev, why, sizeof(why));
 	dev_close(&dev);
 	if (err == -ENODEV || err == -EINVAL)
-		usage_error("--restore: %s: %s", cfg->restore_path, why);
+		usage_error("%s: %s: %s", option, path, why);
 	if (err)
-		runtime_error("--restore: %s: %s", cfg->restore_path, why);
+		runtime_error("%s: %s: %s", option, path, why);
 	return undo_fd;
 }
 
@@ -261,7 +279,7 @@ int mode_restore(struct config *cfg)
 	struct sinks sinks;
 	struct dev dev;
 	char why[PATH_MAX + 160];
-	int undo_fd = open_undo_file(cfg);
+	int undo_fd = open_proven_undo(cfg, "--restore", cfg->restore_path);
 	int err;
 
 	open_device(cfg, &dev, DEV_READ_WRITE);

@@ -121,6 +121,9 @@ static const struct option_def option_defs[] = {
 	TEST(OPT_CAPACITY_CHECK, "capacity-check", SECTION_TESTS,
 	     "real capacity of a fake card (destructive, restored)",
 	     MODE_CAPACITY, NULL, SPEED_NONE, T_CAPACITY),
+	TEST(OPT_SURFACE, "surface", SECTION_TESTS,
+	     "every block read; checked with --write, --keep-data",
+	     MODE_SURFACE, NULL, SPEED_NONE, T_SURFACE),
 	{ .id = OPT_RESTORE, .name = "restore", .arg = "FILE",
 	  .section = SECTION_TESTS,
 	  .help = "put back the blocks saved in an undo FILE",
@@ -168,11 +171,11 @@ static const struct option_def option_defs[] = {
 	  "-O writes in pseudo-random order", .kind = ARG_FLAG,
 	  .field = FIELD(random), .applies = T_OPEN_AU, .original = true },
 	{ OPT_OFFSET, "offset", "SIZE", SECTION_PARAMETERS,
-	  "start of -A -O -s -i -t (default %s for -A, -O)",
+	  "start of -A -O -s -i -t, --surface (%s for -A, -O)",
 	  .kind = ARG_SIZE, .field = FIELD(offset),
 	  .def = MEASURE_WRITE_FLOOR_BYTES,	/* clear of the FAT area */
 	  .applies = T_WRITE_ALIGN | T_OPEN_AU | T_SCATTER | T_INTERVAL |
-		     T_PROGRAM | T_READ_SPEED, .original = true },
+		     T_PROGRAM | T_READ_SPEED | T_SURFACE, .original = true },
 	{ OPT_FAT_NR, "fat-nr", "N", SECTION_PARAMETERS,
 	  "erase blocks written by -f (default %s)", .kind = ARG_COUNT,
 	  .field = FIELD(fat_nr), .def = 6, .min = 1, .max = 10000,
@@ -194,9 +197,16 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_FLAG, .field = FIELD(threes),
 	  .applies = T_ALIGN | T_WRITE_ALIGN | T_PROGRAM },
 	{ OPT_WRITE, "write", NULL, SECTION_PARAMETERS,
-	  "--detect, --report also write (destructive)",
+	  "--detect, --report, --surface write too (destructive)",
 	  .kind = ARG_FLAG, .field = FIELD(write),
-	  .applies = T_DETECT | T_REPORT },
+	  .applies = T_DETECT | T_REPORT | T_SURFACE },
+	{ OPT_KEEP_DATA, "keep-data", NULL, SECTION_PARAMETERS,
+	  "--surface writes, keeping every byte (undo file)",
+	  .kind = ARG_FLAG, .field = FIELD(keep_data), .applies = T_SURFACE },
+	{ OPT_RESUME, "resume", "FILE", SECTION_PARAMETERS,
+	  "--surface --keep-data goes on from an undo FILE",
+	  .kind = ARG_TEXT, .field = FIELD(resume_path),
+	  .applies = T_SURFACE },
 	{ OPT_BUDGET, "budget", "SECONDS", SECTION_PARAMETERS,
 	  "device time --detect may spend reading (default %s)",
 	  .kind = ARG_SECONDS, .field = FIELD(budget_ns), .def = SECONDS(20),
@@ -208,7 +218,8 @@ static const struct option_def option_defs[] = {
 	{ OPT_SPAN, "span", "SIZE", SECTION_PARAMETERS,
 	  "range written or randomly read (default %s)", .kind = ARG_SIZE,
 	  .field = FIELD(span), .def = SPEED_WRITE_SPAN_BYTES, .min = 1,
-	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS | T_REPORT },
+	  .applies = T_WRITE_SPEED | T_IOPS | T_CLASS | T_REPORT |
+		     T_SURFACE },
 	{ OPT_IODEPTH, "iodepth", "N", SECTION_PARAMETERS,
 	  "operations in flight (default %s; up to 256)", .kind = ARG_COUNT,
 	  .field = FIELD(iodepth), .def = 1, .min = 1, .max = DEV_MAX_DEPTH,
@@ -223,7 +234,7 @@ static const struct option_def option_defs[] = {
 	{ OPT_UNDO_FILE, "undo-file", "FILE", SECTION_PARAMETERS,
 	  "where --capacity-check saves the blocks it writes",
 	  .kind = ARG_TEXT, .field = FIELD(undo_path),
-	  .applies = T_CAPACITY | T_REPORT },
+	  .applies = T_CAPACITY | T_REPORT | T_SURFACE },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
 	  .field = FIELD(sysfs_root),
@@ -240,7 +251,7 @@ static const struct option_def option_defs[] = {
 	  "draw the results (or saved json runs) as SVG in FILE",
 	  .kind = ARG_TEXT, .field = FIELD(plot_path),
 	  .applies = T_VM | T_READ_SPEED | T_WRITE_SPEED | T_PLOT_RUNS |
-		     T_COMPARE,
+		     T_SURFACE | T_COMPARE,
 	  .refusal = "is not available for" },
 	{ 'o', "out", "FILE", SECTION_OUTPUT, "write results to FILE (- for standard output)",
 	  .kind = ARG_TEXT, .field = FIELD(out_path),
@@ -531,17 +542,39 @@ static const struct option_def *test_option_of(unsigned test)
 	return NULL;
 }
 
-/* With no test chosen: an option only one test takes names that test. */
+/* The test options of the tests in applies, if few: "--detect or --surface". */
+static bool few_tests(unsigned applies, char *buf, size_t size)
+{
+	unsigned count = 0;
+
+	buf[0] = '\0';
+	for (unsigned bit = 1; bit && bit < T_END; bit <<= 1) {
+		const struct option_def *test = test_option_of(bit);
+		size_t used = strlen(buf);
+
+		if (!(applies & bit) || !test)
+			continue;
+		if (++count > 2)
+			return false;
+		snprintf(buf + used, size - used, "%s--%s",
+			 count > 1 ? " or " : "", test->name);
+	}
+	return count > 0;
+}
+
+/* With no test chosen: an option one or two tests take names them. */
 static void check_without_test(const struct config *cfg)
 {
+	char tests[96];
+
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
 		/* --report takes most options besides their own test */
-		const struct option_def *test =
-			test_option_of(o->applies & ~T_REPORT);
+		unsigned applies = o->applies & ~T_REPORT;
 
-		if (cfg->given[i] && o->mode == MODE_NONE && test)
-			usage_error("--%s goes with --%s", o->name, test->name);
+		if (cfg->given[i] && o->mode == MODE_NONE &&
+		    few_tests(applies, tests, sizeof(tests)))
+			usage_error("--%s goes with %s", o->name, tests);
 	}
 	usage_error("no test chosen (e.g. -a for the align test)");
 }

@@ -60,6 +60,9 @@ enum {
 	OPT_RESTORE,
 	OPT_COMPARE,
 	OPT_REPORT,
+	OPT_SURFACE,
+	OPT_KEEP_DATA,
+	OPT_RESUME,
 };
 
 /* What a run does: options that choose it say so in the table. */
@@ -77,6 +80,7 @@ enum run_mode {
 	MODE_PLOT,		/* --plot=FILE run.json...: saved runs */
 	MODE_COMPARE,		/* --compare run.json...: cards side by side */
 	MODE_REPORT,		/* --report: the whole story of a card */
+	MODE_SURFACE,		/* --surface */
 	MODE_COUNT
 };
 
@@ -94,19 +98,20 @@ enum test_bit {
 	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
 	T_CAPACITY = 1u << 17, T_RESTORE = 1u << 18,
 	T_COMPARE = 1u << 19, T_REPORT = 1u << 20,
-	T_END = 1u << 21,	/* one past the last: keep it last */
+	T_SURFACE = 1u << 21,
+	T_END = 1u << 22,	/* one past the last: keep it last */
 };
 
 /* The original tool's tests: it took every option with each of them. */
 #define T_ORIGINAL (T_ALIGN | T_OPEN_AU | T_FIND_FAT | T_SCATTER | T_INTERVAL)
 #define T_VM (T_ORIGINAL | T_WRITE_ALIGN | T_PROGRAM)
 #define T_SPEED (T_READ_SPEED | T_WRITE_SPEED | T_IOPS | T_CLASS)
-#define T_MEASURE (T_VM | T_SPEED | T_DETECT | T_CAPACITY)
+#define T_MEASURE (T_VM | T_SPEED | T_DETECT | T_CAPACITY | T_SURFACE)
 #define T_ALL (T_END - 1)	/* every test's bit */
 /* Modes whose output is records: text, CSV (one table) or JSON. */
 #define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
 		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE | T_COMPARE | \
-		  T_REPORT)
+		  T_REPORT | T_SURFACE)
 
 struct config {
 	const struct program_def *test;
@@ -138,6 +143,8 @@ struct config {
 	enum report_format format;
 	uint64_t cache_limit;		/* --capacity-check */
 	const char *undo_path, *restore_path;
+	bool keep_data;			/* --surface */
+	const char *resume_path;
 	bool given[64];			/* by option_defs[] index */
 	volatile sig_atomic_t *stop;	/* set by SIGINT, SIGTERM */
 	/* --report sets these for the parts it runs; NULL otherwise */

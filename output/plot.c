@@ -64,6 +64,21 @@ static const struct chart charts[] = {
 	/* -t, --write-speed: one point per one-second window */
 	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
 	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
+	/* --surface: one point per window, across the range */
+	{ { "surface" }, "offset_bytes", "offset", false,
+	  { "read_bytes_per_s", "write_bytes_per_s" }, "rate", NULL, NULL, false, false,
+	  true },
+};
+
+/*
+ * Ranges a test marks across the chart (--surface's bad blocks): each
+ * record with the x key, length_key and marker_key is a band from x to
+ * x + length.
+ */
+static const struct band {
+	const char *test, *length_key, *marker_key;
+} bands[] = {
+	{ "surface", "length_bytes", "blocks" },
 };
 
 /* Anything else: first key across, the others up. */
@@ -832,6 +847,47 @@ static void draw_series(FILE *out, const struct series *s, unsigned i,
 	fputs("\"/>\n", out);
 }
 
+static void draw_run_bands(FILE *out, const struct run *run,
+			   const struct band *band, int x_key,
+			   const struct axis *x)
+{
+	int length = find_key(run, band->length_key);
+	int marker = find_key(run, band->marker_key);
+
+	for (size_t r = 0; length >= 0 && marker >= 0 && r < run->row_count;
+	     r++) {
+		const struct prow *row = &run->rows[r];
+		double at = row_value(run, row, x_key, 0);
+		double bytes = row_value(run, row, length, 0);
+		double x0, x1;
+
+		if (!isfinite(at) || !isfinite(bytes) ||
+		    !isfinite(row_value(run, row, marker, 0)))
+			continue;
+		x0 = to_px(x, at, AREA_X0, AREA_X1);
+		x1 = to_px(x, at + bytes, AREA_X0, AREA_X1);
+		fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+			"height=\"%d\" fill=\"#d62728\" fill-opacity=\"0.35\">"
+			"<title>bad: %.0f (+%.0f)</title></rect>\n", x0, AREA_Y0,
+			x1 - x0 < 1 ? 1 : x1 - x0, AREA_Y1 - AREA_Y0, at,
+			bytes);
+	}
+}
+
+/* The bands of the test's ranges, behind the series. */
+static void draw_bands(const struct plot *plot, FILE *out,
+		       const struct axis *x)
+{
+	for (size_t b = 0; b < sizeof(bands) / sizeof(bands[0]); b++)
+		for (unsigned i = 0; i < plot->run_count; i++) {
+			const struct run *run = plot->runs[i];
+			int x_key = find_key(run, x_key_of(plot));
+
+			if (x_key >= 0 && !strcmp(run->test, bands[b].test))
+				draw_run_bands(out, run, &bands[b], x_key, x);
+		}
+}
+
 /* A legend entry's name at (x, y): 31 bytes fit beside the chart. */
 static void legend_name(FILE *out, int x, int y, const char *text)
 {
@@ -909,6 +965,7 @@ int plot_write(struct plot *plot, FILE *out)
 	svg_begin(out, title);
 	if (data) {
 		draw_axes(plot, out, &x, &y);
+		draw_bands(plot, out, &x);
 		/* lines first, so that points stay visible on them */
 		for (unsigned i = 0; i < plot->series_count; i++)
 			if (!plot->series[i].points)

@@ -50,11 +50,22 @@ static void draw(struct progress *p, const struct timespec *now)
 
 		format_duration(left, sizeof(left), (int64_t)rest);
 	}
-	n = snprintf(line, sizeof(line), "%s: %llu/%llu (%.0f%%) %s%s%s",
-		     p->test, (unsigned long long)p->done,
-		     (unsigned long long)p->total, p->total ?
-		     100.0 * (double)p->done / (double)p->total : 0.0, taken,
-		     left[0] ? ", about " : "", left[0] ? left : "");
+	if (p->bytes)
+		n = snprintf(line, sizeof(line), "%s: %lluMiB/%lluMiB (%.0f%%) "
+			     "%.1fMB/s %s%s%s", p->test,
+			     (unsigned long long)(p->done >> 20),
+			     (unsigned long long)(p->total >> 20), p->total ?
+			     100.0 * (double)p->done / (double)p->total : 0.0,
+			     elapsed > 0 ? (double)p->done * 1e3 /
+			     (double)elapsed : 0.0, taken,
+			     left[0] ? ", about " : "", left[0] ? left : "");
+	else
+		n = snprintf(line, sizeof(line), "%s: %llu/%llu (%.0f%%) %s%s%s",
+			     p->test, (unsigned long long)p->done,
+			     (unsigned long long)p->total, p->total ?
+			     100.0 * (double)p->done / (double)p->total : 0.0,
+			     taken, left[0] ? ", about " : "",
+			     left[0] ? left : "");
 	if (n < 0)
 		return;
 	if (n > LINE_MAX_COLUMNS)
@@ -81,6 +92,11 @@ void progress_update(struct progress *p, uint64_t done, uint64_t total)
 		return;
 	p->last = now;
 	draw(p, &now);
+}
+
+void progress_in_bytes(struct progress *progress)
+{
+	progress->bytes = true;
 }
 
 void progress_clear(struct progress *progress)

@@ -20,6 +20,8 @@ struct progress {
 	struct timespec start, last;
 	uint64_t done, total;
 	int shown;		/* characters on the line now, 0: clear */
+	bool bytes;		/* done and total are bytes: show MiB and
+				   the rate */
 };
 
 /*
@@ -32,6 +34,9 @@ void progress_start(struct progress *progress, FILE *out, const char *test,
 /* Operations done of total, from vm_exec.progress.  Rate-limited. */
 void progress_update(struct progress *progress, uint64_t done,
 		     uint64_t total);
+
+/* done and total are bytes from now on: the line shows MiB and a rate. */
+void progress_in_bytes(struct progress *progress);
 
 /* Wipe the line, e.g. before a result is printed to the same terminal. */
 void progress_clear(struct progress *progress);

@@ -72,6 +72,9 @@ capacity-check	--capacity-check --undo-file=$TRASH/cap.undo sim:size=64M,fake=64
 report	--report --time=0.2 --budget=1 sim:plain	ok ok ok refused
 restore	--restore=$KEPT $PACED	ok ok ok refused
 compare	--compare $SAVED	ok ok ok ok
+surface	--surface sim:size=64M	ok ok ok ok
+surface-write	--surface --write sim:size=64M,fake=64M	ok ok ok ok
+surface-keep-data	--surface --keep-data --undo-file=$TRASH/surface.undo sim:size=64M,fake=64M	ok ok ok ok
 EOF
 
 # refused ARGS...: exit 2, nothing on stdout, two lines on stderr (the

@@ -91,7 +91,8 @@ test_expect_success 'every mode writes a document the schema takes' '
 	for args in "-a -c 1" "-A -c 1" "-O" "-O -r" "-f --fat-nr=2" \
 		"-s -c 1" "-i -c 1" "-t --time=0.1" "--write-speed --time=0.1" \
 		"--iops --time=0.1" "--class-check --time=0.1" "--detect" \
-		"--info" "--program=$TESTS_DIR/programs/sequential-read.prog"; do
+		"--info" "--surface" \
+		"--program=$TESTS_DIR/programs/sequential-read.prog"; do
 		n=$((${n:-0} + 1)) &&
 		"$FLASHBENCH" $args --format=json sim:size=256M,erase=4M \
 			>mode$n.json 2>/dev/null ||

@@ -1259,6 +1259,55 @@ static void test_stamp_aliases(void)
 	dev_close(&dev);
 }
 
+/*
+ * The card's own stamp and verify operations: the bytes dev_write of a
+ * stamp fill would leave, in the time it would take; verify says yes
+ * only where every block is its own stamp of the salt.
+ */
+static void test_stamp_ops(void)
+{
+	uint64_t ns = 0, write_ns = 0, read_ns = 0;
+	struct dev dev, twin, plain;
+
+	open_rw(&dev, "sim:noise=0,size=64M,fake=16M");
+	open_rw(&twin, "sim:noise=0,size=64M,fake=16M");
+	UNIT_CHECK(dev_stamp(&dev, 0, 1 * MIB, SALT, &ns) == 0 &&
+		   stamp_at(&twin, 0, 0, 1 * MIB, SALT) &&
+		   dev_read(&twin, buffer, 0, 1 * MIB, &read_ns) == 0,
+		   "stamp op: written");
+	dev_write(&twin, buffer, 1 * MIB, 1 * MIB, &write_ns);
+	dev_stamp(&dev, 1 * MIB, 1 * MIB, SALT, &ns);
+	UNIT_CHECK(ns == write_ns, "stamp op: the time of the write (%llu, "
+		   "%llu ns)", (unsigned long long)ns,
+		   (unsigned long long)write_ns);
+	UNIT_CHECK(dev_verify_stamps(&dev, 0, 1 * MIB, SALT, &ns) &&
+		   ns == read_ns, "verify op: the time of the read");
+	UNIT_CHECK(dev_stamp(&dev, 0, 32 * MIB, SALT, &ns) == 0 &&
+		   stats_of(&dev).stamp_runs == 1 &&
+		   reads_stamps(&dev, 8 * MIB, 24 * MIB, 1 * MIB, SALT) &&
+		   reads_stamps(&dev, 24 * MIB, 24 * MIB, 1 * MIB, SALT),
+		   "stamp op over the wrap: the bytes a write leaves, one run");
+	UNIT_CHECK(dev_verify_stamps(&dev, 16 * MIB, 16 * MIB, SALT, &ns) &&
+		   !dev_verify_stamps(&dev, 0, 1 * MIB, SALT, &ns) &&
+		   !dev_verify_stamps(&dev, 16 * MIB, 1 * MIB, SALT + 1, &ns) &&
+		   !dev_verify_stamps(&dev, 32 * MIB, 1 * MIB, SALT, &ns),
+		   "verify op: yes only for blocks holding their own stamp");
+	memset(buffer, 0x5a, 4 * KIB);
+	dev_write(&dev, buffer, 20 * MIB, 4 * KIB, &ns);
+	UNIT_CHECK(!dev_verify_stamps(&dev, 16 * MIB, 16 * MIB, SALT, &ns) &&
+		   dev_verify_stamps(&dev, 16 * MIB, 4 * MIB, SALT, &ns) &&
+		   dev_verify_stamps(&dev, 20 * MIB + 4 * KIB, 1 * MIB, SALT,
+				     &ns),
+		   "verify op: other bytes over a stamp are no stamp");
+	open_rw(&plain, "sim:noise=0,size=64M");
+	UNIT_CHECK(dev_stamp(&plain, 0, 1 * MIB, SALT, &ns) == -EOPNOTSUPP &&
+		   !dev_verify_stamps(&plain, 0, 1 * MIB, SALT, &ns),
+		   "a card that keeps no data has no stamp ops");
+	dev_close(&plain);
+	dev_close(&twin);
+	dev_close(&dev);
+}
+
 /* Under a wrapper such as valgrind only a gross slowdown counts. */
 static void test_speed(void)
 {
@@ -1301,6 +1350,7 @@ int main(void)
 	test_slow();
 	test_compact_stamps();
 	test_stamp_aliases();
+	test_stamp_ops();
 	test_ro();
 	test_bad_specs();
 	test_good_specs();

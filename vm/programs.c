@@ -53,12 +53,32 @@ static const struct vm_param param_defaults[PARAM_COUNT_OF] = {
 	[PARAM_FLUSH] = { "flush", 0 },
 	[PARAM_SCAN] = { "scan", 0 },
 	[PARAM_CHUNK] = { "chunk", 0 },
+	[PARAM_WINDOW_AT] = { "window_at", 0 },
+	[PARAM_WINDOW] = { "window", 0 },
+	[PARAM_CHUNKS] = { "chunks", 0 },
+	[PARAM_TAILS] = { "tails", 0 },
+	[PARAM_TAIL_BYTES] = { "tail_bytes", 0 },
 };
 
 void program_params_init(struct program_params *params)
 {
 	memcpy(params->slot, param_defaults, sizeof(params->slot));
 }
+
+/* --surface's windows, each block stamped or verified (OP). */
+#define SURFACE_PROGRAM(OP)						\
+"format spaces\n"							\
+"for w in linear 0 1 $windows none {\n"				\
+"	for c in linear 0 1 $chunks none {\n"				\
+"		" OP " $window_at + w * $window + c * $chunk $chunk\n"	\
+"	}\n"								\
+"	for t in linear 0 1 $tails none {\n"				\
+"		" OP " $window_at + w * $window + $chunks * $chunk "	\
+	"$tail_bytes\n"						\
+"	}\n"								\
+"	report bytes window_at $window_at + w * $window\n"		\
+"	newline\n"							\
+"}\n"
 
 /*
  * The sequential speed tests: blocks of BLOCK from $offset on, back to
@@ -493,6 +513,30 @@ IOPS_PROGRAM("queued", "32"),
 "	stamp f $chunk\n"
 "	verify $probe_last $lbs\n"
 "}\n",
+	},
+	/*
+	 * --surface: $windows windows of $window bytes from $window_at,
+	 * each in $chunks transfers of $chunk (and a shorter $tail_bytes
+	 * where $tails says the window ends inside one), every block read
+	 * and classified as the capacity check's probes are (read-only,
+	 * only the blocks that cannot be read).  A record per window names
+	 * it; surface.c takes the device time since the last one as the
+	 * window's, and runs the program again, with $chunk the logical
+	 * block, over a transfer that failed.
+	 */
+	{
+		.name = "surface-verify",
+		.summary = "--surface: read and classify windows",
+		.probe = true,
+		.text = SURFACE_PROGRAM("verify"),
+	},
+	/* --surface --write and --keep-data: the windows stamped. */
+	{
+		.name = "surface-stamp",
+		.summary = "--surface --write: stamp windows (destructive)",
+		.writes = true,
+		.probe = true,
+		.text = SURFACE_PROGRAM("stamp"),
 	},
 	/* Writes of one size, in order, in a fresh erase block. */
 	{

@@ -41,7 +41,8 @@ enum program_param {
 	/* the ones above are what a VM test's JSON header lists */
 	PARAM_TIME,		/* --time, in ns of device time */
 	PARAM_HEADER_COUNT = PARAM_TIME,
-	PARAM_WINDOWS,		/* speed tests: per-second windows at most */
+	PARAM_WINDOWS,		/* speed tests: per-second windows at most;
+				   --surface: windows in a run */
 	PARAM_SLOTS,		/* speed tests: blocks from $offset they use */
 	PARAM_SPAN,		/* speed tests: bytes they may write */
 	PARAM_WRITES,		/* 0 with --read-only, else 1 */
@@ -68,6 +69,12 @@ enum program_param {
 	PARAM_FLUSH,		/* bytes stamped from 0 to flush a cache */
 	PARAM_SCAN,		/* bytes verified from 0: where aliases land */
 	PARAM_CHUNK,		/* transfer size of the flush and the scan */
+	/* --surface; surface.c sets them before each run */
+	PARAM_WINDOW_AT,	/* first byte of the first window */
+	PARAM_WINDOW,		/* bytes in each */
+	PARAM_CHUNKS,		/* whole $chunk transfers in a window */
+	PARAM_TAILS,		/* 1: a shorter transfer ends each window */
+	PARAM_TAIL_BYTES,	/* its length */
 	PARAM_COUNT_OF
 };
 

@@ -1,0 +1,731 @@
+/*
+ * surface: every block of a range, a window at a time.
+ *
+ * Each window runs a built-in program (programs.c: "surface-verify",
+ * "surface-stamp") over its blocks in large sequential transfers; the
+ * window's device time gives its rate.  A transfer that fails is read
+ * again, by the same program, a logical block at a time, so only the
+ * blocks that cannot be read are mapped as bad.  The VM hands every
+ * block it verifies to check(): read-only, only an unreadable block
+ * counts; otherwise the block's state is the capacity check's (stamp.h),
+ * and "old data" where --keep-data saved what the block still holds.
+ *
+ * A block that reads back another offset's stamp shares storage with
+ * it, and of the two only the lower one is real (a wrapping fake maps
+ * high offsets onto low ones).  With every block written before any is
+ * read, the low block reads the stamp of the highest offset on its
+ * storage and that one its own, so the distances between the two, all
+ * multiples of the real capacity, give it as their greatest common
+ * divisor: the first block that shares storage with a lower one is the
+ * lowest such block plus that divisor.  That is the usable size, as
+ * --capacity-check finds it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "measure/surface.h"
+#include "vm/compile.h"
+#include "vm/programs.h"
+#include "vm/stamp.h"
+#include "vm.h"
+
+#define MIB (1024ULL * 1024)
+
+/* A transfer that failed: read again a block at a time. */
+struct failed {
+	uint64_t offset, length;
+};
+
+struct pass {
+	struct dev *dev;
+	const struct surface_options *opt;
+	struct surface_result *r;
+	uint32_t lbs;
+	uint64_t salt;
+	struct program_params params;
+	struct vm_program *verify, *stamp;
+	/* where a run's window records put its device time */
+	bool timed, timing_writes;
+	uint64_t last_ns;
+	bool verifying;			/* the --write or read-only reads */
+	unsigned reached;		/* windows with a result */
+	/* how check() takes a block */
+	bool classify;			/* else only unreadable ones count */
+	bool collect;			/* failed transfers kept for a retry */
+	struct failed *failed;
+	size_t failed_count, failed_cap;
+	/* --keep-data: the chunk's old contents, and the read-back */
+	unsigned char *saved, *back;
+	uint64_t saved_at, saved_bytes;
+	struct undo undo;
+	unsigned chunks_in_file;	/* saved since the file was new */
+	/* aliases: the lowest block that read another's stamp, and the
+	   greatest common divisor of the distances */
+	uint64_t alias_low, alias_gcd;
+	uint64_t write_failed_blocks;
+	char *why;
+	size_t why_size;
+};
+
+uint64_t surface_window_bytes(uint64_t span, uint32_t lbs)
+{
+	uint64_t window = span / SURFACE_MAX_WINDOWS;
+
+	if (window < MIB)
+		window = MIB;
+	/* whole transfers: a multiple of the transfer size it gets */
+	if (window > SURFACE_CHUNK_BYTES)
+		window = (window + SURFACE_CHUNK_BYTES - 1) /
+			 SURFACE_CHUNK_BYTES * SURFACE_CHUNK_BYTES;
+	return window / lbs * lbs;
+}
+
+uint64_t surface_chunk_bytes(uint64_t window_bytes)
+{
+	return window_bytes < SURFACE_CHUNK_BYTES ? window_bytes :
+						    SURFACE_CHUNK_BYTES;
+}
+
+uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span)
+{
+	/* --keep-data writes each block twice: its stamp, then its data */
+	return mode == SURFACE_READ ? 0 : mode == SURFACE_WRITE ? span :
+					  2 * span;
+}
+
+uint64_t surface_undo_bound_bytes(void)
+{
+	/* the header, a progress record, and per chunk its record (64-byte
+	   head and trailer) and its done mark (the same, no data) */
+	return 256 + (64 + 64 + 64) +
+	       SURFACE_KEEP_CHUNKS * (SURFACE_CHUNK_BYTES + 4 * 64);
+}
+
+/* ---- what each block held ---- */
+
+static void add_bad(struct surface_result *r, uint64_t offset,
+		    uint32_t lbs, int state)
+{
+	struct surface_range *last = r->range_count ?
+				     &r->ranges[r->range_count - 1] : NULL;
+
+	r->bad_blocks++;
+	if (offset < r->first_bad)
+		r->first_bad = offset;
+	if (last && last->state == state &&
+	    last->offset + last->length == offset) {
+		last->length += lbs;
+		return;
+	}
+	if (r->range_count == SURFACE_MAX_RANGES) {
+		r->ranges_cut = true;
+		return;
+	}
+	r->ranges[r->range_count++] = (struct surface_range){ offset, lbs,
+							      state };
+}
+
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Another offset's stamp: the lower of the two is the real block. */
+static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
+{
+	p->r->aliased = true;
+	if (named < offset)
+		return false;		/* this one is the alias */
+	if (offset < p->alias_low)
+		p->alias_low = offset;
+	p->alias_gcd = gcd(p->alias_gcd, named - offset);
+	return true;
+}
+
+/* Still what --keep-data saved: the write never reached it. */
+static bool old_data(const struct pass *p, uint64_t offset,
+		     const void *block)
+{
+	return block && p->saved_bytes && offset >= p->saved_at &&
+	       offset - p->saved_at < p->saved_bytes &&
+	       memcmp(block, p->saved + (offset - p->saved_at), p->lbs) == 0;
+}
+
+static void note_block(struct pass *p, uint64_t offset, int state,
+		       uint64_t named, const void *block)
+{
+	struct surface_result *r = p->r;
+	bool good;
+
+	if (!p->classify)
+		state = state == STAMP_READ_ERROR ? STAMP_READ_ERROR :
+						    STAMP_INTACT;
+	if (state == STAMP_OTHER && old_data(p, offset, block))
+		state = SURFACE_OLD_DATA;
+	r->states[state]++;
+	good = state == STAMP_INTACT ||
+	       (state == STAMP_ALIAS && take_alias(p, offset, named));
+	if (good && offset + p->lbs > r->good_end)
+		r->good_end = offset + p->lbs;
+	if (!good)
+		add_bad(r, offset, p->lbs, state);
+}
+
+static void keep_failed(struct pass *p, uint64_t offset)
+{
+	struct failed *last = p->failed_count ?
+			      &p->failed[p->failed_count - 1] : NULL;
+
+	if (last && last->offset + last->length == offset) {
+		last->length += p->lbs;
+		return;
+	}
+	if (p->failed_count < p->failed_cap)
+		p->failed[p->failed_count++] = (struct failed){ offset,
+								p->lbs };
+}
+
+/* vm_exec.check: each block verified, or a stamp that failed. */
+static void check(void *ctx, uint64_t offset, int state, uint64_t named,
+		  const void *block)
+{
+	struct pass *p = ctx;
+
+	if ((state == STAMP_READ_ERROR || state == STAMP_WRITE_ERROR) &&
+	    p->collect) {
+		keep_failed(p, offset);
+		return;
+	}
+	if (state == STAMP_WRITE_ERROR)
+		p->write_failed_blocks++;
+	else
+		note_block(p, offset, state, named, block);
+}
+
+/* ---- running the programs ---- */
+
+static void set_slot(struct pass *p, enum program_param slot, uint64_t v)
+{
+	p->params.slot[slot].value = (double)v;
+}
+
+static void show_progress(const struct pass *p, uint64_t done,
+			  uint64_t total)
+{
+	if (p->opt->progress)
+		p->opt->progress(p->opt->ctx, done, total);
+}
+
+/* A window of a pass is done: how far the run is. */
+static void window_progress(struct pass *p, const struct surface_window *w)
+{
+	struct surface_result *r = p->r;
+	uint64_t span = r->end - r->resumed_from;
+	uint64_t done = w->offset + w->bytes - r->resumed_from;
+
+	if (p->verifying) {
+		r->checked_end = w->offset + w->bytes;
+		p->reached = (unsigned)(w - r->windows) + 1;
+	}
+	if (r->mode == SURFACE_WRITE)	/* the stamps, then the reads */
+		show_progress(p, done + (p->verifying ? span : 0), 2 * span);
+	else
+		show_progress(p, done, span);
+}
+
+/*
+ * vm_exec.emit: a window is done; the device time since the last one
+ * (or the run's start) is its own.
+ */
+static int window_done(void *ctx, const struct record *rec)
+{
+	struct pass *p = ctx;
+	struct surface_result *r = p->r;
+	uint64_t now = p->dev->stats.time_ns, at, index;
+
+	if (!p->timed || rec->count < 1)
+		return 0;
+	at = (uint64_t)rec->fields[0].value;
+	index = (at - r->resumed_from) / r->window_bytes;
+	if (index < r->window_count) {
+		struct surface_window *w = &r->windows[index];
+
+		*(p->timing_writes ? &w->write_ns : &w->read_ns) +=
+			now - p->last_ns;
+		if (r->mode != SURFACE_KEEP)
+			window_progress(p, w);
+	}
+	p->last_ns = now;
+	return 0;
+}
+
+/* One run of program: windows of window bytes from at, in chunks. */
+static int run_program(struct pass *p, struct vm_program *program,
+		       uint64_t at, uint64_t windows, uint64_t window,
+		       uint64_t chunk)
+{
+	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
+				.emit = window_done, .stop = p->opt->stop,
+				.salt = p->salt,
+				.check_failed_only = !p->classify };
+	struct vm_plan plan;
+
+	set_slot(p, PARAM_WINDOW_AT, at);
+	set_slot(p, PARAM_WINDOWS, windows);
+	set_slot(p, PARAM_WINDOW, window);
+	set_slot(p, PARAM_CHUNK, chunk);
+	set_slot(p, PARAM_CHUNKS, window / chunk);
+	set_slot(p, PARAM_TAILS, window % chunk ? 1 : 0);
+	set_slot(p, PARAM_TAIL_BYTES, window % chunk ? window % chunk :
+							p->lbs);
+	if (vm_plan(program, p->dev, 0, &plan))
+		return -ERANGE;
+	p->last_ns = p->dev->stats.time_ns;
+	return vm_run(program, &plan, &exec);
+}
+
+/*
+ * program over [at, at + length): whole windows of window bytes, then
+ * the shorter rest as one, in transfers of chunk; the device time of
+ * each goes to its window when timed (as a write with writes).
+ */
+static int run_over(struct pass *p, struct vm_program *program,
+		    uint64_t at, uint64_t length, uint64_t window,
+		    uint64_t chunk, bool timed, bool writes)
+{
+	uint64_t whole = length / window, rest = length % window;
+	int err = 0;
+
+	p->timed = timed;
+	p->timing_writes = writes;
+	if (whole)
+		err = run_program(p, program, at, whole, window, chunk);
+	if (!err && rest)
+		err = run_program(p, program, at + whole * window, 1, rest,
+				  rest < chunk ? rest : chunk);
+	p->timed = false;
+	return err;
+}
+
+/*
+ * Run program (a verify or a stamp) over [at, at + length); a transfer
+ * that fails is made again a block at a time, so only the blocks that
+ * cannot be read (or written) count.
+ */
+static int retrying(struct pass *p, struct vm_program *program,
+		    uint64_t at, uint64_t length, bool writes)
+{
+	struct surface_result *r = p->r;
+	int err;
+
+	p->failed_count = 0;
+	p->collect = true;
+	err = run_over(p, program, at, length, r->window_bytes,
+		       r->chunk_bytes, true, writes);
+	p->collect = false;
+	for (size_t i = 0; !err && i < p->failed_count; i++)
+		err = run_over(p, program, p->failed[i].offset,
+			       p->failed[i].length, p->failed[i].length,
+			       p->lbs, false, writes);
+	return err;
+}
+
+/* ---- --keep-data: a chunk at a time ---- */
+
+static int keep_failure(struct pass *p, const char *what, uint64_t at)
+{
+	snprintf(p->why, p->why_size, "%s at %llu; the undo file %s is kept",
+		 what, (unsigned long long)at, p->opt->undo_path);
+	return -EIO;
+}
+
+/* Write the chunk's old contents back and read them back. */
+static int put_back(struct pass *p, uint64_t at, uint64_t length)
+{
+	uint64_t ns, differing = 0;
+	int err = dev_write(p->dev, p->saved, at, length, &ns);
+
+	if (!err)
+		err = dev_read(p->dev, p->back, at, length, &ns);
+	if (err)
+		return err;
+	for (uint64_t done = 0; done < length; done += p->lbs)
+		if (memcmp(p->saved + done, p->back + done, p->lbs))
+			differing++;
+	p->r->bytes_restored += length;
+	if (!differing)
+		return 0;
+	p->r->blocks_not_back += differing;
+	return keep_failure(p, "blocks put back do not read back as they "
+			    "were", at);
+}
+
+static void progress_at(const struct pass *p, uint64_t next,
+			struct undo_progress *pr)
+{
+	const struct surface_result *r = p->r;
+
+	*pr = (struct undo_progress){ .start = r->start, .end = r->end,
+		.next = next, .window_bytes = r->window_bytes,
+		.chunk_bytes = r->chunk_bytes, .bad_blocks = r->bad_blocks,
+		.first_bad = r->first_bad, .good_end = r->good_end };
+}
+
+/* A new file, holding where the run stands: the bound is kept. */
+static int renew_file(struct pass *p, uint64_t next)
+{
+	struct undo_progress pr;
+	int err;
+
+	progress_at(p, next, &pr);
+	err = undo_replace(&p->undo, p->opt->undo_path, p->dev, &p->salt, 1,
+			   &pr);
+	if (!err)
+		p->chunks_in_file = 0;
+	return err;
+}
+
+/*
+ * One chunk: saved (fsync'd), stamped, read back and classified, its
+ * old contents written back and read back, then marked done.  A chunk
+ * that cannot be read cannot be saved: it is mapped, never written.
+ */
+static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
+{
+	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
+
+	if (err == -EIO) {
+		p->classify = false;
+		err = run_over(p, p->verify, at, length, length, p->lbs,
+			       false, false);
+		p->classify = true;
+		return err;
+	}
+	if (!err)
+		err = undo_sync(&p->undo);
+	if (err)
+		return err;
+	p->chunks_in_file++;
+	p->saved_at = at;
+	p->saved_bytes = length;
+	test = retrying(p, p->stamp, at, length, true);
+	if (!test)
+		test = retrying(p, p->verify, at, length, false);
+	p->saved_bytes = 0;
+	/* stopped or not, the chunk goes back before anything else */
+	err = put_back(p, at, length);
+	if (!err)
+		err = undo_mark_done(&p->undo, at, length);
+	if (!err && p->chunks_in_file >= SURFACE_KEEP_CHUNKS)
+		err = renew_file(p, at + length);
+	return err ? err : test;
+}
+
+/* ---- the passes ---- */
+
+/* --write's stamps, or the reads: the whole range in one run. */
+static int window_pass(struct pass *p, bool stamping)
+{
+	struct surface_result *r = p->r;
+	int err;
+
+	if (p->opt->stop && *p->opt->stop)
+		return -EINTR;
+	p->verifying = !stamping;
+	err = retrying(p, stamping ? p->stamp : p->verify, r->resumed_from,
+		       r->end - r->resumed_from, stamping);
+	p->verifying = false;
+	return err;
+}
+
+/* --keep-data: the range a chunk at a time, each over its windows. */
+static int keep_pass(struct pass *p)
+{
+	struct surface_result *r = p->r;
+	int err = 0;
+
+	for (uint64_t at = r->resumed_from, n; !err && at < r->end;
+	     at += n) {
+		n = r->end - at < SURFACE_CHUNK_BYTES ? r->end - at :
+							SURFACE_CHUNK_BYTES;
+		if (p->opt->stop && *p->opt->stop)
+			return -EINTR;
+		err = keep_chunk(p, at, n);
+		if (err)
+			break;
+		r->checked_end = at + n;
+		p->reached = (unsigned)((at + n - 1 - r->resumed_from) /
+					r->window_bytes) + 1;
+		show_progress(p, at + n - r->start, r->end - r->start);
+	}
+	return err;
+}
+
+/* The windows from where the run starts (or resumes) to the end. */
+static void cut_windows(struct pass *p, uint64_t from)
+{
+	struct surface_result *r = p->r;
+
+	r->window_count = 0;
+	for (uint64_t at = from; at < r->end &&
+	     r->window_count <= SURFACE_MAX_WINDOWS; at += r->window_bytes) {
+		uint64_t left = r->end - at;
+
+		r->windows[r->window_count++] = (struct surface_window){
+			.offset = at,
+			.bytes = left < r->window_bytes ? left :
+						       r->window_bytes };
+	}
+}
+
+/* ---- the verdict ---- */
+
+/* Sort the ranges (a block read again comes after its window's rest). */
+static int by_offset(const void *a, const void *b)
+{
+	const struct surface_range *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+static void merge_ranges(struct surface_result *r)
+{
+	unsigned kept = 0;
+
+	qsort(r->ranges, r->range_count, sizeof(*r->ranges), by_offset);
+	for (unsigned i = 0; i < r->range_count; i++) {
+		struct surface_range *last = kept ? &r->ranges[kept - 1] : NULL;
+
+		if (last && last->state == r->ranges[i].state &&
+		    last->offset + last->length == r->ranges[i].offset)
+			last->length += r->ranges[i].length;
+		else
+			r->ranges[kept++] = r->ranges[i];
+	}
+	r->range_count = kept;
+}
+
+/*
+ * A wrapping card: from the first block that shares storage with a
+ * lower one to the end, every block is an alias, one range.
+ */
+static void mark_wrap(struct pass *p)
+{
+	struct surface_result *r = p->r;
+	uint64_t usable = p->alias_low + p->alias_gcd, bad = 0;
+
+	if (!p->alias_gcd || usable >= r->checked_end)
+		return;
+	if (r->first_bad < usable)
+		usable = r->first_bad;
+	while (r->range_count &&
+	       r->ranges[r->range_count - 1].offset >= usable)
+		r->range_count--;
+	if (r->range_count) {
+		struct surface_range *last = &r->ranges[r->range_count - 1];
+
+		if (last->offset + last->length > usable)
+			last->length = usable - last->offset;
+	}
+	for (unsigned i = 0; i < r->range_count; i++)
+		bad += r->ranges[i].length / p->lbs;
+	r->ranges[r->range_count++] = (struct surface_range){ usable,
+		r->checked_end - usable, STAMP_ALIAS };
+	if (!r->ranges_cut)
+		r->bad_blocks = bad + (r->checked_end - usable) / p->lbs;
+	r->first_bad = usable;
+}
+
+static void set_verdict(struct pass *p)
+{
+	struct surface_result *r = p->r;
+
+	merge_ranges(r);
+	if (r->mode != SURFACE_READ && r->aliased)
+		mark_wrap(p);
+	r->usable_bytes = r->bad_blocks ? r->first_bad : r->checked_end;
+	if (!r->bad_blocks)
+		r->verdict = r->mode == SURFACE_READ ? "readable" : "genuine";
+	else if (r->mode == SURFACE_READ)
+		r->verdict = "damaged";
+	else if (r->aliased || r->good_end <= r->first_bad)
+		r->verdict = "fake";	/* nothing keeps data past it */
+	else
+		r->verdict = "damaged";
+	if (strcmp(r->verdict, "fake"))
+		return;
+	/* the capacity check's kinds, from the block at the usable size */
+	r->fake_kind = r->aliased ? "wraparound" :
+		       r->range_count && (r->ranges[0].state ==
+					  STAMP_READ_ERROR ||
+					  r->ranges[0].state ==
+					  STAMP_WRITE_ERROR) ? "io-error" :
+		       "limbo";
+}
+
+/* ---- setting up ---- */
+
+static int compile(struct pass *p, const char *name,
+		   struct vm_program **program)
+{
+	const struct program_def *def = programs_find(name);
+	struct vm_diag diag;
+
+	if (!def || vm_compile(def->text, p->params.slot, PARAM_COUNT_OF,
+			       program, &diag))
+		return -EINVAL;
+	return 0;
+}
+
+static uint64_t new_salt(void)
+{
+	uint64_t salt = 0;
+
+	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
+		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
+	return salt;
+}
+
+static int setup(struct pass *p)
+{
+	struct surface_result *r = p->r;
+	uint64_t chunk;
+	int err;
+
+	p->lbs = p->dev->logical_block_bytes;
+	p->salt = new_salt();
+	p->alias_low = UINT64_MAX;
+	r->block_bytes = p->lbs;
+	r->start = p->opt->start;
+	r->end = p->opt->end;
+	r->first_bad = UINT64_MAX;
+	r->window_bytes = surface_window_bytes(r->end - r->start, p->lbs);
+	if (p->opt->resume)
+		r->window_bytes = p->opt->resume->window_bytes;
+	r->chunk_bytes = surface_chunk_bytes(r->window_bytes);
+	chunk = r->chunk_bytes;
+	r->resumed_from = p->opt->resume ? p->opt->resume->next : r->start;
+	r->checked_end = r->resumed_from;
+	cut_windows(p, r->resumed_from);
+	program_params_init(&p->params);
+	set_slot(p, PARAM_SIZE, p->dev->size_bytes);
+	set_slot(p, PARAM_LBS, p->lbs);
+	p->failed_cap = (size_t)(r->window_bytes / chunk) + 2;
+	p->failed = calloc(p->failed_cap, sizeof(*p->failed));
+	err = p->failed ? compile(p, "surface-verify", &p->verify) : -ENOMEM;
+	if (!err && r->mode != SURFACE_READ)
+		err = compile(p, "surface-stamp", &p->stamp);
+	if (!err && r->mode == SURFACE_KEEP) {
+		p->saved = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+					    DEV_PATTERN_ZEROS);
+		p->back = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+					   DEV_PATTERN_ZEROS);
+		err = p->saved && p->back ? 0 : -ENOMEM;
+	}
+	return err;
+}
+
+/* --resume: what the stopped run had found below where it stood. */
+static void take_resumed(struct pass *p)
+{
+	const struct undo_progress *pr = p->opt->resume;
+
+	if (!pr)
+		return;
+	p->r->bad_blocks = pr->bad_blocks;
+	p->r->first_bad = pr->first_bad;
+	p->r->good_end = pr->good_end;
+}
+
+static int open_undo(struct pass *p)
+{
+	int err;
+
+	if (p->r->mode != SURFACE_KEEP)
+		return 0;
+	err = renew_file(p, p->r->resumed_from);
+	if (err)
+		snprintf(p->why, p->why_size, "the undo file %s: %s: %s",
+			 p->opt->undo_path, p->undo.failed ? p->undo.failed :
+			 "create", strerror(p->undo.failed_errno));
+	return err;
+}
+
+/*
+ * The end of a --keep-data run: every chunk is back, so once the
+ * device has it all on the medium the file can go.
+ */
+static int close_undo(struct pass *p, int err)
+{
+	int flushed;
+
+	if (p->r->mode != SURFACE_KEEP || p->undo.fd < 0)
+		return err;
+	if (p->undo.failed && !p->why[0])
+		snprintf(p->why, p->why_size, "the undo file %s: %s: %s",
+			 p->opt->undo_path, p->undo.failed,
+			 strerror(p->undo.failed_errno));
+	undo_close(&p->undo);
+	if (err && err != -EINTR)
+		return err;		/* the file is kept for --restore */
+	flushed = dev_flush(p->dev);
+	if (flushed)
+		return flushed;
+	unlink(p->opt->undo_path);
+	return err;
+}
+
+int surface_run(struct dev *dev, const struct surface_options *options,
+		struct surface_result *result, char *why, size_t size)
+{
+	struct pass p = { .dev = dev, .opt = options, .r = result,
+			  .undo = { .fd = -1 }, .why = why, .why_size = size };
+	uint64_t wall = dev_now_ns();
+	int err;
+
+	why[0] = '\0';
+	memset(result, 0, sizeof(*result));
+	result->mode = options->mode;
+	err = setup(&p);
+	take_resumed(&p);
+	if (!err)
+		err = open_undo(&p);
+	if (!err && result->mode == SURFACE_WRITE)
+		err = window_pass(&p, true);
+	p.classify = result->mode != SURFACE_READ;
+	if (!err && result->mode == SURFACE_KEEP)
+		err = keep_pass(&p);
+	else if (!err)
+		err = window_pass(&p, false);
+	err = close_undo(&p, err);
+	if (result->mode == SURFACE_WRITE && p.write_failed_blocks)
+		result->states[STAMP_WRITE_ERROR] = p.write_failed_blocks;
+	result->window_count = p.reached;
+	if (result->mode == SURFACE_READ)	/* only failures were checked */
+		result->states[STAMP_INTACT] = (result->checked_end -
+						result->resumed_from) / p.lbs -
+					       result->bad_blocks;
+	result->partial = err != 0;
+	set_verdict(&p);
+	result->announced_bytes = dev->size_bytes;
+	result->bytes_written = dev->stats.bytes_written;
+	result->bytes_read = dev->stats.bytes_read;
+	result->device_time_ns = dev->stats.time_ns;
+	result->wall_ns = dev_now_ns() - wall;
+	vm_free(p.verify);
+	vm_free(p.stamp);
+	free(p.failed);
+	free(p.saved);
+	free(p.back);
+	return err;
+}

@@ -1,0 +1,318 @@
+/*
+ * reportsurface: --surface's result as records.  A window's record is
+ * the rate chart's point (CSV, JSON and --plot take it; the text line
+ * leaves it out); each bad range and each of the slowest windows gets a
+ * line; the summary line ends the run with the verdict.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output/reportsurface.h"
+
+#define SHOWN(template_text) \
+	(&(const struct text_look){ .display = TEXT_AS_UNIT, \
+				    .template = template_text })
+#define HIDDEN (&text_hidden)
+
+static const struct text_layout spaced = { .style = TEXT_SPACES };
+
+static const char *const mode_names[] = {
+	[SURFACE_READ] = "read-only", [SURFACE_WRITE] = "write",
+	[SURFACE_KEEP] = "keep-data",
+};
+
+const char *surface_mode_name(enum surface_mode mode)
+{
+	return mode_names[mode];
+}
+
+static void add(struct record *rec, enum vm_unit unit, const char *key,
+		const struct text_look *look, const char *label, double value)
+{
+	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
+		.key = key, .look = look, .label = label, .value = value };
+}
+
+static double rate(uint64_t bytes, uint64_t ns)
+{
+	return ns ? (double)bytes * 1e9 / (double)ns : NAN;
+}
+
+static const char *state_name(int state)
+{
+	return state == SURFACE_OLD_DATA ? "old-data" :
+	       stamp_state_name((enum stamp_state)state);
+}
+
+static int emit_window(struct sink *report, const struct surface_window *w)
+{
+	struct record rec = { .kind = "surface-window", .layout = &spaced };
+
+	add(&rec, VM_UNIT_BYTES, "offset_bytes", NULL, NULL, (double)w->offset);
+	add(&rec, VM_UNIT_BYTES, "length_bytes", NULL, NULL, (double)w->bytes);
+	add(&rec, VM_UNIT_RATE, "read_bytes_per_s", NULL, NULL,
+	    rate(w->bytes, w->read_ns));
+	add(&rec, VM_UNIT_RATE, "write_bytes_per_s", NULL, NULL,
+	    rate(w->bytes, w->write_ns));
+	report_hide_fields(&rec);
+	return report->emit(report->ctx, &rec);
+}
+
+static int emit_range(struct sink *report, const struct surface_range *g,
+		      uint32_t lbs)
+{
+	struct record rec = { .kind = "surface-bad", .layout = &spaced };
+
+	add(&rec, VM_UNIT_BYTES, "offset_bytes", SHOWN("bad: bytes at %"), NULL,
+	    (double)g->offset);
+	add(&rec, VM_UNIT_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
+	    (double)g->length);
+	add(&rec, VM_UNIT_COUNT, "blocks", SHOWN("% blocks"), NULL,
+	    (double)(g->length / lbs));
+	add(&rec, VM_UNIT_LABEL, "result", SHOWN("%"), state_name(g->state),
+	    0);
+	return report->emit(report->ctx, &rec);
+}
+
+static int compare_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Rates of the timed windows, sorted; their count. */
+static unsigned window_rates(const struct surface_result *r, bool writes,
+			     double *rates)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < r->window_count; i++) {
+		const struct surface_window *w = &r->windows[i];
+		uint64_t ns = writes ? w->write_ns : w->read_ns;
+
+		if (ns)
+			rates[n++] = rate(w->bytes, ns);
+	}
+	qsort(rates, n, sizeof(*rates), compare_double);
+	return n;
+}
+
+struct spread {
+	double min, median, max;
+};
+
+static struct spread spread_of(const double *rates, unsigned n)
+{
+	if (!n)
+		return (struct spread){ NAN, NAN, NAN };
+	return (struct spread){ rates[0], n % 2 ? rates[n / 2] :
+				(rates[n / 2 - 1] + rates[n / 2]) / 2,
+				rates[n - 1] };
+}
+
+/* One window read slower than the rest of the range. */
+static bool slow_window(const struct surface_window *w, double median)
+{
+	return w->read_ns && rate(w->bytes, w->read_ns) <
+			     SURFACE_SLOW_FRACTION * median;
+}
+
+static int emit_slow_range(struct sink *report,
+			   const struct surface_window *from, unsigned count,
+			   double median)
+{
+	struct record rec = { .kind = "surface-slow", .layout = &spaced };
+	uint64_t bytes = 0, read_ns = 0, write_ns = 0;
+
+	for (unsigned i = 0; i < count; i++) {
+		bytes += from[i].bytes;
+		read_ns += from[i].read_ns;
+		write_ns += from[i].write_ns;
+	}
+	add(&rec, VM_UNIT_BYTES, "offset_bytes", SHOWN("slow: bytes at %"), NULL,
+	    (double)from->offset);
+	add(&rec, VM_UNIT_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
+	    (double)bytes);
+	add(&rec, VM_UNIT_RATE, "read_bytes_per_s", SHOWN("read %"), NULL,
+	    rate(bytes, read_ns));
+	add(&rec, VM_UNIT_COUNT, "read_of_median",
+	    &(const struct text_look){ .display = TEXT_FIXED,
+		    .template = "(% of the median)", .digits = 2 },
+	    NULL, rate(bytes, read_ns) / median);
+	add(&rec, VM_UNIT_RATE, "write_bytes_per_s",
+	    write_ns ? SHOWN("write %") : HIDDEN, NULL,
+	    rate(bytes, write_ns));
+	return report->emit(report->ctx, &rec);
+}
+
+/*
+ * The slow ranges: windows in a row read at less than
+ * SURFACE_SLOW_FRACTION of the median, each run one record (the first
+ * SURFACE_SLOW_RANGES of them).
+ */
+static int emit_slow(struct sink *report, const struct surface_result *r,
+		     double median)
+{
+	unsigned ranges = 0;
+	int err = 0;
+
+	for (unsigned i = 0; !err && i < r->window_count &&
+	     ranges < SURFACE_SLOW_RANGES; i++) {
+		unsigned n = 0;
+
+		while (i + n < r->window_count &&
+		       slow_window(&r->windows[i + n], median))
+			n++;
+		if (!n)
+			continue;
+		err = emit_slow_range(report, &r->windows[i], n, median);
+		ranges++;
+		i += n - 1;
+	}
+	return err;
+}
+
+static const char *certainty(const struct surface_result *r)
+{
+	if (r->partial)
+		return "stopped before the end: blocks past checked_end were "
+		       "not checked";
+	if (r->mode == SURFACE_READ)
+		return r->bad_blocks ? "sure: these blocks cannot be read" :
+		       "every block reads; whether it keeps data takes "
+		       "--write or --keep-data";
+	if (!strcmp(r->verdict, "genuine"))
+		return r->mode == SURFACE_WRITE ?
+		       "every block read back its own stamp after all were "
+		       "written" :
+		       "every block read back its own stamp; checked a chunk "
+		       "at a time, so a card that wraps writes onto other "
+		       "offsets shows only to --write or --capacity-check";
+	if (!strcmp(r->verdict, "fake"))
+		return "sure: from the usable size on no block keeps its data";
+	return "bad blocks with good ones after them: damage, not a "
+	       "capacity limit; the usable size is up to the first one";
+}
+
+/* The three rates of a pass: their keys and text. */
+struct spread_looks {
+	const char *keys[3];
+	struct text_look looks[3];
+};
+
+#define RATE_LOOK(template_text) \
+	{ .display = TEXT_AS_UNIT, .template = template_text }
+
+static const struct spread_looks read_spread = {
+	{ "read_min_bytes_per_s", "read_median_bytes_per_s",
+	  "read_max_bytes_per_s" },
+	{ RATE_LOOK("read min %,"), RATE_LOOK("median %,"),
+	  RATE_LOOK("max %;") },
+};
+static const struct spread_looks write_spread = {
+	{ "write_min_bytes_per_s", "write_median_bytes_per_s",
+	  "write_max_bytes_per_s" },
+	{ RATE_LOOK("write min %,"), RATE_LOOK("median %,"),
+	  RATE_LOOK("max %;") },
+};
+
+static void add_spread(struct record *rec, const struct spread_looks *l,
+		       struct spread s)
+{
+	const double values[3] = { s.min, s.median, s.max };
+
+	for (unsigned i = 0; i < 3; i++)
+		add(rec, VM_UNIT_RATE, l->keys[i],
+		    isnan(values[i]) ? HIDDEN : &l->looks[i], NULL,
+		    values[i]);
+}
+
+static int emit_summary(struct sink *report, const struct surface_result *r,
+			struct spread reads, struct spread writes)
+{
+	struct record rec = { .kind = "surface", .layout = &spaced };
+	bool fake = r->verdict && !strcmp(r->verdict, "fake");
+
+	add(&rec, VM_UNIT_LABEL, "verdict", SHOWN("verdict: %"), r->verdict, 0);
+	add(&rec, VM_UNIT_LABEL, "fake_kind", fake ? SHOWN("(%)") : HIDDEN,
+	    r->fake_kind, 0);
+	add(&rec, VM_UNIT_BYTES, "usable_bytes",
+	    fake ? SHOWN("usable % bytes") : HIDDEN, NULL,
+	    (double)r->usable_bytes);
+	add(&rec, VM_UNIT_LABEL, "mode", SHOWN("(%);"),
+	    surface_mode_name(r->mode), 0);
+	add(&rec, VM_UNIT_BYTES, "announced_bytes", HIDDEN, NULL,
+	    (double)r->announced_bytes);
+	add(&rec, VM_UNIT_BYTES, "start_bytes", HIDDEN, NULL, (double)r->start);
+	add(&rec, VM_UNIT_BYTES, "end_bytes", HIDDEN, NULL, (double)r->end);
+	add(&rec, VM_UNIT_BYTES, "resumed_from_bytes",
+	    r->resumed_from != r->start ? SHOWN("resumed at %,") : HIDDEN,
+	    NULL, (double)r->resumed_from);
+	add(&rec, VM_UNIT_BYTES, "bytes_checked", SHOWN("checked % bytes,"),
+	    NULL, (double)(r->checked_end - r->resumed_from));
+	add(&rec, VM_UNIT_BYTES, "checked_end_bytes", HIDDEN, NULL,
+	    (double)r->checked_end);
+	add(&rec, VM_UNIT_COUNT, "bad_blocks", SHOWN("% bad blocks"), NULL,
+	    (double)r->bad_blocks);
+	add(&rec, VM_UNIT_COUNT, "bad_ranges", SHOWN("in % ranges;"), NULL,
+	    (double)r->range_count);
+	add(&rec, VM_UNIT_BOOL, "ranges_cut", HIDDEN, NULL, r->ranges_cut);
+	add(&rec, VM_UNIT_BYTES, "window_bytes", SHOWN("windows of %:"),
+	    NULL, (double)r->window_bytes);
+	add_spread(&rec, &read_spread, reads);
+	add_spread(&rec, &write_spread, writes);
+	add(&rec, VM_UNIT_BYTES, "bytes_written", SHOWN("written %,"), NULL,
+	    (double)r->bytes_written);
+	add(&rec, VM_UNIT_BYTES, "bytes_restored",
+	    r->mode == SURFACE_KEEP ? SHOWN("put back %,") : HIDDEN, NULL,
+	    (double)r->bytes_restored);
+	add(&rec, VM_UNIT_TIME, "device_time_ns", SHOWN("device time %;"),
+	    NULL, (double)r->device_time_ns);
+	add(&rec, VM_UNIT_TIME, "wall_ns", HIDDEN, NULL, (double)r->wall_ns);
+	add(&rec, VM_UNIT_BOOL, "partial", HIDDEN, NULL, r->partial);
+	add(&rec, VM_UNIT_LABEL, "certainty", SHOWN("%"), certainty(r), 0);
+	return report->emit(report->ctx, &rec);
+}
+
+/* states[]'s keys: the state names, as JSON keys */
+static const char *const state_keys[SURFACE_OLD_DATA + 1] = {
+	[STAMP_INTACT] = "intact", [STAMP_ALIAS] = "alias",
+	[STAMP_ZEROS] = "zeros", [STAMP_ONES] = "ones",
+	[STAMP_OTHER] = "other", [STAMP_GARBAGE] = "garbage",
+	[STAMP_READ_ERROR] = "read_error", [STAMP_WRITE_ERROR] = "write_error",
+	[SURFACE_OLD_DATA] = "old_data",
+};
+
+/* Blocks by what they held, for the machine formats. */
+static int emit_states(struct sink *report, const struct surface_result *r)
+{
+	struct record rec = { .kind = "surface-blocks", .layout = &spaced };
+
+	for (int s = 0; s <= SURFACE_OLD_DATA; s++)
+		add(&rec, VM_UNIT_COUNT, state_keys[s], NULL, NULL,
+		    (double)r->states[s]);
+	report_hide_fields(&rec);
+	return report->emit(report->ctx, &rec);
+}
+
+int surface_emit(struct sink *report, const struct surface_result *r)
+{
+	double rates[SURFACE_MAX_WINDOWS + 1];
+	struct spread reads, writes;
+	int err = 0;
+
+	for (unsigned i = 0; !err && i < r->window_count; i++)
+		err = emit_window(report, &r->windows[i]);
+	for (unsigned i = 0; !err && i < r->range_count; i++)
+		err = emit_range(report, &r->ranges[i], r->block_bytes);
+	writes = spread_of(rates, window_rates(r, true, rates));
+	reads = spread_of(rates, window_rates(r, false, rates));
+	if (!err && r->window_count > 2)
+		err = emit_slow(report, r, reads.median);
+	if (!err)
+		err = emit_states(report, r);
+	return err ? err : emit_summary(report, r, reads, writes);
+}

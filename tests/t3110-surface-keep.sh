@@ -1,0 +1,125 @@
+#!/bin/sh
+# t3110: --surface --keep-data on a loop device over random data.  A run
+# leaves every byte as it was and removes its undo file.  Killed with
+# SIGKILL at several moments (after 2, 6, 13 and 50 MiB moved by write
+# calls: saving the first chunk, stamping it, in the second chunk, past
+# the file's first renewal), it leaves an undo file no larger than the bound it announced,
+# and --restore then leaves the device identical.  --resume of a killed
+# run puts the chunk in flight back, finishes the range (its JSON says
+# where it went on) and leaves the device identical.  SIGINT stops a run
+# cleanly: exit 130, a partial result marked incomplete, every byte back,
+# no undo file.  (A chunk is 4 MiB: its save, its stamps and its data
+# back are 12 MiB of write calls, and the file is renewed every 4.)
+
+. "$(dirname "$0")/lib.sh"
+
+require python3
+
+SIZE=128M
+UNDO=$TRASH/keep.undo
+
+test_loop 'a loop device of random data' '
+	make_loop $SIZE >loopdev &&
+	fill_random "$(cat loopdev)" &&
+	dev_sum "$(cat loopdev)" >"$TRASH/before"
+'
+LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
+
+# same: the device holds what it held at the start
+same() {
+	dev_sum "$LOOP" >now &&
+	test_cmp "$TRASH/before" now
+}
+
+# bound: the undo file's bound, as the run announced it in err
+bound() {
+	sed -n "s/.* first (at most \([0-9]*\) bytes).*/\1/p" err
+}
+
+test_loop '--keep-data: genuine, every byte back, no undo file' '
+	"$FLASHBENCH" --surface --keep-data -q --format=json \
+		--undo-file="$UNDO" "$LOOP" >out.json 2>err &&
+	cat err &&
+	test ! -e "$UNDO" &&
+	same &&
+	python3 - out.json <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	assert s["verdict"] == "genuine" and s["mode"] == "keep-data", s
+	assert s["bytes_checked"] == 128 << 20, s
+	assert s["bytes_written"] == 2 * (128 << 20), s
+	assert s["bytes_restored"] == 128 << 20, s
+	assert s["partial"] is False and doc["incomplete"] is False, s
+	PY
+'
+
+# killed AFTER: a --keep-data run killed with SIGKILL once its write
+# calls moved AFTER bytes; its undo file is left, within the bound.
+killed() {
+	rm -f "$UNDO" "$UNDO.new" &&
+	fb_start --surface --keep-data -q --undo-file="$UNDO" "$LOOP" &&
+	wait_written "$1" &&
+	kill -9 $fb_pid &&
+	fb_wait &&
+	test "$(cat code)" = 137 &&
+	test -s "$UNDO" &&
+	size=$(stat -c %s "$UNDO") &&
+	echo "undo file $size bytes, bound $(bound)" &&
+	test "$size" -le "$(bound)"
+}
+
+for mib in 2 6 13 50; do
+	test_loop_io "killed after $mib MiB written, --restore leaves the device identical" "
+		killed $((mib * MIB)) &&
+		\"\$FLASHBENCH\" --restore=\"\$UNDO\" \"\$LOOP\" >restore.out 2>restore.err &&
+		cat restore.out restore.err &&
+		grep -q \"^restored [0-9]* bytes from [0-9]* records\" restore.out &&
+		test ! -e \"\$UNDO\" &&
+		same
+	"
+done
+
+test_loop_io '--resume finishes a killed run: every byte back, the range done' '
+	killed $((30 * MIB)) &&
+	"$FLASHBENCH" --surface --keep-data --resume="$UNDO" -q \
+		--format=json "$LOOP" >out.json 2>err &&
+	cat err &&
+	grep -q "^flashbench: --resume: [0-9]* bytes put back; going on at" err &&
+	test ! -e "$UNDO" &&
+	same &&
+	python3 - out.json <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	assert s["verdict"] == "genuine", s
+	assert 0 < s["resumed_from_bytes"] < 128 << 20, s
+	assert s["checked_end_bytes"] == 128 << 20, s
+	assert s["bytes_checked"] == (128 << 20) - s["resumed_from_bytes"], s
+	w = [r for r in doc["results"] if r["kind"] == "surface-window"]
+	assert w[0]["offset_bytes"] == s["resumed_from_bytes"], (w[0], s)
+	PY
+'
+
+test_loop_io 'SIGINT: exit 130, a partial result, every byte back, no undo file' '
+	rm -f "$UNDO" &&
+	fb_start --surface --keep-data -q --format=json --undo-file="$UNDO" \
+		"$LOOP" &&
+	wait_catching &&
+	wait_written $((30 * MIB)) &&
+	kill -INT $fb_pid &&
+	fb_wait &&
+	test "$(cat code)" = 130 &&
+	grep -q "interrupted; every chunk is back as it was" err &&
+	test ! -e "$UNDO" &&
+	same &&
+	python3 - out <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	assert doc["incomplete"] is True and s["partial"] is True, s
+	assert 0 < s["checked_end_bytes"] < 128 << 20, s
+	PY
+'
+
+test_done
