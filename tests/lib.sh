@@ -658,3 +658,103 @@ killed_capacity_check() {
 	drain_fifo &&
 	test -s "$2"
 }
+
+# ---- flashemu, the simulated card served as a file (as root with
+# /dev/fuse; through a loop device it is a block device) ----
+
+have_emu() {
+	[ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && have_loop
+}
+
+# test_emu [PROGS] NAME BODY: like test_loop, also needing /dev/fuse.
+test_emu() {
+	if have_emu; then
+		test_expect_success "$@"
+	elif [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ] && [ "$(id -u)" = 0 ]
+	then
+		test_count=$((test_count + 1))
+		test_failed=$((test_failed + 1))
+		eval "te_name=\${$(($# - 1))}"
+		echo "not ok $test_count - $te_name (/dev/fuse or loop" \
+			"devices required but unavailable)"
+	else
+		eval "te_name=\${$(($# - 1))}"
+		test_skip "$te_name" "needs root, /dev/fuse and loop devices"
+	fi
+}
+
+# emu_start NAME ARGS...: flashemu ARGS NAME-mountpoint in the
+# background, bounded by a timeout; its pid in $TRASH/NAME.pid, output in
+# NAME.out and NAME.err, exit code in NAME.rc once it ends.  Returns when
+# it printed its ready line.
+emu_start() {
+	es_name=$TRASH/$1
+	shift
+	rm -f "$es_name.pid" "$es_name.rc"
+	mkdir -p "$es_name"
+	(
+		timeout -k 5 120 sh -c 'echo $$ >"$0.pid.new" &&
+			mv "$0.pid.new" "$0.pid" && exec "$@"' "$es_name" \
+			"$FLASHEMU" "$@" "$es_name" >"$es_name.out" \
+			2>"$es_name.err" </dev/null
+		echo $? >"$es_name.rc"
+	) &
+	poll_until "flashemu pid" test -s "$es_name.pid" &&
+	fb_pid=$(cat "$es_name.pid") &&
+	poll_until "ready line" grep -q "^ready " "$es_name.out"
+}
+
+# emu_attach NAME: a loop device on NAME's card, direct I/O; printed, and
+# detached when the script ends.
+emu_attach() {
+	ea_dev=$(losetup -f --show --direct-io=on "$TRASH/$1/card") &&
+	echo "$ea_dev" >>"$TRASH/.loops" &&
+	echo "$ea_dev"
+}
+
+# emu_detach DEV: detach a loop device emu_attach made, and forget it:
+# the cleanup at the end must not detach another test's device that took
+# the name since.
+emu_detach() {
+	losetup -d "$1" &&
+	{ grep -vFx -- "$1" "$TRASH/.loops" || :; } >"$TRASH/.loops.new" &&
+	mv "$TRASH/.loops.new" "$TRASH/.loops"
+}
+
+emu_mounted() {
+	awk -v m="$TRASH/$1" '$5 == m { found = 1 } END { exit !found }' \
+		/proc/self/mountinfo
+}
+
+emu_attached() {
+	test -n "$(losetup -j "$TRASH/$1/card" 2>/dev/null)"
+}
+
+emu_ended() {
+	test -s "$TRASH/$1.rc"
+}
+
+# emu_gone NAME: it exited 0, nothing is mounted on its directory and no
+# loop device holds its card.
+emu_gone() {
+	fb_pid=
+	poll_until "flashemu exit" emu_ended "$1" &&
+	echo "flashemu exit $(cat "$TRASH/$1.rc")" &&
+	test "$(cat "$TRASH/$1.rc")" = 0 &&
+	! emu_mounted "$1" && ! emu_attached "$1"
+}
+
+# emu_stop NAME: whatever a failed test left of NAME: its loop devices
+# detached, flashemu stopped (SIGTERM, else SIGKILL), nothing mounted.
+emu_stop() {
+	[ -d "$TRASH/$1" ] || return 0
+	losetup -j "$TRASH/$1/card" 2>/dev/null | cut -d: -f1 |
+	while read -r es_dev; do losetup -d "$es_dev"; done
+	if [ -s "$TRASH/$1.pid" ] && ! emu_ended "$1"; then
+		kill -TERM "$(cat "$TRASH/$1.pid")"
+		fb_pid=
+		poll_until "flashemu exit" emu_ended "$1" ||
+			kill -KILL "$(cat "$TRASH/$1.pid")"
+	fi
+	! emu_mounted "$1" || umount -l "$TRASH/$1"
+}

@@ -147,100 +147,11 @@ test_expect_success 'every long option of --help is in the man page' '
 
 # ---- the emulator, as root with /dev/fuse and loop devices ----
 
-have_emu() {
-	[ "$(id -u)" = 0 ] && [ -c /dev/fuse ] && have_loop
-}
-
-# test_emu NAME BODY: like test_loop, also needing /dev/fuse.
-test_emu() {
-	if have_emu; then
-		test_expect_success "$@"
-	elif [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ] && [ "$(id -u)" = 0 ]
-	then
-		test_count=$((test_count + 1))
-		test_failed=$((test_failed + 1))
-		echo "not ok $test_count - $1 (/dev/fuse or loop devices" \
-			"required but unavailable)"
-	else
-		test_skip "$1" "needs root, /dev/fuse and loop devices"
-	fi
-}
-
-# emu_start NAME ARGS...: flashemu ARGS NAME-mountpoint in the
-# background, bounded by a timeout; its pid in $TRASH/NAME.pid, output in
-# NAME.out and NAME.err, exit code in NAME.rc once it ends.  Returns when
-# it printed its ready line.
-emu_start() {
-	es_name=$TRASH/$1
-	shift
-	rm -f "$es_name.pid" "$es_name.rc"
-	mkdir -p "$es_name"
-	(
-		timeout -k 5 120 sh -c 'echo $$ >"$0.pid.new" &&
-			mv "$0.pid.new" "$0.pid" && exec "$@"' "$es_name" \
-			"$FLASHEMU" "$@" "$es_name" >"$es_name.out" \
-			2>"$es_name.err" </dev/null
-		echo $? >"$es_name.rc"
-	) &
-	poll_until "flashemu pid" test -s "$es_name.pid" &&
-	fb_pid=$(cat "$es_name.pid") &&
-	poll_until "ready line" grep -q "^ready " "$es_name.out"
-}
-
-# emu_attach NAME: a loop device on NAME's card, direct I/O; printed, and
-# detached when the script ends.
-emu_attach() {
-	ea_dev=$(losetup -f --show --direct-io=on "$TRASH/$1/card") &&
-	echo "$ea_dev" >>"$TRASH/.loops" &&
-	echo "$ea_dev"
-}
-
-# emu_detach DEV: detach a loop device emu_attach made, and forget it:
-# the cleanup at the end must not detach another test's device that took
-# the name since.
-emu_detach() {
-	losetup -d "$1" &&
-	{ grep -vFx -- "$1" "$TRASH/.loops" || :; } >"$TRASH/.loops.new" &&
-	mv "$TRASH/.loops.new" "$TRASH/.loops"
-}
-
-emu_mounted() {
-	awk -v m="$TRASH/$1" '$5 == m { found = 1 } END { exit !found }' \
-		/proc/self/mountinfo
-}
-
-emu_attached() {
-	test -n "$(losetup -j "$TRASH/$1/card" 2>/dev/null)"
-}
-
-emu_ended() {
-	test -s "$TRASH/$1.rc"
-}
-
-# emu_gone NAME: it exited 0, nothing is mounted on its directory and no
-# loop device holds its card.
-emu_gone() {
-	fb_pid=
-	poll_until "flashemu exit" emu_ended "$1" &&
-	echo "flashemu exit $(cat "$TRASH/$1.rc")" &&
-	test "$(cat "$TRASH/$1.rc")" = 0 &&
-	! emu_mounted "$1" && ! emu_attached "$1"
-}
-
 # At the end, whatever a failed test left: detach, stop, unmount.
 emu_cleanup() {
 	for ec_name in main busy drain rdrain stop2 held idle gone store blk \
 		ro cap fake; do
-		[ -d "$TRASH/$ec_name" ] || continue
-		losetup -j "$TRASH/$ec_name/card" 2>/dev/null | cut -d: -f1 |
-		while read -r ec_dev; do losetup -d "$ec_dev"; done
-		if [ -s "$TRASH/$ec_name.pid" ] && ! emu_ended "$ec_name"; then
-			kill -TERM "$(cat "$TRASH/$ec_name.pid")"
-			fb_pid=
-			poll_until "flashemu exit" emu_ended "$ec_name" ||
-				kill -KILL "$(cat "$TRASH/$ec_name.pid")"
-		fi
-		emu_mounted "$ec_name" && umount -l "$TRASH/$ec_name"
+		emu_stop "$ec_name"
 	done
 }
 test_at_exit emu_cleanup
