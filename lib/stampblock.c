@@ -186,3 +186,24 @@ bool stampblock_header(const unsigned char *block, uint64_t *offset,
 	*salt = get64(block + SALT_AT);
 	return true;
 }
+
+bool stampblock_legacy(const unsigned char *block, uint32_t block_bytes,
+		       uint64_t *offset, uint64_t *salt)
+{
+	static const unsigned char legacy_magic[8] = { 'F', 'B', 'S', 'T',
+						       'A', 'M', 'P', '1' };
+	static const unsigned char zero[8];
+	uint64_t sum;
+
+	if (block_bytes < FILLER_AT ||
+	    memcmp(block + MAGIC_AT, legacy_magic, sizeof(legacy_magic)))
+		return false;
+	sum = stampblock_hash(STAMPBLOCK_FNV_BASIS, block, SUM_AT);
+	sum = stampblock_hash(sum, zero, sizeof(zero));
+	sum = stampblock_hash(sum, block + FILLER_AT, block_bytes - FILLER_AT);
+	if (sum != get64(block + SUM_AT))
+		return false;
+	*offset = get64(block + OFFSET_AT);
+	*salt = get64(block + SALT_AT);
+	return true;
+}

@@ -50,4 +50,13 @@ uint64_t stampblock_stored_sum(const unsigned char *block);
 bool stampblock_header(const unsigned char *block, uint64_t *offset,
 		       uint64_t *salt);
 
+/*
+ * Is block a whole stamp of the earlier layout (magic FBSTAMP1, FNV-1a
+ * over the block with its checksum field as zeros)?  Then *offset and
+ * *salt are what it names.  Nothing writes these any more; an undo file
+ * left by a run of an earlier build still proves its device with them.
+ */
+bool stampblock_legacy(const unsigned char *block, uint32_t block_bytes,
+		       uint64_t *offset, uint64_t *salt);
+
 #endif

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "lib/le64.h"
+#include "lib/stampblock.h"
 #include "vm/stamp.h"
 #include "measure/undo.h"
 #include "measure/undotrust.h"
@@ -909,10 +910,13 @@ static bool run_stamp(const struct log *g, const unsigned char *block,
 
 	if (g->block_bytes < STAMP_MIN_BYTES)
 		return false;
-	salt = get64(block + STAMP_SALT_AT);
-	state = stamp_classify(block, offset, g->block_bytes, salt, named);
-	if (state != STAMP_INTACT && state != STAMP_ALIAS)
-		return false;
+	if (!stampblock_legacy(block, g->block_bytes, named, &salt)) {
+		salt = get64(block + STAMP_SALT_AT);
+		state = stamp_classify(block, offset, g->block_bytes, salt,
+				       named);
+		if (state != STAMP_INTACT && state != STAMP_ALIAS)
+			return false;
+	}
 	for (unsigned i = 0; i < g->salt_count && !listed; i++)
 		listed = g->salts[i] == salt;
 	return listed;

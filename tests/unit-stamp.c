@@ -12,6 +12,8 @@
 
 #include "dev.h"
 #include "engines/sim.h"
+#include "lib/le64.h"
+#include "lib/stampblock.h"
 #include "vm/stamp.h"
 #include "unit.h"
 #include "vm.h"
@@ -211,8 +213,41 @@ static void test_vm(void)
 		   "a failed stamp is checked as a write error");
 }
 
+/* A stamp as earlier builds wrote it: FBSTAMP1, FNV-1a checksum. */
+static void legacy_stamp(unsigned char *b, uint64_t offset, uint64_t salt)
+{
+	static const unsigned char zero[8];
+	uint64_t sum;
+
+	memcpy(b, "FBSTAMP1", 8);
+	put64(b + 8, offset);
+	put64(b + 16, salt);
+	for (unsigned i = 32; i < 512; i++)
+		b[i] = (unsigned char)(offset * 31 + i);
+	sum = stampblock_hash(STAMPBLOCK_FNV_BASIS, b, 24);
+	sum = stampblock_hash(sum, zero, sizeof(zero));
+	put64(b + 24, stampblock_hash(sum, b + 32, 512 - 32));
+}
+
+static void test_legacy(void)
+{
+	uint64_t offset = 0, salt = 0;
+
+	legacy_stamp(block, 65536, SALT);
+	UNIT_CHECK(stampblock_legacy(block, 512, &offset, &salt) &&
+		   offset == 65536 && salt == SALT,
+		   "an earlier build's stamp is known, with what it names");
+	block[100] ^= 1;
+	UNIT_CHECK(!stampblock_legacy(block, 512, &offset, &salt),
+		   "an earlier build's stamp with a changed byte is not");
+	stamp_fill(block, 65536, 512, 512, SALT);
+	UNIT_CHECK(!stampblock_legacy(block, 512, &offset, &salt),
+		   "today's stamp is not taken for an earlier one");
+}
+
 int main(void)
 {
+	test_legacy();
 	test_classify();
 	test_fake_modes();
 	test_vm();
