@@ -314,7 +314,7 @@ static void gather(const struct card *c, const struct fuse_server *fs,
 
 struct options {
 	const char *spec;
-	const char *command;		/* the command line, for --stats */
+	char *command;			/* the command line, for --stats */
 	const char *mountpoint;
 	double time_scale;
 	const char *store_path;
@@ -824,7 +824,10 @@ int main(int argc, char **argv)
 		emustore_discard(c.store);
 		fuse_server_close(&fs);
 		dev_close(&c.dev);
+		free(o.command);
 		return EXIT_RUNTIME;
 	}
-	return finish(&o, &c, &fs, serve(&o, &c, &fs, &unblocked));
+	err = finish(&o, &c, &fs, serve(&o, &c, &fs, &unblocked));
+	free(o.command);
+	return err;
 }
