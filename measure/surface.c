@@ -277,7 +277,8 @@ static int run_program(struct pass *p, struct vm_program *program,
 	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
 				.emit = window_done, .stop = p->opt->stop,
 				.salt = p->salt,
-				.check_failed_only = !p->classify };
+				.check_failed_only = !p->classify,
+				.overlap = true };
 	struct vm_plan plan;
 
 	set_slot(p, PARAM_WINDOW_AT, at);
