@@ -102,7 +102,7 @@ uint64_t surface_undo_bound_bytes(void)
 	/* the header, a progress record, and per chunk its record (64-byte
 	   head and trailer) and its done mark (the same, no data) */
 	return 256 + (64 + 64 + 64) +
-	       SURFACE_KEEP_CHUNKS * (SURFACE_CHUNK_BYTES + 4 * 64);
+	       SURFACE_KEEP_CHUNKS * (SURFACE_KEEP_BYTES + 4 * 64);
 }
 
 /* ---- what each block held ---- */
@@ -457,8 +457,8 @@ static int keep_pass(struct pass *p)
 
 	for (uint64_t at = r->resumed_from, n; !err && at < r->end;
 	     at += n) {
-		n = r->end - at < SURFACE_CHUNK_BYTES ? r->end - at :
-							SURFACE_CHUNK_BYTES;
+		n = r->end - at < SURFACE_KEEP_BYTES ? r->end - at :
+						       SURFACE_KEEP_BYTES;
 		if (p->opt->stop && *p->opt->stop)
 			return -EINTR;
 		err = keep_chunk(p, at, n);
@@ -627,9 +627,9 @@ static int setup(struct pass *p)
 	if (!err && r->mode != SURFACE_READ)
 		err = compile(p, "surface-stamp", &p->stamp);
 	if (!err && r->mode == SURFACE_KEEP) {
-		p->saved = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+		p->saved = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					    DEV_PATTERN_ZEROS);
-		p->back = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+		p->back = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					   DEV_PATTERN_ZEROS);
 		err = p->saved && p->back ? 0 : -ENOMEM;
 	}
