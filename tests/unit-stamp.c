@@ -78,6 +78,32 @@ static enum stamp_state round_trip(struct dev *dev, uint64_t offset,
 	return stamp_classify(other, where, 512, SALT, named);
 }
 
+/* The word-wise checksum of the undo file's saved data. */
+static void test_hash_words(void)
+{
+	uint64_t whole, cut;
+
+	for (size_t i = 0; i < sizeof(other); i++)
+		other[i] = (unsigned char)(i * 7 + 3);
+	whole = stampblock_hash_words(other, sizeof(other));
+	UNIT_CHECK(whole == stampblock_hash_words(other, sizeof(other)),
+		   "the word checksum is the same each time");
+	other[1000] ^= 0x10;
+	UNIT_CHECK(whole != stampblock_hash_words(other, sizeof(other)),
+		   "one flipped bit changes the word checksum");
+	other[1000] ^= 0x10;
+	cut = stampblock_hash_words(other, sizeof(other) - 3);
+	other[sizeof(other) - 4] ^= 1;	/* a byte past the last word */
+	UNIT_CHECK(cut != stampblock_hash_words(other, sizeof(other) - 3) &&
+		   cut != whole,
+		   "the bytes past the last whole word and the length count");
+	other[sizeof(other) - 4] ^= 1;
+	memset(block, 0, 64);
+	UNIT_CHECK(stampblock_hash_words(block, 64) !=
+		   stampblock_hash_words(block, 56),
+		   "zeros of two lengths differ");
+}
+
 static void test_fake_modes(void)
 {
 	struct dev dev;
@@ -214,6 +240,7 @@ static void test_vm(void)
 int main(void)
 {
 	test_classify();
+	test_hash_words();
 	test_fake_modes();
 	test_vm();
 	return UNIT_DONE();
