@@ -22,8 +22,8 @@
 # the bytes written to the device (sectors written in
 # /sys/block/LOOP/stat), what it found, and whether the device's bytes
 # are as before.  Then the ratios: --surface --write over the two dd runs
-# (target: at most 1.10), --keep-data over badblocks -n (target: at most
-# 1.00).
+# of zeros (target: at most 1.10; and over those of random data),
+# --keep-data over badblocks -n (target: at most 1.00).
 #
 # Usage: bench/surface.sh [FLASHBENCH]   (root; default ./flashbench, built
 # with make if missing).  SIZE=2G bench/surface.sh for another size;
