@@ -13,7 +13,7 @@ WARNINGS = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 # when CPPFLAGS is given on the command line
 override CPPFLAGS += -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64
 ALL_CFLAGS = -std=gnu11 $(WARNINGS) $(CFLAGS) -MMD -MP
-LDLIBS += -lm
+LDLIBS += -lm -pthread
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

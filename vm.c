@@ -12,8 +12,18 @@
 
 #include "lib/hist.h"
 #include "lib/lfsr.h"
+#include "vm/ahead.h"
 #include "vm/stamp.h"
 #include "vm/prog.h"
+
+struct run;
+
+/* A stamp fill or a classification handed to the second thread. */
+struct ahead_job {
+	struct run *r;
+	void *buf;
+	uint64_t offset, length;
+};
 
 struct run {
 	const struct vm_program *program;
@@ -46,6 +56,13 @@ struct run {
 	uint64_t next_progress_ns;
 	bool interrupted;		/* a timed loop ended on *stop */
 	struct dev_io *ios;		/* a batch of a loop with a depth */
+	/* exec->overlap: stamps made and reads classified by a second
+	   thread while the device works on the transfer before */
+	struct ahead *ahead;
+	struct ahead_job job;		/* the job in its hands */
+	void *spare_stamps;		/* the next stamps, being made */
+	uint64_t spare_offset, spare_length;	/* what they will be */
+	void *spare_read;		/* the read before, being checked */
 };
 
 /* Operations a loop with a depth hands the device at a time. */
@@ -241,11 +258,10 @@ static void plan_io(struct run *r, const struct node *n, uint64_t offset,
 }
 
 /* Hand each block of [offset, offset + length) to the check callback. */
-static void check_blocks(struct run *r, uint64_t offset, uint64_t length,
-			 int failed_state)
+static void check_blocks(struct run *r, const unsigned char *buf,
+			 uint64_t offset, uint64_t length, int failed_state)
 {
 	uint32_t lbs = r->dev->logical_block_bytes;
-	const unsigned char *buf = r->read_buffer;
 
 	if (!r->exec->check)
 		return;
@@ -259,6 +275,86 @@ static void check_blocks(struct run *r, uint64_t offset, uint64_t length,
 		r->exec->check(r->exec->ctx, offset + done, state, named,
 			       failed_state < 0 ? buf + done : NULL);
 	}
+}
+
+static void fill_job(void *arg)
+{
+	const struct ahead_job *j = arg;
+
+	stamp_fill(j->buf, j->offset, j->length,
+		   j->r->dev->logical_block_bytes, j->r->exec->salt);
+}
+
+static void check_job(void *arg)
+{
+	const struct ahead_job *j = arg;
+
+	check_blocks(j->r, j->buf, j->offset, j->length, -1);
+}
+
+/* The second thread's job done: check calls stay in order. */
+static void settle(struct run *r)
+{
+	if (r->ahead)
+		ahead_wait(r->ahead);
+}
+
+static void swap_buffers(void **a, void **b)
+{
+	void *t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+static void give(struct run *r, void (*fn)(void *arg), void *buf,
+		 uint64_t offset, uint64_t length)
+{
+	r->job = (struct ahead_job){ r, buf, offset, length };
+	ahead_give(r->ahead, fn, &r->job);
+}
+
+/*
+ * The stamps of [offset, offset + length) in r->stamp_buffer: made
+ * beside the write before when it foresaw them (transfers follow each
+ * other), and the ones after these begun while these are written.
+ */
+static void stamps_for(struct run *r, uint64_t offset, uint64_t length)
+{
+	settle(r);
+	if (r->ahead && r->spare_offset == offset &&
+	    r->spare_length == length)
+		swap_buffers(&r->stamp_buffer, &r->spare_stamps);
+	else
+		stamp_fill(r->stamp_buffer, offset, length,
+			   r->dev->logical_block_bytes, r->exec->salt);
+	r->spare_length = 0;
+	if (!r->ahead)
+		return;
+	r->spare_offset = offset + length;
+	r->spare_length = length;
+	give(r, fill_job, r->spare_stamps, offset + length, length);
+}
+
+/* A verify's read: its blocks classified beside the next transfer. */
+static int read_verify(struct run *r, uint64_t offset, uint64_t length,
+		       uint64_t *ns)
+{
+	void *buf = r->read_buffer;
+	int err = dev_read(r->exec->dev, buf, offset, length, ns);
+
+	settle(r);
+	if (err == -EIO)
+		check_blocks(r, buf, offset, length, STAMP_READ_ERROR);
+	if (err || r->exec->check_failed_only)
+		return err;
+	if (!r->ahead) {
+		check_blocks(r, buf, offset, length, -1);
+		return 0;
+	}
+	swap_buffers(&r->read_buffer, &r->spare_read);
+	give(r, check_job, buf, offset, length);
+	return 0;
 }
 
 /*
@@ -276,23 +372,23 @@ static int run_stamp_verify(struct run *r, const struct node *n,
 		/* a backend that keeps stamps as what names them makes none */
 		err = dev_stamp(dev, offset, length, r->exec->salt, ns);
 		if (err == -EOPNOTSUPP) {
-			stamp_fill(r->stamp_buffer, offset, length,
-				   dev->logical_block_bytes, r->exec->salt);
+			stamps_for(r, offset, length);
 			err = dev_write(dev, r->stamp_buffer, offset, length,
 					ns);
 		}
-		if (err == -EIO)
-			check_blocks(r, offset, length, STAMP_WRITE_ERROR);
+		if (err == -EIO) {
+			settle(r);
+			check_blocks(r, NULL, offset, length,
+				     STAMP_WRITE_ERROR);
+		}
 	} else if (dev_verify_stamps(dev, offset, length, r->exec->salt,
 				     ns)) {
+		settle(r);
 		if (!r->exec->check_failed_only)
-			check_blocks(r, offset, length, STAMP_INTACT);
+			check_blocks(r, NULL, offset, length, STAMP_INTACT);
 		return 0;
 	} else {
-		err = dev_read(dev, r->read_buffer, offset, length, ns);
-		if (err == -EIO || (!err && !r->exec->check_failed_only))
-			check_blocks(r, offset, length, err == -EIO ?
-				     STAMP_READ_ERROR : -1);
+		err = read_verify(r, offset, length, ns);
 	}
 	if (err == -EIO) {
 		*ns = 0;
@@ -1060,6 +1156,9 @@ int vm_plan(const struct vm_program *program, const struct dev *dev,
 
 static void free_buffers(struct run *r)
 {
+	ahead_free(r->ahead);		/* its job done first */
+	free(r->spare_stamps);
+	free(r->spare_read);
 	free(r->read_buffer);
 	free(r->stamp_buffer);
 	for (int i = 0; i < DEV_PATTERN_COUNT; i++)
@@ -1125,6 +1224,24 @@ static int alloc_hists(struct run *r)
 	return 0;
 }
 
+/*
+ * exec->overlap: the second thread and a spare of each buffer it
+ * works on; without them the work is done inline, as it is the same.
+ */
+static void start_ahead(struct run *r, const struct vm_plan *plan)
+{
+	if (plan->stamps)
+		r->spare_stamps = dev_alloc_buffer(plan->max_length,
+						   DEV_PATTERN_ZEROS);
+	if (plan->reads)
+		r->spare_read = dev_alloc_buffer(plan->max_length,
+						 DEV_PATTERN_ZEROS);
+	if ((plan->stamps && !r->spare_stamps) ||
+	    (plan->reads && !r->spare_read))
+		return;
+	r->ahead = ahead_new();
+}
+
 int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	   struct vm_exec *exec)
 {
@@ -1154,6 +1271,8 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 			err = -ENOMEM;
 	if (!err)
 		err = alloc_hists(&r);
+	if (!err && exec->overlap)
+		start_ahead(&r, plan);
 	if (!err && plan->max_depth > 1)
 		err = alloc_batch(&r, plan);
 	if (!err)

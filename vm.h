@@ -105,6 +105,11 @@ struct vm_exec {
 	/* check only the blocks of a failed verify: a read-only map of
 	   the blocks that cannot be read spends no time classifying */
 	bool check_failed_only;
+	/* stamps made and verified blocks checked by a second thread
+	   while the device moves the transfer before or after: check
+	   is then called from it, in order, and once more on failures,
+	   but never at the same time; emit may run beside it */
+	bool overlap;
 	uint64_t failed_reads;
 	uint64_t dropped_records;
 	struct dev_error first_failure;

@@ -112,6 +112,24 @@ uint64_t stampblock_sum(const unsigned char *block, uint32_t block_bytes)
 	return lanes_end(&l);
 }
 
+uint64_t stampblock_hash_words(const void *data, size_t length)
+{
+	const unsigned char *p = data;
+	size_t words = length / 8, j = 0;
+	struct lanes l;
+
+	lanes_start(&l, (uint32_t)length);
+	l.h[0] = lane_step(l.h[0], (uint64_t)length);
+	for (; j + LANES <= words; j += LANES)
+		for (int k = 0; k < LANES; k++)
+			l.h[k] = lane_step(l.h[k], get64(p + 8 * (j + (size_t)k)));
+	for (; j < words; j++)
+		l.h[j % LANES] = lane_step(l.h[j % LANES], get64(p + 8 * j));
+	/* the bytes past the last whole word, FNV-1a into the first lane */
+	l.h[0] = stampblock_hash(l.h[0], p + 8 * words, length % 8);
+	return lanes_end(&l);
+}
+
 uint64_t stampblock_stored_sum(const unsigned char *block)
 {
 	return get64(block + SUM_AT);

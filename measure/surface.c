@@ -102,7 +102,7 @@ uint64_t surface_undo_bound_bytes(void)
 	/* the header, a progress record, and per chunk its record (64-byte
 	   head and trailer) and its done mark (the same, no data) */
 	return 256 + (64 + 64 + 64) +
-	       SURFACE_KEEP_CHUNKS * (SURFACE_CHUNK_BYTES + 4 * 64);
+	       SURFACE_KEEP_CHUNKS * (SURFACE_KEEP_BYTES + 4 * 64);
 }
 
 /* ---- what each block held ---- */
@@ -277,7 +277,8 @@ static int run_program(struct pass *p, struct vm_program *program,
 	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
 				.emit = window_done, .stop = p->opt->stop,
 				.salt = p->salt,
-				.check_failed_only = !p->classify };
+				.check_failed_only = !p->classify,
+				.overlap = true };
 	struct vm_plan plan;
 
 	set_slot(p, PARAM_WINDOW_AT, at);
@@ -456,8 +457,8 @@ static int keep_pass(struct pass *p)
 
 	for (uint64_t at = r->resumed_from, n; !err && at < r->end;
 	     at += n) {
-		n = r->end - at < SURFACE_CHUNK_BYTES ? r->end - at :
-							SURFACE_CHUNK_BYTES;
+		n = r->end - at < SURFACE_KEEP_BYTES ? r->end - at :
+						       SURFACE_KEEP_BYTES;
 		if (p->opt->stop && *p->opt->stop)
 			return -EINTR;
 		err = keep_chunk(p, at, n);
@@ -626,9 +627,9 @@ static int setup(struct pass *p)
 	if (!err && r->mode != SURFACE_READ)
 		err = compile(p, "surface-stamp", &p->stamp);
 	if (!err && r->mode == SURFACE_KEEP) {
-		p->saved = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+		p->saved = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					    DEV_PATTERN_ZEROS);
-		p->back = dev_alloc_buffer(SURFACE_CHUNK_BYTES,
+		p->back = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					   DEV_PATTERN_ZEROS);
 		err = p->saved && p->back ? 0 : -ENOMEM;
 	}

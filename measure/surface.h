@@ -20,9 +20,12 @@
 #include "output/reportsurface.h"
 
 /* --keep-data's undo file holds at most this many chunks' blocks. */
-#define SURFACE_KEEP_CHUNKS 4
-/* The largest transfer --surface makes, and --keep-data's chunk. */
+#define SURFACE_KEEP_CHUNKS 2
+/* The largest transfer --surface makes. */
 #define SURFACE_CHUNK_BYTES (4ULL << 20)
+/* --keep-data's chunk: saved, fsync'd, tested and put back at once
+   (large, so the fsyncs and the file's renewals are few) */
+#define SURFACE_KEEP_BYTES (16ULL << 20)
 
 struct surface_options {
 	enum surface_mode mode;

@@ -61,7 +61,11 @@ _Static_assert(H_SALTS + 8 * UNDO_MAX_SALTS <= H_SUM, "the salts fit");
 /* a head's and a trailer's fields */
 enum { R_KIND = 8, R_OFFSET = 16, R_LENGTH = 24, R_HASH = 32,
        R_SEQUENCE = 40, R_EXTENT = 48, R_SUM = HEAD_BYTES - 8 };
-enum { KIND_BLOCKS = 1, KIND_USABLE = 2, KIND_DONE = 3, KIND_PROGRESS = 4 };
+/* KIND_WORDS: saved blocks whose data checksum is taken a word at a time
+   (stampblock_hash_words), what is written now; KIND_BLOCKS ones, byte
+   by byte (FNV-1a), are read as before */
+enum { KIND_BLOCKS = 1, KIND_USABLE = 2, KIND_DONE = 3, KIND_PROGRESS = 4,
+       KIND_WORDS = 5 };
 #define PROGRESS_WORDS 8
 #define PROGRESS_BYTES (8 * PROGRESS_WORDS)
 
@@ -86,6 +90,13 @@ static uint64_t salted_sum(uint64_t salt, const unsigned char *p,
 	put64(seed, salt);
 	return stamp_hash(stamp_hash(STAMP_FNV_BASIS, seed, sizeof(seed)), p,
 			  length);
+}
+
+/* A record's data checksum, as its kind says. */
+static uint64_t data_hash(uint64_t kind, const void *data, size_t length)
+{
+	return kind == KIND_WORDS ? stampblock_hash_words(data, length) :
+				    stamp_hash(STAMP_FNV_BASIS, data, length);
 }
 
 /* ---- writing ---- */
@@ -194,7 +205,7 @@ static int append(struct undo *u, uint64_t kind, uint64_t offset,
 		  const void *data, uint64_t length, uint64_t extent)
 {
 	unsigned char head[HEAD_BYTES], trailer[HEAD_BYTES];
-	uint64_t hash = stamp_hash(STAMP_FNV_BASIS, data, (size_t)length);
+	uint64_t hash = data_hash(kind, data, (size_t)length);
 	int err;
 
 	fill_head(u, head, head_magic, kind, offset, length, hash, extent);
@@ -219,7 +230,7 @@ int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	int err = dev_read(dev, buf, offset, length, &ns);
 
 	if (!err)
-		err = append(u, KIND_BLOCKS, offset, buf, length, 0);
+		err = append(u, KIND_WORDS, offset, buf, length, 0);
 	if (!err)
 		u->bytes_saved += length;
 	return err;
@@ -333,6 +344,8 @@ struct saved {
 /* One head or trailer, decoded. */
 struct head {
 	uint64_t kind, offset, length, hash, extent;
+	uint64_t hash_kind;	/* how hash was taken: KIND_WORDS is read
+				   as KIND_BLOCKS, its hash a word-wise one */
 };
 
 /* A range marked done, after the first `after` intact records. */
@@ -480,9 +493,9 @@ static int buffer_for(struct log *g, uint64_t length)
 }
 
 /* Read a record's data into g->buf: 1 when it matches hash, else 0. */
-static int data_intact(struct log *g, off_t data_at, uint64_t length,
-		       uint64_t hash)
+static int data_intact(struct log *g, off_t data_at, const struct head *h)
 {
+	uint64_t length = h->length;
 	int err = buffer_for(g, length);
 
 	if (!err)
@@ -491,7 +504,7 @@ static int data_intact(struct log *g, off_t data_at, uint64_t length,
 		return 0;
 	if (err)
 		return read_file(g, g->buf, (size_t)length, data_at);
-	return stamp_hash(STAMP_FNV_BASIS, g->buf, (size_t)length) == hash;
+	return data_hash(h->hash_kind, g->buf, (size_t)length) == h->hash;
 }
 
 /* A range of blocks that fits the device the header names. */
@@ -512,7 +525,9 @@ static bool decode(const struct log *g, const unsigned char *p,
 		return false;
 	*h = (struct head){ get64(p + R_KIND), get64(p + R_OFFSET),
 			    get64(p + R_LENGTH), get64(p + R_HASH),
-			    get64(p + R_EXTENT) };
+			    get64(p + R_EXTENT), get64(p + R_KIND) };
+	if (h->kind == KIND_WORDS)
+		h->kind = KIND_BLOCKS;
 	if (h->kind == KIND_USABLE)
 		return h->length == 0 && h->offset <= g->device_bytes;
 	if (h->kind == KIND_DONE)
@@ -629,8 +644,7 @@ static int skip_damage(struct log *g, off_t *at)
 	if (!err && start >= *at && h.kind != KIND_BLOCKS) {
 		/* a mark whose head is damaged: its trailer tells it */
 		int intact = h.kind != KIND_PROGRESS ? 1 :
-			     data_intact(g, start + HEAD_BYTES, h.length,
-					 h.hash);
+			     data_intact(g, start + HEAD_BYTES, &h);
 
 		*at = q + HEAD_BYTES;
 		if (intact <= 0)	/* a lost progress record loses
@@ -670,7 +684,7 @@ static int read_record(struct log *g, off_t *at)
 	end = data_at + (off_t)h.length + HEAD_BYTES;
 	if (end > g->file_bytes)
 		return 1;		/* cut short: never fsync'd */
-	intact = data_intact(g, data_at, h.length, h.hash);
+	intact = data_intact(g, data_at, &h);
 	if (intact < 0)
 		return intact;
 	complete = read_exact(g->fd, trailer, sizeof(trailer),
@@ -703,14 +717,15 @@ static int read_records1(struct log *g)
 	while (read_exact(g->fd, head, sizeof(head), at) == 0 &&
 	       memcmp(head, record1_magic, sizeof(record1_magic)) == 0) {
 		struct head h = { KIND_BLOCKS, get64(head + 8),
-				  get64(head + 16), get64(head + 24), 0 };
+				  get64(head + 16), get64(head + 24), 0,
+				  KIND_BLOCKS };
 		off_t data_at = at + HEAD1_BYTES;
 		int intact;
 
 		if (!range_fits(g, h.offset, h.length) ||
 		    (uint64_t)(g->file_bytes - data_at) < h.length)
 			break;
-		intact = data_intact(g, data_at, h.length, h.hash);
+		intact = data_intact(g, data_at, &h);
 		if (intact < 0)
 			return intact;
 		if (intact && (keep_block_hashes(g, g->buf, h.length) ||

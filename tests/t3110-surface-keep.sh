@@ -1,15 +1,15 @@
 #!/bin/sh
 # t3110: --surface --keep-data on a loop device over random data.  A run
 # leaves every byte as it was and removes its undo file.  Killed with
-# SIGKILL at several moments (after 2, 6, 13 and 50 MiB moved by write
+# SIGKILL at several moments (after 8, 24, 60 and 110 MiB moved by write
 # calls: saving the first chunk, stamping it, in the second chunk, past
 # the file's first renewal), it leaves an undo file no larger than the bound it announced,
 # and --restore then leaves the device identical.  --resume of a killed
 # run puts the chunk in flight back, finishes the range (its JSON says
 # where it went on) and leaves the device identical.  SIGINT stops a run
 # cleanly: exit 130, a partial result marked incomplete, every byte back,
-# no undo file.  (A chunk is 4 MiB: its save, its stamps and its data
-# back are 12 MiB of write calls, and the file is renewed every 4.)
+# no undo file.  (A chunk is 16 MiB: its save, its stamps and its data
+# back are 48 MiB of write calls, and the file is renewed every 2.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -69,7 +69,7 @@ killed() {
 	test "$size" -le "$(bound)"
 }
 
-for mib in 2 6 13 50; do
+for mib in 8 24 60 110; do
 	test_loop_io "killed after $mib MiB written, --restore leaves the device identical" "
 		killed $((mib * MIB)) &&
 		\"\$FLASHBENCH\" --restore=\"\$UNDO\" \"\$LOOP\" >restore.out 2>restore.err &&
@@ -81,7 +81,7 @@ for mib in 2 6 13 50; do
 done
 
 test_loop_io '--resume finishes a killed run: every byte back, the range done' '
-	killed $((30 * MIB)) &&
+	killed $((60 * MIB)) &&
 	"$FLASHBENCH" --surface --keep-data --resume="$UNDO" -q \
 		--format=json "$LOOP" >out.json 2>err &&
 	cat err &&
@@ -106,7 +106,7 @@ test_loop_io 'SIGINT: exit 130, a partial result, every byte back, no undo file'
 	fb_start --surface --keep-data -q --format=json --undo-file="$UNDO" \
 		"$LOOP" &&
 	wait_catching &&
-	wait_written $((30 * MIB)) &&
+	wait_written $((60 * MIB)) &&
 	kill -INT $fb_pid &&
 	fb_wait &&
 	test "$(cat code)" = 130 &&

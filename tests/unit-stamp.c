@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dev.h"
 #include "engines/sim.h"
@@ -78,6 +79,32 @@ static enum stamp_state round_trip(struct dev *dev, uint64_t offset,
 	if (dev_read(dev, other, where, 512, &ns))
 		return STAMP_READ_ERROR;
 	return stamp_classify(other, where, 512, SALT, named);
+}
+
+/* The word-wise checksum of the undo file's saved data. */
+static void test_hash_words(void)
+{
+	uint64_t whole, cut;
+
+	for (size_t i = 0; i < sizeof(other); i++)
+		other[i] = (unsigned char)(i * 7 + 3);
+	whole = stampblock_hash_words(other, sizeof(other));
+	UNIT_CHECK(whole == stampblock_hash_words(other, sizeof(other)),
+		   "the word checksum is the same each time");
+	other[1000] ^= 0x10;
+	UNIT_CHECK(whole != stampblock_hash_words(other, sizeof(other)),
+		   "one flipped bit changes the word checksum");
+	other[1000] ^= 0x10;
+	cut = stampblock_hash_words(other, sizeof(other) - 3);
+	other[sizeof(other) - 4] ^= 1;	/* a byte past the last word */
+	UNIT_CHECK(cut != stampblock_hash_words(other, sizeof(other) - 3) &&
+		   cut != whole,
+		   "the bytes past the last whole word and the length count");
+	other[sizeof(other) - 4] ^= 1;
+	memset(block, 0, 64);
+	UNIT_CHECK(stampblock_hash_words(block, 64) !=
+		   stampblock_hash_words(block, 56),
+		   "zeros of two lengths differ");
 }
 
 static void test_fake_modes(void)
@@ -153,28 +180,36 @@ static void keep_check(void *ctx, uint64_t offset, int state, uint64_t named,
 		seen[seen_count++] = (struct seen){ offset, named, state };
 }
 
-static int run(const char *spec, const char *text, struct vm_plan *plan)
+/* text compiled, planned and run on the device spec names, with exec. */
+static int run_exec(const char *spec, const char *text,
+		    struct vm_exec *exec, struct vm_plan *plan)
 {
 	struct vm_program *program;
 	struct vm_diag diag;
-	struct vm_exec exec = { .check = keep_check, .salt = SALT };
 	struct dev dev;
 	int err;
 
-	seen_count = 0;
 	if (vm_compile(text, NULL, 0, &program, &diag))
 		return -EINVAL;
 	if (!open_card(&dev, spec)) {
 		vm_free(program);
 		return -ENODEV;
 	}
-	exec.dev = &dev;
+	exec->dev = &dev;
 	err = vm_plan(program, &dev, 0, plan);
 	if (!err)
-		err = vm_run(program, plan, &exec);
+		err = vm_run(program, plan, exec);
 	dev_close(&dev);
 	vm_free(program);
 	return err;
+}
+
+static int run(const char *spec, const char *text, struct vm_plan *plan)
+{
+	struct vm_exec exec = { .check = keep_check, .salt = SALT };
+
+	seen_count = 0;
+	return run_exec(spec, text, &exec, plan);
 }
 
 static void test_vm(void)
@@ -245,11 +280,83 @@ static void test_legacy(void)
 		   "today's stamp is not taken for an earlier one");
 }
 
+/* Every block a run checks, counted by state, and whether in order. */
+struct tally {
+	uint64_t states[STAMP_STATE_COUNT], next, blocks;
+	bool in_order;
+};
+
+static void tally_check(void *ctx, uint64_t offset, int state,
+			uint64_t named, const void *data)
+{
+	struct tally *t = ctx;
+
+	(void)named;
+	(void)data;
+	if (offset != t->next)
+		t->in_order = false;
+	t->next = offset + 512;
+	t->blocks++;
+	if (state >= 0 && state < STAMP_STATE_COUNT)
+		t->states[state]++;
+}
+
+/* The program on a file of 4 MiB, emptied first, its blocks tallied. */
+static int run_file(const char *path, const char *text, bool overlap,
+		    struct tally *t)
+{
+	struct vm_exec exec = { .check = tally_check, .ctx = t,
+				.salt = SALT, .overlap = overlap };
+	struct vm_plan plan;
+
+	memset(t, 0, sizeof(*t));
+	t->in_order = true;
+	if (truncate(path, 0) || truncate(path, 4 * MIB))
+		return -errno;
+	return run_exec(path, text, &exec, &plan);
+}
+
+/*
+ * exec.overlap: the stamps made and the reads classified on a second
+ * thread give the same blocks, in the same order, as inline: on a
+ * file, where the VM makes the stamps itself, emptied before each run.
+ * The short stamp at 2 MiB leaves a hole of zeros, and the stamp after
+ * it is not the one foreseen.
+ */
+static void test_overlap(void)
+{
+	char path[] = "/tmp/unit-stamp.XXXXXX";
+	const char *text = "stamp 0 1M\nstamp 1M 1M\nstamp 2M 512K\n"
+			   "stamp 3M 1M\nverify 0 1M\nverify 1M 1M\n"
+			   "verify 2M 1M\nverify 3M 1M\n";
+	struct tally inline_t, ahead_t;
+	int fd = mkstemp(path), a, b;
+
+	UNIT_CHECK(fd >= 0 && ftruncate(fd, 4 * MIB) == 0,
+		   "a file of 4 MiB for the overlap");
+	if (fd >= 0)
+		close(fd);
+	b = run_file(path, text, true, &ahead_t);
+	a = run_file(path, text, false, &inline_t);
+	UNIT_CHECK(a == 0 && b == 0, "both runs end well");
+	UNIT_CHECK(inline_t.blocks == 8192 && inline_t.in_order &&
+		   inline_t.states[STAMP_INTACT] == 7168 &&
+		   inline_t.states[STAMP_ZEROS] == 1024,
+		   "inline: every stamp intact, the hole zeros");
+	UNIT_CHECK(ahead_t.blocks == inline_t.blocks && ahead_t.in_order &&
+		   memcmp(ahead_t.states, inline_t.states,
+			  sizeof(ahead_t.states)) == 0,
+		   "overlapped: the same blocks, in order, the same states");
+	unlink(path);
+}
+
 int main(void)
 {
 	test_legacy();
 	test_classify();
+	test_hash_words();
 	test_fake_modes();
 	test_vm();
+	test_overlap();
 	return UNIT_DONE();
 }
