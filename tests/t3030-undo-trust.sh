@@ -51,13 +51,13 @@ else
 		test_at_exit "rm -rf '$NOBODY'" &&
 		chmod 755 "$NOBODY" && chown 65534:65534 "$NOBODY"
 	# a copy: the tree may lie below a directory uid 65534 cannot enter
-	cp "$FLASHBENCH" "$NOBODY/flashbench.bin" &&
+	cp "$FLASHBENCH_REAL" "$NOBODY/flashbench.bin" &&
 		printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$AS_NOBODY" \
 		"$NOBODY/flashbench.bin" >"$NOBODY/flashbench" &&
 		chmod 755 "$NOBODY/flashbench"
 	"$NOBODY/flashbench" --version >/dev/null 2>&1 &&
 		$AS_NOBODY test -w "$NOBODY" ||
-		NOBODY_WHY="uid 65534 cannot write in $NOBODY or run $FLASHBENCH"
+		NOBODY_WHY="uid 65534 cannot write in $NOBODY or run $FLASHBENCH_REAL"
 fi
 
 # as_nobody CMD...: CMD as uid 65534, with HOME and XDG_STATE_HOME in its
