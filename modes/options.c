@@ -570,7 +570,7 @@ static void check_without_test(const struct config *cfg)
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
 		/* --report takes most options besides their own test */
-		unsigned applies = o->applies & ~T_REPORT;
+		unsigned applies = o->applies & ~(unsigned)T_REPORT;
 
 		if (cfg->given[i] && o->mode == MODE_NONE &&
 		    few_tests(applies, tests, sizeof(tests)))
