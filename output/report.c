@@ -125,6 +125,8 @@ struct report {
 	struct key_table unit_keys;
 	/* JSON: the members of meta->index_member, written at the end */
 	struct text_buffer index;
+	/* JSON, meta->index_schema1: the schema-1 members and objects */
+	struct text_buffer schema1_top, schema1_confidence, schema1_why;
 };
 
 struct formatter {
@@ -800,6 +802,66 @@ static void json_members(struct report *report, FILE *out,
 	}
 }
 
+/* One member "name": value of an object gathered in b. */
+static void buffer_member(struct text_buffer *b, const char *separator,
+			  const char *name, const struct vm_field *field)
+{
+	fputs(b->count++ ? separator : "", b->out);
+	json_write_string(b->out, name);
+	fputs(": ", b->out);
+	json_value(b->out, field);
+}
+
+/* Does the finding rec have a value?  (One the card states, such as its
+   preferred_erase_size, has a value and no confidence.) */
+static bool has_value(const struct record *rec)
+{
+	for (unsigned i = 1; i < rec->count; i++)
+		if (strcmp(key_of(&rec->fields[i]), "value") == 0)
+			return isfinite(rec->fields[i].value);
+	return false;
+}
+
+/*
+ * What schema 1 wrote of an indexed record (a finding), kept for the
+ * scripts that read it: its value at the top level under its name, its
+ * lower_bound as NAME_is_lower_bound, its confidence (0 for one not
+ * determined; none for a stated value) and its reason, where it has one.
+ */
+static void schema1_members(struct report *report, const char *name,
+			    const struct record *rec)
+{
+	bool valued = has_value(rec);
+
+	for (unsigned i = 1; i < rec->count; i++) {
+		struct vm_field field = rec->fields[i];
+		const char *key = key_of(&field);
+		char bound[KEY_MAX + 16];
+
+		if (strcmp(key, "value") == 0) {
+			buffer_member(&report->schema1_top, ",\n  ", name,
+				      &field);
+		} else if (strcmp(key, "lower_bound") == 0) {
+			snprintf(bound, sizeof(bound), "%s_is_lower_bound",
+				 name);
+			buffer_member(&report->schema1_top, ",\n  ", bound,
+				      &field);
+		} else if (strcmp(key, "confidence") == 0) {
+			if (!isfinite(field.value) && valued)
+				continue;
+			if (!isfinite(field.value))
+				field.value = 0;
+			buffer_member(&report->schema1_confidence, ", ", name,
+				      &field);
+		} else if ((strcmp(key, "why") == 0 ||
+			    strcmp(key, "reason") == 0) && field.label &&
+			   field.label[0]) {
+			buffer_member(&report->schema1_why, ", ", name,
+				      &field);
+		}
+	}
+}
+
 /* A record of the index: under its first field's label, the others. */
 static void json_index_record(struct report *report,
 			      const struct record *rec)
@@ -816,6 +878,8 @@ static void json_index_record(struct report *report,
 	fputs(": {", report->index.out);
 	json_members(report, report->index.out, rec, 1, "", 0);
 	fputc('}', report->index.out);
+	if (report->meta->index_schema1)
+		schema1_members(report, first->label, rec);
 }
 
 static void json_record(struct report *report, const struct record *rec)
@@ -830,6 +894,22 @@ static void json_record(struct report *report, const struct record *rec)
 	json_members(report, out, rec, 0, "", 0);
 	fputc('}', out);
 	json_index_record(report, rec);
+}
+
+/* The schema-1 members, for its readers: see report_meta.index_schema1. */
+static void json_schema1_end(struct report *report)
+{
+	FILE *out = report->out;
+	const char *top = buffer_text(&report->schema1_top);
+	const char *confidence = buffer_text(&report->schema1_confidence);
+	const char *why = buffer_text(&report->schema1_why);
+
+	if (report->schema1_top.count)
+		fprintf(out, "  %.*s,\n", (int)report->schema1_top.size, top);
+	fprintf(out, "  \"confidence\": {%.*s},\n",
+		(int)report->schema1_confidence.size, confidence);
+	fprintf(out, "  \"not_determined\": {%.*s},\n",
+		(int)report->schema1_why.size, why);
 }
 
 static void json_end(struct report *report, const struct dev_stats *stats,
@@ -856,6 +936,8 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 		fprintf(out, ": {%.*s%s},\n", (int)report->index.size, text,
 			report->index.count ? "\n  " : "");
 	}
+	if (report->schema1_top.out)
+		json_schema1_end(report);
 	fputs("  \"units\": {", out);
 	for (unsigned i = 0; i < report->unit_keys.count; i++) {
 		fputs(i ? ", " : "", out);
@@ -890,6 +972,9 @@ static int close_buffers(struct report *report)
 	int err = buffer_close(&report->rows);
 
 	err = buffer_close(&report->index) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_top) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_confidence) ? -ENOMEM : err;
+	err = buffer_close(&report->schema1_why) ? -ENOMEM : err;
 	return err;
 }
 
@@ -906,7 +991,11 @@ struct report *report_open(FILE *out, enum report_format format,
 	report->terminal = isatty(fileno(out));
 	if ((format == REPORT_CSV && !buffer_open(&report->rows)) ||
 	    (format == REPORT_JSON && meta->index_member &&
-	     !buffer_open(&report->index))) {
+	     !buffer_open(&report->index)) ||
+	    (format == REPORT_JSON && meta->index_schema1 &&
+	     (!buffer_open(&report->schema1_top) ||
+	      !buffer_open(&report->schema1_confidence) ||
+	      !buffer_open(&report->schema1_why)))) {
 		close_buffers(report);
 		free(report);
 		return NULL;

@@ -48,6 +48,14 @@ struct report_meta {
 	 */
 	const char *index_member;
 	const char *index_key;
+	/*
+	 * With index_member, for readers of schema 1 and 2 (--detect,
+	 * --analyze): each indexed record's value also at the top level
+	 * under its label ("erase_size": 4194304), its lower_bound as
+	 * LABEL_is_lower_bound, and objects "confidence" (0 where there is
+	 * none) and "not_determined" (its reason, where it has one) by label.
+	 */
+	bool index_schema1;
 };
 
 /*

@@ -505,7 +505,8 @@ int analyze_report(const struct analyze_result *r,
 	char advice[ANALYZE_ADVICE_MAX][ANALYSIS_ADVICE_BYTES];
 	const struct report_meta meta = { .test = "analyze",
 		.command = command,
-		.index_member = "findings", .index_key = "name" };
+		.index_member = "findings", .index_key = "name",
+		.index_schema1 = true };
 	const struct analysis_finding *erase, *page, *linear;
 	struct analyze_findings f;
 	struct report *report;

@@ -427,6 +427,7 @@ int report_detect(FILE *out, enum report_format format,
 	/* JSON: "findings": {"erase_size": {"value": ...}, ...} */
 	indexed.index_member = "findings";
 	indexed.index_key = "name";
+	indexed.index_schema1 = true;
 	report = report_open(out, format, &indexed);
 	if (!report)
 		return -ENOMEM;

@@ -147,8 +147,10 @@ sys.exit(stairs[\"diff_noise_ns\"] > 1e6)
 "
 '
 
-# findings JSON: the findings are under "findings" only (schema 3 has
-# none of schema 1's top-level copies), each as its record says.
+# findings JSON: each finding under its name as its record says, and
+# schema 1's copies for its readers - each value at the top level,
+# "confidence" (0 where not determined), "not_determined" (the reason) -
+# agree with them.
 findings() {
 	python3 - "$1" <<'EOF'
 import json, sys
@@ -156,15 +158,20 @@ r = json.load(open(sys.argv[1]))
 records = {x["name"]: x for x in r["results"] if x["kind"] == "finding"}
 fail = []
 for name, f in r["findings"].items():
-    if name in r:
-        fail.append("%s: a schema-1 copy at the top level" % name)
     rec = dict(records[name])
     del rec["kind"], rec["name"]
     if rec != f:
         fail.append("%s: finding %r, record %r" % (name, f, rec))
-for old in ("confidence", "not_determined"):
-    if old in r:
-        fail.append(old + " at the top level")
+    if r.get(name, "missing") != f["value"]:
+        fail.append("%s: top %r, finding %r" % (name, r.get(name), f["value"]))
+    if f["confidence"] is not None or f["value"] is None:
+        if r["confidence"].get(name) != (f["confidence"] or 0):
+            fail.append("%s: confidence %r" % (name, r["confidence"].get(name)))
+    reason = f.get("reason") or f.get("why")
+    if reason and r["not_determined"].get(name) != reason:
+        fail.append("%s: not_determined %r" % (name, r["not_determined"].get(name)))
+    if "lower_bound" in f and r[name + "_is_lower_bound"] != f["lower_bound"]:
+        fail.append(name + "_is_lower_bound")
 print(sys.argv[1], r["findings"]["erase_size"]["value"])
 if fail:
     print("; ".join(fail))
@@ -172,7 +179,7 @@ if fail:
 EOF
 }
 
-test_expect_success 'findings are under their names, as their records say' '
+test_expect_success 'findings under their names as their records say, schema 1 copies agree' '
 	known=0
 	for f in "$REAL"/*align*.txt; do
 		"$FLASHBENCH" --analyze --format=json "$f" >out.json &&
@@ -189,6 +196,10 @@ assert f[\"erase_size\"][\"value\"] == 4194304
 assert f[\"erase_size\"][\"confidence\"] > 0.5
 assert f[\"open_au_linear\"][\"confidence\"] is None
 assert f[\"open_au_linear\"][\"why\"]
+r = json.load(open(\"out.json\"))
+assert r[\"erase_size\"] == 4194304 and r[\"confidence\"][\"erase_size\"] > 0.5
+assert r[\"confidence\"][\"open_au_linear\"] == 0
+assert r[\"not_determined\"][\"open_au_linear\"]
 "
 '
 
