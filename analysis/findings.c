@@ -1412,17 +1412,6 @@ void analysis_open_au(const struct analysis_run *runs, size_t count,
 
 /* ---- advice ---- */
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 size_t analysis_recommend(uint64_t erase, uint64_t page,
 			  unsigned open_linear, char lines[][384], size_t max)
 {
@@ -1432,7 +1421,8 @@ size_t analysis_recommend(uint64_t erase, uint64_t page,
 
 	if (!erase || max < 5)
 		return 0;
-	start = erase / gcd(erase, MIB) * MIB;	/* lcm with the 1 MiB grid */
+	/* lcm with the 1 MiB grid */
+	start = erase / units_gcd(erase, MIB) * MIB;
 	units_format_exact_size(e_text, erase);
 	units_format_exact_size(start_text, start);
 	snprintf(lines[n++], 384, "partition start: sector %llu (%s): "
@@ -1447,8 +1437,8 @@ size_t analysis_recommend(uint64_t erase, uint64_t page,
 		 (unsigned long long)(erase / 4096 ? erase / 4096 : 1));
 	snprintf(lines[n++], 384, "f2fs: mkfs.f2fs -s %llu -z 1 - a section "
 		 "of %llu 2MiB segments is a whole number of erase blocks",
-		 (unsigned long long)(erase / gcd(erase, 2 * MIB)),
-		 (unsigned long long)(erase / gcd(erase, 2 * MIB)));
+		 (unsigned long long)(erase / units_gcd(erase, 2 * MIB)),
+		 (unsigned long long)(erase / units_gcd(erase, 2 * MIB)));
 	if (open_linear && open_linear < 6)
 		snprintf(lines[n++], 384, "f2fs: mount -o active_logs=%u - "
 			 "the card keeps only %u erase blocks open",

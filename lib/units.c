@@ -320,3 +320,14 @@ const char *units_format_exact_size(char *buf, uint64_t bytes)
 		 names[i]);
 	return buf;
 }
+
+uint64_t units_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}

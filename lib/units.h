@@ -55,4 +55,7 @@ const char *units_format_rate(char *buf, double bytes_per_s);
 /* Human size for prose: exact when it is a whole number of units ("12MiB"). */
 const char *units_format_exact_size(char *buf, uint64_t bytes);
 
+/* The greatest common divisor of a and b (a when b is 0). */
+uint64_t units_gcd(uint64_t a, uint64_t b);
+
 #endif

@@ -27,6 +27,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "lib/units.h"
 #include "measure/surface.h"
 #include "vm/compile.h"
 #include "vm/programs.h"
@@ -129,17 +130,6 @@ static void add_bad(struct surface_result *r, uint64_t offset,
 							      state };
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Another offset's stamp: the lower of the two is the real block. */
 static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
 {
@@ -148,7 +138,7 @@ static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
 		return false;		/* this one is the alias */
 	if (offset < p->alias_low)
 		p->alias_low = offset;
-	p->alias_gcd = gcd(p->alias_gcd, named - offset);
+	p->alias_gcd = units_gcd(p->alias_gcd, named - offset);
 	return true;
 }
 
