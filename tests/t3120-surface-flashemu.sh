@@ -10,47 +10,17 @@
 
 require python3
 
-FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
-[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
 CARD=$TRASH/emu
 CARD_SPEC=sim:size=64M,fake=64M,bad=10M+64K,bad=40M+4K
 
-if [ ! -c /dev/fuse ]; then
-	if [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ] && [ "$(id -u)" = 0 ]; then
-		echo "not ok 1 - ${0##*/}: /dev/fuse required but unavailable"
-		exit 1
-	fi
-	test_skip "${0##*/}: every test" "needs /dev/fuse"
-	test_done
-	exit
-fi
-
-# serving: flashemu has said it is ready and has not ended.
-serving() {
-	grep -q "^ready " "$CARD.out" 2>/dev/null && [ ! -s "$CARD.rc" ]
-}
-
 # At the end, whatever a failed test left: detach, stop, unmount.
-stop_emu() {
-	losetup -j "$CARD/card" 2>/dev/null | cut -d: -f1 |
-	while read -r se_dev; do losetup -d "$se_dev"; done
-	[ -s "$CARD.pid" ] && [ ! -s "$CARD.rc" ] &&
-		kill -TERM "$(cat "$CARD.pid")"
-	fb_pid=
-	poll_until "flashemu exit" test -s "$CARD.rc" ||
-		umount -l "$CARD"
+stop_card() {
+	emu_stop emu
 }
-test_at_exit stop_emu
+test_at_exit stop_card
 
-test_loop 'flashemu serves the damaged card' '
-	mkdir -p "$CARD" &&
-	(
-		timeout -k 5 300 sh -c "echo \$\$ >\"\$0.pid\" && exec \"\$@\"" \
-			"$CARD" "$FLASHEMU" --time-scale=1000 "$CARD_SPEC" "$CARD" \
-			>"$CARD.out" 2>"$CARD.err" </dev/null
-		echo $? >"$CARD.rc"
-	) &
-	poll_until "the ready line" serving &&
+test_emu 'flashemu serves the damaged card' '
+	emu_start emu --time-scale=1000 "$CARD_SPEC" &&
 	test "$(stat -c %s "$CARD/card")" = $((64 * MIB))
 '
 
@@ -82,9 +52,8 @@ sums() {
 BAD1=$((10 * MIB))+65536
 BAD2=$((40 * MIB))+4096
 
-test_loop 'a loop device over the card, random data where it can be written' '
-	dev=$(losetup -f --show --direct-io=on "$CARD/card") &&
-	echo "$dev" >>"$TRASH/.loops" &&
+test_emu 'a loop device over the card, random data where it can be written' '
+	dev=$(emu_attach emu) &&
 	echo "$dev" >"$TRASH/dev" &&
 	for mib in $(seq 0 63); do
 		dd if=/dev/urandom of="$dev" bs=1M seek=$mib count=1 \
@@ -95,7 +64,7 @@ test_loop 'a loop device over the card, random data where it can be written' '
 '
 DEV=$(cat "$TRASH/dev" 2>/dev/null)
 
-test_loop 'read-only: the two bad ranges, damaged, exit 4' '
+test_emu 'read-only: the two bad ranges, damaged, exit 4' '
 	{
 		"$FLASHBENCH" --surface -q --format=json "$DEV" >out.json 2>err
 		echo $? >code
@@ -105,7 +74,7 @@ test_loop 'read-only: the two bad ranges, damaged, exit 4' '
 	python3 "$TRASH/ranges.py" out.json damaged $BAD1 $BAD2
 '
 
-test_loop '--keep-data: the same ranges, exit 4, what could be read is as it was' '
+test_emu '--keep-data: the same ranges, exit 4, what could be read is as it was' '
 	{
 		"$FLASHBENCH" --surface --keep-data -q --format=json \
 			--undo-file="$TRASH/emu.undo" "$DEV" >out.json 2>err
@@ -119,10 +88,10 @@ test_loop '--keep-data: the same ranges, exit 4, what could be read is as it was
 	test_cmp "$TRASH/before" now
 '
 
-test_loop 'SIGTERM stops flashemu: exit 0' '
-	losetup -d "$DEV" &&
-	stop_emu &&
-	test "$(cat "$CARD.rc")" = 0
+test_emu 'SIGTERM stops flashemu: exit 0, nothing mounted or attached' '
+	emu_detach "$DEV" &&
+	kill -TERM "$(cat "$CARD.pid")" &&
+	emu_gone emu
 '
 
 test_done

@@ -10,53 +10,22 @@
 
 . "$(dirname "$0")/lib.sh"
 
-FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
-[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
 CARD=$TRASH/emu
 FAKE=sim:size=1G,fake=256M,fake-mode=wrap
 
-if [ ! -c /dev/fuse ]; then
-	if [ "${FLASHBENCH_REQUIRE_LOOP:-0}" = 1 ] && [ "$(id -u)" = 0 ]; then
-		echo "not ok 1 - ${0##*/}: /dev/fuse required but unavailable"
-		exit 1
-	fi
-	test_skip "${0##*/}: every test" "needs /dev/fuse"
-	test_done
-	exit
-fi
-
-# serving: flashemu has said it is ready and has not ended.
-serving() {
-	grep -q "^ready " "$CARD.out" 2>/dev/null && [ ! -s "$CARD.rc" ]
-}
-
 # At the end, whatever a failed test left: detach, stop, unmount.
-stop_emu() {
-	losetup -j "$CARD/card" 2>/dev/null | cut -d: -f1 |
-	while read -r se_dev; do losetup -d "$se_dev"; done
-	[ -s "$CARD.pid" ] && [ ! -s "$CARD.rc" ] &&
-		kill -TERM "$(cat "$CARD.pid")"
-	fb_pid=
-	poll_until "flashemu exit" test -s "$CARD.rc" ||
-		umount -l "$CARD"
+stop_card() {
+	emu_stop emu
 }
-test_at_exit stop_emu
+test_at_exit stop_card
 
-test_loop 'flashemu serves the fake card' '
-	mkdir -p "$CARD" &&
-	(
-		timeout -k 5 300 sh -c "echo \$\$ >\"\$0.pid\" && exec \"\$@\"" \
-			"$CARD" "$FLASHEMU" --time-scale=1000 "$FAKE" "$CARD" \
-			>"$CARD.out" 2>"$CARD.err" </dev/null
-		echo $? >"$CARD.rc"
-	) &
-	poll_until "the ready line" serving &&
+test_emu 'flashemu serves the fake card' '
+	emu_start emu --time-scale=1000 "$FAKE" &&
 	test "$(stat -c %s "$CARD/card")" = $((1024 * MIB))
 '
 
-test_loop python3 'a wraparound fake at a power of two: fake, exit 3, no warning, every byte back' '
-	dev=$(losetup -f --show --direct-io=on "$CARD/card") &&
-	echo "$dev" >>"$TRASH/.loops" &&
+test_emu python3 'a wraparound fake at a power of two: fake, exit 3, no warning, every byte back' '
+	dev=$(emu_attach emu) &&
 	dd if=/dev/urandom of="$dev" bs=1M count=256 oflag=direct \
 		status=none &&
 	dd if="$dev" bs=1M count=256 iflag=direct status=none |
@@ -81,13 +50,12 @@ test_loop python3 'a wraparound fake at a power of two: fake, exit 3, no warning
 	dd if="$dev" bs=1M count=256 iflag=direct status=none |
 		cksum >after &&
 	test_cmp before after &&
-	losetup -d "$dev"
+	emu_detach "$dev"
 '
 
-test_loop 'SIGTERM stops flashemu: exit 0, nothing mounted' '
-	stop_emu &&
-	test "$(cat "$CARD.rc")" = 0 &&
-	! grep -q " $CARD " /proc/self/mounts
+test_emu 'SIGTERM stops flashemu: exit 0, nothing mounted or attached' '
+	kill -TERM "$(cat "$CARD.pid")" &&
+	emu_gone emu
 '
 
 test_done
