@@ -3,7 +3,7 @@
  * into chunks of EMUSTORE_CHUNK bytes, each allocated on its first write
  * and freed when a punch covers it; a backing file is a sparse file of the
  * card's size, punched with fallocate, or a block device at least that
- * large.  Every access goes chunk by chunk through emustore_physical_offset.
+ * large.  Every access goes chunk by chunk.
  * Where a backing file may be is checked first (emustore_check), by its
  * resolved name: writing the card's data into /proc/self/mem, a FIFO or
  * a file someone else planted would be no store.
@@ -37,13 +37,6 @@ struct emustore {
 	unsigned char **chunks;	/* NULL: never written, or punched */
 	char *created;		/* its name, when this open made the file */
 };
-
-uint64_t emustore_physical_offset(const struct emustore *store,
-				  uint64_t offset)
-{
-	(void)store;
-	return offset;
-}
 
 /* --- where a store file may be ---------------------------------------- */
 
@@ -391,7 +384,7 @@ void emustore_discard(struct emustore *store)
 	close_store(store, true);
 }
 
-/* One piece of an access: inside one chunk, at a physical offset. */
+/* One piece of an access: inside one chunk, at its offset in the store. */
 struct piece {
 	uint64_t physical;
 	size_t length;
@@ -399,15 +392,14 @@ struct piece {
 };
 
 /* The next piece of [offset + done, offset + length); false when none. */
-static bool next_piece(const struct emustore *s, uint64_t offset,
-		       uint64_t length, struct piece *p)
+static bool next_piece(uint64_t offset, uint64_t length, struct piece *p)
 {
 	uint64_t pos = offset + p->done, left = length - p->done;
 	uint64_t room = EMUSTORE_CHUNK - pos % EMUSTORE_CHUNK;
 
 	if (p->done >= length)
 		return false;
-	p->physical = emustore_physical_offset(s, pos);
+	p->physical = pos;
 	p->length = (size_t)(left < room ? left : room);
 	return true;
 }
@@ -447,7 +439,7 @@ int emustore_read(struct emustore *store, void *buf, uint64_t offset,
 {
 	struct piece p = { 0 };
 
-	for (; next_piece(store, offset, length, &p); p.done += p.length) {
+	for (; next_piece(offset, length, &p); p.done += p.length) {
 		char *out = (char *)buf + p.done;
 		unsigned char *chunk;
 		int err;
@@ -488,7 +480,7 @@ int emustore_write(struct emustore *store, const void *buf, uint64_t offset,
 {
 	struct piece p = { 0 };
 
-	for (; next_piece(store, offset, length, &p); p.done += p.length) {
+	for (; next_piece(offset, length, &p); p.done += p.length) {
 		const char *in = (const char *)buf + p.done;
 		unsigned char *chunk;
 		int err;
@@ -540,7 +532,7 @@ int emustore_punch(struct emustore *store, uint64_t offset, uint64_t length)
 {
 	struct piece p = { 0 };
 
-	for (; next_piece(store, offset, length, &p); p.done += p.length) {
+	for (; next_piece(offset, length, &p); p.done += p.length) {
 		int err = 0;
 
 		if (store->fd >= 0)

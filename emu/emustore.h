@@ -3,7 +3,9 @@
  * Sparse: in memory, in chunks allocated on first write up to a cap, or
  * in a backing file (a regular file or a block device), checked before it
  * is made.  Never-written and punched bytes read as zeros.  It knows
- * nothing of timing; the model (sim.c) does that.
+ * nothing of timing, nor of where a counterfeit card's offsets land: the
+ * model (sim.c) does that, and hands such a card's real blocks to the
+ * store at their physical offsets (sim_keep_data_in).
  */
 #ifndef FLASHBENCH_EMUSTORE_H
 #define FLASHBENCH_EMUSTORE_H
@@ -66,14 +68,5 @@ int emustore_punch(struct emustore *store, uint64_t offset, uint64_t length);
 
 /* Bytes of memory (or allocated file space) the data takes now. */
 uint64_t emustore_held_bytes(const struct emustore *store);
-
-/*
- * Where the data for card offset lives in the store.  Every read, write
- * and punch passes through it, one chunk at a time: the identity for an
- * honest card, and the place where a fake card (one that claims more
- * than it holds) will fold its addresses.
- */
-uint64_t emustore_physical_offset(const struct emustore *store,
-				  uint64_t offset);
 
 #endif

@@ -143,12 +143,13 @@ static void tell_full(struct card *c)
 }
 
 /*
- * A counterfeit card (a fake= key) keeps its own data, and only it knows
+ * A counterfeit card (a fake= key) decides where its offsets land and
  * what a read past its real capacity returns: the data moves through the
- * model itself.  A whole-sector request goes straight through; a read of
- * part of a sector reads the whole sectors into a buffer first.  A write
- * of part of a sector would need a read the card never saw, so it is
- * refused, as a block device would.
+ * model, which hands its real blocks to the store (open_store).  A
+ * whole-sector request goes straight through; a read of part of a sector
+ * reads the whole sectors into a buffer first.  A write of part of a
+ * sector would need a read the card never saw, so it is refused, as a
+ * block device would.
  */
 static int fake_transfer(struct card *c, bool write, void *buf,
 			 uint64_t offset, uint64_t length, uint64_t first,
@@ -211,7 +212,10 @@ static int card_write(void *ctx, const void *buf, uint64_t offset,
 	return card_transfer(ctx, true, (void *)buf, offset, length);
 }
 
-/* A discard covers the whole sectors inside the range; the store all. */
+/*
+ * A discard covers the whole sectors inside the range; the store all of
+ * it, or for a fake card what the model punches of its real blocks.
+ */
 static int card_punch(void *ctx, uint64_t offset, uint64_t length)
 {
 	struct card *c = ctx;
@@ -223,7 +227,7 @@ static int card_punch(void *ctx, uint64_t offset, uint64_t length)
 
 	if (end > first)
 		err = dev_discard(&c->dev, first, end - first, &model_ns);
-	if (!err)
+	if (!err && !sim_keeps_data(&c->dev))
 		err = emustore_punch(c->store, offset, length);
 	complete_at(c, start_ns, model_ns);
 	return err;
@@ -309,7 +313,8 @@ static void gather(const struct card *c, const struct fuse_server *fs,
 	f->fuse = fs->counts;
 	f->late = c->late;
 	f->slept_ns = c->slept_ns;
-	f->store_bytes = emustore_held_bytes(c->store);
+	/* a fake card's fake-cache= is memory the data takes too */
+	f->store_bytes = emustore_held_bytes(c->store) + f->model.held_bytes;
 }
 
 struct options {
@@ -704,6 +709,33 @@ static void open_card(const struct options *o, struct card *c)
 	c->time_scale = o->time_scale;
 }
 
+/* The model's calls for a fake card's real blocks, on the store. */
+static int store_read(void *store, void *buf, uint64_t real, uint64_t length)
+{
+	return emustore_read(store, buf, real, length);
+}
+
+static int store_write(void *store, const void *buf, uint64_t real,
+		       uint64_t length)
+{
+	return emustore_write(store, buf, real, length);
+}
+
+static int store_punch(void *store, uint64_t real, uint64_t length)
+{
+	return emustore_punch(store, real, length);
+}
+
+static const struct sim_data_ops store_ops = {
+	.read = store_read,
+	.write = store_write,
+	.punch = store_punch,
+};
+
+/*
+ * The store holds every card's data, a fake card's too: the model keeps
+ * none of its own, so --mem-cap and --store hold for it as for any card.
+ */
 static void open_store(const struct options *o, struct card *c,
 		       const struct emustore_place *place)
 {
@@ -712,6 +744,8 @@ static void open_store(const struct options *o, struct card *c,
 	if (emustore_open(&c->store, c->dev.size_bytes, place,
 			  o->mem_cap_bytes, why, sizeof(why)))
 		runtime_error("%s", why);
+	if (sim_keeps_data(&c->dev))
+		sim_keep_data_in(&c->dev, &store_ops, c->store);
 }
 
 /*

@@ -5,8 +5,9 @@
  * keeps state only for the erase blocks the card holds open.  It sleeps
  * only when the spec asks for pace=, so that tests which interrupt a run
  * can rely on it still being inside its timed work.  With a fake= key
- * (or fake-mode=, fake-cache=) it also keeps what was written, and plays
- * a counterfeit card: see "fake capacity" below.
+ * (or fake-mode=, fake-cache=) it also keeps what was written (or hands
+ * it to a caller's store), and plays a counterfeit card: see "fake
+ * capacity" below.
  */
 #include <errno.h>
 #include <math.h>
@@ -1513,7 +1514,10 @@ static void pace(const struct sim_params *p)
  * reads from them first: the write cache that makes a fresh write read
  * back correctly anywhere.
  * Memory is allocated inside a simulated write; its time is the model's,
- * not the clock's, so nothing measured is disturbed.
+ * not the clock's, so nothing measured is disturbed.  A caller that holds
+ * the data itself (sim_keep_data_in: flashemu's store, bounded and kept
+ * across runs) gets each stretch of real blocks at its physical offset
+ * instead; the card then keeps only its fake-cache=.
  */
 
 /* A map from a sector number to a slot: open addressing, linear probing. */
@@ -1551,6 +1555,9 @@ struct sim_fake {
 	uint64_t *ring_sector;		/* logical sector of each ring slot */
 	unsigned char *ring_data;
 	uint64_t ring_next, ring_used;
+	const struct sim_data_ops *keeper;	/* holds the real blocks' data
+						   instead, or NULL */
+	void *keeper_ctx;
 };
 
 static size_t map_home(const struct fake_map *m, uint64_t key)
@@ -2164,6 +2171,84 @@ static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 	return 1;
 }
 
+/*
+ * --- the real blocks' data in a caller's store (sim_keep_data_in) ----
+ *
+ * The card decides where each piece lands (fake_piece) and what the
+ * pieces that keep nothing read as; the store moves the bytes of the
+ * others at their physical offsets.  The fake-cache= stays the card's.
+ */
+
+/* Each kept piece of the range, stored; the cache then takes the rest. */
+static int kept_write(struct sim_fake *f, const unsigned char *data,
+		      uint64_t offset, uint64_t length)
+{
+	uint64_t end = offset + length, pos, stop, real;
+	enum sim_fake_fate fate;
+	int err = 0;
+
+	for (pos = offset; !err && pos < end; pos = stop) {
+		stop = fake_piece(f, pos, end, &real, &fate);
+		if (fate_keeps(fate))
+			err = f->keeper->write(f->keeper_ctx,
+					       data + (pos - offset), real,
+					       stop - pos);
+	}
+	for (uint64_t done = 0; !err && f->cache_sectors && done < length;
+	     done += SIM_SECTOR)
+		err = fake_cache(f, (offset + done) / SIM_SECTOR, data + done);
+	return err;
+}
+
+/* Each piece from the store, as zeros or as old data; the cache over it. */
+static int kept_read(const struct sim_fake *f, unsigned char *buf,
+		     uint64_t offset, uint64_t length)
+{
+	uint64_t end = offset + length, pos, stop, real;
+	enum sim_fake_fate fate;
+	uint32_t slot;
+	int err = 0;
+
+	for (pos = offset; !err && pos < end; pos = stop) {
+		unsigned char *out = buf + (pos - offset);
+
+		stop = fake_piece(f, pos, end, &real, &fate);
+		if (fate_keeps(fate))
+			err = f->keeper->read(f->keeper_ctx, out, real,
+					      stop - pos);
+		else if (fate == SIM_FAKE_ZEROED)
+			memset(out, 0, (size_t)(stop - pos));
+		else	/* dropped, or failed but cached: the cache wins */
+			for (uint64_t at = 0; at < stop - pos; at += SIM_SECTOR)
+				fake_old_data((real + at) / SIM_SECTOR,
+					      out + at);
+	}
+	for (uint64_t done = 0; !err && f->cache_sectors && done < length;
+	     done += SIM_SECTOR)
+		if (map_find(&f->cached, (offset + done) / SIM_SECTOR, &slot))
+			memcpy(buf + done, f->ring_data +
+			       (size_t)slot * SIM_SECTOR, SIM_SECTOR);
+	return err;
+}
+
+/* A discard's whole sectors: the real blocks they land on are punched. */
+static int kept_punch(const struct sim_fake *f, uint64_t offset,
+		      uint64_t length)
+{
+	uint64_t first = (offset + SIM_SECTOR - 1) / SIM_SECTOR * SIM_SECTOR;
+	uint64_t end = (offset + length) / SIM_SECTOR * SIM_SECTOR;
+	uint64_t pos, stop, real;
+	enum sim_fake_fate fate;
+	int err = 0;
+
+	for (pos = first; !err && pos < end; pos = stop) {
+		stop = fake_piece(f, pos, end, &real, &fate);
+		if (fate_keeps(fate))
+			err = f->keeper->punch(f->keeper_ctx, real, stop - pos);
+	}
+	return err;
+}
+
 /* error mode: a read of an uncached sector past the real capacity fails. */
 static int fake_read(const struct sim_fake *f, void *buf, uint64_t offset,
 		     uint64_t length)
@@ -2176,6 +2261,8 @@ static int fake_read(const struct sim_fake *f, void *buf, uint64_t offset,
 		if (fake_fate(f, offset + done, &real) == SIM_FAKE_FAILED &&
 		    !map_find(&f->cached, (offset + done) / SIM_SECTOR, &slot))
 			return -EIO;
+	if (f->keeper)
+		return kept_read(f, out, offset, length);
 	for (uint64_t done = 0; done < length; )
 		done += SIM_SECTOR *
 			fake_read_stretch(f, offset + done,
@@ -2383,7 +2470,9 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 	int err = check_io(p, offset, length);
 
 	if (!err && s->fake)
-		err = fake_write(s->fake, buf, offset, length);
+		err = s->fake->keeper ?
+		      kept_write(s->fake, buf, offset, length) :
+		      fake_write(s->fake, buf, offset, length);
 	if (err)
 		return err;
 	*ns = write_done(s, offset, length);
@@ -2397,7 +2486,7 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
  */
 static bool stamps_kept(const struct dev *dev, const struct sim_state *s)
 {
-	return s->fake && !s->fake->cache_sectors &&
+	return s->fake && !s->fake->cache_sectors && !s->fake->keeper &&
 	       dev->logical_block_bytes == SIM_SECTOR;
 }
 
@@ -2433,7 +2522,8 @@ static int sim_verify_stamps(struct dev *dev, uint64_t offset,
 /*
  * Whole erase blocks in the range return to the erased state (closed, at
  * no cost); partial ones are left alone.  Costs one write-lat.  A range
- * touching a bad= range fails with -EIO, like reads and writes.
+ * touching a bad= range fails with -EIO, like reads and writes.  The data
+ * a fake key keeps itself stays; a caller's store is punched.
  */
 static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 		       uint64_t *ns)
@@ -2443,6 +2533,8 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 	uint64_t end = offset + length, first, last, flush_ns;
 	int err = check_io(p, offset, length);
 
+	if (!err && s->fake && s->fake->keeper)
+		err = kept_punch(s->fake, offset, length);
 	if (err)
 		return err;
 	/* the reader writes what it holds before it passes a discard on */
@@ -2695,4 +2787,16 @@ bool sim_keeps_data(const struct dev *dev)
 	const struct sim_state *s = dev->backend;
 
 	return dev->ops == &dev_sim_ops && s && s->fake;
+}
+
+int sim_keep_data_in(struct dev *dev, const struct sim_data_ops *ops,
+		     void *ctx)
+{
+	struct sim_state *s = dev->backend;
+
+	if (!sim_keeps_data(dev))
+		return -EINVAL;
+	s->fake->keeper = ops;
+	s->fake->keeper_ctx = ctx;
+	return 0;
 }

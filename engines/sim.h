@@ -51,7 +51,9 @@ struct sim_stats {
 	uint64_t switches;		/* writes to another erase block than
 					   the write before */
 	uint64_t held_bytes;		/* memory the data of a card with a
-					   fake key takes */
+					   fake key takes (its fake-cache=
+					   only, when a caller's store holds
+					   the rest: sim_keep_data_in) */
 	uint64_t stamp_runs;		/* of it, runs of stamps kept as what
 					   names them */
 };
@@ -102,5 +104,31 @@ enum sim_fake_fate sim_fake_resolve(const struct dev *dev, uint64_t offset,
  * given)?  Only then can a test read back what it wrote.
  */
 bool sim_keeps_data(const struct dev *dev);
+
+/*
+ * Where a card with a fake key puts the data of its real blocks when a
+ * caller holds it (flashemu's store): each call moves one stretch of
+ * whole sectors at the physical offset real, below the real capacity.
+ * 0, or a negative errno that fails the operation (-ENOSPC: full).
+ */
+struct sim_data_ops {
+	int (*read)(void *ctx, void *buf, uint64_t real, uint64_t length);
+	int (*write)(void *ctx, const void *buf, uint64_t real,
+		     uint64_t length);
+	int (*punch)(void *ctx, uint64_t real, uint64_t length);
+};
+
+/*
+ * From now on the card opened on dev keeps the data of its real blocks
+ * in ops (called with ctx), not in its own memory.  What the card
+ * decides stays its own: where an offset lands, what a read past the
+ * real capacity returns, the fake-cache= it holds.  A block never
+ * written reads as ops return it (zeros, for flashemu's store), not as
+ * the card's old data, and a discard punches the real blocks it covers
+ * whole sectors of.  Call it before the first write.  0, or -EINVAL when
+ * dev is not a simulated card with a fake key.
+ */
+int sim_keep_data_in(struct dev *dev, const struct sim_data_ops *ops,
+		     void *ctx);
 
 #endif

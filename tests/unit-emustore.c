@@ -11,7 +11,13 @@
  * Also the model's counters (sim_stats) that flashemu
  * reports: a written-through round robin over one block more than the
  * card keeps open closes blocks without a gc; one with gaps costs a gc
- * per close, with the copy counted.
+ * per close, with the copy counted.  And a counterfeit card whose real
+ * blocks the store holds (sim_keep_data_in): a write across a wrap lands
+ * at the physical offsets, reads back at both offsets, a discard punches
+ * the physical blocks, the memory cap holds; what the card decides stays
+ * the card's (dropped writes read as its old data, error mode fails
+ * reads, fake-cache= serves the newest writes), and only a card with a
+ * fake key takes a store.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -258,6 +264,155 @@ static void test_counters(void)
 		   "sim_stats refuses a device that is not simulated");
 }
 
+/* --- a counterfeit card's real blocks in the store ---------------------- */
+
+static int keep_read(void *store, void *buf, uint64_t real, uint64_t length)
+{
+	return emustore_read(store, buf, real, length);
+}
+
+static int keep_write(void *store, const void *buf, uint64_t real,
+		      uint64_t length)
+{
+	return emustore_write(store, buf, real, length);
+}
+
+static int keep_punch(void *store, uint64_t real, uint64_t length)
+{
+	return emustore_punch(store, real, length);
+}
+
+static const struct sim_data_ops keep_ops = {
+	.read = keep_read, .write = keep_write, .punch = keep_punch,
+};
+
+/* spec opened read-write on *dev, its real blocks in a new memory store. */
+static struct emustore *fake_on_store(struct dev *dev, const char *spec,
+				      uint64_t cap_bytes)
+{
+	struct emustore *s = NULL;
+	char msg[256];
+
+	if (dev_open(dev, spec, DEV_READ_WRITE))
+		return NULL;
+	dev_allow_writes(dev, 0, dev->size_bytes);
+	if (emustore_open(&s, dev->size_bytes, NULL, cap_bytes, msg,
+			  sizeof(msg)) ||
+	    sim_keep_data_in(dev, &keep_ops, s)) {
+		emustore_close(s);
+		dev_close(dev);
+		return NULL;
+	}
+	return s;
+}
+
+/* 128 KiB across the second wrap of a 16 MiB card announced as 64 MiB. */
+static void test_fake_wrap(unsigned char *buf, unsigned char *back)
+{
+	struct sim_stats st;
+	struct emustore *s;
+	struct dev dev;
+	uint64_t ns;
+
+	s = fake_on_store(&dev, "sim:size=64M,fake=16M", 64 * MIB);
+	UNIT_CHECK(s != NULL, "a wraparound fake takes a store");
+	if (!s)
+		return;
+	UNIT_CHECK(dev_write(&dev, buf, 32 * MIB - 64 * KIB, 128 * KIB,
+			     &ns) == 0, "a write across the wrap succeeds");
+	emustore_read(s, back, 16 * MIB - 64 * KIB, 64 * KIB);
+	emustore_read(s, back + 64 * KIB, 0, 64 * KIB);
+	UNIT_CHECK(memcmp(buf, back, 128 * KIB) == 0 &&
+		   emustore_held_bytes(s) == 128 * KIB,
+		   "the store holds it at the physical offsets (%llu held)",
+		   (unsigned long long)emustore_held_bytes(s));
+	dev_read(&dev, back, 32 * MIB - 64 * KIB, 128 * KIB, &ns);
+	UNIT_CHECK(memcmp(buf, back, 128 * KIB) == 0,
+		   "it reads back where it was written");
+	dev_read(&dev, back, 16 * MIB - 64 * KIB, 64 * KIB, &ns);
+	UNIT_CHECK(memcmp(buf, back, 64 * KIB) == 0,
+		   "and where it landed");
+	sim_stats(&dev, &st);
+	UNIT_CHECK(st.held_bytes == 0, "the card keeps no data of its own "
+		   "(%llu bytes)", (unsigned long long)st.held_bytes);
+	UNIT_CHECK(dev_discard(&dev, 48 * MIB, 64 * KIB, &ns) == 0 &&
+		   emustore_held_bytes(s) == 64 * KIB &&
+		   (emustore_read(s, back, 0, 64 * KIB), 1) &&
+		   all_bytes(back, 64 * KIB, 0),
+		   "a discard at 48 MiB punches the block at 0");
+	emustore_close(s);
+	dev_close(&dev);
+	s = fake_on_store(&dev, "sim:size=64M,fake=16M", 64 * KIB);
+	UNIT_CHECK(s && dev_write(&dev, buf, 20 * MIB, 128 * KIB, &ns) ==
+		   -ENOSPC, "past the store's cap the write gets -ENOSPC");
+	emustore_close(s);
+	dev_close(&dev);
+}
+
+/*
+ * Past the real capacity the card decides: drop reads as what the card
+ * keeping its own data reads (its old data), error fails, and the cache
+ * serves the newest writes from the card's memory.
+ */
+static void test_fake_decides(unsigned char *buf, unsigned char *back)
+{
+	unsigned char *own = malloc(64 * KIB);
+	struct emustore *s;
+	struct sim_stats st;
+	struct dev dev, self;
+	uint64_t ns;
+
+	s = fake_on_store(&dev, "sim:size=64M,fake=16M,fake-mode=drop",
+			  64 * MIB);
+	dev_open(&self, "sim:size=64M,fake=16M,fake-mode=drop",
+		 DEV_READ_WRITE);
+	UNIT_CHECK(s && dev_write(&dev, buf, 20 * MIB, 64 * KIB, &ns) == 0 &&
+		   emustore_held_bytes(s) == 0, "a dropped write stores nothing");
+	dev_read(&dev, back, 20 * MIB, 64 * KIB, &ns);
+	dev_read(&self, own, 20 * MIB, 64 * KIB, &ns);
+	UNIT_CHECK(memcmp(back, own, 64 * KIB) == 0 &&
+		   memcmp(back, buf, 64 * KIB) != 0,
+		   "it reads as the card's old data");
+	dev_close(&self);
+	emustore_close(s);
+	dev_close(&dev);
+	s = fake_on_store(&dev, "sim:size=64M,fake=16M,fake-mode=error",
+			  64 * MIB);
+	UNIT_CHECK(s && dev_read(&dev, back, 20 * MIB, 4 * KIB, &ns) == -EIO,
+		   "error mode fails a read past the real capacity");
+	emustore_close(s);
+	dev_close(&dev);
+	s = fake_on_store(&dev, "sim:size=64M,fake=16M,fake-mode=drop,"
+			  "fake-cache=64K", 64 * MIB);
+	UNIT_CHECK(s && dev_write(&dev, buf, 20 * MIB, 64 * KIB, &ns) == 0 &&
+		   dev_read(&dev, back, 20 * MIB, 64 * KIB, &ns) == 0 &&
+		   memcmp(back, buf, 64 * KIB) == 0,
+		   "fake-cache= serves the newest write");
+	sim_stats(&dev, &st);
+	UNIT_CHECK(st.held_bytes >= 64 * KIB && emustore_held_bytes(s) == 0,
+		   "the cache is the card's memory (%llu bytes)",
+		   (unsigned long long)st.held_bytes);
+	emustore_close(s);
+	dev_close(&dev);
+	dev_open(&dev, "sim:size=64M", DEV_READ_WRITE);
+	UNIT_CHECK(sim_keep_data_in(&dev, &keep_ops, NULL) == -EINVAL,
+		   "a card without a fake key takes no store");
+	dev_close(&dev);
+	free(own);
+}
+
+static void test_fake(void)
+{
+	unsigned char *buf = malloc(128 * KIB), *back = malloc(128 * KIB);
+
+	for (size_t i = 0; i < 128 * KIB; i++)
+		buf[i] = (unsigned char)(i * 13 + 5);
+	test_fake_wrap(buf, back);
+	test_fake_decides(buf, back);
+	free(buf);
+	free(back);
+}
+
 /* A new name: resolved, made only by the open, removed on discard. */
 static void test_new(const char *dir)
 {
@@ -344,5 +499,6 @@ int main(void)
 	test_grow_fails(dir);
 	UNIT_CHECK(rmdir(dir) == 0, "nothing is left in %s", dir);
 	test_counters();
+	test_fake();
 	return UNIT_DONE();
 }
