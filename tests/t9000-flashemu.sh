@@ -14,7 +14,8 @@
 # device; one inside the mountpoint, on /proc, a FIFO, a directory or a
 # character device is refused, and nothing is left of a store made for a
 # run that fails.  A write-protected card (ro)
-# refuses writes.  A counterfeit card (fake=) keeps its data in the model:
+# refuses writes.  A counterfeit card (fake=), its real blocks in the
+# store like any card's data (t9030 holds them to --mem-cap and --store):
 # through the loop device, --capacity-check finds its real end, and every
 # byte it overwrote reads back as before.
 
