@@ -545,6 +545,29 @@ int emustore_punch(struct emustore *store, uint64_t offset, uint64_t length)
 	return 0;
 }
 
+/* The model's calls for a fake card's real blocks, on the store. */
+static int model_read(void *store, void *buf, uint64_t real, uint64_t length)
+{
+	return emustore_read(store, buf, real, length);
+}
+
+static int model_write(void *store, const void *buf, uint64_t real,
+		       uint64_t length)
+{
+	return emustore_write(store, buf, real, length);
+}
+
+static int model_punch(void *store, uint64_t real, uint64_t length)
+{
+	return emustore_punch(store, real, length);
+}
+
+const struct sim_data_ops emustore_sim_ops = {
+	.read = model_read,
+	.write = model_write,
+	.punch = model_punch,
+};
+
 uint64_t emustore_held_bytes(const struct emustore *store)
 {
 	struct stat st;

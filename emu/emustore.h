@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "engines/sim.h"
+
 struct emustore;
 
 /* Where a file store goes: checked by emustore_check, made by open. */
@@ -68,5 +70,11 @@ int emustore_punch(struct emustore *store, uint64_t offset, uint64_t length);
 
 /* Bytes of memory (or allocated file space) the data takes now. */
 uint64_t emustore_held_bytes(const struct emustore *store);
+
+/*
+ * The store as the place a counterfeit card's model puts its real blocks,
+ * ctx the store: sim_keep_data_in(dev, &emustore_sim_ops, store).
+ */
+extern const struct sim_data_ops emustore_sim_ops;
 
 #endif

@@ -709,29 +709,6 @@ static void open_card(const struct options *o, struct card *c)
 	c->time_scale = o->time_scale;
 }
 
-/* The model's calls for a fake card's real blocks, on the store. */
-static int store_read(void *store, void *buf, uint64_t real, uint64_t length)
-{
-	return emustore_read(store, buf, real, length);
-}
-
-static int store_write(void *store, const void *buf, uint64_t real,
-		       uint64_t length)
-{
-	return emustore_write(store, buf, real, length);
-}
-
-static int store_punch(void *store, uint64_t real, uint64_t length)
-{
-	return emustore_punch(store, real, length);
-}
-
-static const struct sim_data_ops store_ops = {
-	.read = store_read,
-	.write = store_write,
-	.punch = store_punch,
-};
-
 /*
  * The store holds every card's data, a fake card's too: the model keeps
  * none of its own, so --mem-cap and --store hold for it as for any card.
@@ -745,7 +722,7 @@ static void open_store(const struct options *o, struct card *c,
 			  o->mem_cap_bytes, why, sizeof(why)))
 		runtime_error("%s", why);
 	if (sim_keeps_data(&c->dev))
-		sim_keep_data_in(&c->dev, &store_ops, c->store);
+		sim_keep_data_in(&c->dev, &emustore_sim_ops, c->store);
 }
 
 /*

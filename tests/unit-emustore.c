@@ -266,26 +266,6 @@ static void test_counters(void)
 
 /* --- a counterfeit card's real blocks in the store ---------------------- */
 
-static int keep_read(void *store, void *buf, uint64_t real, uint64_t length)
-{
-	return emustore_read(store, buf, real, length);
-}
-
-static int keep_write(void *store, const void *buf, uint64_t real,
-		      uint64_t length)
-{
-	return emustore_write(store, buf, real, length);
-}
-
-static int keep_punch(void *store, uint64_t real, uint64_t length)
-{
-	return emustore_punch(store, real, length);
-}
-
-static const struct sim_data_ops keep_ops = {
-	.read = keep_read, .write = keep_write, .punch = keep_punch,
-};
-
 /* spec opened read-write on *dev, its real blocks in a new memory store. */
 static struct emustore *fake_on_store(struct dev *dev, const char *spec,
 				      uint64_t cap_bytes)
@@ -298,7 +278,7 @@ static struct emustore *fake_on_store(struct dev *dev, const char *spec,
 	dev_allow_writes(dev, 0, dev->size_bytes);
 	if (emustore_open(&s, dev->size_bytes, NULL, cap_bytes, msg,
 			  sizeof(msg)) ||
-	    sim_keep_data_in(dev, &keep_ops, s)) {
+	    sim_keep_data_in(dev, &emustore_sim_ops, s)) {
 		emustore_close(s);
 		dev_close(dev);
 		return NULL;
@@ -395,7 +375,7 @@ static void test_fake_decides(unsigned char *buf, unsigned char *back)
 	emustore_close(s);
 	dev_close(&dev);
 	dev_open(&dev, "sim:size=64M", DEV_READ_WRITE);
-	UNIT_CHECK(sim_keep_data_in(&dev, &keep_ops, NULL) == -EINVAL,
+	UNIT_CHECK(sim_keep_data_in(&dev, &emustore_sim_ops, NULL) == -EINVAL,
 		   "a card without a fake key takes no store");
 	dev_close(&dev);
 	free(own);
