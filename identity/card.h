@@ -220,7 +220,9 @@ struct info_card {
 	uint64_t partition_size_bytes;
 
 	bool has_size;
-	uint64_t size_bytes;		/* whole disk */
+	uint64_t size_bytes;		/* the device named: a partition's own */
+	bool has_disk_size;
+	uint64_t disk_size_bytes;	/* whole disk, which the CSD describes */
 	bool has_logical_block_size;
 	uint32_t logical_block_size;
 

@@ -739,6 +739,9 @@ static void show_partition(struct out *o, const struct info_card *c)
 		 c->partition_start_bytes);
 	put_size(o, "size_bytes", "size", c->has_partition_range,
 		 c->partition_size_bytes);
+	/* text says it on the device's size line */
+	put_size(o, "disk_size_bytes", NULL, c->has_disk_size,
+		 c->disk_size_bytes);
 	out_end(o, "partition");
 }
 
@@ -776,6 +779,26 @@ static void show_queue(struct out *o, const struct info_card *c)
 	put_bool(o, "read_only", "read-only", q->has_read_only, q->read_only);
 }
 
+/*
+ * The size of the device named, which every test measures; a partition
+ * adds its disk's, which the card's registers describe:
+ * "67108864 (64 MiB), partition of a 256 MiB disk".
+ */
+static void put_device_size(struct out *o, const struct info_card *c)
+{
+	char num[32], text[128], h[32], disk[32];
+
+	if (!c->is_partition || !c->has_size || !c->has_disk_size) {
+		put_size(o, "size_bytes", "size", c->has_size, c->size_bytes);
+		return;
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, c->size_bytes);
+	snprintf(text, sizeof(text), "%s (%s), partition of a %s disk", num,
+		 human_size(h, sizeof(h), c->size_bytes),
+		 human_size(disk, sizeof(disk), c->disk_size_bytes));
+	put_text(o, VM_UNIT_BYTES, "size_bytes", "size", num, text);
+}
+
 static void show_device(struct out *o, const struct info_device *d,
 			const struct info_card *c)
 {
@@ -791,7 +814,7 @@ static void show_device(struct out *o, const struct info_device *d,
 	put_s(o, NULL, "transport", info_transport_label(c->transport));
 	put_s(o, "disk", *c->disk ? "sysfs disk" : NULL,
 	      *c->disk ? c->disk : NULL);
-	put_size(o, "size_bytes", "size", c->has_size, c->size_bytes);
+	put_device_size(o, c);
 	if (!*c->sysfs_dir) {
 		/* files and simulated cards: sysfs has nothing to say */
 		put_u64(o, "logical_block_bytes", "logical block size",
@@ -836,25 +859,26 @@ static void show_summary(struct out *o, const struct info_card *c)
 		c->au_size_bytes);
 }
 
+/* The CSD describes the whole card: its disk, whatever the path named. */
 static void show_capacity_check(struct out *o, const struct info_card *c)
 {
 	char text[96], h[32], json[32];
 	uint64_t diff;
 	bool smaller;
 
-	if (!c->has_capacity || !c->has_size) {
+	if (!c->has_capacity || !c->has_disk_size) {
 		put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", NULL, NULL);
 		return;
 	}
-	if (c->capacity_bytes == c->size_bytes) {
+	if (c->capacity_bytes == c->disk_size_bytes) {
 		put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", "\"matches\"",
 			 "matches the block device");
 		put_text(o, VM_UNIT_BYTES, "capacity_difference_bytes", NULL, "0", NULL);
 		return;
 	}
-	smaller = c->size_bytes < c->capacity_bytes;
-	diff = smaller ? c->capacity_bytes - c->size_bytes
-		       : c->size_bytes - c->capacity_bytes;
+	smaller = c->disk_size_bytes < c->capacity_bytes;
+	diff = smaller ? c->capacity_bytes - c->disk_size_bytes
+		       : c->disk_size_bytes - c->capacity_bytes;
 	snprintf(text, sizeof(text), "block device is %" PRIu64
 		 " bytes (%s) %s", diff, human_size(h, sizeof(h), diff),
 		 smaller ? "smaller" : "larger");

@@ -521,8 +521,8 @@ static void read_disk(struct info_card *card, const char *root)
 
 	last_component(card->sysfs_dir, card->disk, sizeof(card->disk));
 	if (attr_dec(card, card->sysfs_dir, "size", &v)) {
-		card->has_size = true;
-		card->size_bytes = v * 512;
+		card->has_disk_size = true;
+		card->disk_size_bytes = v * 512;
 	}
 	if (attr_dec(card, card->sysfs_dir, "queue/logical_block_size", &v)) {
 		card->has_logical_block_size = true;
@@ -683,6 +683,29 @@ static void read_caller_view(struct info_card *card,
 	}
 }
 
+/*
+ * The size of the device named, which the speed tests and --surface
+ * measure: a partition's own, not its disk's.  On this machine's sysfs
+ * the caller's BLKGETSIZE64 of the opened node says it; a recorded tree
+ * (sysfs_root) has only its own numbers, whatever a node of that name
+ * here holds.
+ */
+static void read_named_size(struct info_card *card,
+			    const struct info_device *d,
+			    const char *sysfs_root)
+{
+	if (!sysfs_root && d->size_bytes) {
+		card->has_size = true;
+		card->size_bytes = d->size_bytes;
+	} else if (card->is_partition) {
+		card->has_size = card->has_partition_range;
+		card->size_bytes = card->partition_size_bytes;
+	} else {
+		card->has_size = card->has_disk_size;
+		card->size_bytes = card->disk_size_bytes;
+	}
+}
+
 static int read_file(struct info_card *card, const struct info_device *d,
 		     const struct stat *st)
 {
@@ -739,6 +762,7 @@ int info_read_card(const struct info_device *d, const char *sysfs_root,
 	else
 		info_copy_str(card->sysfs_dir, sizeof(card->sysfs_dir), dir);
 	read_disk(card, root);
+	read_named_size(card, d, sysfs_root);
 	read_link(card, d, sysfs_root);
 	if (!card->has_logical_block_size && d->logical_block_bytes)
 		read_caller_view(card, d);

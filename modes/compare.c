@@ -30,35 +30,43 @@ static void refuse_file(const char *path, int err, const char *why)
 	runtime_error("%s: read error: %s", path, why);
 }
 
-static void write_compare_plot(const struct config *cfg,
-			       const struct compare *table)
+static int write_compare_plot(const struct config *cfg,
+			      const struct compare *table)
 {
 	FILE *f = open_plot_output(cfg);
 
-	if (compare_plot(table, f) | (f == stdout ? fflush(f) : fclose(f)))
-		runtime_error("%s: write error", cfg->plot_path);
+	return compare_plot(table, f) | (f == stdout ? fflush(f) : fclose(f)) ?
+	       -EIO : 0;
 }
 
+/*
+ * The table is freed before any way out: a refusal exits (lib/die.c),
+ * and what it leaves allocated the sanitizers' leak check reports.
+ */
 int mode_compare(struct config *cfg)
 {
 	struct compare *table = compare_new();
 	char why[MESSAGE_BYTES];
+	size_t i;
 	FILE *out;
-	int err;
+	int err = 0, plot_err = 0;
 
 	if (!table)
 		runtime_error("out of memory");
-	for (size_t i = 0; i < cfg->file_count; i++) {
+	for (i = 0; !err && i < cfg->file_count; i++)
 		err = compare_add_file(table, cfg->files[i], why, sizeof(why));
-		if (err)
-			refuse_file(cfg->files[i], err, why);
+	if (err) {
+		compare_free(table);
+		refuse_file(cfg->files[i - 1], err, why);
 	}
 	compare_finish(table);
 	out = open_output(cfg);
 	err = compare_report(table, cfg->format, cfg->command, out);
-	close_output(cfg, out, err);
-	if (cfg->plot_path)
-		write_compare_plot(cfg, table);
+	if (!err && cfg->plot_path)
+		plot_err = write_compare_plot(cfg, table);
 	compare_free(table);
+	close_output(cfg, out, err);
+	if (plot_err)
+		runtime_error("%s: write error", cfg->plot_path);
 	return 0;
 }

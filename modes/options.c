@@ -232,7 +232,7 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_SIZE, .field = FIELD(cache_limit), .def = 16 * MIB,
 	  .min = 1, .applies = T_CAPACITY | T_REPORT },
 	{ OPT_UNDO_FILE, "undo-file", "FILE", SECTION_PARAMETERS,
-	  "where --capacity-check saves the blocks it writes",
+	  "undo FILE of --capacity-check, --keep-data, --report",
 	  .kind = ARG_TEXT, .field = FIELD(undo_path),
 	  .applies = T_CAPACITY | T_REPORT | T_SURFACE },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,

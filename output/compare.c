@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analysis/pasted.h"
 #include "output/compare.h"
@@ -323,6 +324,7 @@ static void offer_value(struct compare_card *card, enum compare_column c,
 
 	if (!isfinite(value))
 		return;
+	card->measures++;
 	if (v->count && rank > v->rank)
 		return;		/* a better source has spoken */
 	if (v->count && rank < v->rank)
@@ -387,6 +389,7 @@ static void take_sources(struct compare *table, struct compare_card *card,
 static void offer_label(struct compare_card *card, enum compare_label l,
 			const char *text)
 {
+	card->measures++;
 	if (card->label_known[l] && strcmp(card->label[l], text) != 0)
 		text = "differs";
 	snprintf(card->label[l], COMPARE_TEXT, "%s", text);
@@ -478,6 +481,7 @@ static int take_align(struct compare_card *card,
 		p.align = (uint64_t)align;
 		raw->point_table[raw->point_count] = raw->tables;
 		raw->points[raw->point_count++] = p;
+		card->measures++;
 	}
 	raw->tables++;
 	return 0;
@@ -515,8 +519,10 @@ static int take_open_au(struct compare_card *card,
 		run->size[run->count] = (uint64_t)size;
 		run->rate[run->count++] = r;
 	}
-	if (run->count)
+	if (run->count) {
 		raw->run_count++;
+		card->measures++;
+	}
 	return 0;
 }
 
@@ -542,10 +548,41 @@ static void add_file_name(struct compare_card *card, const char *file)
 			 "%s%s", used ? " " : "", base_name(file));
 }
 
+/*
+ * Every figure of the document, by its test.  A document that names no
+ * device must give one: --decode-*, --list-programs or an --analyze that
+ * determined nothing measured no card, and would only add an empty row.
+ */
+static int take_figures(struct compare *table, struct compare_card *card,
+			const struct json_value *doc, const char *file,
+			char *err, size_t errlen)
+{
+	const struct json_value *results = json_get(doc, "results");
+	const char *test = string_at(doc, "test");
+	unsigned measures = card->measures;
+
+	take_sources(table, card, results, test, file);
+	if (strcmp(test, "class-check") == 0)
+		take_classes(card, results);
+	if (strcmp(test, "capacity-check") == 0)
+		take_capacity(card, results);
+	if (strcmp(test, "align") == 0 && take_align(card, results))
+		return -ENOMEM;
+	if ((strcmp(test, "open-au") == 0 ||
+	     strcmp(test, "open-au-random") == 0) &&
+	    take_open_au(card, doc, strcmp(test, "open-au-random") == 0))
+		return -ENOMEM;
+	if (card->path[0] || card->by_identity || card->measures > measures)
+		return 0;
+	snprintf(err, errlen, "holds no card measurement: its test, "
+		 "\"%.40s\", names no device and gives no figure to compare",
+		 test);
+	return -EINVAL;
+}
+
 int compare_add(struct compare *table, const struct json_value *doc,
 		const char *file, char *err, size_t errlen)
 {
-	const struct json_value *results = json_get(doc, "results");
 	const struct json_value *incomplete = json_get(doc, "incomplete");
 	struct compare_card *card;
 	struct device_of d;
@@ -557,7 +594,9 @@ int compare_add(struct compare *table, const struct json_value *doc,
 		return -EINVAL;
 	}
 	if (table->run_count == COMPARE_MAX_RUNS) {
-		snprintf(err, errlen, "more than %d runs", COMPARE_MAX_RUNS);
+		snprintf(err, errlen, "past the limit of %d runs --compare "
+			 "reads (a --report is a run per part)",
+			 COMPARE_MAX_RUNS);
 		return -E2BIG;
 	}
 	test = string_at(doc, "test");
@@ -574,18 +613,7 @@ int compare_add(struct compare *table, const struct json_value *doc,
 		add_note(table, file, "an interrupted run: its figures are "
 			 "from the part that ran");
 	name_card(card, doc, test);
-	take_sources(table, card, results, test, file);
-	if (strcmp(test, "class-check") == 0)
-		take_classes(card, results);
-	if (strcmp(test, "capacity-check") == 0)
-		take_capacity(card, results);
-	if (strcmp(test, "align") == 0 && take_align(card, results))
-		return -ENOMEM;
-	if ((strcmp(test, "open-au") == 0 ||
-	     strcmp(test, "open-au-random") == 0) &&
-	    take_open_au(card, doc, strcmp(test, "open-au-random") == 0))
-		return -ENOMEM;
-	return 0;
+	return take_figures(table, card, doc, file, err, errlen);
 }
 
 /*
@@ -616,17 +644,47 @@ static bool is_report(const struct json_value *doc)
 	return test && strcmp(test, "report") == 0 && json_get(doc, "parts");
 }
 
+/*
+ * The file read before that is the one at path (the same device and
+ * inode: ./a.json and a.json, or a link), or NULL; st is path's.
+ */
+static const char *read_before(const struct compare *table, const char *path,
+			       struct stat *st)
+{
+	if (stat(path, st) != 0)
+		return NULL;	/* json_read_file says why */
+	for (unsigned i = 0; i < table->file_count; i++)
+		if (table->files[i].device == (uint64_t)st->st_dev &&
+		    table->files[i].inode == (uint64_t)st->st_ino)
+			return table->files[i].path;
+	return NULL;
+}
+
 int compare_add_file(struct compare *table, const char *path, char *err,
 		     size_t errlen)
 {
 	struct json_value *doc;
-	int ret = json_read_file(path, COMPARE_MAX_FILE, &doc, err, errlen);
+	struct stat st = { 0 };
+	const char *before = read_before(table, path, &st);
+	char what[96];
+	int ret;
 
+	if (before) {
+		/* one run given twice is one run: counted once */
+		snprintf(what, sizeof(what), "the same file as %.60s: read "
+			 "once", before);
+		add_note(table, path, what);
+		return 0;
+	}
+	ret = json_read_file(path, COMPARE_MAX_FILE, &doc, err, errlen);
 	if (ret)
 		return ret;
 	ret = is_report(doc) ? add_report(table, doc, path, err, errlen) :
 	      compare_add(table, doc, path, err, errlen);
 	json_free(doc);
+	if (!ret && st.st_ino && table->file_count < COMPARE_MAX_RUNS)
+		table->files[table->file_count++] = (struct compare_file){
+			(uint64_t)st.st_dev, (uint64_t)st.st_ino, path };
 	return ret;
 }
 

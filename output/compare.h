@@ -86,15 +86,25 @@ struct compare_card {
 	char label[COMPARE_LABELS][COMPARE_TEXT];	/* "" not known */
 	bool label_known[COMPARE_LABELS];
 	/* gathered while reading */
+	unsigned measures;		/* figures, labels and -a/-O records */
 	struct compare_values values[COMPARE_COLUMNS];
 	unsigned open_at_least_votes;
 	struct compare_raw *raw;
+};
+
+/* A file read, by device and inode: given twice, it counts once. */
+struct compare_file {
+	uint64_t device;
+	uint64_t inode;
+	const char *path;	/* as given; the caller keeps it */
 };
 
 struct compare {
 	struct compare_card cards[COMPARE_MAX_CARDS];
 	unsigned card_count;
 	unsigned run_count;
+	struct compare_file files[COMPARE_MAX_RUNS];
+	unsigned file_count;
 	char notes[COMPARE_MAX_NOTES][COMPARE_TEXT];
 	unsigned note_count;
 };
@@ -105,16 +115,20 @@ void compare_free(struct compare *table);
 
 /*
  * Add a flashbench document (file names it in notes and the row).
- * Returns 0, -EINVAL when doc is no flashbench document (why in err),
- * -E2BIG past COMPARE_MAX_RUNS or -ENOMEM.
+ * Returns 0, -EINVAL when doc is no flashbench document or names no
+ * device and gives no figure (--decode-*, --list-programs: no card
+ * measured; why in err), -E2BIG past COMPARE_MAX_RUNS or -ENOMEM.  After
+ * an error the table is fit only for compare_free.
  */
 int compare_add(struct compare *table, const struct json_value *doc,
 		const char *file, char *err, size_t errlen);
 
 /*
- * Read the document at path and add it.  Returns compare_add's codes or
- * json_read_file's (-ENOENT, -EISDIR, -EIO, -EINVAL for text that is not
- * JSON...), with why in err.
+ * Read the document at path and add it; a file read before (the same
+ * device and inode, whatever the name) is not read again, and a note
+ * says so.  Returns compare_add's codes or json_read_file's (-ENOENT,
+ * -EISDIR, -EIO, -EINVAL for text that is not JSON...), with why in err.
+ * path must outlive the table.
  */
 int compare_add_file(struct compare *table, const char *path, char *err,
 		     size_t errlen);

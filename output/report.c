@@ -226,24 +226,32 @@ const char *report_field_text(const struct vm_field *field,
 	return buf;
 }
 
-/* text padded to the look's width: left-aligned in bytes, or right-aligned
-   in characters (UTF-8 continuation bytes take no column) */
+/*
+ * text padded to the look's width in columns, left- or right-aligned:
+ * UTF-8 continuation bytes take no column ("µs" is 3 bytes, 2 columns),
+ * so a column of times stays straight whatever their unit.
+ */
 static void pad_to_width(const struct text_look *look, const char *text,
 			 char *buf, size_t size)
 {
-	size_t columns = 0, pad;
+	size_t columns = 0, pad, len;
 
-	if (!look->right) {
-		snprintf(buf, size, "%-*s", (int)look->width, text);
-		return;
-	}
 	for (const char *c = text; *c; c++)
 		columns += ((unsigned char)*c & 0xc0) != 0x80;
 	pad = look->width > columns ? look->width - columns : 0;
 	if (pad >= size)
 		pad = size - 1;
-	memset(buf, ' ', pad);
-	snprintf(buf + pad, size - pad, "%s", text);
+	if (look->right) {
+		memset(buf, ' ', pad);
+		snprintf(buf + pad, size - pad, "%s", text);
+		return;
+	}
+	len = strnlen(text, size - 1);
+	memcpy(buf, text, len);
+	if (pad > size - 1 - len)
+		pad = size - 1 - len;
+	memset(buf + len, ' ', pad);
+	buf[len + pad] = '\0';
 }
 
 /* Apply a look's template: "min %" -> "min 1.2ms"; "pre" -> "pre X". */

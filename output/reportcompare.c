@@ -249,11 +249,14 @@ static int emit_note(struct report *report, const char *text,
 	return report_record(report, &rec);
 }
 
-/* What the marks mean, and which rows could not be told apart safely. */
+/*
+ * What the marks mean, and which rows could not be told apart safely.
+ * In text, a blank line before the legend and another after it: the
+ * note that follows is no continuation of "+ at least".
+ */
 static int emit_legend(struct report *report, const struct compare *table)
 {
-	/* in text, a blank line between the table and what follows */
-	static const struct text_look after_table = { .display = TEXT_AS_UNIT,
+	static const struct text_look paragraph = { .display = TEXT_AS_UNIT,
 		.template = "\n%" };
 	char text[COMPARE_TEXT * 2];
 	unsigned by_path = 0;
@@ -262,19 +265,21 @@ static int emit_legend(struct report *report, const struct compare *table)
 	snprintf(text, sizeof(text), "* best of its column (or within "
 		 "%.0f%% of it), among two cards or more; + at least",
 		 COMPARE_TIE_FRACTION * 100);
-	err = emit_note(report, text, &after_table);
+	err = emit_note(report, text, &paragraph);
 	for (unsigned i = 0; i < table->card_count; i++)
 		by_path += !table->cards[i].by_identity &&
 			   table->cards[i].path[0];
 	if (by_path) {
-		snprintf(text, sizeof(text), "%u of %u cards matched by "
+		snprintf(text, sizeof(text), "%u of %u card%s matched by "
 			 "path and size: their runs saved no identity, so "
 			 "two cards of one size used in one reader would be "
-			 "taken for one", by_path, table->card_count);
-		err = err ? err : emit_note(report, text, NULL);
+			 "taken for one", by_path, table->card_count,
+			 table->card_count == 1 ? "" : "s");
+		err = err ? err : emit_note(report, text, &paragraph);
 	}
 	for (unsigned i = 0; !err && i < table->note_count; i++)
-		err = emit_note(report, table->notes[i], NULL);
+		err = emit_note(report, table->notes[i],
+				i == 0 && !by_path ? &paragraph : NULL);
 	return err;
 }
 

@@ -257,7 +257,8 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 	    (double)r->checked_end);
 	add(&rec, VM_UNIT_COUNT, "bad_blocks", SHOWN("% bad blocks"), NULL,
 	    (double)r->bad_blocks);
-	add(&rec, VM_UNIT_COUNT, "bad_ranges", SHOWN("in % ranges;"), NULL,
+	add(&rec, VM_UNIT_COUNT, "bad_ranges", r->range_count == 1 ?
+	    SHOWN("in % range;") : SHOWN("in % ranges;"), NULL,
 	    (double)r->range_count);
 	add(&rec, VM_UNIT_BOOL, "ranges_cut", HIDDEN, NULL, r->ranges_cut);
 	add(&rec, VM_UNIT_BYTES, "window_bytes", SHOWN("windows of %:"),

@@ -18,6 +18,12 @@
 # skipped, and splits the shown lines into runs; each run must be printed
 # as consecutive lines, the runs in order, anything printed before, between
 # and after them.  The exit status is not compared.
+#
+# A Markdown block after a line "<!-- setup -->" is a shell script (a loop
+# that saves runs, say) that makes what the next example reads: it runs
+# first, with the tree's flashbench first on PATH, in a fresh directory
+# where that example then runs too, whatever its command names; it must
+# succeed.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -31,7 +37,7 @@ doc_examples() {
 	function end_example() {
 		if (n && open) {
 			close(dir "/" n ".shown")
-			if (skip || cmd !~ /sim:|tests\//)
+			if (skip || (cmd !~ /sim:|tests\// && !with_setup))
 				printf "" >(dir "/" n ".skip")
 			close(dir "/" n ".skip")
 		}
@@ -42,8 +48,14 @@ doc_examples() {
 		end_example()
 		inblock = 0
 		skip = 0
+		setup = 0
 	}
 	function content(text) {
+		if (setup) {
+			print text >(dir "/" (n + 1) ".setup")
+			pending_setup = 1
+			return
+		}
 		if (cont) {
 			sub(/^[ \t]+/, "", text)
 			cmd = cmd " " text
@@ -56,6 +68,8 @@ doc_examples() {
 			end_example()
 			n++
 			open = 1
+			with_setup = pending_setup
+			pending_setup = 0
 			cmd = substr(text, 3)
 			printf "" >(dir "/" n ".shown")
 			print file ":" NR >(dir "/" n ".where")
@@ -106,6 +120,8 @@ doc_examples() {
 			end_block()
 		if ($0 ~ /<!-- real device -->/)
 			skip = 1
+		if ($0 ~ /<!-- setup -->/)
+			setup = 1
 		next
 	}
 	{
@@ -195,9 +211,35 @@ run_doc_examples() {
 	test $rde_failed = 0
 }
 
-# run_example EX DIR: run EX.cmd in DIR with the tree's programs, output
-# to EX.out, the comparison's complaint to EX.diff
+# setup_example EX DIR: make a directory of its own for EX beside DIR
+# (tests/ in it as in DIR), run EX.setup there with the tree's flashbench
+# and erase first on PATH, and print the directory; the script's output
+# to EX.setup.out
+setup_example() {
+	se_dir=$1.dir se_bin=$1.bin
+	mkdir "$se_dir" "$se_bin" && ln -s "$TOP/tests" "$se_dir/tests" &&
+	for se_prog in flashbench:FLASHBENCH erase:ERASE; do
+		printf '#!/bin/sh\nexec "$%s" "$@"\n' "${se_prog#*:}" \
+			>"$se_bin/${se_prog%:*}" &&
+		chmod +x "$se_bin/${se_prog%:*}" || return 1
+	done &&
+	(cd "$se_dir" && PATH="$se_bin:$PATH" timeout 600 sh "$1.setup") \
+		>"$1.setup.out" 2>&1 </dev/null || {
+		echo "  the setup before it failed:"
+		sed 's/^/    /' "$1.setup.out" | tail -n 20
+		return 1
+	} >&2
+	echo "$se_dir"
+}
+
+# run_example EX DIR: run EX.cmd in DIR (in a directory of its own after
+# its setup, when it has one) with the tree's programs, output to EX.out,
+# the comparison's complaint to EX.diff
 run_example() {
+	if [ -f "$1.setup" ]; then
+		set -- "$1" "$(setup_example "$1" "$2" 2>"$1.diff")" &&
+		[ -n "$2" ] || return 1
+	fi
 	re_cmd=$(cat "$1.cmd")
 	case $re_cmd in
 	flashbench*) re_prog='"$FLASHBENCH"' re_rest=${re_cmd#flashbench} ;;
@@ -243,6 +285,30 @@ test_expect_success 'a shown line edited by hand makes the examples fail' '
 	! run_doc_examples README.md >log 2>&1 &&
 	grep "^README.md:$line: " log &&
 	grep "not printed in that order" log
+'
+
+test_expect_success 'the README runs its --compare example after the loop that saves its runs' '
+	mkdir readme && doc_examples "$TOP/README.md" readme &&
+	compare=$(grep -l "^flashbench --compare \*-t.json" readme/*.cmd) &&
+	test -n "$compare" &&
+	test ! -f "${compare%.cmd}.skip" &&
+	grep -q "^for card in " "${compare%.cmd}.setup" &&
+	grep -q "^Compared 6 runs of 3 cards:$" "${compare%.cmd}.shown"
+'
+
+test_expect_success 'a setup block runs first, in a directory of its own' '
+	printf "%s\n" "<!-- setup -->" "" \
+		"    flashbench -t --time=1 --format=json -o a.json sim:" "" \
+		"    \$ flashbench --compare a.json" \
+		"    Compared 1 run of 1 card:" >setup.md &&
+	run_doc_examples setup.md >log &&
+	grep "^ran 1 examples" log &&
+	sed "s/1 run of/2 runs of/" setup.md >wrong.md &&
+	! run_doc_examples wrong.md >log &&
+	grep "shown: Compared 2 runs of 1 card:" log &&
+	sed "s/-o a.json/-o b.json/" setup.md >missing.md &&
+	! run_doc_examples missing.md >log &&
+	grep "a.json: No such file" log
 '
 
 test_expect_success 'a block marked as a real device is passed over' '

@@ -248,6 +248,64 @@ assert sum(c[\"best\"][\"read_iops_qd1\"] for c in cards) == 1, cards
 	grep -q "^Compared 7 runs of 1 card:" rc.txt
 '
 
+test_expect_success 'the same file given twice is one run, and a note says so' '
+	"$FLASHBENCH" --compare t.json ./t.json iops.json >out &&
+	cat out &&
+	head -n 1 out | grep -q "^Compared 2 runs of 2 cards:$" &&
+	grep -q "^\./t\.json: the same file as t\.json: read once$" out &&
+	"$FLASHBENCH" --compare --format=json t.json t.json >once.json &&
+	python3 -c "
+import json
+cards = [c for c in json.load(open(\"once.json\"))[\"results\"]
+         if c[\"kind\"] == \"compared_card\"]
+assert len(cards) == 1 and cards[0][\"runs\"] == 1, cards
+assert cards[0][\"files\"] == \"t.json\", cards
+"
+'
+
+test_expect_success 'documents that measured no card are refused, by name' '
+	"$FLASHBENCH" --decode-cid=035344535530384780716a01f200bb00 \
+		--format=json >cid.json &&
+	test_usage_error flashbench \
+		"^--compare: cid.json: holds no card measurement: its test, \"decode-cid\"" \
+		--compare t.json cid.json &&
+	"$FLASHBENCH" --list-programs --format=json >programs.json &&
+	test_usage_error flashbench \
+		"^--compare: programs.json: holds no card measurement" \
+		--compare programs.json t.json &&
+	printf "align 8192\tpre 1ms\ton 1ms\tpost 1ms\tdiff 1us\n" >few.txt &&
+	"$FLASHBENCH" --analyze --format=json few.txt >few.json &&
+	test_usage_error flashbench \
+		"^--compare: few.json: holds no card measurement" \
+		--compare t.json few.json &&
+	"$FLASHBENCH" --analyze --format=json \
+		"$TESTS_DIR/analyze/su08g.txt" >su08g-analyze.json &&
+	"$FLASHBENCH" --compare t.json su08g-analyze.json >out &&
+	grep -q "^su08g-analyze.json  *4MiB  *6$" out
+'
+
+test_expect_success 'past 64 runs it refuses, naming the limit' '
+	i=0 &&
+	while [ $i -lt 65 ]; do
+		cp t.json run$i.json && i=$((i + 1)) || return 1
+	done &&
+	"$FLASHBENCH" --compare $(ls run*.json | sed 64q) >out &&
+	head -n 1 out | grep -q "^Compared 64 runs of 1 card:$" &&
+	test_usage_error flashbench \
+		"^--compare: run[0-9]+.json: past the limit of 64 runs --compare reads" \
+		--compare run*.json
+'
+
+test_expect_success 'the legend is a paragraph of its own: a blank line after it' '
+	"$FLASHBENCH" --compare t.json iops.json >out &&
+	awk "/^\* best of its column/ { legend = NR }
+	     legend && NR == legend + 1 { exit \$0 != \"\" }
+	     END { exit !legend }" out &&
+	grep -q "^2 of 2 cards matched by path and size" out &&
+	"$FLASHBENCH" --compare t.json >out &&
+	grep -q "^1 of 1 card matched by path and size" out
+'
+
 test_expect_success 'a file that fails as it is read is a runtime error' '
 	test_expect_code 1 "$FLASHBENCH" --compare /proc/self/mem >out 2>err &&
 	test "$(wc -l <err)" = 1 &&

@@ -184,6 +184,26 @@ test_expect_success 'detect refuses a device too small for its probes, before re
 	test $(wc -l <err.txt) -le 2
 '
 
+# columns_of TEXT FILE: the column (counted in characters, µ one) at
+# which TEXT starts on each line of FILE that has it, one a line
+columns_of() {
+	sed "s/µ/u/g" "$2" | awk -v t="$1" "index(\$0, t) { print index(\$0, t) }"
+}
+
+test_expect_success 'the evidence table keeps its +- column straight, µs or ns' '
+	"$FLASHBENCH" --detect sim: >out.txt &&
+	sed -n "/^Evidence/,/^\$/p" out.txt >evidence &&
+	grep -q "diff [0-9.]*µs " evidence &&
+	grep -q "diff -*[0-9.]*ns " evidence &&
+	columns_of "+- " evidence | sort -u >columns &&
+	test "$(wc -l <columns)" = 1 &&
+	sed -n "/^Staircase/,/^\$/p" out.txt >staircase &&
+	grep -q "µs" staircase &&
+	{ columns_of " page " staircase &&
+	  columns_of " erase block " staircase; } | sort -u >columns &&
+	test "$(wc -l <columns)" = 1
+'
+
 test_expect_success '--write alone is a usage error' '
 	test_expect_code 2 "$FLASHBENCH" --write sim: 2>err.txt &&
 	grep -q "goes with --detect" err.txt

@@ -63,11 +63,47 @@ test_expect_success 'seed card: identity values' '
 		j[\"logical_block_bytes\"] == 512 and j[\"transport\"] == \"sd\""
 '
 
-test_expect_success 'partition resolves to its disk' '
+test_expect_success 'partition: its own size, its disk and card' '
 	info_json sandisk-su08g /dev/mmcblk0p1 >out.json &&
 	json_check out.json "j[\"disk\"] == \"mmcblk0\" and
 		j[\"partition\"][\"number\"] == 1 and
-		j[\"size_bytes\"] == 7948206080"
+		j[\"size_bytes\"] == 7944011776 and
+		doc[\"device\"][\"size_bytes\"] == 7944011776 and
+		j[\"partition\"][\"disk_size_bytes\"] == 7948206080 and
+		j[\"capacity_bytes\"] == 7948206080 and
+		j[\"capacity_check\"] == \"matches\""
+'
+
+if have_loop; then
+	loop_setup PARTED 256M -P
+fi
+
+# an MBR with one partition: type 0x83, from sector 2048, 131072 sectors;
+# partx adds its node (some kernels leave a re-read's list unchanged)
+mbr() {
+	head -c 446 /dev/zero &&
+	printf "\000\000\000\000\203\000\000\000" &&
+	printf "\000\010\000\000\000\000\002\000" &&
+	head -c 48 /dev/zero &&
+	printf "\125\252"
+}
+
+test_loop partx 'partition of a loop device: its own size, as -t measures it' '
+	mbr >mbr.bin &&
+	dd if=mbr.bin of="$PARTED" bs=512 conv=notrunc oflag=direct \
+		status=none &&
+	{ partx -a "$PARTED" || blockdev --rereadpt "$PARTED"; } &&
+	poll_until "partition node" test -b "${PARTED}p1" &&
+	"$FLASHBENCH" --info "${PARTED}p1" >out &&
+	grep "^  size:  *67108864 (64 MiB), partition of a 256 MiB disk$" \
+		out &&
+	"$FLASHBENCH" --info --format=json "${PARTED}p1" >out.json &&
+	json_check out.json "doc[\"device\"][\"size_bytes\"] == 67108864
+		and j[\"size_bytes\"] == 67108864 and
+		j[\"partition\"][\"size_bytes\"] == 67108864 and
+		j[\"partition\"][\"disk_size_bytes\"] == 268435456" &&
+	"$FLASHBENCH" -t --time=100ms --format=json "${PARTED}p1" >t.json &&
+	json_check t.json "doc[\"device\"][\"size_bytes\"] == 67108864"
 '
 
 for t in toshiba-sd01g:mmcblk0 kingston-sd16g:mmcblk1 \

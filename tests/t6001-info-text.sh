@@ -85,6 +85,9 @@ test_expect_success 'seed card by bare name and by partition' '
 		/dev/mmcblk0p1 >out &&
 	grep "^partition:" out &&
 	grep "^  number:  *1$" out &&
+	grep "^  size:  *7944011776 (7.40 GiB), partition of a 7.40 GiB disk$" \
+		out &&
+	grep "^  capacity check:  *matches the block device$" out &&
 	grep "^  manufacturer:  *SanDisk (0x03)$" out
 '
 

@@ -207,8 +207,12 @@ static void test_partition(void)
 			   c->partition_start_bytes == 8100 * 512ULL &&
 			   c->partition_size_bytes == 15515648 * 512ULL,
 			   "partition %s: range", names[i]);
-		UNIT_CHECK(c->has_capacity && c->size_bytes == 7948206080ULL,
+		UNIT_CHECK(c->has_capacity &&
+			   c->disk_size_bytes == 7948206080ULL,
 			   "partition %s: the disk's card and size", names[i]);
+		UNIT_CHECK(c->has_size &&
+			   c->size_bytes == 15515648 * 512ULL,
+			   "partition %s: its own size", names[i]);
 	}
 	ret = read_card("/dev/mmcblk0p9", "sandisk-su08g", c);
 	UNIT_CHECK(ret == -ENOENT,
