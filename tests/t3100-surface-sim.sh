@@ -278,7 +278,8 @@ test_expect_success 'SIGINT: exit 130, a partial result marked incomplete, no ve
 	assert doc["incomplete"] is True and s["partial"] is True, s
 	assert s["verdict"] is None and s["stopped"] == "interrupted", s
 	assert s["usable_bytes"] is None, s
-	assert 0 < s["checked_end_bytes"] < 1 << 30, s
+	# the signal may come before the first window is done
+	assert 0 <= s["checked_end_bytes"] < 1 << 30, s
 	assert s["certainty"] == "no verdict: interrupted; blocks from %d " \
 		"on were not checked" % s["checked_end_bytes"], s
 	PY
