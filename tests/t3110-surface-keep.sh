@@ -151,18 +151,15 @@ test_at_exit "umount '$FULL' 2>/dev/null"
 test_loop_io 'a full undo file system: exit 1, one line, no verdict, every byte back, no undo file' '
 	mkdir -p "$FULL" &&
 	{ mountpoint -q "$FULL" || mount -t tmpfs -o size=20m tmpfs "$FULL"; } &&
-	{
-		"$FLASHBENCH" --surface --keep-data -q --format=json \
-			--undo-file="$FULL/keep.undo" "$LOOP" >out.json 2>err
-		echo $? >code
-	} &&
-	cat err &&
+	fb_start --surface --keep-data -q --format=json \
+		--undo-file="$FULL/keep.undo" "$LOOP" &&
+	fb_wait &&
 	test "$(cat code)" = 1 &&
 	grep -x "flashbench: --surface: $LOOP: the undo file $FULL/keep.undo: write: No space left on device; every chunk it wrote is back as it was" err &&
 	test "$(grep -vc "overwrites bytes\|--keep-data writes" err)" = 1 &&
 	test -z "$(ls -A "$FULL")" &&
 	same &&
-	python3 - out.json <<-\PY
+	python3 - out <<-\PY
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]

@@ -104,12 +104,10 @@ test_emu 'SIGTERM stops flashemu: exit 0, nothing mounted or attached' '
 test_emu '--keep-data on a wraparound fake through the kernel: readable-and-writable, exit 0, never genuine' '
 	emu_start wrap --time-scale=1000 sim:size=128M,fake=32M,fake-mode=wrap &&
 	dev=$(emu_attach wrap) &&
-	{
-		"$FLASHBENCH" --surface --keep-data -q \
-			--undo-file="$TRASH/wrap.undo" "$dev" >out 2>err
-		echo $? >code
-	} &&
-	cat err out &&
+	fb_start --surface --keep-data -q --undo-file="$TRASH/wrap.undo" \
+		"$dev" &&
+	fb_wait &&
+	cat out &&
 	test "$(cat code)" = 0 &&
 	grep -q "^verdict: readable-and-writable (keep-data); checked 134217728 bytes" out &&
 	! grep -q genuine out &&
