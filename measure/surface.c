@@ -796,7 +796,7 @@ static void set_stop(struct pass *p, int err)
 		     err == -EINTR ? SURFACE_INTERRUPTED :
 		     p->gone ? SURFACE_DEVICE_GONE :
 		     p->undo.failed ? SURFACE_UNDO_FAILED : SURFACE_FAILED;
-	if (r->stopped >= SURFACE_FAILED && !p->why[0] && err == -errnum)
+	if (r->stopped == SURFACE_FAILED && !p->why[0] && err == -errnum)
 		dev_strerror(p->dev, p->why, p->why_size);
 }
 

@@ -184,6 +184,19 @@ static const char *const stop_names[] = {
 	[SURFACE_FAILED] = "failed",
 };
 
+/* The verdict's text; a run that stopped has none, and says why there. */
+#define STOPPED_LOOK(why) \
+	{ .display = TEXT_AS_UNIT, .template = "verdict: %", \
+	  .unknown = "incomplete (" why ")" }
+static const struct text_look verdict_looks[] = {
+	[SURFACE_FINISHED] = { .display = TEXT_AS_UNIT,
+			       .template = "verdict: %" },
+	[SURFACE_INTERRUPTED] = STOPPED_LOOK("interrupted"),
+	[SURFACE_DEVICE_GONE] = STOPPED_LOOK("device-stopped-answering"),
+	[SURFACE_UNDO_FAILED] = STOPPED_LOOK("undo-file-failed"),
+	[SURFACE_FAILED] = STOPPED_LOOK("failed"),
+};
+
 static const char *stopped_certainty(const struct surface_result *r,
 				     char *buf, size_t size)
 {
@@ -257,16 +270,12 @@ static void add_spread(struct record *rec, const struct spread_looks *l,
 static int emit_summary(struct sink *report, const struct surface_result *r,
 			struct spread reads, struct spread writes)
 {
-	static const struct text_look verdict_look = {
-		.display = TEXT_AS_UNIT, .template = "verdict: %",
-		.unknown = "incomplete" };
 	struct record rec = { .kind = "surface", .layout = &spaced };
 	bool fake = r->verdict && !strcmp(r->verdict, "fake");
 	char sure[160];
 
-	add(&rec, VM_UNIT_LABEL, "verdict", &verdict_look, r->verdict, 0);
-	add(&rec, VM_UNIT_LABEL, "stopped", r->partial ? SHOWN("(%)") : HIDDEN,
-	    stop_names[r->stopped], 0);
+	add(&rec, VM_UNIT_LABEL, "verdict", &verdict_looks[r->stopped],
+	    r->verdict, 0);
 	add(&rec, VM_UNIT_LABEL, "fake_kind", fake ? SHOWN("(%)") : HIDDEN,
 	    r->fake_kind, 0);
 	add(&rec, VM_UNIT_BYTES, "usable_bytes",
@@ -305,6 +314,8 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 	add(&rec, VM_UNIT_BOOL, "partial", HIDDEN, NULL, r->partial);
 	add(&rec, VM_UNIT_LABEL, "certainty", SHOWN("%"),
 	    certainty(r, sure, sizeof(sure)), 0);
+	/* last, so that the columns before stay where they were */
+	add(&rec, VM_UNIT_LABEL, "stopped", HIDDEN, stop_names[r->stopped], 0);
 	return report->emit(report->ctx, &rec);
 }
 
