@@ -19,6 +19,13 @@
  * divisor: the first block that shares storage with a lower one is the
  * lowest such block plus that divisor.  That is the usable size, as
  * --capacity-check finds it.
+ *
+ * A run that stops before the end of its range has no verdict.  A
+ * device that stops answering (a card pulled, a reader or the server
+ * behind a loop device gone) fails every access from then on, as a bad
+ * area fails its own: a block this run read well before, read again,
+ * tells the two apart, and the run stops there instead of mapping the
+ * rest of the device as bad.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -59,11 +66,20 @@ struct pass {
 	bool collect;			/* failed transfers kept for a retry */
 	struct failed *failed;
 	size_t failed_count, failed_cap;
+	bool failed_lost;		/* no memory to keep one */
+	/* blocks that failed, the count at the last window's end, and
+	   the first since then; a block that read well (UINT64_MAX: none
+	   yet), read again to tell a bad area from a device gone */
+	uint64_t failures, failures_seen, failed_at;
+	uint64_t answered_at;
+	void *probe;
+	bool gone;			/* the device stopped answering */
 	/* --keep-data: the chunk's old contents, and the read-back */
 	unsigned char *saved, *back;
 	uint64_t saved_at, saved_bytes;
 	struct undo undo;
 	unsigned chunks_in_file;	/* saved since the file was new */
+	bool in_flight;			/* a chunk stamped, not yet back */
 	/* aliases: the lowest block that read another's stamp, and the
 	   greatest common divisor of the distances */
 	uint64_t alias_low, alias_gcd;
@@ -171,6 +187,7 @@ static void note_block(struct pass *p, uint64_t offset, int state,
 		add_bad(r, offset, p->lbs, state);
 }
 
+/* Failed transfers of a whole range: every one is read again. */
 static void keep_failed(struct pass *p, uint64_t offset)
 {
 	struct failed *last = p->failed_count ?
@@ -180,19 +197,34 @@ static void keep_failed(struct pass *p, uint64_t offset)
 		last->length += p->lbs;
 		return;
 	}
-	if (p->failed_count < p->failed_cap)
-		p->failed[p->failed_count++] = (struct failed){ offset,
-								p->lbs };
+	if (p->failed_count == p->failed_cap) {
+		size_t cap = 2 * p->failed_cap;
+		struct failed *more = realloc(p->failed, cap * sizeof(*more));
+
+		if (!more) {
+			p->failed_lost = true;
+			return;
+		}
+		p->failed = more;
+		p->failed_cap = cap;
+	}
+	p->failed[p->failed_count++] = (struct failed){ offset, p->lbs };
 }
 
-/* vm_exec.check: each block verified, or a stamp that failed. */
+/*
+ * vm_exec.check: each block verified, or a stamp that failed.  (The
+ * failures come on the run's own thread, at once; only the blocks read
+ * well are classified beside the next transfer.)
+ */
 static void check(void *ctx, uint64_t offset, int state, uint64_t named,
 		  const void *block)
 {
 	struct pass *p = ctx;
+	bool failed = state == STAMP_READ_ERROR || state == STAMP_WRITE_ERROR;
 
-	if ((state == STAMP_READ_ERROR || state == STAMP_WRITE_ERROR) &&
-	    p->collect) {
+	if (failed && p->failures++ == p->failures_seen)
+		p->failed_at = offset;
+	if (failed && p->collect) {
 		keep_failed(p, offset);
 		return;
 	}
@@ -214,6 +246,43 @@ static void show_progress(const struct pass *p, uint64_t done,
 {
 	if (p->opt->progress)
 		p->opt->progress(p->opt->ctx, done, total);
+}
+
+static bool lost_errno(int errnum)
+{
+	return errnum == ENODEV || errnum == ENOMEDIUM || errnum == ENXIO;
+}
+
+/*
+ * An access failed at at: a bad area, or a device that stopped
+ * answering.  An error that says the device is gone says so; an I/O
+ * error, like a bad block's, is told apart by a block this run read
+ * well before: read again, it fails only when the device is gone.  Then
+ * why says so, with the failure (the probe's own is left out).
+ */
+static bool device_gone(struct pass *p, uint64_t at)
+{
+	char failure[sizeof(p->dev->error.message) + 96], probe[96] = "";
+	int errnum = p->dev->error.errnum;
+	uint64_t ns;
+
+	if (p->gone)
+		return true;
+	dev_strerror(p->dev, failure, sizeof(failure));
+	if (!lost_errno(errnum)) {
+		if (errnum != EIO || p->answered_at == UINT64_MAX ||
+		    dev_read(p->dev, p->probe, p->answered_at, p->lbs,
+			     &ns) == 0)
+			return false;
+		snprintf(probe, sizeof(probe), "; the block at %llu, read "
+			 "well before, fails now too",
+			 (unsigned long long)p->answered_at);
+	}
+	p->gone = true;
+	p->r->stopped_at = at;
+	snprintf(p->why, p->why_size, "the device stopped answering at %llu "
+		 "(%s%s)", (unsigned long long)at, failure, probe);
+	return true;
 }
 
 /* A window of a pass is done: how far the run is. */
@@ -246,6 +315,13 @@ static int window_done(void *ctx, const struct record *rec)
 	if (!p->timed || rec->count < 1)
 		return 0;
 	at = (uint64_t)rec->fields[0].value;
+	/* a window without a failure answered; one with some may be the
+	   first the device did not */
+	if (p->failures == p->failures_seen)
+		p->answered_at = at;
+	else if (device_gone(p, p->failed_at))
+		return -EIO;
+	p->failures_seen = p->failures;
 	index = (at - r->resumed_from) / r->window_bytes;
 	if (index < r->window_count) {
 		struct surface_window *w = &r->windows[index];
@@ -255,7 +331,8 @@ static int window_done(void *ctx, const struct record *rec)
 		if (r->mode != SURFACE_KEEP)
 			window_progress(p, w);
 	}
-	p->last_ns = now;
+	p->last_ns = p->dev->stats.time_ns;	/* a probe's read is no
+						   window's */
 	return 0;
 }
 
@@ -299,6 +376,7 @@ static int run_over(struct pass *p, struct vm_program *program,
 
 	p->timed = timed;
 	p->timing_writes = writes;
+	p->failures_seen = p->failures;	/* the windows' own from here */
 	if (whole)
 		err = run_program(p, program, at, whole, window, chunk);
 	if (!err && rest)
@@ -324,6 +402,8 @@ static int retrying(struct pass *p, struct vm_program *program,
 	err = run_over(p, program, at, length, r->window_bytes,
 		       r->chunk_bytes, true, writes);
 	p->collect = false;
+	if (!err && p->failed_lost)
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < p->failed_count; i++)
 		err = run_over(p, program, p->failed[i].offset,
 			       p->failed[i].length, p->failed[i].length,
@@ -333,32 +413,37 @@ static int retrying(struct pass *p, struct vm_program *program,
 
 /* ---- --keep-data: a chunk at a time ---- */
 
-static int keep_failure(struct pass *p, const char *what, uint64_t at)
-{
-	snprintf(p->why, p->why_size, "%s at %llu; the undo file %s is kept",
-		 what, (unsigned long long)at, p->opt->undo_path);
-	return -EIO;
-}
-
-/* Write the chunk's old contents back and read them back. */
+/*
+ * Write the chunk's old contents back and read them back: then it is no
+ * longer in flight.  A failure keeps the undo file, which puts it back.
+ */
 static int put_back(struct pass *p, uint64_t at, uint64_t length)
 {
+	char failure[sizeof(p->dev->error.message) + 96];
 	uint64_t ns, differing = 0;
 	int err = dev_write(p->dev, p->saved, at, length, &ns);
 
 	if (!err)
 		err = dev_read(p->dev, p->back, at, length, &ns);
+	if (err && !device_gone(p, p->dev->error.offset))
+		snprintf(p->why, p->why_size, "putting back the chunk at %llu: "
+			 "%s", (unsigned long long)at,
+			 dev_strerror(p->dev, failure, sizeof(failure)));
 	if (err)
 		return err;
 	for (uint64_t done = 0; done < length; done += p->lbs)
 		if (memcmp(p->saved + done, p->back + done, p->lbs))
 			differing++;
 	p->r->bytes_restored += length;
-	if (!differing)
+	if (!differing) {
+		p->in_flight = false;
 		return 0;
+	}
 	p->r->blocks_not_back += differing;
-	return keep_failure(p, "blocks put back do not read back as they "
-			    "were", at);
+	snprintf(p->why, p->why_size, "%llu blocks put back at %llu do not "
+		 "read back as they were", (unsigned long long)differing,
+		 (unsigned long long)at);
+	return -EIO;
 }
 
 static void progress_at(const struct pass *p, uint64_t next,
@@ -395,7 +480,9 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 {
 	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
 
-	if (err == -EIO) {
+	if (err == -EIO && !p->undo.failed) {	/* the device's read */
+		if (device_gone(p, p->dev->error.offset))
+			return err;
 		p->classify = false;
 		err = run_over(p, p->verify, at, length, length, p->lbs,
 			       false, false);
@@ -406,6 +493,8 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 		err = undo_sync(&p->undo);
 	if (err)
 		return err;
+	p->answered_at = at;
+	p->in_flight = true;
 	p->chunks_in_file++;
 	p->saved_at = at;
 	p->saved_bytes = length;
@@ -537,16 +626,26 @@ static void mark_wrap(struct pass *p)
 	r->first_bad = usable;
 }
 
+/*
+ * The verdict, from what the run saw: none when it stopped before the
+ * end.  --keep-data checks a chunk at a time, blind to a card that
+ * wraps writes onto other offsets beyond the chunk: where --write would
+ * say genuine it says only what it saw.
+ */
 static void set_verdict(struct pass *p)
 {
 	struct surface_result *r = p->r;
 
 	merge_ranges(r);
+	if (r->partial)
+		return;
 	if (r->mode != SURFACE_READ && r->aliased)
 		mark_wrap(p);
 	r->usable_bytes = r->bad_blocks ? r->first_bad : r->checked_end;
 	if (!r->bad_blocks)
-		r->verdict = r->mode == SURFACE_READ ? "readable" : "genuine";
+		r->verdict = r->mode == SURFACE_READ ? "readable" :
+			     r->mode == SURFACE_KEEP ? "readable-and-writable" :
+			     "genuine";
 	else if (r->mode == SURFACE_READ)
 		r->verdict = "damaged";
 	else if (r->aliased || r->good_end <= r->first_bad)
@@ -596,6 +695,7 @@ static int setup(struct pass *p)
 	p->lbs = p->dev->logical_block_bytes;
 	p->salt = new_salt();
 	p->alias_low = UINT64_MAX;
+	p->answered_at = UINT64_MAX;
 	r->block_bytes = p->lbs;
 	r->start = p->opt->start;
 	r->end = p->opt->end;
@@ -613,7 +713,9 @@ static int setup(struct pass *p)
 	set_slot(p, PARAM_LBS, p->lbs);
 	p->failed_cap = (size_t)(r->window_bytes / chunk) + 2;
 	p->failed = calloc(p->failed_cap, sizeof(*p->failed));
-	err = p->failed ? compile(p, "surface-verify", &p->verify) : -ENOMEM;
+	p->probe = dev_alloc_buffer(p->lbs, DEV_PATTERN_ZEROS);
+	err = p->failed && p->probe ? compile(p, "surface-verify", &p->verify) :
+				      -ENOMEM;
 	if (!err && r->mode != SURFACE_READ)
 		err = compile(p, "surface-stamp", &p->stamp);
 	if (!err && r->mode == SURFACE_KEEP) {
@@ -653,8 +755,11 @@ static int open_undo(struct pass *p)
 }
 
 /*
- * The end of a --keep-data run: every chunk is back, so once the
- * device has it all on the medium the file can go.
+ * The end of a --keep-data run.  With no chunk in flight every chunk
+ * written is back, read back, so once the device has it all on the
+ * medium the file can go, whatever stopped the run (a failure of the
+ * file itself comes before the chunk it saves is written).  A chunk in
+ * flight, or a flush that fails, keeps it for --restore.
  */
 static int close_undo(struct pass *p, int err)
 {
@@ -667,13 +772,32 @@ static int close_undo(struct pass *p, int err)
 			 p->opt->undo_path, p->undo.failed,
 			 strerror(p->undo.failed_errno));
 	undo_close(&p->undo);
-	if (err && err != -EINTR)
-		return err;		/* the file is kept for --restore */
+	if (p->in_flight)
+		return err;
 	flushed = dev_flush(p->dev);
 	if (flushed)
-		return flushed;
+		return err ? err : flushed;
 	unlink(p->opt->undo_path);
 	return err;
+}
+
+/* How the run ended; a failure not yet said, in why. */
+static void set_stop(struct pass *p, int err)
+{
+	struct surface_result *r = p->r;
+	int errnum = p->dev->error.errnum;
+
+	r->partial = err != 0;
+	if (!p->gone)
+		r->stopped_at = r->checked_end;
+	if (err && err == -errnum && lost_errno(errnum))
+		device_gone(p, p->dev->error.offset);
+	r->stopped = !err ? SURFACE_FINISHED :
+		     err == -EINTR ? SURFACE_INTERRUPTED :
+		     p->gone ? SURFACE_DEVICE_GONE :
+		     p->undo.failed ? SURFACE_UNDO_FAILED : SURFACE_FAILED;
+	if (r->stopped == SURFACE_FAILED && !p->why[0] && err == -errnum)
+		dev_strerror(p->dev, p->why, p->why_size);
 }
 
 int surface_run(struct dev *dev, const struct surface_options *options,
@@ -706,7 +830,7 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 		result->states[STAMP_INTACT] = (result->checked_end -
 						result->resumed_from) / p.lbs -
 					       result->bad_blocks;
-	result->partial = err != 0;
+	set_stop(&p, err);
 	set_verdict(&p);
 	result->announced_bytes = dev->size_bytes;
 	result->bytes_written = dev->stats.bytes_written;
@@ -716,6 +840,7 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	vm_free(p.verify);
 	vm_free(p.stamp);
 	free(p.failed);
+	free(p.probe);
 	free(p.saved);
 	free(p.back);
 	return err;

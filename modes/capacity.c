@@ -71,6 +71,14 @@ void check_new_undo_file(const struct config *cfg, const char *undo_path)
 			    strerror(-err));
 }
 
+const char *restore_hint(char *buf, size_t size, const char *undo_path,
+			 const char *device)
+{
+	snprintf(buf, size, "the undo file %s is kept: %s --restore=%s %s",
+		 undo_path, die_program_name, undo_path, device);
+	return buf;
+}
+
 const char *choose_undo_path(const struct config *cfg, char *buf,
 			     size_t size)
 {
@@ -156,6 +164,7 @@ static int verdict_exit(const struct capacity_result *r)
 int mode_capacity(struct config *cfg)
 {
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
+	char undo_hint[RESTORE_HINT_BYTES];
 	const char *undo_path;
 	struct vm_param params[] = {
 		{ "cache_limit", (double)cfg->cache_limit } };
@@ -185,9 +194,9 @@ int mode_capacity(struct config *cfg)
 			   sizeof(undo_why));
 	output_close(cfg, &sinks, &dev, err);
 	if (err && err != -EINTR && access(undo_path, F_OK) == 0)
-		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
-			"%s\n", die_program_name, undo_path, die_program_name,
-			undo_path, cfg->device);
+		fprintf(stderr, "%s: %s\n", die_program_name,
+			restore_hint(undo_hint, sizeof(undo_hint), undo_path,
+				     cfg->device));
 	if (undo_why[0]) {
 		dev_close(&dev);
 		runtime_error("%s", undo_why);

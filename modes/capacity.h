@@ -7,6 +7,7 @@
 #define FLASHBENCH_MODES_CAPACITY_H
 
 #include "dev.h"
+#include <limits.h>
 #include <stddef.h>
 
 #include "modes/options.h"
@@ -24,6 +25,14 @@ const char *choose_undo_path(const struct config *cfg, char *buf,
 
 /* A new undo file: none there yet, and not on the device: else exit 2. */
 void check_new_undo_file(const struct config *cfg, const char *undo_path);
+
+/*
+ * What a run says when blocks it wrote are left to its undo file: "the
+ * undo file FILE is kept: flashbench --restore=FILE DEVICE", in buf.
+ */
+#define RESTORE_HINT_BYTES (3 * PATH_MAX)	/* two paths and a device */
+const char *restore_hint(char *buf, size_t size, const char *undo_path,
+			 const char *device);
 
 /*
  * Open the undo file at path for a restore (option names it in

@@ -97,7 +97,7 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 {
 	int fd = open_proven_undo(cfg, "--resume", cfg->resume_path);
 	struct undo_result restored;
-	char why[PATH_MAX + 160];
+	char why[PATH_MAX + 160], hint[RESTORE_HINT_BYTES];
 	int err = undo_read_progress(fd, dev, progress, why, sizeof(why));
 
 	if (err == -ENOENT)
@@ -115,8 +115,9 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 			      strerror(-err));
 	if (restored.blocks_differing || restored.damaged_count)
 		runtime_error("--resume: %s: the chunk in flight is not back "
-			      "as it was; %s --restore=%s %s", cfg->resume_path,
-			      die_program_name, cfg->resume_path, cfg->device);
+			      "as it was; %s", cfg->resume_path,
+			      restore_hint(hint, sizeof(hint), cfg->resume_path,
+					   cfg->device));
 	undo_result_free(&restored);
 	fprintf(stderr, "%s: --resume: %llu bytes put back; going on at "
 		"%llu of [%llu, %llu)\n", die_program_name,
@@ -126,13 +127,35 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 		(unsigned long long)progress->end);
 }
 
+/* A finished run's status, for scripts (a stopped one has no verdict). */
 static int verdict_exit(const struct surface_result *r)
 {
-	if (!strcmp(r->verdict, "fake"))
+	if (r->verdict && !strcmp(r->verdict, "fake"))
 		return EXIT_FAKE;
-	if (!strcmp(r->verdict, "damaged"))
+	if (r->verdict && !strcmp(r->verdict, "damaged"))
 		return EXIT_DAMAGED;
 	return EXIT_OK;
+}
+
+/*
+ * A run that failed: why, and with --keep-data where the bytes it wrote
+ * are - back, or in the undo file it keeps, with the command that puts
+ * them back.
+ */
+static void fail_run(const struct config *cfg, struct dev *dev,
+		 const struct surface_options *o, const char *why)
+{
+	char hint[RESTORE_HINT_BYTES];
+
+	dev_close(dev);
+	if (o->mode != SURFACE_KEEP)
+		runtime_error("--surface: %s: %s", cfg->device, why);
+	if (access(o->undo_path, F_OK) == 0)
+		runtime_error("--surface: %s: %s; %s", cfg->device, why,
+			      restore_hint(hint, sizeof(hint), o->undo_path,
+					   cfg->device));
+	runtime_error("--surface: %s: %s; every chunk it wrote is back as it "
+		      "was", cfg->device, why);
 }
 
 static void take_options(const struct config *cfg, struct dev *dev,
@@ -208,10 +231,8 @@ int mode_surface(struct config *cfg)
 	if (surface_emit(&sink, result) && !err)
 		err = -EIO;
 	output_close(cfg, &sinks, &dev, err);
-	if (why[0]) {
-		dev_close(&dev);
-		runtime_error("--surface: %s: %s", cfg->device, why);
-	}
+	if (why[0])
+		fail_run(cfg, &dev, &options, why);
 	if (err == -ERANGE)
 		runtime_error("--surface: %s: a window does not fit the device",
 			      cfg->device);

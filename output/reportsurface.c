@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,22 +176,58 @@ static int emit_slow(struct sink *report, const struct surface_result *r,
 	return err;
 }
 
-static const char *certainty(const struct surface_result *r)
+/* Why a run that stopped has no verdict. */
+static const char *const stop_names[] = {
+	[SURFACE_FINISHED] = NULL, [SURFACE_INTERRUPTED] = "interrupted",
+	[SURFACE_DEVICE_GONE] = "device-stopped-answering",
+	[SURFACE_UNDO_FAILED] = "undo-file-failed",
+	[SURFACE_FAILED] = "failed",
+};
+
+/* The verdict's text; a run that stopped has none, and says why there. */
+#define STOPPED_LOOK(why) \
+	{ .display = TEXT_AS_UNIT, .template = "verdict: %", \
+	  .unknown = "incomplete (" why ")" }
+static const struct text_look verdict_looks[] = {
+	[SURFACE_FINISHED] = { .display = TEXT_AS_UNIT,
+			       .template = "verdict: %" },
+	[SURFACE_INTERRUPTED] = STOPPED_LOOK("interrupted"),
+	[SURFACE_DEVICE_GONE] = STOPPED_LOOK("device-stopped-answering"),
+	[SURFACE_UNDO_FAILED] = STOPPED_LOOK("undo-file-failed"),
+	[SURFACE_FAILED] = STOPPED_LOOK("failed"),
+};
+
+static const char *stopped_certainty(const struct surface_result *r,
+				     char *buf, size_t size)
+{
+	static const char *const why[] = {
+		[SURFACE_INTERRUPTED] = "interrupted",
+		[SURFACE_DEVICE_GONE] = "the device stopped answering",
+		[SURFACE_UNDO_FAILED] = "the undo file could not be written",
+		[SURFACE_FAILED] = "the run failed",
+	};
+
+	snprintf(buf, size, "no verdict: %s; blocks from %llu on were not "
+		 "checked", why[r->stopped], (unsigned long long)r->stopped_at);
+	return buf;
+}
+
+static const char *certainty(const struct surface_result *r, char *buf,
+			     size_t size)
 {
 	if (r->partial)
-		return "stopped before the end: blocks past checked_end were "
-		       "not checked";
+		return stopped_certainty(r, buf, size);
 	if (r->mode == SURFACE_READ)
 		return r->bad_blocks ? "sure: these blocks cannot be read" :
 		       "every block reads; whether it keeps data takes "
 		       "--write or --keep-data";
 	if (!strcmp(r->verdict, "genuine"))
-		return r->mode == SURFACE_WRITE ?
-		       "every block read back its own stamp after all were "
-		       "written" :
-		       "every block read back its own stamp; checked a chunk "
-		       "at a time, so a card that wraps writes onto other "
-		       "offsets shows only to --write or --capacity-check";
+		return "every block read back its own stamp after all were "
+		       "written";
+	if (!strcmp(r->verdict, "readable-and-writable"))
+		return "every block read back its own stamp, a chunk at a "
+		       "time: blind to a card that wraps writes onto other "
+		       "offsets; --write or --capacity-check tells a fake";
 	if (!strcmp(r->verdict, "fake"))
 		return "sure: from the usable size on no block keeps its data";
 	return "bad blocks with good ones after them: damage, not a "
@@ -235,13 +272,15 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 {
 	struct record rec = { .kind = "surface", .layout = &spaced };
 	bool fake = r->verdict && !strcmp(r->verdict, "fake");
+	char sure[160];
 
-	add(&rec, VM_UNIT_LABEL, "verdict", SHOWN("verdict: %"), r->verdict, 0);
+	add(&rec, VM_UNIT_LABEL, "verdict", &verdict_looks[r->stopped],
+	    r->verdict, 0);
 	add(&rec, VM_UNIT_LABEL, "fake_kind", fake ? SHOWN("(%)") : HIDDEN,
 	    r->fake_kind, 0);
 	add(&rec, VM_UNIT_BYTES, "usable_bytes",
 	    fake ? SHOWN("usable % bytes") : HIDDEN, NULL,
-	    (double)r->usable_bytes);
+	    r->verdict ? (double)r->usable_bytes : NAN);
 	add(&rec, VM_UNIT_LABEL, "mode", SHOWN("(%);"),
 	    surface_mode_name(r->mode), 0);
 	add(&rec, VM_UNIT_BYTES, "announced_bytes", HIDDEN, NULL,
@@ -274,7 +313,10 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 	    NULL, (double)r->device_time_ns);
 	add(&rec, VM_UNIT_TIME, "wall_ns", HIDDEN, NULL, (double)r->wall_ns);
 	add(&rec, VM_UNIT_BOOL, "partial", HIDDEN, NULL, r->partial);
-	add(&rec, VM_UNIT_LABEL, "certainty", SHOWN("%"), certainty(r), 0);
+	add(&rec, VM_UNIT_LABEL, "certainty", SHOWN("%"),
+	    certainty(r, sure, sizeof(sure)), 0);
+	/* last, so that the columns before stay where they were */
+	add(&rec, VM_UNIT_LABEL, "stopped", HIDDEN, stop_names[r->stopped], 0);
 	return report->emit(report->ctx, &rec);
 }
 

@@ -23,6 +23,15 @@
 
 enum surface_mode { SURFACE_READ, SURFACE_WRITE, SURFACE_KEEP };
 
+/* Why a run ended before the end of its range: then it has no verdict. */
+enum surface_stop {
+	SURFACE_FINISHED,
+	SURFACE_INTERRUPTED,		/* a signal */
+	SURFACE_DEVICE_GONE,		/* it stopped answering */
+	SURFACE_UNDO_FAILED,		/* the undo file could not be written */
+	SURFACE_FAILED,			/* any other failure */
+};
+
 /* One window's device time: 0 where it was not timed. */
 struct surface_window {
 	uint64_t offset, bytes;
@@ -55,14 +64,18 @@ struct surface_result {
 	bool aliased;			/* some block read another's stamp */
 	uint64_t usable_bytes;		/* a fake's, as --capacity-check */
 	uint64_t announced_bytes;	/* the device's size */
-	const char *verdict;		/* "genuine", "damaged", "fake";
-					   read-only: "readable", "damaged" */
+	/* "genuine", "damaged", "fake"; read-only: "readable", "damaged";
+	   --keep-data: "readable-and-writable" where --write says genuine
+	   (blind to wraparound beyond a chunk); NULL: stopped, none */
+	const char *verdict;
 	const char *fake_kind;		/* as --capacity-check's, or NULL */
 	uint64_t bytes_written, bytes_read, bytes_restored;
 	uint64_t blocks_not_back;	/* --keep-data: not as they were */
 	uint64_t device_time_ns;
 	uint64_t wall_ns;
 	bool partial;			/* stopped before the end */
+	enum surface_stop stopped;	/* and why */
+	uint64_t stopped_at;		/* the offset it stopped at */
 };
 
 /* The index of the "old data" count in states[]. */

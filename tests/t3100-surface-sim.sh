@@ -6,6 +6,9 @@
 # that keeps its data maps the same ranges, every other block intact.
 # On fakes of every mode it finds the same usable size as
 # --capacity-check, with the same verdict, kind and exit code (3).
+# --keep-data, blind to a wraparound beyond its chunk, never says
+# genuine there: "readable-and-writable", exit 0; aliases within a chunk
+# it sees, and says fake.  A run stopped by a signal has no verdict.
 # --offset and --span choose the range, cut into windows of
 # max(span / 1024, 1 MiB) that the JSON names; bad input exits 2.
 
@@ -73,6 +76,15 @@ test_expect_success 'read-only: exactly the bad ranges, damaged, exit 4, nothing
 		partial=false &&
 	ranges $((10 * MIB))+65536:read-error \
 		$((100 * MIB))+512:read-error $((200 * MIB))+4608:read-error
+'
+
+test_expect_success 'read-only: more failed transfers than a window holds, every one mapped' '
+	surface size=256M,bad=10M+512,bad=20M+512,bad=30M+512,bad=40M+512,bad=50M+512 &&
+	test "$(cat code)" = 4 &&
+	summary verdict=damaged bad_blocks=5 bad_ranges=5 &&
+	ranges $((10 * MIB))+512:read-error $((20 * MIB))+512:read-error \
+		$((30 * MIB))+512:read-error $((40 * MIB))+512:read-error \
+		$((50 * MIB))+512:read-error
 '
 
 test_expect_success 'read-only: a card without bad blocks is readable, exit 0' '
@@ -147,6 +159,33 @@ test_expect_success 'slow= ranges are named, with their rates, read-only and --w
 	assert (s["offset_bytes"], s["length_bytes"]) == (100 << 20, 8 << 20), s
 	assert round(s["write_bytes_per_s"] / 1e6) == 2, s
 	PY
+'
+
+WRAP=size=1G,fake=256M,fake-mode=wrap
+
+test_expect_success '--keep-data on a wraparound fake: readable-and-writable, exit 0, never genuine; fake where a chunk shows aliases' '
+	surface $WRAP --keep-data --undo-file="$TRASH/wrap.undo" &&
+	test "$(cat code)" = 0 &&
+	! grep -q genuine out.json &&
+	summary verdict=readable-and-writable mode=keep-data bad_blocks=0 \
+		stopped=null partial=false &&
+	python3 - out.json <<-\PY &&
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	assert "--write or --capacity-check" in s["certainty"], s
+	PY
+	"$FLASHBENCH" --surface --keep-data -q --undo-file="$TRASH/wrap.undo" \
+		"sim:$WRAP" >out 2>err &&
+	cat out &&
+	grep "^verdict: " out >verdict &&
+	grep -q "^verdict: readable-and-writable (keep-data);" verdict &&
+	! grep -q genuine out &&
+	: aliases within a chunk it sees, and says so &&
+	surface size=64M,fake=8M,fake-mode=wrap --keep-data \
+		--undo-file="$TRASH/wrap8.undo" &&
+	test "$(cat code)" = 3 &&
+	summary verdict=fake fake_kind=wraparound usable_bytes=$((8 * MIB))
 '
 
 GIB=$((1024 * MIB))
@@ -225,7 +264,7 @@ else
 fi
 
 # 1024 windows of 5 ms of wall time each: running when the signal comes
-test_expect_success 'SIGINT: exit 130, a partial result marked incomplete' '
+test_expect_success 'SIGINT: exit 130, a partial result marked incomplete, no verdict' '
 	fb_start --surface --format=json sim:size=1G,pace=5ms &&
 	wait_catching &&
 	kill -INT $fb_pid &&
@@ -237,9 +276,25 @@ test_expect_success 'SIGINT: exit 130, a partial result marked incomplete' '
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
 	assert doc["incomplete"] is True and s["partial"] is True, s
-	assert 0 < s["checked_end_bytes"] < 1 << 30, s
-	assert s["certainty"].startswith("stopped before the end"), s
+	assert s["verdict"] is None and s["stopped"] == "interrupted", s
+	assert s["usable_bytes"] is None, s
+	# the signal may come before the first window is done
+	assert 0 <= s["checked_end_bytes"] < 1 << 30, s
+	assert s["certainty"] == "no verdict: interrupted; blocks from %d " \
+		"on were not checked" % s["checked_end_bytes"], s
 	PY
+'
+
+test_expect_success 'SIGINT, text: "verdict: incomplete (interrupted)", nothing readable claimed' '
+	fb_start --surface sim:size=1G,pace=5ms &&
+	wait_catching &&
+	kill -INT $fb_pid &&
+	fb_wait &&
+	test "$(cat code)" = 130 &&
+	grep "^verdict: " out >verdict &&
+	cat verdict &&
+	grep -Eq "^verdict: incomplete \(interrupted\) \(read-only\); checked [0-9]+ bytes,.*; no verdict: interrupted; blocks from [0-9]+ on were not checked$" verdict &&
+	! grep -q readable verdict
 '
 
 test_expect_success 'bad input: exit 2 before any I/O' '

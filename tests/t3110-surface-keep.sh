@@ -1,15 +1,20 @@
 #!/bin/sh
 # t3110: --surface --keep-data on a loop device over random data.  A run
-# leaves every byte as it was and removes its undo file.  Killed with
+# says "readable-and-writable" (never genuine: a chunk at a time it is
+# blind to a wraparound), leaves every byte as it was and removes its
+# undo file.  Killed with
 # SIGKILL at several moments (after 8, 24, 60 and 110 MiB moved by write
 # calls: saving the first chunk, stamping it, in the second chunk, past
 # the file's first renewal), it leaves an undo file no larger than the bound it announced,
 # and --restore then leaves the device identical.  --resume of a killed
 # run puts the chunk in flight back, finishes the range (its JSON says
 # where it went on) and leaves the device identical.  SIGINT stops a run
-# cleanly: exit 130, a partial result marked incomplete, every byte back,
-# no undo file.  (A chunk is 16 MiB: its save, its stamps and its data
-# back are 48 MiB of write calls, and the file is renewed every 2.)
+# cleanly: exit 130, a partial result marked incomplete with no verdict
+# (text and JSON), every byte back, no undo file.  An undo file system
+# that fills up stops the run: exit 1, one line saying so, no verdict,
+# every byte back and no partial undo file left.  (A chunk is 16 MiB:
+# its save, its stamps and its data back are 48 MiB of write calls, and
+# the file is renewed every 2.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -36,7 +41,7 @@ bound() {
 	sed -n "s/.* first (at most \([0-9]*\) bytes).*/\1/p" err
 }
 
-test_loop '--keep-data: genuine, every byte back, no undo file' '
+test_loop '--keep-data: readable-and-writable (not genuine), every byte back, no undo file' '
 	"$FLASHBENCH" --surface --keep-data -q --format=json \
 		--undo-file="$UNDO" "$LOOP" >out.json 2>err &&
 	cat err &&
@@ -46,7 +51,8 @@ test_loop '--keep-data: genuine, every byte back, no undo file' '
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
-	assert s["verdict"] == "genuine" and s["mode"] == "keep-data", s
+	assert s["verdict"] == "readable-and-writable", s
+	assert s["mode"] == "keep-data" and s["stopped"] is None, s
 	assert s["bytes_checked"] == 128 << 20, s
 	assert s["bytes_written"] == 2 * (128 << 20), s
 	assert s["bytes_restored"] == 128 << 20, s
@@ -92,7 +98,7 @@ test_loop_io '--resume finishes a killed run: every byte back, the range done' '
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
-	assert s["verdict"] == "genuine", s
+	assert s["verdict"] == "readable-and-writable", s
 	assert 0 < s["resumed_from_bytes"] < 128 << 20, s
 	assert s["checked_end_bytes"] == 128 << 20, s
 	assert s["bytes_checked"] == (128 << 20) - s["resumed_from_bytes"], s
@@ -101,10 +107,12 @@ test_loop_io '--resume finishes a killed run: every byte back, the range done' '
 	PY
 '
 
-test_loop_io 'SIGINT: exit 130, a partial result, every byte back, no undo file' '
+# interrupted [OPTIONS]: a --keep-data run, SIGINT once the first chunk
+# is done (its 48 MiB of write calls, and more: in the second); exit
+# 130, every byte back, no undo file.
+interrupted() {
 	rm -f "$UNDO" &&
-	fb_start --surface --keep-data -q --format=json --undo-file="$UNDO" \
-		"$LOOP" &&
+	fb_start --surface --keep-data -q "$@" --undo-file="$UNDO" "$LOOP" &&
 	wait_catching &&
 	wait_written $((60 * MIB)) &&
 	kill -INT $fb_pid &&
@@ -112,13 +120,51 @@ test_loop_io 'SIGINT: exit 130, a partial result, every byte back, no undo file'
 	test "$(cat code)" = 130 &&
 	grep -q "interrupted; every chunk is back as it was" err &&
 	test ! -e "$UNDO" &&
-	same &&
+	same
+}
+
+test_loop_io 'SIGINT: exit 130, a partial result with no verdict, every byte back, no undo file' '
+	interrupted --format=json &&
 	python3 - out <<-\PY
 	import json, sys
 	doc = json.load(open(sys.argv[1]))
 	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
 	assert doc["incomplete"] is True and s["partial"] is True, s
-	assert 0 < s["checked_end_bytes"] < 128 << 20, s
+	assert s["verdict"] is None and s["stopped"] == "interrupted", s
+	assert 16 << 20 <= s["checked_end_bytes"] < 128 << 20, s
+	PY
+'
+
+test_loop_io 'SIGINT after the first chunk, text: "verdict: incomplete (interrupted)"' '
+	interrupted &&
+	cat out &&
+	grep "^verdict: " out >verdict &&
+	grep -Eq "^verdict: incomplete \(interrupted\) \(keep-data\); checked [0-9]+ bytes,.*; no verdict: interrupted; blocks from [0-9]+ on were not checked$" verdict &&
+	! grep -Eq "genuine|readable" verdict
+'
+
+# A file system of 20 MiB holds the first chunk (16 MiB and headers) but
+# not the second.
+FULL=$TRASH/full
+test_at_exit "umount '$FULL' 2>/dev/null"
+
+test_loop_io 'a full undo file system: exit 1, one line, no verdict, every byte back, no undo file' '
+	mkdir -p "$FULL" &&
+	{ mountpoint -q "$FULL" || mount -t tmpfs -o size=20m tmpfs "$FULL"; } &&
+	fb_start --surface --keep-data -q --format=json \
+		--undo-file="$FULL/keep.undo" "$LOOP" &&
+	fb_wait &&
+	test "$(cat code)" = 1 &&
+	grep -x "flashbench: --surface: $LOOP: the undo file $FULL/keep.undo: write: No space left on device; every chunk it wrote is back as it was" err &&
+	test "$(grep -vc "overwrites bytes\|--keep-data writes" err)" = 1 &&
+	test -z "$(ls -A "$FULL")" &&
+	same &&
+	python3 - out <<-\PY
+	import json, sys
+	doc = json.load(open(sys.argv[1]))
+	[s] = [r for r in doc["results"] if r["kind"] == "surface"]
+	assert s["verdict"] is None and s["stopped"] == "undo-file-failed", s
+	assert s["checked_end_bytes"] == 16 << 20, s
 	PY
 '
 
