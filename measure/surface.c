@@ -395,6 +395,11 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 {
 	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
 
+	if (err == -EUCLEAN)
+		return keep_failure(p, "a stamp of the stopped run where the "
+				    "card's data should be, not saved as its "
+				    "data (its undo file lost what the block "
+				    "held)", p->undo.foreign_at);
 	if (err == -EIO) {
 		p->classify = false;
 		err = run_over(p, p->verify, at, length, length, p->lbs,
@@ -633,6 +638,8 @@ static void take_resumed(struct pass *p)
 
 	if (!pr)
 		return;
+	/* what the stopped run stamped is never saved as the card's data */
+	undo_refuse_stamps(&p->undo, pr->salts, pr->salt_count);
 	p->r->bad_blocks = pr->bad_blocks;
 	p->r->first_bad = pr->first_bad;
 	p->r->good_end = pr->good_end;

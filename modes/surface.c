@@ -113,10 +113,13 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 	if (err)
 		runtime_error("--resume: %s: %s", cfg->device,
 			      strerror(-err));
+	for (size_t i = 0; i < restored.damaged_count; i++)
+		print_undo_damage(cfg->device, &restored.damaged[i]);
 	if (restored.blocks_differing || restored.damaged_count)
 		runtime_error("--resume: %s: the chunk in flight is not back "
-			      "as it was; %s --restore=%s %s", cfg->resume_path,
-			      die_program_name, cfg->resume_path, cfg->device);
+			      "as it was; the file is kept: %s --restore=%s %s",
+			      cfg->resume_path, die_program_name,
+			      cfg->resume_path, cfg->device);
 	undo_result_free(&restored);
 	fprintf(stderr, "%s: --resume: %llu bytes put back; going on at "
 		"%llu of [%llu, %llu)\n", die_program_name,

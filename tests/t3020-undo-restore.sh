@@ -8,10 +8,13 @@
 # after its first round: a record head or a record's data damaged in
 # the middle or in the first record costs exactly that record's range
 # (listed, exit 1, the file kept) and every other byte comes back; a
-# file cut in its last record restores with exit 0; the same device with
+# file cut in its last record whose blocks the device shows unwritten
+# restores with exit 0; the same device with
 # other content is refused with nothing written, another device with
-# the same content restored (said on stderr); a header-only file is an
-# error; an FBUNDO01 file restores, with a warning.  An undo file out of
+# the same content restored (said on stderr); a header-only file over a
+# device that holds its run's stamps is refused, the range listed, and
+# over one that does not has nothing to put back (exit 0, removed); an
+# FBUNDO01 file restores, with a warning.  An undo file out of
 # space names itself, the operation and the error.  Under strace the
 # device is flushed after the restore's last write and before the undo
 # file is removed, at the end of a check and of --restore.
@@ -29,9 +32,9 @@ MNT=$TRASH/small
 #     data; print "offset length" of it
 #   both FILE N: damage record N's head and trailer; print "offset
 #     length" of it, then "unknown" and where it lies in the file
-#   cut FILE DEV: put the last record's blocks back on DEV (it was never
-#     fsync'd, so they were never overwritten) and cut the file in the
-#     middle of its data
+#   cut FILE DEV: put the last record's blocks back on DEV (as if it was
+#     never fsync'd, so they were never overwritten) and cut the file in
+#     the middle of its data
 #   v1 FILE OUT: the same records in an FBUNDO01 file (64-byte header
 #     "FBUNDO01", size, block size, fingerprint; records "FBUR\0\0\0\0",
 #     offset, length, FNV-1a 64 of the data, the data)
@@ -219,7 +222,8 @@ restore_damaged() {
 		grep "^flashbench: $LOOP: bytes $offset to $((offset + length - 1)) not put back: their record in the undo file is damaged\$" err ||
 			return 1
 	done <want &&
-	tail -n 1 err | grep "^flashbench: --restore: .*: $(wc -l <want) damaged records not put back; the file is kept\$" &&
+	n=$(wc -l <want) &&
+	tail -n 1 err | grep "^flashbench: --restore: .*: $n ranges\{0,1\} not put back; the file is kept\$" &&
 	test -e "$1" &&
 	image "$LOOP" now.img &&
 	undo_py differ "$TRASH/orig.img" now.img >differ &&
@@ -302,12 +306,24 @@ test_loop python3 'another device with the same content: restored, the identity 
 	cmp "$TRASH/orig.img" now.img
 '
 
-test_loop python3 'a file with a header and no record: an error, nothing written' '
+test_loop python3 'a header and no record, stamps of its run on the device: refused, their range listed, nothing written, the file kept' '
 	put_back "$TRASH/killed.img" &&
 	head -c 256 "$TRASH/killed.undo" >empty.undo &&
 	expect_exit 1 --restore=empty.undo "$LOOP" &&
-	test "$(cat err)" = "flashbench: --restore: empty.undo: it holds no saved blocks (the check stopped before its first write): nothing to put back" &&
-	same_as "$TRASH/killed.img"
+	grep "^flashbench: $LOOP: bytes 0 to [0-9]* not put back: the run.s stamps lie there, and the undo file holds no record of what those blocks held\$" err &&
+	tail -n 1 err | grep "^flashbench: --restore: empty.undo: 1 range not put back; the file is kept\$" &&
+	same_as "$TRASH/killed.img" &&
+	test -e empty.undo
+'
+
+test_loop python3 'a header and no record, no stamp of its run on the device: nothing to put back, exit 0, the file removed' '
+	put_back "$TRASH/orig.img" &&
+	head -c 256 "$TRASH/killed.undo" >empty.undo &&
+	expect_exit 0 --restore=empty.undo "$LOOP" &&
+	grep "^flashbench: --restore: empty.undo: it holds no saved block: nothing to put back\$" err &&
+	grep "^restored 0 bytes from 0 records; 0 blocks read back, 0 not as saved\$" out &&
+	same_as "$TRASH/orig.img" &&
+	test ! -e empty.undo
 '
 
 test_loop python3 'an FBUNDO01 file: restored as before, with a warning' '
