@@ -1325,7 +1325,6 @@ static struct undo_progress progress_now(const struct log *g)
 	return p;
 }
 
-
 #define JUDGE_BYTES (4ULL << 20)	/* read at a time */
 
 /* The device's blocks as the judge reads them, and what it found. */
@@ -1395,8 +1394,11 @@ static int take_tail(struct log *g, const struct tail *t)
 {
 	int err = data_intact(g, t->data_at, &t->h);
 
-	if (err == 0)			/* changed since it was read */
+	if (err == 0) {			/* changed since it was read */
+		snprintf(g->why, g->why_size, "its last record changed while "
+			 "it was read");
 		err = -EIO;
+	}
 	if (err == 1)
 		err = keep_block_hashes(g, g->buf, t->length);
 	return err ? err : add_saved(g, &t->h, t->data_at);
@@ -1475,8 +1477,9 @@ static int look_for_lost(struct log *g, struct dev *dev, uint64_t from,
  * Where the run's stamps would be if a record that saved them were lost
  * whole: the chunk a chunked run stands at, or the start of the device
  * when no saved block is left (a capacity check stamps its flush area
- * there every round).  0 when there is nowhere to look: the file names
- * no salted stamps (a pattern run's), or holds records to put back.
+ * there every round).  Its end returned, its start in *from; no more
+ * than *from when there is nowhere to look: the file names no salted
+ * stamps (a pattern run's), or holds records to put back.
  */
 static uint64_t lost_range(const struct log *g, uint64_t *from)
 {
@@ -1494,7 +1497,7 @@ static uint64_t lost_range(const struct log *g, uint64_t *from)
 	} else if (g->count || g->damaged_count) {
 		return *from;
 	}
-	if (!stamps)
+	if (!stamps || *from >= to)	/* (a progress past the device) */
 		return *from;
 	if (to - *from > MAX_RECORD_BYTES)
 		to = *from + MAX_RECORD_BYTES;
@@ -1511,6 +1514,8 @@ static int judge_end(struct log *g, struct dev *dev)
 
 	if (g->version == 1)		/* read as before */
 		return 0;
+	if (!g->tail_count && lost_range(g, &from) <= from)
+		return 0;		/* a whole file: nothing to read */
 	l.now = dev_alloc_buffer(JUDGE_BYTES, DEV_PATTERN_ZEROS);
 	l.unreadable = calloc((size_t)(JUDGE_BYTES / lbs) + 1,
 			      sizeof(*l.unreadable));
