@@ -642,12 +642,18 @@ static int emit_fix(struct search *s)
 	return err ? err : emit_record(s, &rec);
 }
 
-/* A range a restore left as it was: where, and where its record was. */
+/*
+ * A range a restore left as it was: where, where its record was, and
+ * why: its record damaged, cut short where the run wrote, or none left
+ * for the run's stamps there (then no bytes of the file are named).
+ */
 static int emit_damage(struct report *report, const struct undo_damage *d)
 {
+	static const char *const causes[] = { [UNDO_DAMAGED] = "damaged",
+		[UNDO_CUT] = "cut", [UNDO_LOST] = "lost" };
 	struct record rec = { .kind = "restore-damaged",
 				 .layout = &spaced };
-	bool known = d->range_known;
+	bool known = d->range_known, lost = d->cause == UNDO_LOST;
 
 	add_field(&rec, VM_UNIT_BYTES, "offset_bytes",
 		  known ? SHOWN("not put back: bytes at %") :
@@ -657,10 +663,17 @@ static int emit_damage(struct report *report, const struct undo_damage *d)
 		  known ? SHOWN("(+%):") : HIDDEN, NULL,
 		  known ? (double)d->length : NAN);
 	add_field(&rec, VM_UNIT_BYTES, "file_bytes",
-		  SHOWN("the undo file's % bytes"), NULL,
+		  lost ? HIDDEN : SHOWN("the undo file's % bytes"), NULL,
 		  (double)d->file_bytes);
 	add_field(&rec, VM_UNIT_BYTES, "file_offset_bytes",
+		  lost ? HIDDEN : d->cause == UNDO_CUT ?
+		  SHOWN("at % are a record cut short") :
 		  SHOWN("at % are damaged"), NULL, (double)d->file_offset);
+	add_field(&rec, VM_UNIT_LABEL, "cause",
+		  lost ? ALONE("the run's stamps lie there, and the undo file "
+			       "holds no record of them") :
+		  d->cause == UNDO_CUT ? ALONE("where the run wrote") : HIDDEN,
+		  causes[d->cause], 0);
 	return report_record(report, &rec);
 }
 
@@ -683,7 +696,7 @@ int capacity_emit_restore(struct report *report,
 		  (double)restore->blocks_differing);
 	add_field(&rec, VM_UNIT_COUNT, "records_damaged",
 		  restore->damaged_count ?
-		  SHOWN("(damaged records not put back: %)") : HIDDEN, NULL,
+		  SHOWN("(ranges not put back: %)") : HIDDEN, NULL,
 		  (double)restore->damaged_count);
 	err = report_record(report, &rec);
 	for (size_t i = 0; !err && i < restore->damaged_count; i++)

@@ -480,6 +480,15 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 {
 	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
 
+	if (err == -EUCLEAN) {
+		/* the stopped run's stamps stay on the card: keep its file */
+		p->in_flight = true;
+		snprintf(p->why, p->why_size, "a stamp of the stopped run "
+			 "where the card's data should be at %llu, not saved "
+			 "as its data (its undo file lost what the block "
+			 "held)", (unsigned long long)p->undo.foreign_at);
+		return err;
+	}
 	if (err == -EIO && !p->undo.failed) {	/* the device's read */
 		if (device_gone(p, p->dev->error.offset))
 			return err;
@@ -735,6 +744,8 @@ static void take_resumed(struct pass *p)
 
 	if (!pr)
 		return;
+	/* what the stopped run stamped is never saved as the card's data */
+	undo_refuse_stamps(&p->undo, pr->salts, pr->salt_count);
 	p->r->bad_blocks = pr->bad_blocks;
 	p->r->first_bad = pr->first_bad;
 	p->r->good_end = pr->good_end;

@@ -22,11 +22,15 @@
  * The salted checksum lets a reader that meets a damaged head scan
  * forward to the next head or trailer: no saved block can pass for one,
  * since the salt was drawn after its data was on the device.  A trailer
- * gives back the range of a record whose head is damaged.  A record cut
- * short at the end is no damage: it was not fsync'd, so its blocks were
- * not yet overwritten.  FBUNDO01 files (a 64-byte header with no salts;
- * records of magic "FBUR", offset, length, FNV-1a of the data, the data)
- * are read as before: up to the first record that is not whole.
+ * gives back the range of a record whose head is damaged.  A record the
+ * file ends inside may be one a crash left before its fsync (its blocks
+ * never overwritten) or one whose end was lost since: the file cannot
+ * tell, the device can.  Its blocks are read: where none holds what the
+ * run writes, it is skipped; else it is put back if its data is whole,
+ * and listed as not put back if not.  FBUNDO01 files (a 64-byte header
+ * with no salts; records of magic "FBUR", offset, length, FNV-1a of the
+ * data, the data) are read as before: up to the first record that is
+ * not whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -223,12 +227,46 @@ static int append(struct undo *u, uint64_t kind, uint64_t offset,
 	return 0;
 }
 
+void undo_refuse_stamps(struct undo *u, const uint64_t *salts,
+			unsigned count)
+{
+	if (count > UNDO_MAX_SALTS)
+		count = UNDO_MAX_SALTS;
+	memcpy(u->foreign_salts, salts, count * sizeof(*salts));
+	u->foreign_count = count;
+}
+
+/* Is block (read at offset) a whole stamp of a salt u refuses? */
+static bool foreign_stamp(const struct undo *u, const unsigned char *block,
+			  uint64_t offset)
+{
+	uint64_t named, salt;
+	enum stamp_state state;
+
+	if (u->block_bytes < STAMP_MIN_BYTES ||
+	    !stampblock_header(block, &named, &salt))
+		return false;
+	state = stamp_classify(block, offset, u->block_bytes, salt, &named);
+	for (unsigned i = 0; i < u->foreign_count; i++)
+		if (u->foreign_salts[i] == salt)
+			return state == STAMP_INTACT || state == STAMP_ALIAS;
+	return false;
+}
+
 int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	      uint64_t length, void *buf)
 {
 	uint64_t ns;
 	int err = dev_read(dev, buf, offset, length, &ns);
 
+	/* a stopped run's stamp is what it wrote, not what the card held */
+	for (uint64_t at = 0; !err && u->foreign_count && at < length;
+	     at += u->block_bytes)
+		if (foreign_stamp(u, (const unsigned char *)buf + at,
+				  offset + at)) {
+			u->foreign_at = offset + at;
+			err = -EUCLEAN;
+		}
 	if (!err)
 		err = append(u, KIND_WORDS, offset, buf, length, 0);
 	if (!err)
@@ -270,9 +308,26 @@ static void put_progress(unsigned char *p, const struct undo_progress *pr)
 
 static void get_progress(const unsigned char *p, struct undo_progress *pr)
 {
-	*pr = (struct undo_progress){ get64(p), get64(p + 8), get64(p + 16),
-		get64(p + 24), get64(p + 32), get64(p + 40), get64(p + 48),
-		get64(p + 56) };
+	*pr = (struct undo_progress){ .start = get64(p), .end = get64(p + 8),
+		.next = get64(p + 16), .window_bytes = get64(p + 24),
+		.chunk_bytes = get64(p + 32), .bad_blocks = get64(p + 40),
+		.first_bad = get64(p + 48), .good_end = get64(p + 56) };
+}
+
+/*
+ * The run's salts, then those of the stopped run it goes on with (so
+ * its file tells their stamps from data too, to a later --restore or
+ * --resume), as many as fit: into out, their number returned.
+ */
+static unsigned with_refused(const struct undo *u, const uint64_t *salts,
+			     unsigned count, uint64_t *out)
+{
+	unsigned n = count < UNDO_MAX_SALTS ? count : UNDO_MAX_SALTS;
+
+	memcpy(out, salts, n * sizeof(*salts));
+	for (unsigned i = 0; i < u->foreign_count && n < UNDO_MAX_SALTS; i++)
+		out[n++] = u->foreign_salts[i];
+	return n;
 }
 
 /* path with ".new" after it: where a replacement is written first. */
@@ -298,8 +353,10 @@ int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 	if (u->fd >= 0) {		/* the open file's own salts */
 		salt_count = u->salt_count;
 		memcpy(salts, u->salts, sizeof(salts));
-		stamp_salts = salts;
+	} else {
+		salt_count = with_refused(u, stamp_salts, salt_count, salts);
 	}
+	stamp_salts = salts;
 	/* a replacement left by a crash was never renamed: no copy */
 	if (unlink(fresh) && errno != ENOENT)
 		return file_failed(u, "create", -errno);
@@ -322,6 +379,7 @@ int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 	}
 	undo_close(u);
 	next.path = path;
+	undo_refuse_stamps(&next, u->foreign_salts, u->foreign_count);
 	*u = next;
 	return 0;
 }
@@ -352,6 +410,25 @@ struct head {
 struct done {
 	uint64_t offset, length;
 	size_t after;
+	off_t at;			/* where its mark lies in the file */
+};
+
+/*
+ * A record the file ends inside, or the damaged last one: whether the
+ * run wrote its blocks only the device can tell (judge_end).
+ */
+struct tail {
+	off_t at;			/* the record's first byte in the file */
+	bool range_known;		/* from its head; or hinted */
+	bool hinted;			/* a cut head's fields, unchecked */
+	uint64_t offset, length;	/* the blocks it names */
+	off_t data_at;			/* its data, as far as the file holds
+					   it (data_bytes) */
+	uint64_t data_bytes;
+	bool data_whole;		/* whole, and its checksum holds */
+	struct head h;			/* its head, when range_known */
+	uint64_t file_bytes;		/* its bytes in the file */
+	enum undo_cause cause;		/* if it is listed */
 };
 
 /* The file as read: its header, its intact records and its damage. */
@@ -376,10 +453,15 @@ struct log {
 	size_t confirmed;		/* damaged[0, confirmed) are damage;
 					   the rest, unless a record follows,
 					   a cut-short end */
+	struct tail *tails;		/* the end, for the device to judge */
+	size_t tail_count, tail_cap;
 	uint64_t *block_hashes;		/* of every saved block, for the
 					   proof; NULL unless asked for */
 	size_t block_count, block_cap;
 	bool want_block_hashes;
+	uint64_t *pattern_hashes;	/* a pattern run's blocks, sorted */
+	size_t pattern_count, pattern_cap;
+	bool patterns_known;
 	unsigned char *buf;		/* one record's data */
 	size_t buf_bytes;
 	char *why;			/* what failed, for the caller */
@@ -460,20 +542,38 @@ static int add_damage(struct log *g, const struct undo_damage *d,
 	return 0;
 }
 
-static int keep_block_hashes(struct log *g, const unsigned char *data,
-			     uint64_t length)
+/* The hash of each block of data appended to *hashes. */
+static int add_hashes(uint64_t **hashes, size_t *count, size_t *cap,
+		      const unsigned char *data, uint64_t length,
+		      uint32_t block_bytes)
 {
-	for (uint64_t at = 0; g->want_block_hashes && at < length;
-	     at += g->block_bytes) {
-		int err = grow((void **)&g->block_hashes, &g->block_cap,
-			       g->block_count, sizeof(*g->block_hashes));
+	for (uint64_t at = 0; at < length; at += block_bytes) {
+		int err = grow((void **)hashes, cap, *count, sizeof(**hashes));
 
 		if (err)
 			return err;
-		g->block_hashes[g->block_count++] =
-			stamp_hash(STAMP_FNV_BASIS, data + at, g->block_bytes);
+		(*hashes)[(*count)++] = stamp_hash(STAMP_FNV_BASIS, data + at,
+						   block_bytes);
 	}
 	return 0;
+}
+
+static int keep_block_hashes(struct log *g, const unsigned char *data,
+			     uint64_t length)
+{
+	return g->want_block_hashes ?
+	       add_hashes(&g->block_hashes, &g->block_count, &g->block_cap,
+			  data, length, g->block_bytes) : 0;
+}
+
+static int add_tail(struct log *g, const struct tail *t)
+{
+	int err = grow((void **)&g->tails, &g->tail_cap, g->tail_count,
+		       sizeof(*g->tails));
+
+	if (!err)
+		g->tails[g->tail_count++] = *t;
+	return err;
 }
 
 static int buffer_for(struct log *g, uint64_t length)
@@ -586,9 +686,10 @@ static enum found scan_forward(struct log *g, off_t from, off_t *where,
 
 /*
  * An intact record that saves no blocks (a usable mark, a done range, a
- * progress record whose data is in g->buf): taken, 1; else 0.
+ * progress record whose data is in g->buf), at `at` in the file: taken,
+ * 1; else 0.
  */
-static int take_mark(struct log *g, const struct head *h)
+static int take_mark(struct log *g, const struct head *h, off_t at)
 {
 	if (h->kind == KIND_USABLE) {
 		g->usable_bytes = h->offset;
@@ -598,7 +699,8 @@ static int take_mark(struct log *g, const struct head *h)
 			 sizeof(*g->done)))
 			return -ENOMEM;
 		g->done[g->done_count++] = (struct done){ h->offset,
-							  h->extent, g->count };
+							  h->extent, g->count,
+							  at };
 	} else if (h->kind == KIND_PROGRESS) {
 		get_progress(g->buf, &g->progress);
 		g->has_progress = true;
@@ -616,6 +718,68 @@ static struct undo_damage unknown_range(off_t from, off_t to)
 }
 
 /*
+ * A cut head's fields, unchecked (its checksum is cut off or wrong),
+ * when they name a range of blocks: where to look for the run's writes,
+ * never what to write.
+ */
+static void hint_range(struct log *g, struct tail *t)
+{
+	unsigned char head[HEAD_BYTES];
+	off_t n = g->file_bytes - t->at;
+	uint64_t kind, offset, length;
+
+	if (n > HEAD_BYTES)
+		n = HEAD_BYTES;
+	if (n < R_LENGTH + 8 || read_exact(g->fd, head, (size_t)n, t->at) ||
+	    memcmp(head, head_magic, sizeof(head_magic)))
+		return;
+	kind = get64(head + R_KIND);
+	offset = get64(head + R_OFFSET);
+	length = get64(head + R_LENGTH);
+	if ((kind != KIND_BLOCKS && kind != KIND_WORDS) ||
+	    !range_fits(g, offset, length))
+		return;
+	t->range_known = t->hinted = true;
+	t->offset = offset;
+	t->length = length;
+	t->data_at = t->at + (off_t)n;
+}
+
+/*
+ * The file ends inside the record at `at` (h: its head, when whole): a
+ * tail for the device to judge.  A mark cut short saved no block.  1,
+ * the end, or -errno.
+ */
+static int cut_short(struct log *g, off_t at, const struct head *h)
+{
+	struct tail t = { .at = at, .data_at = at,
+			  .file_bytes = (uint64_t)(g->file_bytes - at),
+			  .cause = UNDO_CUT };
+	int err;
+
+	if (h && h->kind != KIND_BLOCKS)
+		return 1;
+	if (!h)
+		hint_range(g, &t);
+	if (h) {
+		t = (struct tail){ .at = at, .range_known = true,
+			.offset = h->offset, .length = h->length,
+			.data_at = at + HEAD_BYTES, .h = *h,
+			.file_bytes = t.file_bytes, .cause = UNDO_CUT };
+		t.data_bytes = (uint64_t)(g->file_bytes - t.data_at);
+		if (t.data_bytes > h->length)
+			t.data_bytes = h->length;
+		err = t.data_bytes == h->length ?
+		      data_intact(g, t.data_at, h) : 0;
+		if (err < 0)
+			return err;
+		t.data_whole = err == 1;
+	}
+	err = add_tail(g, &t);
+	return err ? err : 1;
+}
+
+/*
  * A head at *at that is not whole: find the next head or trailer.  A
  * trailer names the range of its record (its head is the damaged one);
  * bytes no trailer explains are damage of an unknown range.  Nothing
@@ -630,7 +794,7 @@ static int skip_damage(struct log *g, off_t *at)
 	int err = 0;
 
 	if (found == FOUND_NOTHING)
-		return 1;
+		return cut_short(g, *at, NULL);
 	if (found == FOUND_HEAD) {
 		d = unknown_range(*at, q);
 		*at = q;
@@ -650,14 +814,15 @@ static int skip_damage(struct log *g, off_t *at)
 		if (intact <= 0)	/* a lost progress record loses
 					   no block */
 			return intact;
-		err = take_mark(g, &h);
+		err = take_mark(g, &h, start);
 		return err < 0 ? err : 0;
 	}
 	if (!err) {
 		d = start >= *at ?
 		    (struct undo_damage){ h.offset, h.length, true,
 					  (uint64_t)start,
-					  (uint64_t)(q + HEAD_BYTES - start) } :
+					  (uint64_t)(q + HEAD_BYTES - start),
+					  UNDO_DAMAGED } :
 		    unknown_range(*at, q + HEAD_BYTES);
 		err = add_damage(g, &d, true);
 	}
@@ -675,15 +840,14 @@ static int read_record(struct log *g, off_t *at)
 	bool complete;
 	int intact;
 
-	if (g->file_bytes - *at < HEAD_BYTES)
-		return 1;
-	if (read_exact(g->fd, head, sizeof(head), *at))
-		return 1;
+	if (g->file_bytes - *at < HEAD_BYTES ||
+	    read_exact(g->fd, head, sizeof(head), *at))
+		return cut_short(g, *at, NULL);
 	if (!decode(g, head, head_magic, &h))
 		return skip_damage(g, at);
 	end = data_at + (off_t)h.length + HEAD_BYTES;
 	if (end > g->file_bytes)
-		return 1;		/* cut short: never fsync'd */
+		return cut_short(g, *at, &h);
 	intact = data_intact(g, data_at, &h);
 	if (intact < 0)
 		return intact;
@@ -693,7 +857,7 @@ static int read_record(struct log *g, off_t *at)
 		   !memcmp(&h, &t, sizeof(h));
 	*at = end;
 	if (intact && h.kind != KIND_BLOCKS) {
-		intact = take_mark(g, &h);
+		intact = take_mark(g, &h, data_at - HEAD_BYTES);
 		return intact < 0 ? intact : 0;
 	}
 	if (intact) {
@@ -703,8 +867,9 @@ static int read_record(struct log *g, off_t *at)
 	}
 	d = (struct undo_damage){ h.offset, h.length, true,
 				  (uint64_t)(data_at - HEAD_BYTES),
-				  (uint64_t)(end - data_at + HEAD_BYTES) };
-	/* without its trailer it may be the unsynced end, unless more follow */
+				  (uint64_t)(end - data_at + HEAD_BYTES),
+				  UNDO_DAMAGED };
+	/* without its trailer it may be the end, unless more follow */
 	return add_damage(g, &d, complete);
 }
 
@@ -733,7 +898,7 @@ static int read_records1(struct log *g)
 			return -ENOMEM;
 		if (!intact && add_damage(g, &(struct undo_damage){
 				h.offset, h.length, true, (uint64_t)at,
-				HEAD1_BYTES + h.length }, true))
+				HEAD1_BYTES + h.length, UNDO_DAMAGED }, true))
 			return -ENOMEM;
 		at = data_at + (off_t)h.length;
 	}
@@ -771,6 +936,56 @@ static void drop_settled(struct log *g)
 	g->count = kept;
 }
 
+/* Does a done mark after damage d cover its range? */
+static bool covered(const struct log *g, const struct undo_damage *d)
+{
+	for (size_t k = 0; d->range_known && k < g->done_count; k++) {
+		const struct done *m = &g->done[k];
+
+		if (m->at > (off_t)d->file_offset && m->offset <= d->offset &&
+		    d->offset + d->length <= m->offset + m->length)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Damage whose range a later done mark says holds its old contents
+ * again costs nothing: its data is back, whatever its record says.
+ */
+static void drop_covered(struct log *g)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < g->damaged_count; i++)
+		if (!covered(g, &g->damaged[i]))
+			g->damaged[kept++] = g->damaged[i];
+	g->damaged_count = kept;
+}
+
+/*
+ * Damage with no record after it (the last record, its data and its
+ * trailer bad) may be a crash's unsynced end: a tail, for the device to
+ * judge as a cut one.
+ */
+static int damage_to_tails(struct log *g)
+{
+	int err = 0;
+
+	for (size_t i = g->confirmed; !err && i < g->damaged_count; i++) {
+		const struct undo_damage *d = &g->damaged[i];
+
+		err = add_tail(g, &(struct tail){ .at = (off_t)d->file_offset,
+			.range_known = true, .offset = d->offset,
+			.length = d->length,
+			.data_at = (off_t)d->file_offset + HEAD_BYTES,
+			.data_bytes = d->length, .file_bytes = d->file_bytes,
+			.cause = UNDO_DAMAGED });
+	}
+	g->damaged_count = g->confirmed;
+	return err;
+}
+
 static int read_records(struct log *g)
 {
 	off_t at = HEADER_BYTES;
@@ -780,9 +995,10 @@ static int read_records(struct log *g)
 		return read_records1(g);
 	while (err == 0 && at < g->file_bytes)
 		err = read_record(g, &at);
-	/* damage with no record after it is the end a crash cut short */
-	g->damaged_count = g->confirmed;
+	if (err >= 0)
+		err = damage_to_tails(g);
 	drop_settled(g);
+	drop_covered(g);
 	return err < 0 ? err : 0;
 }
 
@@ -790,6 +1006,13 @@ static int bad_file(char *why, size_t size, const char *what)
 {
 	snprintf(why, size, "%s", what);
 	return -EINVAL;
+}
+
+/* An undo file whose header is damaged: no usage error, a failure. */
+static int damaged_header(char *why, size_t size)
+{
+	snprintf(why, size, "its header is damaged");
+	return -EBADMSG;
 }
 
 static int read_header(struct log *g, char *why, size_t size)
@@ -804,7 +1027,7 @@ static int read_header(struct log *g, char *why, size_t size)
 		g->block_bytes = (uint32_t)get64(header + H_BLOCK);
 		g->fingerprint = get64(header + H_FINGERPRINT);
 		return g->block_bytes && get64(header + H_BLOCK) <= UINT32_MAX ?
-		       0 : bad_file(why, size, "its header is damaged");
+		       0 : damaged_header(why, size);
 	}
 	if (memcmp(header, header_magic, sizeof(header_magic)))
 		return bad_file(why, size, "not a flashbench undo file");
@@ -813,7 +1036,7 @@ static int read_header(struct log *g, char *why, size_t size)
 						 H_SUM) ||
 	    get64(header + H_SALT_COUNT) > UNDO_MAX_SALTS ||
 	    get64(header + H_BLOCK) - 1 >= UINT32_MAX)
-		return bad_file(why, size, "its header is damaged");
+		return damaged_header(why, size);
 	g->version = 2;
 	g->device_bytes = get64(header + H_DEVICE);
 	g->block_bytes = (uint32_t)get64(header + H_BLOCK);
@@ -833,6 +1056,8 @@ static void close_log(struct log *g)
 	free(g->damaged);
 	free(g->done);
 	free(g->block_hashes);
+	free(g->pattern_hashes);
+	free(g->tails);
 	free(g->buf);
 	*g = (struct log){ .fd = -1 };
 }
@@ -875,17 +1100,7 @@ static int open_log(struct log *g, int fd, const struct dev *dev,
 	err = read_records(g);
 	if (err == -ENOMEM)
 		snprintf(why, size, "out of memory");
-	if (err)
-		return err;
-	/* a chunked run's file may hold only where it stands */
-	if (g->count == 0 && g->damaged_count == 0 && !g->has_progress &&
-	    !g->done_count) {
-		snprintf(why, size, "it holds no saved blocks (the check "
-			 "stopped before its first write): nothing to put "
-			 "back");
-		return -ENOMSG;
-	}
-	return 0;
+	return err;
 }
 
 static uint64_t usable_of(const struct log *g)
@@ -956,22 +1171,34 @@ static int compare_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static bool listed_hash(const uint64_t *hashes, size_t count, uint64_t hash)
+{
+	return count && bsearch(&hash, hashes, count, sizeof(hash),
+				compare_u64);
+}
+
+/* Is block one of the test patterns a pattern run writes? */
+static bool pattern_block(const struct log *g, const unsigned char *block)
+{
+	return g->pattern_count &&
+	       listed_hash(g->pattern_hashes, g->pattern_count,
+			   stamp_hash(STAMP_FNV_BASIS, block, g->block_bytes));
+}
+
 /* What a recorded block holds now is one the file explains. */
 static bool explained(const struct log *g, const unsigned char *now,
 		      bool unreadable, const unsigned char *saved,
 		      uint64_t offset)
 {
 	uint32_t lbs = g->block_bytes;
-	uint64_t named, hash;
+	uint64_t named;
 
 	if (!unreadable) {
 		if (!memcmp(now, saved, lbs) ||
-		    run_stamp(g, now, offset, &named))
-			return true;
-		hash = stamp_hash(STAMP_FNV_BASIS, now, lbs);
-		if (g->block_count &&
-		    bsearch(&hash, g->block_hashes, g->block_count,
-			    sizeof(hash), compare_u64))
+		    run_stamp(g, now, offset, &named) ||
+		    pattern_block(g, now) ||
+		    listed_hash(g->block_hashes, g->block_count,
+				stamp_hash(STAMP_FNV_BASIS, now, lbs)))
 			return true;
 		if (!broken_stamp(g, now, offset))
 			return false;
@@ -1041,14 +1268,15 @@ static bool names_salt(const struct log *g, uint64_t salt)
 /*
  * A run that names UNDO_PATTERN_SALT wrote the test patterns, each from
  * its buffer's start: the blocks of each pattern's first
- * UNDO_PATTERN_BYTES explain what such a run left.
+ * UNDO_PATTERN_BYTES are what such a run leaves (sorted, once).
  */
-static int keep_pattern_hashes(struct log *g)
+static int know_patterns(struct log *g)
 {
 	unsigned char *buf;
 	int err = 0;
 
-	if (g->version == 1 || !names_salt(g, UNDO_PATTERN_SALT))
+	if (g->patterns_known || g->version == 1 ||
+	    !names_salt(g, UNDO_PATTERN_SALT))
 		return 0;
 	buf = dev_alloc_buffer(UNDO_PATTERN_BYTES, DEV_PATTERN_ZEROS);
 	if (!buf)
@@ -1056,10 +1284,251 @@ static int keep_pattern_hashes(struct log *g)
 	for (int p = 0; !err && p < DEV_PATTERN_COUNT; p++) {
 		dev_fill_pattern(buf, UNDO_PATTERN_BYTES, (enum dev_pattern)p);
 		/* a constant pattern's blocks are all one */
-		err = keep_block_hashes(g, buf, p == DEV_PATTERN_RANDOM ?
-					UNDO_PATTERN_BYTES : g->block_bytes);
+		err = add_hashes(&g->pattern_hashes, &g->pattern_count,
+				 &g->pattern_cap, buf,
+				 p == DEV_PATTERN_RANDOM ? UNDO_PATTERN_BYTES :
+				 g->block_bytes, g->block_bytes);
 	}
 	free(buf);
+	if (g->pattern_count)
+		qsort(g->pattern_hashes, g->pattern_count,
+		      sizeof(*g->pattern_hashes), compare_u64);
+	g->patterns_known = !err;
+	return err;
+}
+
+/* ---- the file's end, judged by the device ---- */
+
+static bool in_damage(const struct log *g, uint64_t offset)
+{
+	for (size_t i = 0; i < g->damaged_count; i++) {
+		const struct undo_damage *d = &g->damaged[i];
+
+		if (d->range_known && offset >= d->offset &&
+		    offset - d->offset < d->length)
+			return true;
+	}
+	return false;
+}
+
+/* The newest progress, past the chunks done since, with the salts. */
+static struct undo_progress progress_now(const struct log *g)
+{
+	struct undo_progress p = g->progress;
+
+	/* the chunks done since: each starts where the last ended */
+	for (size_t k = 0; k < g->done_count; k++)
+		if (g->done[k].offset == p.next)
+			p.next += g->done[k].length;
+	p.salt_count = g->salt_count;
+	memcpy(p.salts, g->salts, sizeof(p.salts));
+	return p;
+}
+
+#define JUDGE_BYTES (4ULL << 20)	/* read at a time */
+
+/* The device's blocks as the judge reads them, and what it found. */
+struct look {
+	unsigned char *now;
+	bool *unreadable;
+	bool found;			/* a block the run wrote */
+	uint64_t first, last;		/* the first and last such */
+};
+
+static void note(struct look *l, uint64_t offset)
+{
+	if (!l->found)
+		l->first = offset;
+	l->found = true;
+	l->last = offset;
+}
+
+/*
+ * Did the run write what the block at offset holds now?  With its saved
+ * copy (the part of a cut record the file keeps): it differs from it.
+ * Without: it is a stamp of the run or a test pattern.  An unreadable
+ * block cannot tell: taken as written, so nothing is skipped unproven.
+ */
+static bool run_wrote(const struct log *g, const unsigned char *now,
+		      bool unreadable, const unsigned char *saved,
+		      uint64_t offset)
+{
+	uint64_t named;
+
+	if (unreadable)
+		return true;
+	if (saved)
+		return memcmp(now, saved, g->block_bytes) != 0;
+	return run_stamp(g, now, offset, &named) || pattern_block(g, now);
+}
+
+/* Read the blocks tail t names, and its saved ones as far as they go. */
+static int look_at_tail(struct log *g, struct dev *dev, const struct tail *t,
+			struct look *l)
+{
+	uint32_t lbs = g->block_bytes;
+	int err = 0;
+
+	l->found = false;
+	for (uint64_t at = 0; !err && at < t->length; at += JUDGE_BYTES) {
+		uint64_t n = t->length - at < JUDGE_BYTES ? t->length - at :
+							    JUDGE_BYTES;
+		uint64_t kept = t->data_bytes > at ? t->data_bytes - at : 0;
+
+		kept = (kept < n ? kept : n) / lbs * lbs;
+		err = read_now(dev, l->now, t->offset + at, n, l->unreadable);
+		if (!err && kept)
+			err = read_file(g, g->buf, (size_t)kept,
+					t->data_at + (off_t)at);
+		for (uint64_t b = 0; !err && b < n; b += lbs)
+			if (run_wrote(g, l->now + b, l->unreadable[b / lbs],
+				      b < kept ? g->buf + b : NULL,
+				      t->offset + at + b))
+				note(l, t->offset + at + b);
+	}
+	return err;
+}
+
+/* A cut record whose data is whole: an intact one, put back. */
+static int take_tail(struct log *g, const struct tail *t)
+{
+	int err = data_intact(g, t->data_at, &t->h);
+
+	if (err == 0) {			/* changed since it was read */
+		snprintf(g->why, g->why_size, "its last record changed while "
+			 "it was read");
+		err = -EIO;
+	}
+	if (err == 1)
+		err = keep_block_hashes(g, g->buf, t->length);
+	return err ? err : add_saved(g, &t->h, t->data_at);
+}
+
+/*
+ * The device judges a tail: a record none of whose blocks the run wrote
+ * never took effect (skipped); else one whose data is whole is put back,
+ * and one whose data is not is listed.  A tail whose range is lost is
+ * listed, unless the file says where its run stood (the lost check
+ * reads there).
+ */
+static int judge_tail(struct log *g, struct dev *dev, const struct tail *t,
+		      struct look *l)
+{
+	struct undo_damage d = { .file_offset = (uint64_t)t->at,
+				 .file_bytes = t->file_bytes,
+				 .cause = t->cause };
+	int err;
+
+	if (!t->range_known)
+		return g->has_progress ? 0 : add_damage(g, &d, true);
+	err = look_at_tail(g, dev, t, l);
+	if (err || !l->found)
+		return err;
+	if (t->data_whole)
+		return take_tail(g, t);
+	/* a hint is unchecked: the blocks found written are the facts */
+	d.range_known = true;
+	d.offset = t->hinted ? l->first : t->offset;
+	d.length = t->hinted ? l->last + g->block_bytes - l->first :
+			       t->length;
+	return add_damage(g, &d, true);
+}
+
+/* Is the block at offset in a record to put back, or listed already? */
+static bool accounted(const struct log *g, uint64_t offset)
+{
+	for (size_t i = 0; i < g->count; i++)
+		if (offset >= g->saved[i].offset &&
+		    offset - g->saved[i].offset < g->saved[i].length)
+			return true;
+	return in_damage(g, offset);
+}
+
+/*
+ * The run's stamps in [from, to) that no record explains: a record that
+ * saved them is lost, whole.  Listed as one range not put back.
+ */
+static int look_for_lost(struct log *g, struct dev *dev, uint64_t from,
+			 uint64_t to, struct look *l)
+{
+	uint32_t lbs = g->block_bytes;
+	uint64_t named;
+	int err = 0;
+
+	l->found = false;
+	for (uint64_t at = from; !err && at < to; at += JUDGE_BYTES) {
+		uint64_t n = to - at < JUDGE_BYTES ? to - at : JUDGE_BYTES;
+
+		err = read_now(dev, l->now, at, n, l->unreadable);
+		for (uint64_t b = 0; !err && b < n; b += lbs)
+			if (!l->unreadable[b / lbs] && !accounted(g, at + b) &&
+			    run_stamp(g, l->now + b, at + b, &named))
+				note(l, at + b);
+	}
+	if (err || !l->found)
+		return err;
+	return add_damage(g, &(struct undo_damage){ .offset = l->first,
+		.length = l->last + lbs - l->first, .range_known = true,
+		.file_offset = (uint64_t)g->file_bytes, .cause = UNDO_LOST },
+		true);
+}
+
+/*
+ * Where the run's stamps would be if a record that saved them were lost
+ * whole: the chunk a chunked run stands at, or the start of the device
+ * when no saved block is left (a capacity check stamps its flush area
+ * there every round).  Its end returned, its start in *from; no more
+ * than *from when there is nowhere to look: the file names no salted
+ * stamps (a pattern run's), or holds records to put back.
+ */
+static uint64_t lost_range(const struct log *g, uint64_t *from)
+{
+	uint64_t to = g->device_bytes;
+	bool stamps = g->version == 1;
+
+	for (unsigned i = 0; i < g->salt_count; i++)
+		stamps |= g->salts[i] != UNDO_PATTERN_SALT;
+	*from = 0;
+	if (g->has_progress) {
+		struct undo_progress p = progress_now(g);
+
+		*from = p.next < p.end ? p.next : p.end;
+		to = p.end < g->device_bytes ? p.end : g->device_bytes;
+	} else if (g->count || g->damaged_count) {
+		return *from;
+	}
+	if (!stamps || *from >= to)	/* (a progress past the device) */
+		return *from;
+	if (to - *from > MAX_RECORD_BYTES)
+		to = *from + MAX_RECORD_BYTES;
+	return to / g->block_bytes * g->block_bytes;
+}
+
+/* The tails, then the lost check: what only the device can tell. */
+static int judge_end(struct log *g, struct dev *dev)
+{
+	uint32_t lbs = g->block_bytes;
+	struct look l = { 0 };
+	uint64_t from, to;
+	int err;
+
+	if (g->version == 1)		/* read as before */
+		return 0;
+	if (!g->tail_count && lost_range(g, &from) <= from)
+		return 0;		/* a whole file: nothing to read */
+	l.now = dev_alloc_buffer(JUDGE_BYTES, DEV_PATTERN_ZEROS);
+	l.unreadable = calloc((size_t)(JUDGE_BYTES / lbs) + 1,
+			      sizeof(*l.unreadable));
+	err = l.now && l.unreadable ? buffer_for(g, JUDGE_BYTES) : -ENOMEM;
+	if (!err && g->tail_count)
+		err = know_patterns(g);
+	for (size_t i = 0; !err && i < g->tail_count; i++)
+		err = judge_tail(g, dev, &g->tails[i], &l);
+	to = err ? 0 : lost_range(g, &from);
+	if (!err && to > from)
+		err = look_for_lost(g, dev, from, to, &l);
+	free(l.now);
+	free(l.unreadable);
 	return err;
 }
 
@@ -1072,7 +1541,7 @@ static int prove(struct log *g, struct dev *dev, struct undo_proof *proof)
 	int err = now && unreadable ? buffer_for(g, top) : -ENOMEM;
 
 	if (!err)
-		err = keep_pattern_hashes(g);
+		err = know_patterns(g);
 
 	proof->proven = true;
 	if (g->block_count)
@@ -1093,6 +1562,8 @@ int undo_check_file(int fd, struct dev *dev,
 	int err = open_log(&g, fd, dev, true, why, size);
 
 	*proof = (struct undo_proof){ .version = g.version };
+	if (!err)
+		err = judge_end(&g, dev);
 	if (!err) {
 		proof->identity_differs = g.fingerprint !=
 					  undo_fingerprint(dev);
@@ -1119,13 +1590,8 @@ int undo_read_progress(int fd, const struct dev *dev,
 			 "--keep-data run");
 		err = -ENOENT;
 	}
-	if (!err) {
-		*progress = g.progress;
-		/* the chunks done since: each starts where the last ended */
-		for (size_t k = 0; k < g.done_count; k++)
-			if (g.done[k].offset == progress->next)
-				progress->next += g.done[k].length;
-	}
+	if (!err)
+		*progress = progress_now(&g);
 	if (err == -ENOMEM)
 		snprintf(why, size, "out of memory");
 	close_log(&g);
@@ -1217,18 +1683,6 @@ static int storage_before(const struct log *g, const struct order *o,
 		err = saved_block(g, &g->saved[i], offset, block);
 	}
 	return err ? err : 1;
-}
-
-static bool in_damage(const struct log *g, uint64_t offset)
-{
-	for (size_t i = 0; i < g->damaged_count; i++) {
-		const struct undo_damage *d = &g->damaged[i];
-
-		if (d->range_known && offset >= d->offset &&
-		    offset - d->offset < d->length)
-			return true;
-	}
-	return false;
 }
 
 static void count_block(struct undo_result *result, uint64_t offset,
@@ -1328,6 +1782,8 @@ int undo_restore(int fd, struct dev *dev, uint64_t verify_below,
 	int err = open_log(&g, fd, dev, false, why, size);
 
 	*result = (struct undo_result){ .version = g.version };
+	if (!err)
+		err = judge_end(&g, dev);
 	if (!err) {
 		if (verify_below == UNDO_VERIFY_MARKED)
 			verify_below = usable_of(&g);

@@ -46,6 +46,11 @@ struct undo {
 					   ("create", "write", "fsync"), or
 					   NULL: for the message */
 	int failed_errno;
+	/* --resume: the stopped run's salts; a block holding one of their
+	   stamps is not the card's data, and is never saved as such */
+	uint64_t foreign_salts[UNDO_MAX_SALTS];
+	unsigned foreign_count;
+	uint64_t foreign_at;		/* where undo_save found one */
 };
 
 /*
@@ -60,7 +65,9 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev,
 /*
  * Read [offset, offset + length) from dev into buf (aligned for direct
  * I/O, at least length bytes) and append it.  0, or a negative errno
- * (dev->error is set when the read failed, u->failed when the file did).
+ * (dev->error is set when the read failed, u->failed when the file did);
+ * -EUCLEAN, nothing appended, when a block holds a stamp of one of
+ * u->foreign_salts (its offset in u->foreign_at).
  */
 int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	      uint64_t length, void *buf);
@@ -78,13 +85,24 @@ int undo_mark_usable(struct undo *u, uint64_t usable_bytes);
 /*
  * Where a run that checks a range chunk by chunk (--surface
  * --keep-data) stands: its range, the next chunk, its sizes, and what it
- * found so far, for --resume.
+ * found so far, for --resume; and, read back, the salts its stamps carry
+ * (from the file's header: not written with the progress).
  */
 struct undo_progress {
 	uint64_t start, end, next;
 	uint64_t window_bytes, chunk_bytes;
 	uint64_t bad_blocks, first_bad, good_end;
+	uint64_t salts[UNDO_MAX_SALTS];
+	unsigned salt_count;
 };
+
+/*
+ * Refuse to save the stamps of the run whose salts these are (a stopped
+ * run that --resume goes on with) as a card's data: undo_save fails
+ * with -EUCLEAN instead.  Kept across undo_replace.
+ */
+void undo_refuse_stamps(struct undo *u, const uint64_t *salts,
+			unsigned count);
 
 /*
  * Append that [offset, offset + length), saved by an earlier record,
@@ -107,8 +125,9 @@ int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 
 /*
  * The newest progress of the file open on fd, advanced past the chunks
- * marked done after it: 0, -ENOENT when it holds none (a capacity
- * check's file), or another -errno with why set.
+ * marked done after it, with the salts its header names: 0, -ENOENT when
+ * it holds none (a capacity check's file), or another -errno with why
+ * set.
  */
 int undo_read_progress(int fd, const struct dev *dev,
 		       struct undo_progress *progress, char *why,
@@ -116,11 +135,22 @@ int undo_read_progress(int fd, const struct dev *dev,
 
 void undo_close(struct undo *u);
 
-/* A range a restore could not put back: its record is damaged. */
+/* Why a range was not put back. */
+enum undo_cause {
+	UNDO_DAMAGED,		/* its record in the file is damaged */
+	UNDO_CUT,		/* the file ends inside its record, and the
+				   device shows the run wrote there */
+	UNDO_LOST,		/* the device holds the run's stamps where
+				   the file holds no record */
+};
+
+/* A range a restore could not put back, and why. */
 struct undo_damage {
 	uint64_t offset, length;	/* on the device, when known */
 	bool range_known;		/* else only the file's bytes are */
-	uint64_t file_offset, file_bytes;	/* the damaged bytes */
+	uint64_t file_offset, file_bytes;	/* the damaged bytes (a cut
+						   record's: to the end) */
+	enum undo_cause cause;
 };
 
 /* What a restore did. */
@@ -154,16 +184,28 @@ struct undo_proof {
 /*
  * Does the undo file open on fd (read from it, never by name again: what
  * was checked is what is used) belong to dev?  Its header must be whole
- * and name dev's size and logical block size (else -ENODEV, or -EINVAL
- * for a file that is no undo file), and it must hold a record
- * (-ENOMSG).  Then the device proves itself by its content, read only
- * below the file's usable size: each recorded block holds its saved
- * data, a stamp of the file's run (at its own offset or another's), a
- * block saved elsewhere in the file (a restore cut short), or is
- * unreadable or a broken stamp now and held no data of its own when
- * saved.  0 with proof filled in (proof->proven says whether), or a
- * negative errno: why is set for a failure of the file, dev->error for
- * one of the device.
+ * (-EBADMSG when damaged) and name dev's size and logical block size
+ * (else -ENODEV, or -EINVAL for a file that is no undo file).  Then the
+ * device proves itself by its content, read only below the file's usable
+ * size: each recorded block holds its saved data, a stamp of the file's
+ * run (at its own offset or another's), a block saved elsewhere in the
+ * file (a restore cut short), or is unreadable or a broken stamp now and
+ * held no data of its own when saved.  0 with proof filled in
+ * (proof->proven says whether), or a negative errno: why is set for a
+ * failure of the file, dev->error for one of the device.
+ *
+ * The device also judges what the file cannot: a record the file ends
+ * inside is checked against the blocks it names.  Where none holds the
+ * run's writes (a stamp, a test pattern, or anything but the saved
+ * bytes the cut left) it never took effect and is skipped; else it is
+ * put back when its data is whole and its checksum holds, and listed as
+ * not put back (UNDO_CUT) when not.  A cut head whose range is lost
+ * costs the blocks a --surface --keep-data file says its run stood at,
+ * else it is listed as damage of an unknown range.  The chunk such a
+ * file stands at, and the start of the device for a file that holds no
+ * saved block, are read for the run's stamps that no record explains
+ * (UNDO_LOST).  A file that holds no saved block and no such stamp has
+ * nothing to put back.
  */
 int undo_check_file(int fd, struct dev *dev,
 		    struct undo_proof *proof, char *why, size_t size);
@@ -178,11 +220,14 @@ int undo_check_file(int fd, struct dev *dev,
  * share storage), then read each back and compare it with what its
  * storage held before the run, below verify_below only (past a fake
  * card's real capacity nothing can be stored; or UNDO_VERIFY_MARKED).
- * Damaged records are skipped and listed in result->damaged.  -ENODEV
- * with why set when the file's size or block size differ from dev's,
- * -EINVAL when it is not an undo file, -ENOMSG when it holds no record;
- * why is set for a failure of the file, dev->error for one of the
- * device.  The device must allow writes over the whole device.
+ * Damaged records are skipped and listed in result->damaged, but for
+ * those a later done mark covers (their blocks hold their old contents
+ * again); the file's end is judged by the device as undo_check_file
+ * does.  -ENODEV with why set when the file's size or block size differ
+ * from dev's, -EINVAL when it is not an undo file, -EBADMSG when its
+ * header is damaged; why is set for a failure of the file, dev->error
+ * for one of the device.  The device must allow writes over the whole
+ * device.
  */
 int undo_restore(int fd, struct dev *dev, uint64_t verify_below,
 		 struct undo_result *result, char *why, size_t size);

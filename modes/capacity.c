@@ -107,21 +107,30 @@ static void announce_capacity(const struct config *cfg, struct dev *dev,
 		die_program_name, undo_path, dev->path);
 }
 
-/* A range the undo file could not put back, on stderr. */
-static void print_damage(const char *device, const struct undo_damage *d)
+void print_undo_damage(const char *device, const struct undo_damage *d)
 {
+	static const char *const why[] = {
+		[UNDO_DAMAGED] = "their record in the undo file is damaged",
+		[UNDO_CUT] = "the undo file ends inside their record, and "
+			     "the run wrote there",
+		[UNDO_LOST] = "the run's stamps lie there, and the undo file "
+			      "holds no record of what those blocks held",
+	};
+
 	if (d->range_known)
 		fprintf(stderr, "%s: %s: bytes %llu to %llu not put back: "
-			"their record in the undo file is damaged\n",
-			die_program_name, device, (unsigned long long)d->offset,
-			(unsigned long long)(d->offset + d->length - 1));
+			"%s\n", die_program_name, device,
+			(unsigned long long)d->offset,
+			(unsigned long long)(d->offset + d->length - 1),
+			why[d->cause]);
 	else
 		fprintf(stderr, "%s: %s: the undo file's bytes %llu to %llu "
-			"are damaged; the blocks they held are not known\n",
+			"are %s; the blocks they held are not known\n",
 			die_program_name, device,
 			(unsigned long long)d->file_offset,
 			(unsigned long long)(d->file_offset + d->file_bytes -
-					     1));
+					     1), d->cause == UNDO_CUT ?
+			"a record cut short" : "damaged");
 }
 
 /* After the restore: said on stderr, and a failure is exit 1. */
@@ -132,7 +141,7 @@ static void report_restore(const struct config *cfg,
 	const struct undo_result *u = &r->restore;
 
 	for (size_t i = 0; i < u->damaged_count; i++)
-		print_damage(cfg->device, &u->damaged[i]);
+		print_undo_damage(cfg->device, &u->damaged[i]);
 	if (u->blocks_differing == 0 && u->damaged_count == 0)
 		return;
 	if (u->blocks_differing == 0)
@@ -276,6 +285,10 @@ int open_proven_undo(const struct config *cfg, const char *option,
 	dev_close(&dev);
 	if (err == -ENODEV || err == -EINVAL)
 		usage_error("%s: %s: %s", option, path, why);
+	/* a damaged file is no wrong argument: a failure, the file kept */
+	if (err == -EBADMSG)
+		runtime_error("%s: %s: %s; the file is kept", option, path,
+			      why);
 	if (err)
 		runtime_error("%s: %s: %s", option, path, why);
 	return undo_fd;
@@ -308,17 +321,21 @@ int mode_restore(struct config *cfg)
 		output_close(cfg, &sinks, &dev, 0);
 	}
 	for (size_t i = 0; !err && i < r.damaged_count; i++)
-		print_damage(cfg->device, &r.damaged[i]);
+		print_undo_damage(cfg->device, &r.damaged[i]);
 	if (!err && r.damaged_count)
-		runtime_error("--restore: %s: %zu damaged records not put "
-			      "back; the file is kept", cfg->restore_path,
-			      r.damaged_count);
+		runtime_error("--restore: %s: %zu range%s not put back; the "
+			      "file is kept", cfg->restore_path,
+			      r.damaged_count, r.damaged_count > 1 ? "s" : "");
 	if (!err && r.blocks_differing)
 		runtime_error("--restore: %s: %llu blocks do not read back as "
 			      "saved (first at %llu); the file is kept",
 			      cfg->device,
 			      (unsigned long long)r.blocks_differing,
 			      (unsigned long long)r.first_differing);
+	if (!err && r.records == 0)
+		fprintf(stderr, "%s: --restore: %s: it holds no saved block: "
+			"nothing to put back\n", die_program_name,
+			cfg->restore_path);
 	if (!err && unlink(cfg->restore_path))
 		fprintf(stderr, "%s: --restore: %s: every block is back, but "
 			"the file stays: %s\n", die_program_name,

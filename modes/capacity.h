@@ -42,4 +42,8 @@ const char *restore_hint(char *buf, size_t size, const char *undo_path,
 int open_proven_undo(const struct config *cfg, const char *option,
 		     const char *path);
 
+/* A range an undo file's restore did not put back, and why, on stderr. */
+struct undo_damage;
+void print_undo_damage(const char *device, const struct undo_damage *d);
+
 #endif

@@ -113,6 +113,8 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 	if (err)
 		runtime_error("--resume: %s: %s", cfg->device,
 			      strerror(-err));
+	for (size_t i = 0; i < restored.damaged_count; i++)
+		print_undo_damage(cfg->device, &restored.damaged[i]);
 	if (restored.blocks_differing || restored.damaged_count)
 		runtime_error("--resume: %s: the chunk in flight is not back "
 			      "as it was; %s", cfg->resume_path,

@@ -8,10 +8,13 @@
 # after its first round: a record head or a record's data damaged in
 # the middle or in the first record costs exactly that record's range
 # (listed, exit 1, the file kept) and every other byte comes back; a
-# file cut in its last record restores with exit 0; the same device with
+# file cut in its last record whose blocks the device shows unwritten
+# restores with exit 0; the same device with
 # other content is refused with nothing written, another device with
-# the same content restored (said on stderr); a header-only file is an
-# error; an FBUNDO01 file restores, with a warning.  An undo file out of
+# the same content restored (said on stderr); a header-only file over a
+# device that holds its run's stamps is refused, the range listed, and
+# over one that does not has nothing to put back (exit 0, removed); an
+# FBUNDO01 file restores, with a warning.  An undo file out of
 # space names itself, the operation and the error.  Under strace the
 # device is flushed after the restore's last write and before the undo
 # file is removed, at the end of a check and of --restore.
@@ -22,106 +25,9 @@ UNDO=$TRASH/dev.undo
 FIFO=$TRASH/results.fifo
 MNT=$TRASH/small
 
-# undo.py: reads and damages FBUNDO02 files (a 256-byte header, then
-# records: a 64-byte head - magic, kind, offset, length at 0, 8, 16, 24
-# - the data, a 64-byte trailer).
-#   head FILE N / data FILE N: damage record N's head (its offset) or
-#     data; print "offset length" of it
-#   both FILE N: damage record N's head and trailer; print "offset
-#     length" of it, then "unknown" and where it lies in the file
-#   cut FILE DEV: put the last record's blocks back on DEV (it was never
-#     fsync'd, so they were never overwritten) and cut the file in the
-#     middle of its data
-#   v1 FILE OUT: the same records in an FBUNDO01 file (64-byte header
-#     "FBUNDO01", size, block size, fingerprint; records "FBUR\0\0\0\0",
-#     offset, length, FNV-1a 64 of the data, the data)
-#   differ A B: the ranges where images A and B differ, "offset length"
-#   listed FILE: the damaged ranges of a --restore's JSON, "offset length"
-cat >"$TRASH/undo.py" <<'PY'
-import json, os, struct, sys
-
-HEADER, HEAD = 256, 64
-
-def records(data):
-    at, out = HEADER, []
-    while at + HEAD <= len(data):
-        assert data[at:at + 8] == b"FBUREC02", at
-        kind, offset, length = struct.unpack_from("<QQQ", data, at + 8)
-        out.append((at, kind, offset, length))
-        at += HEAD + length + HEAD
-    return out
-
-def fnv(data):
-    h = 0xcbf29ce484222325
-    for b in data:
-        h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-    return h
-
-def damage(path, n, where):
-    data = bytearray(open(path, "rb").read())
-    at, kind, offset, length = records(bytes(data))[n]
-    for w in where(length):
-        data[at + w] ^= 0x40
-    open(path, "wb").write(data)
-    print(offset, length)
-    return at, length
-
-def show(lines):
-    if lines:
-        print("\n".join(lines))
-
-def ranges(blocks, size):
-    out = []
-    for b in blocks:
-        if out and out[-1][0] + out[-1][1] == b * size:
-            out[-1][1] += size
-        else:
-            out.append([b * size, size])
-    return ["%d %d" % (o, l) for o, l in out]
-
-cmd, args = sys.argv[1], sys.argv[2:]
-if cmd == "head":
-    damage(args[0], int(args[1]), lambda length: [16])
-elif cmd == "data":
-    damage(args[0], int(args[1]), lambda length: [HEAD + length // 2])
-elif cmd == "both":
-    at, length = damage(args[0], int(args[1]),
-                        lambda length: [16, HEAD + length + 16])
-    print("unknown", at, HEAD + length + HEAD)
-elif cmd == "cut":
-    data = open(args[0], "rb").read()
-    at, kind, offset, length = records(data)[-1]
-    fd = os.open(args[1], os.O_WRONLY)
-    os.pwrite(fd, data[at + HEAD:at + HEAD + length], offset)
-    os.fsync(fd)
-    os.close(fd)
-    os.truncate(args[0], at + HEAD + length // 2)
-elif cmd == "v1":
-    data = open(args[0], "rb").read()
-    size, block, fingerprint = struct.unpack_from("<QQQ", data, 8)
-    out = bytearray(b"FBUNDO01" + struct.pack("<QQQ", size, block,
-                                              fingerprint))
-    out += bytes(64 - len(out))
-    for at, kind, offset, length in records(data):
-        blocks = data[at + HEAD:at + HEAD + length]
-        out += b"FBUR\0\0\0\0" + struct.pack("<QQQ", offset, length,
-                                             fnv(blocks)) + blocks
-    open(args[1], "wb").write(out)
-elif cmd == "differ":
-    a, b = open(args[0], "rb").read(), open(args[1], "rb").read()
-    assert len(a) == len(b)
-    show(ranges([i for i in range(len(a) // 512)
-                 if a[i * 512:i * 512 + 512] != b[i * 512:i * 512 + 512]],
-                512))
-elif cmd == "listed":
-    doc = json.load(open(args[0]))
-    show(["%d %d" % (r["offset_bytes"], r["length_bytes"]) if r["offset_bytes"] is not None
-          else "unknown %d %d" % (r["file_offset_bytes"], r["file_bytes"])
-          for r in doc["results"] if r["kind"] == "restore-damaged"])
-PY
-
+# undofile.py (in tests/) reads and damages undo files: see its head.
 undo_py() {
-	python3 "$TRASH/undo.py" "$@"
+	python3 "$TESTS_DIR/undofile.py" "$@"
 }
 
 # expect_exit CODE ARGS...: flashbench ARGS exits with CODE; its output
@@ -219,7 +125,8 @@ restore_damaged() {
 		grep "^flashbench: $LOOP: bytes $offset to $((offset + length - 1)) not put back: their record in the undo file is damaged\$" err ||
 			return 1
 	done <want &&
-	tail -n 1 err | grep "^flashbench: --restore: .*: $(wc -l <want) damaged records not put back; the file is kept\$" &&
+	n=$(wc -l <want) &&
+	tail -n 1 err | grep "^flashbench: --restore: .*: $n ranges\{0,1\} not put back; the file is kept\$" &&
 	test -e "$1" &&
 	image "$LOOP" now.img &&
 	undo_py differ "$TRASH/orig.img" now.img >differ &&
@@ -302,12 +209,24 @@ test_loop python3 'another device with the same content: restored, the identity 
 	cmp "$TRASH/orig.img" now.img
 '
 
-test_loop python3 'a file with a header and no record: an error, nothing written' '
+test_loop python3 'a header and no record, stamps of its run on the device: refused, their range listed, nothing written, the file kept' '
 	put_back "$TRASH/killed.img" &&
 	head -c 256 "$TRASH/killed.undo" >empty.undo &&
 	expect_exit 1 --restore=empty.undo "$LOOP" &&
-	test "$(cat err)" = "flashbench: --restore: empty.undo: it holds no saved blocks (the check stopped before its first write): nothing to put back" &&
-	same_as "$TRASH/killed.img"
+	grep "^flashbench: $LOOP: bytes 0 to [0-9]* not put back: the run.s stamps lie there, and the undo file holds no record of what those blocks held\$" err &&
+	tail -n 1 err | grep "^flashbench: --restore: empty.undo: 1 range not put back; the file is kept\$" &&
+	same_as "$TRASH/killed.img" &&
+	test -e empty.undo
+'
+
+test_loop python3 'a header and no record, no stamp of its run on the device: nothing to put back, exit 0, the file removed' '
+	put_back "$TRASH/orig.img" &&
+	head -c 256 "$TRASH/killed.undo" >empty.undo &&
+	expect_exit 0 --restore=empty.undo "$LOOP" &&
+	grep "^flashbench: --restore: empty.undo: it holds no saved block: nothing to put back\$" err &&
+	grep "^restored 0 bytes from 0 records; 0 blocks read back, 0 not as saved\$" out &&
+	same_as "$TRASH/orig.img" &&
+	test ! -e empty.undo
 '
 
 test_loop python3 'an FBUNDO01 file: restored as before, with a warning' '

@@ -3,7 +3,14 @@
  * (measure/undo.c).  A damaged one costs only itself: the scan goes on
  * past it to the records after, and the restore still leaves the device
  * as it was - a chunk whose done mark is lost is put back once more, a
- * lost progress only means --resume cannot go on.
+ * lost progress only means --resume cannot go on.  A damaged record a
+ * later done mark covers is no failure.  A file cut inside its last
+ * record (in the head, the data, the trailer), with the run's stamps or
+ * test patterns on the device there or not: the restore puts every byte
+ * back or lists what it could not, never leaves a byte changed unsaid.
+ * A damaged header is -EBADMSG; a header-only file puts nothing back
+ * unless the run's stamps lie at the device's start; undo_save refuses a
+ * stopped run's stamp as data.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +101,18 @@ static void chunk_done(struct undo *u, struct dev *dev, uint64_t at,
 	if (undo_mark_done(u, at, CHUNK) || undo_sync(u))
 		abort();
 	*mark_end = file_bytes();
+}
+
+/* Save a chunk, overwrite it with the random test pattern. */
+static void pattern_in_flight(struct undo *u, struct dev *dev, uint64_t at)
+{
+	uint64_t ns;
+
+	if (undo_save(u, dev, at, CHUNK, io) || undo_sync(u))
+		abort();
+	dev_fill_pattern(io, CHUNK, DEV_PATTERN_RANDOM);
+	if (dev_write(dev, io, at, CHUNK, &ns))
+		abort();
 }
 
 static bool device_as_before(struct dev *dev)
@@ -235,6 +254,236 @@ static void test_damaged_progress(enum hit hit)
 	dev_close(&dev);
 }
 
+/* A chunk saved, stamped, put back and marked done; its record hit. */
+static void test_covered_damage(enum hit hit)
+{
+	/* both copies of its head lost: its range is not known */
+	bool listed = hit == HIT_BOTH;
+	const uint64_t salts[] = { SALT };
+	struct undo u = { .fd = -1 };
+	struct undo_result result = { 0 };
+	uint64_t record_at, record_end, mark_at, mark_end;
+	struct dev dev;
+
+	card_open(&dev);
+	unlink(path);
+	if (undo_create(&u, path, &dev, salts, 1))
+		abort();
+	record_at = file_bytes();
+	chunk_in_flight(&u, &dev, 0);
+	record_end = file_bytes();
+	chunk_done(&u, &dev, 0, &mark_at, &mark_end);
+	chunk_in_flight(&u, &dev, CHUNK);
+	undo_close(&u);
+	damage_record(record_at, record_end, hit);
+	UNIT_CHECK(restore(&dev, &result) == 0 && device_as_before(&dev) &&
+		   result.records == 1 &&
+		   result.damaged_count == (listed ? 1u : 0u),
+		   "a done chunk's record %s: %s, the chunk in flight put back "
+		   "(%llu records, %zu listed)", hit_names[hit],
+		   listed ? "listed (its range is not known)" :
+		   "no failure, its data is back", (unsigned long long)
+		   result.records, result.damaged_count);
+	undo_result_free(&result);
+	dev_close(&dev);
+}
+
+/* Where a test cuts the last record, from its first byte. */
+static const struct {
+	const char *name;
+	uint64_t at;
+} cuts[] = {
+	{ "1 byte into its head", 1 },
+	{ "20 bytes into its head", 20 },
+	{ "40 bytes into its head (offset and length whole)", 40 },
+	{ "63 bytes into its head", 63 },
+	{ "after its head", HEAD },
+	{ "in the middle of its data", HEAD + CHUNK / 2 },
+	{ "a byte before its data ends", HEAD + CHUNK - 1 },
+	{ "after its data", HEAD + CHUNK },
+	{ "30 bytes into its trailer", HEAD + CHUNK + 30 },
+	{ "63 bytes into its trailer", HEAD + CHUNK + 63 },
+};
+
+/* What the device holds in the last record's chunk when the file is cut. */
+enum written { NOT_WRITTEN, STAMPED, PATTERN };
+
+static const char *const written_names[] = {
+	[NOT_WRITTEN] = "nothing written there", [STAMPED] = "stamped",
+	[PATTERN] = "the test pattern there",
+};
+
+/*
+ * The file of a run with the chunk at CHUNK in flight: a capacity-like
+ * one (the chunk at 0 done before it), or a chunked run's (a progress at
+ * CHUNK).  Where the chunk's record starts in the file.
+ */
+static uint64_t file_in_flight(struct dev *dev, bool progress,
+			       enum written written)
+{
+	const uint64_t salts[] = { written == PATTERN ? UNDO_PATTERN_SALT :
+				   SALT };
+	const struct undo_progress stands = { .start = 0, .end = 4 * MIB,
+		.next = CHUNK, .window_bytes = MIB, .chunk_bytes = CHUNK,
+		.first_bad = UINT64_MAX };
+	struct undo u = { .fd = -1 };
+	uint64_t record_at, mark_at, mark_end, ns;
+
+	unlink(path);
+	if (progress ? undo_replace(&u, path, dev, salts, 1, &stands) :
+		       undo_create(&u, path, dev, salts, 1))
+		abort();
+	if (!progress) {
+		chunk_in_flight(&u, dev, 0);
+		chunk_done(&u, dev, 0, &mark_at, &mark_end);
+	}
+	record_at = file_bytes();
+	if (written == STAMPED)
+		chunk_in_flight(&u, dev, CHUNK);
+	else if (written == PATTERN)
+		pattern_in_flight(&u, dev, CHUNK);
+	else if (undo_save(&u, dev, CHUNK, CHUNK, io) || undo_sync(&u))
+		abort();
+	undo_close(&u);
+	/* the device's chunk as the file saved it, the rest as before */
+	memcpy(io, before, CHUNK);
+	if (dev_write(dev, io, 0, CHUNK, &ns))
+		abort();
+	return record_at;
+}
+
+/*
+ * Cut the file inside its last record: every byte back, or what is not
+ * back listed.  Put back when the run wrote there and the data is whole;
+ * skipped when the device shows nothing written; listed otherwise (a
+ * head cut before its range, in a file that says nothing of where the
+ * run stood, cannot be judged).
+ */
+static void test_cut(bool progress, enum written written, size_t c)
+{
+	struct undo_result result = { 0 };
+	bool data_whole = cuts[c].at >= HEAD + CHUNK;
+	bool unknown = !progress && cuts[c].at < 32;
+	bool refused = unknown || (written != NOT_WRITTEN && !data_whole);
+	struct dev dev;
+	int err;
+
+	card_open(&dev);
+	if (truncate(path, 0) && errno != ENOENT)
+		abort();
+	if (truncate(path, (off_t)(file_in_flight(&dev, progress, written) +
+				   cuts[c].at)))
+		abort();
+	err = restore(&dev, &result);
+	if (refused)
+		UNIT_CHECK(err == 0 && result.damaged_count == 1 &&
+			   result.damaged[0].range_known == !unknown &&
+			   (unknown || (result.damaged[0].offset == CHUNK &&
+					result.damaged[0].length == CHUNK)) &&
+			   /* a chunked run's head cut before its range:
+			      the chunk it stood at is read */
+			   result.damaged[0].cause == (progress &&
+				cuts[c].at < 32 ? UNDO_LOST : UNDO_CUT),
+			   "%s, %s, cut %s: listed, not put back (%d, %zu "
+			   "listed)", progress ? "a chunked run" : "a run",
+			   written_names[written], cuts[c].name, err,
+			   result.damaged_count);
+	else
+		UNIT_CHECK(err == 0 && result.damaged_count == 0 &&
+			   device_as_before(&dev) && result.records ==
+			   (written != NOT_WRITTEN ? 1u : 0u),
+			   "%s, %s, cut %s: every byte back (%d, %llu records, "
+			   "%zu listed)", progress ? "a chunked run" : "a run",
+			   written_names[written], cuts[c].name, err,
+			   (unsigned long long)result.records,
+			   result.damaged_count);
+	undo_result_free(&result);
+	dev_close(&dev);
+}
+
+/* A header damaged: a failure of the file (no usage error). */
+static void test_damaged_header(void)
+{
+	struct undo_result result = { 0 };
+	struct dev dev;
+
+	card_open(&dev);
+	file_in_flight(&dev, false, STAMPED);
+	damage(100);			/* among the salts */
+	UNIT_CHECK(restore(&dev, &result) == -EBADMSG,
+		   "a damaged header: -EBADMSG, nothing put back");
+	undo_result_free(&result);
+	dev_close(&dev);
+}
+
+/*
+ * A file of only its header: nothing to put back, unless the run's
+ * stamps lie at the device's start (where a capacity check always
+ * stamps), when the record that saved them is lost: listed.
+ */
+static void test_header_only(bool stamped)
+{
+	const uint64_t salts[] = { SALT };
+	struct undo u = { .fd = -1 };
+	struct undo_result result = { 0 };
+	struct dev dev;
+	uint64_t ns;
+	int err;
+
+	card_open(&dev);
+	unlink(path);
+	if (undo_create(&u, path, &dev, salts, 1))
+		abort();
+	undo_close(&u);
+	stamp_fill(io, 3 * CHUNK, CHUNK, dev.logical_block_bytes, SALT);
+	if (stamped && dev_write(&dev, io, 3 * CHUNK, CHUNK, &ns))
+		abort();
+	err = restore(&dev, &result);
+	if (stamped)
+		UNIT_CHECK(err == 0 && result.records == 0 &&
+			   result.damaged_count == 1 &&
+			   result.damaged[0].cause == UNDO_LOST &&
+			   result.damaged[0].offset == 3 * CHUNK &&
+			   result.damaged[0].length == CHUNK,
+			   "a header-only file, its run's stamps on the device: "
+			   "their range listed (%d, %zu listed)", err,
+			   result.damaged_count);
+	else
+		UNIT_CHECK(err == 0 && result.records == 0 &&
+			   result.damaged_count == 0 && device_as_before(&dev),
+			   "a header-only file, no stamp of its run: nothing to "
+			   "put back (%d)", err);
+	undo_result_free(&result);
+	dev_close(&dev);
+}
+
+/* --resume: a stopped run's stamp is never saved as the card's data. */
+static void test_refused_stamps(void)
+{
+	const uint64_t salts[] = { SALT + 1 }, stopped[] = { SALT };
+	struct undo u = { .fd = -1 };
+	struct dev dev;
+	uint64_t ns;
+	int err;
+
+	card_open(&dev);
+	unlink(path);
+	stamp_fill(io, 2 * CHUNK + 4096, 512, dev.logical_block_bytes, SALT);
+	if (dev_write(&dev, io, 2 * CHUNK + 4096, 512, &ns) ||
+	    undo_create(&u, path, &dev, salts, 1))
+		abort();
+	undo_refuse_stamps(&u, stopped, 1);
+	err = undo_save(&u, &dev, CHUNK, CHUNK, io);
+	UNIT_CHECK(err == 0, "a chunk holding no stopped run's stamp is saved");
+	err = undo_save(&u, &dev, 2 * CHUNK, CHUNK, io);
+	UNIT_CHECK(err == -EUCLEAN && u.foreign_at == 2 * CHUNK + 4096 &&
+		   u.records == 1, "a chunk holding one: refused at its "
+		   "offset, nothing appended (%d, at %llu)", err,
+		   (unsigned long long)u.foreign_at);
+	undo_close(&u);
+	dev_close(&dev);
+}
+
 int main(void)
 {
 	snprintf(path, sizeof(path), "/tmp/unit-undo.%ld", (long)getpid());
@@ -245,6 +494,19 @@ int main(void)
 		test_damaged_done(hit);
 	for (enum hit hit = HIT_NONE; hit <= HIT_DATA; hit++)
 		test_damaged_progress(hit);
+	for (enum hit hit = HIT_HEAD; hit <= HIT_DATA; hit++)
+		test_covered_damage(hit);
+	for (size_t c = 0; c < sizeof(cuts) / sizeof(cuts[0]); c++) {
+		test_cut(false, STAMPED, c);
+		test_cut(false, NOT_WRITTEN, c);
+		test_cut(true, STAMPED, c);
+		test_cut(true, NOT_WRITTEN, c);
+		test_cut(false, PATTERN, c);
+	}
+	test_damaged_header();
+	test_header_only(false);
+	test_header_only(true);
+	test_refused_stamps();
 	unlink(path);
 	free(io);
 	return UNIT_DONE();
