@@ -78,23 +78,22 @@ offenders() {
 		xargs awk -v max_file=1000 -v max_fn=80 -f "$TRASH/sizes.awk")
 }
 
-# An offender's name on the allow-list: its line without the count.
-offender_names() {
-	sed "s/: [0-9]* lines.*//" "$1" | LC_ALL=C sort
+# names_and_allowed: in the current directory, "names" (the tree's
+# offenders as the allow-list names them: without their counts) and
+# "allowed" (the allow-list), both sorted for comm
+names_and_allowed() {
+	offenders "$TOP" | sed "s/: [0-9]* lines.*//" | LC_ALL=C sort >names &&
+	LC_ALL=C sort "$TRASH/allow-list" >allowed
 }
 
 test_expect_success 'no file over 1,000 lines nor function over 80 but those allowed' '
-	offenders "$TOP" >found &&
-	offender_names found >names &&
-	LC_ALL=C sort "$TRASH/allow-list" >allowed &&
+	names_and_allowed &&
 	LC_ALL=C comm -23 names allowed >unexpected &&
 	test_cmp /dev/null unexpected
 '
 
 test_expect_success 'every file and function on the allow-list is still over' '
-	offenders "$TOP" >found &&
-	offender_names found >names &&
-	LC_ALL=C sort "$TRASH/allow-list" >allowed &&
+	names_and_allowed &&
 	LC_ALL=C comm -13 names allowed >stale &&
 	test_cmp /dev/null stale
 '
