@@ -24,14 +24,15 @@ INSTALL ?= install
 # dependency files go to $(BUILD), the three programs to the root.  The
 # modules are every source but the programs' mains and the emulator.
 BUILD ?= build
-SRC_DIRS = lib engines vm analysis output identity measure modes
+SRC_DIRS = lib engines engines/sim vm analysis output identity measure modes
 MODULE_SRCS = dev.c vm.c $(wildcard $(addsuffix /*.c,$(SRC_DIRS)))
 MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
 # erase needs only the devices (dev, blockdev, sim), sizes, option errors
 # and the error lines
+SIM_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(wildcard engines/sim/*.c))
 ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/die lib/units dev \
-	engines/blockdev engines/uring engines/linuxaio engines/sim \
-	lib/stampblock)
+	engines/blockdev engines/uring engines/linuxaio lib/stampblock) \
+	$(SIM_OBJS)
 # erase reports through the output layer, naming the device as every
 # JSON document does
 ERASE_REPORT_OBJS = $(patsubst %,$(BUILD)/%.o,output/report output/json \
@@ -92,7 +93,7 @@ unit-tests: $(UNIT_TESTS)
 
 # copy_tree DIR: the sources, fresh, in DIR, for a build of their own
 copy_tree = rm -rf $(1) && mkdir -p $(1)/tests && \
-	cp *.c *.h Makefile $(1)/ && cp -r $(SRC_DIRS) emu $(1)/ && \
+	cp *.c *.h Makefile $(1)/ && cp -r --parents $(SRC_DIRS) emu $(1)/ && \
 	cp tests/*.c tests/*.h $(1)/tests/
 
 sanitized:

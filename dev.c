@@ -1,7 +1,8 @@
 /*
  * dev: what every backend shares - choosing the backend, range and
  * alignment checks, the announced write range, accounting and error
- * context.  Backends (blockdev.c, sim.c) only move data and time it.
+ * context.  Backends (engines/blockdev.c, engines/sim/) only move data
+ * and time it.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -80,7 +80,7 @@ struct dev_ops {
 };
 
 extern const struct dev_ops dev_blockdev_ops;	/* blockdev.c */
-extern const struct dev_ops dev_sim_ops;	/* sim.c */
+extern const struct dev_ops dev_sim_ops;	/* engines/sim/ops.c */
 
 /* What went wrong in the last failed call, for main() to report. */
 struct dev_error {

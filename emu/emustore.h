@@ -4,7 +4,7 @@
  * in a backing file (a regular file or a block device), checked before it
  * is made.  Never-written and punched bytes read as zeros.  It knows
  * nothing of timing, nor of where a counterfeit card's offsets land: the
- * model (sim.c) does that, and hands such a card's real blocks to the
+ * model (engines/sim/) does that, and hands such a card's real blocks to the
  * store at their physical offsets (sim_keep_data_in).
  */
 #ifndef FLASHBENCH_EMUSTORE_H

@@ -2,9 +2,9 @@
  * flashemu: the simulated card as a real file, and through a loop device
  * a real block device.  It mounts a one-file FUSE file system (fuse.c) on
  * an empty directory; each read, write and hole punch of MOUNTPOINT/card
- * is charged to the model (sim.c) as the kernel delivers it, moves data
- * in the store (emustore.c), and completes when the model says, on the
- * wall clock.  SIGINT and SIGTERM drain: the card is served until its
+ * is charged to the model (engines/sim/) as the kernel delivers it, moves
+ * data in the store (emustore.c), and completes when the model says, on
+ * the wall clock.  SIGINT and SIGTERM drain: the card is served until its
  * last holder lets go, then unmounted; SIGUSR1 reports what the card did
  * so far.
  */

@@ -1,7 +1,7 @@
 /*
  * unit-stamp: the self-naming blocks of --capacity-check (stamp.c), the
- * simulated fake cards they are tested on (sim.c's fake= keys), and the
- * VM's stamp and verify statements that write and read them.
+ * simulated fake cards they are tested on (the fake= keys of engines/sim/),
+ * and the VM's stamp and verify statements that write and read them.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,0 +1,104 @@
+/*
+ * What the files of the simulated card share: the limits of a spec and
+ * the parameters it sets (a preset is one filled-in instance), with two
+ * small helpers on them.  The card's state is the model's (model.h); the
+ * face the rest of the tool sees is engines/sim.h.
+ */
+#ifndef FLASHBENCH_SIM_CARD_H
+#define FLASHBENCH_SIM_CARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engines/sim.h"
+
+#define SIM_MAX_BAD	16	/* bad= ranges per card */
+#define SIM_MAX_SLOW	16	/* slow= ranges per card */
+#define SIM_MAX_OPEN	256	/* open= limit: lookups scan the open set */
+#define SIM_SECTOR	512ULL	/* logical block; sizes are multiples of it */
+#define SIM_MAX_CROSS	8	/* cross= levels per card */
+/* fake-cache= is allocated when the card opens: a card's RAM, not more */
+#define SIM_MAX_FAKE_CACHE	(256ULL << 20)
+
+struct sim_range {
+	uint64_t offset;
+	uint64_t length;
+};
+
+/* slow=: a region whose bytes move at rate bytes/s, read or written. */
+struct sim_slow {
+	struct sim_range range;
+	uint64_t rate;
+};
+
+/* One level of the read staircase: crossing a multiple of size costs. */
+struct sim_cross {
+	uint64_t size_bytes;
+	uint64_t cost_ns;
+};
+
+/* Everything a spec sets; a preset is one filled-in instance. */
+struct sim_params {
+	uint64_t size_bytes;
+	uint64_t erase_bytes;
+	uint64_t page_bytes;
+	uint64_t prog_bytes;
+	uint64_t read_lat_ns;
+	uint64_t read_rate;		/* bytes per second */
+	uint64_t page_cross_ns;
+	uint64_t au_cross_ns;
+	unsigned int ncross;		/* 0: page-cross and au-cross apply */
+	struct sim_cross cross[SIM_MAX_CROSS];
+	uint64_t write_lat_ns;
+	uint64_t write_rate;		/* bytes per second */
+	uint64_t gc_ns;
+	uint64_t open;
+	uint64_t open_random;
+	uint64_t fat;
+	uint64_t spill;			/* blocks beyond open that spill */
+	uint64_t spill_rate;		/* 0: spilled bytes cost nothing */
+	uint64_t spill_buffer_bytes;	/* of each spilled write, free */
+	uint64_t copy_rate;		/* 0: gc copies nothing extra */
+	uint64_t cache_bytes;		/* 0: no small-write cache */
+	uint64_t cache_lat_ns;
+	uint64_t cache_blocks;		/* 0: the cache never flushes */
+	uint64_t buffer_bytes;		/* 0: no write buffer limit */
+	uint64_t granule_bytes;		/* 0: out of order is below the mark */
+	uint64_t switch_ns;		/* a write to another block than the
+					   last one's */
+	uint64_t reader_cache_bytes;	/* 0: no write cache in front */
+	uint64_t reader_lat_ns;		/* a write the reader's cache takes */
+	uint64_t reader_rate;		/* 0: read-rate */
+	double noise;
+	double spikes;
+	double jitter;			/* heavy-tailed read delays */
+	double drift;			/* typical wander of the read time */
+	uint64_t drift_reads;		/* reads the wander takes to turn */
+	uint64_t seed;
+	uint64_t pace_ns;		/* wall-clock sleep per operation */
+	uint64_t queue;			/* operations served at once; 0 is 1 */
+	bool ro;
+	unsigned int nbad;
+	struct sim_range bad[SIM_MAX_BAD];
+	unsigned int nslow;
+	struct sim_slow slow[SIM_MAX_SLOW];
+	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
+	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
+	uint64_t fake_cache_bytes;	/* fake-cache= */
+};
+
+/* How many erase blocks the card has, the last one perhaps short. */
+static inline uint64_t sim_block_count(const struct sim_params *p)
+{
+	return (p->size_bytes + p->erase_bytes - 1) / p->erase_bytes;
+}
+
+/* Do two ranges share a byte? */
+static inline bool sim_ranges_overlap(const struct sim_range *a,
+				      const struct sim_range *b)
+{
+	return a->offset < b->offset + b->length &&
+	       b->offset < a->offset + a->length;
+}
+
+#endif

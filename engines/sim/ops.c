@@ -1,0 +1,345 @@
+/*
+ * The simulated card behind the dev ops table, reached as "sim:SPEC":
+ * each operation checked, its data kept or read back by the fake store
+ * (fake.c, with a fake key only) and timed by the model (model.c) on a
+ * virtual clock; queue= overlaps operations in flight.  Also what the
+ * front end may ask of an open card (engines/sim.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev.h"
+#include "engines/sim.h"
+#include "engines/sim/card.h"
+#include "engines/sim/fake.h"
+#include "engines/sim/model.h"
+#include "engines/sim/presets.h"
+#include "engines/sim/spec.h"
+
+static int sim_read(struct dev *dev, void *buf, uint64_t offset,
+		    uint64_t length, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	int err = sim_model_check_io(&s->p, offset, length);
+
+	if (!err && s->fake)
+		err = sim_fake_read(s->fake, buf, offset, length);
+	if (err)
+		return err;
+	*ns = sim_model_read(s, offset, length);
+	return 0;
+}
+
+static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
+		     uint64_t length, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	int err = sim_model_check_io(&s->p, offset, length);
+
+	if (!err && s->fake)
+		err = sim_fake_write(s->fake, buf, offset, length);
+	if (err)
+		return err;
+	*ns = sim_model_write(s, offset, length);
+	return 0;
+}
+
+/*
+ * Can the card take stamps of the range without their bytes?  Its
+ * blocks must be its sectors and a fake key keep its data; the write
+ * cache (fake-cache=) keeps bytes, so it takes them the usual way.
+ */
+static bool stamps_kept(const struct dev *dev, const struct sim_state *s)
+{
+	return s->fake && sim_fake_takes_stamps(s->fake) &&
+	       dev->logical_block_bytes == SIM_SECTOR;
+}
+
+static int sim_stamp(struct dev *dev, uint64_t offset, uint64_t length,
+		     uint64_t salt, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	int err;
+
+	if (!stamps_kept(dev, s))
+		return -EOPNOTSUPP;
+	err = sim_model_check_io(&s->p, offset, length);
+	if (!err)
+		err = sim_fake_stamp(s->fake, offset, length, salt);
+	if (err)
+		return err;
+	*ns = sim_model_write(s, offset, length);
+	return 0;
+}
+
+static int sim_verify_stamps(struct dev *dev, uint64_t offset,
+			     uint64_t length, uint64_t salt, uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+
+	if (!stamps_kept(dev, s) || sim_model_check_io(&s->p, offset, length) ||
+	    !sim_fake_stamped(s->fake, offset, length, salt))
+		return 0;
+	*ns = sim_model_read(s, offset, length);
+	return 1;
+}
+
+/*
+ * Whole erase blocks in the range return to the erased state (closed, at
+ * no cost); partial ones are left alone.  Costs one write-lat.  A range
+ * touching a bad= range fails with -EIO, like reads and writes.  The data
+ * a fake key keeps itself stays; a caller's store is punched.
+ */
+static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
+		       uint64_t *ns)
+{
+	struct sim_state *s = dev->backend;
+	int err = sim_model_check_io(&s->p, offset, length);
+
+	if (!err && s->fake)
+		err = sim_fake_punch(s->fake, offset, length);
+	if (err)
+		return err;
+	*ns = sim_model_discard(s, offset, length);
+	return 0;
+}
+
+static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
+{
+	char *msg = dev->error.message;
+	size_t size = sizeof(dev->error.message);
+	struct sim_params p;
+	struct sim_state *s;
+	int err = sim_spec_parse(spec, &p, msg, size);
+
+	if (err == -ENOMEM)
+		snprintf(msg, size, "sim: out of memory");
+	if (err == -EINVAL)
+		dev->error.usage = true;
+	if (err)
+		return err;
+	if (p.ro && mode == DEV_READ_WRITE) {
+		snprintf(msg, size, "sim: card is write-protected");
+		return -EROFS;
+	}
+	s = sim_model_new(&p);
+	if (!s)
+		return -ENOMEM;
+	if (sim_fake_open(&p, &s->fake)) {
+		sim_model_free(s);
+		return -ENOMEM;
+	}
+	dev->backend = s;
+	dev->size_bytes = p.size_bytes;
+	dev->logical_block_bytes = SIM_SECTOR;
+	dev->simulated = true;
+	dev->fd = -1;
+	return 0;
+}
+
+static void sim_close(struct dev *dev)
+{
+	struct sim_state *s = dev->backend;
+
+	if (s)
+		sim_fake_close(s->fake);
+	sim_model_free(s);
+	dev->backend = NULL;
+	free(dev->async);
+	dev->async = NULL;
+}
+
+/* --- queue=: operations in flight overlap --------------------------- */
+
+/*
+ * The card serves up to queue= operations at once, each taking the time
+ * the single-operation model gives it, in submission order on the first
+ * free one of min(depth, queue) lanes.  The host keeps depth in flight:
+ * operation i is submitted when operation i - depth completes.  So at
+ * depth d <= queue, d equal operations take the time of one; beyond
+ * queue the extra ones wait in the card and go no faster.  Times are the
+ * model's, relative to the batch's first submission.
+ */
+struct sim_queue {
+	uint64_t lane_free_ns[DEV_MAX_DEPTH];
+	uint64_t window_ns[DEV_MAX_DEPTH];	/* by i % depth: when the
+						   slot op i took frees */
+};
+
+static int sim_async_setup(struct dev *dev, unsigned depth,
+			   enum dev_engine forced)
+{
+	(void)forced;			/* the card has one engine: itself */
+	if (!dev->async)
+		dev->async = calloc(1, sizeof(struct sim_queue));
+	if (!dev->async)
+		return -ENOMEM;
+	dev->depth = depth;
+	dev->engine = DEV_ENGINE_SIM;
+	return 0;
+}
+
+static unsigned sim_lanes(const struct sim_state *s, unsigned depth)
+{
+	uint64_t queue = s->p.queue ? s->p.queue : 1;
+
+	return queue < depth ? (unsigned)queue : depth;
+}
+
+static unsigned first_free_lane(const struct sim_queue *q, unsigned lanes)
+{
+	unsigned best = 0;
+
+	for (unsigned i = 1; i < lanes; i++)
+		if (q->lane_free_ns[i] < q->lane_free_ns[best])
+			best = i;
+	return best;
+}
+
+/* One operation's service time from the single-operation model. */
+static int sim_service(struct dev *dev, enum dev_io_kind kind,
+		       const struct dev_io *io, uint64_t *ns)
+{
+	return kind == DEV_IO_WRITE ?
+	       sim_write(dev, io->buf, io->offset, io->length, ns) :
+	       sim_read(dev, io->buf, io->offset, io->length, ns);
+}
+
+static int sim_batch(struct dev *dev, struct dev_batch *b)
+{
+	struct sim_queue *q = dev->async;
+	unsigned lanes = sim_lanes(dev->backend, b->depth);
+	uint64_t end_ns = 0;
+
+	memset(q->lane_free_ns, 0, sizeof(q->lane_free_ns));
+	for (unsigned i = 0; i < b->count; i++) {
+		struct dev_io *io = &b->ios[i];
+		uint64_t submit_ns = i < b->depth ? 0 :
+				     q->window_ns[i % b->depth];
+		uint64_t service_ns, start_ns;
+		unsigned lane;
+		int err;
+
+		if (i && (submit_ns >= b->budget_ns || (b->stop && *b->stop)))
+			break;
+		err = sim_service(dev, b->kind, io, &service_ns);
+		b->done = i + 1;
+		if (err) {
+			io->ns = DEV_IO_NO_TIME;
+			b->failed = i;
+			b->elapsed_ns = end_ns;
+			return err;
+		}
+		lane = first_free_lane(q, lanes);
+		start_ns = q->lane_free_ns[lane] > submit_ns ?
+			   q->lane_free_ns[lane] : submit_ns;
+		q->lane_free_ns[lane] = start_ns + service_ns;
+		q->window_ns[i % b->depth] = start_ns + service_ns;
+		io->ns = start_ns + service_ns - submit_ns;
+		if (start_ns + service_ns > end_ns)
+			end_ns = start_ns + service_ns;
+	}
+	b->elapsed_ns = end_ns;
+	return 0;
+}
+
+const struct dev_ops dev_sim_ops = {
+	.name = "sim",
+	.open = sim_open,
+	.read = sim_read,
+	.write = sim_write,
+	.discard = sim_discard,
+	.close = sim_close,
+	.async_setup = sim_async_setup,
+	.batch = sim_batch,
+	.stamp = sim_stamp,
+	.verify_stamps = sim_verify_stamps,
+};
+
+/* --- for the front end ---------------------------------------------- */
+
+int sim_geometry(const struct dev *dev, struct sim_geometry *g)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	*g = (struct sim_geometry){
+		.size_bytes = s->p.size_bytes,
+		.erase_bytes = s->p.erase_bytes,
+		.page_bytes = s->p.page_bytes,
+		.prog_bytes = s->p.prog_bytes,
+		.open = (uint32_t)s->p.open,
+		.open_random = (uint32_t)s->p.open_random,
+		.fat = (uint32_t)s->p.fat,
+	};
+	return 0;
+}
+
+int sim_stats(const struct dev *dev, struct sim_stats *out)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	*out = s->stats;
+	if (s->fake)
+		sim_fake_held(s->fake, out);
+	return 0;
+}
+
+const char *sim_preset(size_t i, const char **description)
+{
+	const struct sim_preset *preset = sim_preset_at(i);
+
+	if (!preset)
+		return NULL;
+	if (description)
+		*description = preset->description;
+	return preset->name;
+}
+
+int sim_list_presets(FILE *out)
+{
+	const struct sim_preset *preset;
+
+	for (size_t i = 0; (preset = sim_preset_at(i)); i++)
+		fprintf(out, "  %-15s %s\n", preset->name,
+			preset->description);
+	return 0;
+}
+
+enum sim_fake_fate sim_fake_resolve(const struct dev *dev, uint64_t offset,
+				    uint64_t *real_offset)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s || !s->fake) {
+		*real_offset = offset;
+		return SIM_FAKE_REAL;
+	}
+	return sim_fake_place(s->fake, offset, real_offset);
+}
+
+bool sim_keeps_data(const struct dev *dev)
+{
+	const struct sim_state *s = dev->backend;
+
+	return dev->ops == &dev_sim_ops && s && s->fake;
+}
+
+int sim_keep_data_in(struct dev *dev, const struct sim_data_ops *ops,
+		     void *ctx)
+{
+	struct sim_state *s = dev->backend;
+
+	if (!sim_keeps_data(dev))
+		return -EINVAL;
+	sim_fake_keep_in(s->fake, ops, ctx);
+	return 0;
+}
