@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "analysis/pasted.h"
+#include "lib/readfile.h"
 #include "lib/units.h"
 
 /* Sizes a parsed record may carry; anything outside is junk. */
@@ -1203,80 +1203,21 @@ int analyze_text(const char *text, struct analyze_result *out)
 
 /* ---- files ---- */
 
-/* All of f, up to limit bytes: -EFBIG past it. */
-static int read_all(FILE *f, size_t limit, char **text, size_t *len)
-{
-	size_t size = 0, used = 0, got;
-	char *buf = NULL, *grown;
-
-	for (;;) {
-		if (used == size) {
-			size = size ? 2 * size : 65536;
-			if (size > limit + 1)
-				size = limit + 1;
-			if (used == size) {
-				free(buf);
-				return -EFBIG;
-			}
-			grown = realloc(buf, size);
-			if (!grown) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = grown;
-		}
-		got = fread(buf + used, 1, size - used, f);
-		used += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		free(buf);
-		return -EIO;
-	}
-	if (used > limit) {
-		free(buf);
-		return -EFBIG;
-	}
-	*text = buf;
-	*len = used;
-	return 0;
-}
-
-/* A directory opens for reading, then fails every read with EISDIR. */
-static bool is_directory(FILE *f)
-{
-	struct stat st;
-
-	return fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
+/* Read one file ("-": standard input) and parse it, within budget. */
 static int analyze_file(const char *path, size_t *budget,
 			struct analyze_result *out, char *why, size_t why_size)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "r");
 	const char *name = is_stdin ? "standard input" : path;
 	char *text = NULL;
 	size_t len = 0;
-	int err;
+	int err = is_stdin ? readfile_stream(stdin, *budget, &text, &len) :
+		  readfile_whole(path, *budget, &text, &len);
 
-	if (!f) {
-		err = -errno;
-		snprintf(why, why_size, "%s: %s", name, strerror(-err));
-		return err;
-	}
-	if (is_directory(f)) {
-		if (!is_stdin)
-			fclose(f);
+	if (err == -EISDIR)
 		snprintf(why, why_size, "%s: is a directory; give files of "
 			 "saved output", name);
-		return -EISDIR;
-	}
-	err = read_all(f, *budget, &text, &len);
-	if (!is_stdin)
-		fclose(f);
-	if (err == -EFBIG)
+	else if (err == -EFBIG)
 		snprintf(why, why_size, "%s: input beyond %u MiB in all",
 			 name, ANALYZE_MAX_INPUT >> 20);
 	else if (err)
