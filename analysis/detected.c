@@ -60,7 +60,6 @@ void detected_point(const struct detect_boundary_times *a,
 			   sqrt((double)n) : 0;
 }
 
-
 /* How sure the erase-block answer is, whether found or not visible. */
 static double erase_sureness(const struct analysis_geometry *g)
 {
@@ -120,7 +119,6 @@ double detected_reference_rate(const struct detect_runs *runs, unsigned nr,
 	}
 	return best;
 }
-
 
 void detected_judge(const struct detect_runs *runs, size_t index,
 		    struct analysis_verdict *v)
@@ -429,7 +427,6 @@ bool detected_switch_cost(const struct detect_runs *runs)
 	}
 	return false;
 }
-
 
 /* ---- why not ---- */
 
