@@ -3,8 +3,8 @@
  * bytes takes access + n / rate; the fastest read of each size is the
  * one the card's own cost shows best in.
  */
-#include "analysis/findings.h"
 #include "analysis/interval.h"
+#include "analysis/fit.h"
 #include "vm/layout.h"
 
 /* "19.6 MB/s, 418µs access time", then "4096 bytes: 87µs overhead" */

@@ -1,8 +1,8 @@
 /*
  * pasted: reads saved align and open-AU output - ours or the original
  * tool's, as people paste it, prompts, folded lines and all - back into
- * numbers and has analysis/findings.c judge them; reportanalyze.c reports the
- * findings.  It never touches a device.
+ * numbers and has analysis/staircase.c and openau.c judge them;
+ * reportanalyze.c reports the findings.  It never touches a device.
  */
 #ifndef FLASHBENCH_ANALYZE_H
 #define FLASHBENCH_ANALYZE_H

@@ -3,11 +3,11 @@
  * power-of-two and 3 x 2^n boundaries in rounds until the answer is clear
  * or the budget is spent; write probes search the open erase-block counts
  * by growing then bisecting.  Measurement is VM programs; decisions are
- * analysis/findings.c's; this file only orchestrates.  reportdetect.c reports.
+ * analysis/detected.c's (on analysis/staircase.c's and openau.c's
+ * readings); this file only orchestrates.  reportdetect.c reports.
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,18 +22,16 @@
 
 #define MIB (1024ULL * 1024)
 #define MAX_ALIGNS DETECT_MAX_ALIGNS
-#define BOUNDARIES 8		/* per alignment */
+#define BOUNDARIES DETECT_BOUNDARIES	/* per alignment */
 #define REPS_PER_ROUND 4
 #define MAX_ROUNDS 12
-#define STABLE_ROUNDS 4	/* rounds with the same answer end the reads */
 #define MAX_OPEN 32		/* open-count search stops here */
 #define MIN_REGION 4		/* blocks per order: a search up to 4 at least */
-#define MAX_RUNS 64		/* open-count probes of one detection */
-#define OPEN_ROUNDS 3		/* timed rounds of a probe at most */
+#define MAX_RUNS DETECT_MAX_RUNS	/* open-count probes of a detection */
+#define OPEN_ROUNDS DETECT_OPEN_ROUNDS	/* timed rounds of a probe at most */
 #define PROBE_SLOTS (1 + OPEN_ROUNDS)	/* its writes into each block */
 #define PROBES_PER_BLOCK 24	/* probes (and FAT rounds) a region takes */
 #define STOP_RATIO 0.35		/* a round this slow has fallen off */
-#define CLEAR_NOISE_UNITS 2.0	/* a fall stands this far clear of noise */
 #define TABLE_SMALLEST (16 * 1024)	/* the original's default -b */
 #define OPEN_WRITE (32 * 1024)	/* the open-count probes' write, at most:
 				   past the small-write buffers of cards
@@ -41,23 +39,13 @@
 #define PROBE_ROUNDS 4		/* writes per erase block per FAT probe */
 #define GC_RATIO 2.0		/* slower than this x baseline: collected */
 #define FAT_CANDIDATES 8
-#define PROG_SIZES 7		/* 2K .. 128K */
-#define MIN_WRITE_SURE 0.5	/* a program unit less sure is not one */
+#define PROG_SIZES DETECT_WRITE_SIZES	/* 2K .. 128K */
 #define EXTRA_BLOCKS (1 + PROG_SIZES)	/* the FAT control, the sizes */
-#define LONE_LEVEL_Z 50.0	/* see drop_lone_levels */
-#define SWITCH_RATIO 0.5	/* N=2 at least this fast: see switch_cost */
 #define SWITCH_WRITE_FACTOR 4
 #define FAT_ROUNDS 3		/* writes per block per FAT probe */
 #define WARM_WRITES 12		/* see warm_region */
 #define CONFIRM_TRIES 3		/* see confirm_fall */
 #define NO_SIGNAL_WRITE_BYTES (16 * MIB)	/* see open_probe */
-#define MIN_FALL_COST_NS 1e6	/* a write past the open limit costs a
-				   closing erase block at least this much
-				   more: its missing pages programmed or
-				   its data copied, a millisecond or more on
-				   any flash card; a slowdown of
-				   microseconds is a cache, a file system
-				   below or the scheduler */
 
 /*
  * The probes are programs.c's (detect-align, detect-fill, ...); their
@@ -99,12 +87,7 @@ struct detect {
 	uint64_t control_base, size_base, max_open;
 	uint64_t q;			/* write size of the probes */
 	uint64_t write_cap_bytes;	/* written at most; 0: no cap */
-	double noise_log;		/* of the write rates: see write_noise */
-	bool unconfirmed[2];		/* a deciding fall did not repeat */
-	struct analysis_run runs[MAX_RUNS];
-	double round_rate[MAX_RUNS][OPEN_ROUNDS];
-	unsigned rounds[MAX_RUNS];
-	size_t run_count;
+	struct detect_runs runs;	/* the open-count probes so far */
 };
 
 /* What the probes start from, before detect_run sets the rest. */
@@ -145,44 +128,6 @@ static int run_probe(struct detect *d, const char *name)
 
 /* ---- read probes ---- */
 
-struct align_stats {
-	uint64_t align;
-	double pre[BOUNDARIES], on[BOUNDARIES], post[BOUNDARIES];
-	size_t boundaries;
-};
-
-static double median_of(const double *values, size_t n)
-{
-	double copy[BOUNDARIES * 4];
-
-	if (n == 0)
-		return NAN;
-	memcpy(copy, values, n * sizeof(*values));
-	return analysis_median(copy, n);
-}
-
-static void to_point(const struct align_stats *a,
-		     struct analysis_align_point *p)
-{
-	double diffs[BOUNDARIES], mean = 0, var = 0;
-	size_t n = a->boundaries;
-
-	for (size_t i = 0; i < n; i++) {
-		diffs[i] = a->on[i] - (a->pre[i] + a->post[i]) / 2;
-		mean += diffs[i] / (double)n;
-	}
-	for (size_t i = 0; i < n; i++)
-		var += (diffs[i] - mean) * (diffs[i] - mean);
-	p->align = a->align;
-	p->pre = median_of(a->pre, n);
-	p->on = median_of(a->on, n);
-	p->post = median_of(a->post, n);
-	p->diff = median_of(diffs, n);
-	/* standard error of a median, from the boundaries' spread */
-	p->noise = n > 1 ? 1.2533 * sqrt(var / (double)(n - 1)) /
-			   sqrt((double)n) : 0;
-}
-
 static size_t list_aligns(const struct detect *d, uint64_t *aligns)
 {
 	uint64_t top = d->dev->size_bytes / 2;
@@ -198,7 +143,7 @@ static size_t list_aligns(const struct detect *d, uint64_t *aligns)
 	return n;
 }
 
-static int align_round(struct detect *d, struct align_stats *stats,
+static int align_round(struct detect *d, struct detect_boundary_times *stats,
 		       size_t count)
 {
 	for (size_t i = 0; i < count; i++) {
@@ -227,39 +172,12 @@ static int align_round(struct detect *d, struct align_stats *stats,
 	return 0;
 }
 
-/* How sure the erase-block answer is, whether found or not visible. */
-static double erase_sureness(const struct analysis_geometry *g)
-{
-	return g->erase.known ? g->erase.confidence :
-	       g->erase_hidden ? g->hidden_confidence : 0;
-}
-
-static bool settled(const struct analysis_geometry *g)
-{
-	/* "not visible" is never settled at once: a weak step may yet
-	   come out of the noise as the rounds sharpen the times */
-	if (!g->erase.known)
-		return false;
-	/* a weak page signal needs more rounds: only the budget ends them */
-	return g->erase.confidence >= 0.95 && g->page.confidence >= 0.9;
-}
-
-static bool same_answer(const struct analysis_geometry *a,
-			const struct analysis_geometry *b)
-{
-	return a->erase.known == b->erase.known &&
-	       a->erase_hidden == b->erase_hidden &&
-	       a->erase.value == b->erase.value &&
-	       a->page.known == b->page.known &&
-	       a->page.value == b->page.value;
-}
-
 static int read_probes(struct detect *d, struct analysis_align_point *points,
 		       size_t *count, const struct analysis_prior *prior,
 		       struct analysis_geometry *g)
 {
 	uint64_t aligns[MAX_ALIGNS];
-	struct align_stats *stats;
+	struct detect_boundary_times *stats;
 	size_t n = list_aligns(d, aligns);
 	uint64_t start_ns = d->dev->stats.time_ns;
 	int err = 0;
@@ -279,13 +197,11 @@ static int read_probes(struct detect *d, struct analysis_align_point *points,
 		*count = 0;
 		for (size_t i = 0; i < n; i++)
 			if (stats[i].boundaries)
-				to_point(&stats[i], &points[(*count)++]);
+				detected_point(&stats[i], &points[(*count)++]);
 		analysis_align_prior(points, *count, prior, g);
 		/* more rounds only sharpen the fastest times; once the answer
 		   has not moved for a while they stop paying */
-		same = round && same_answer(&before, g) ? same + 1 : 0;
-		if (settled(g) || (same >= STABLE_ROUNDS &&
-				   erase_sureness(g) >= 0.95) ||
+		if (detected_reads_done(&before, g, round, &same) ||
 		    d->dev->stats.time_ns - start_ns > d->options->budget_ns)
 			break;
 	}
@@ -373,31 +289,6 @@ static int write_round(struct detect *d, uint64_t first, unsigned n,
 	return err;
 }
 
-/*
- * The best rate among the runs a new run of nr blocks will be held
- * against (as findings.c holds them): the same order with fewer blocks;
- * for the first run out of order, in order with no more.  0: none yet.
- */
-static double reference_rate(const struct detect *d, unsigned nr,
-			     bool random)
-{
-	bool random_fewer = false;
-	double best = 0;
-
-	for (size_t i = 0; i < d->run_count; i++)
-		random_fewer |= d->runs[i].random && d->runs[i].nr < nr;
-	for (size_t i = 0; i < d->run_count; i++) {
-		const struct analysis_run *r = &d->runs[i];
-		bool ref = !random ? !r->random && r->nr < nr :
-			   random_fewer ? r->random && r->nr < nr :
-			   !r->random && r->nr <= nr;
-
-		if (ref && r->rate[0] > best)
-			best = r->rate[0];
-	}
-	return best;
-}
-
 static void log_run(FILE *log, const struct detect *d,
 		    const struct analysis_run *run, const double *rates,
 		    unsigned rounds, const struct analysis_verdict *v)
@@ -415,14 +306,6 @@ static void log_run(FILE *log, const struct detect *d,
 			v->median_ratio, v->fell ? "falls off" : "holds");
 	else
 		fprintf(log, "  (the reference)\n");
-}
-
-/* The verdict on run index against the runs before and after it. */
-static void judge(const struct detect *d, size_t index,
-		  struct analysis_verdict *v)
-{
-	analysis_open_au_verdict_below(d->runs, d->run_count, index,
-				       (uint64_t)PARAM(ERASE), v);
 }
 
 /* Opens the blocks of the region a probe of nr needs that are not open:
@@ -482,15 +365,13 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 		      bool *fell, FILE *log)
 {
 	struct region *r = &d->regions[random ? 1 : 0];
-	size_t index = d->run_count;
-	struct analysis_run *run = &d->runs[index];
-	double *rates = d->round_rate[index];
-	double ref = reference_rate(d, nr, random), copy[OPEN_ROUNDS];
+	double ref = detected_reference_rate(&d->runs, nr, random);
+	double rates[OPEN_ROUNDS];
 	unsigned rounds = 0, falls = 0, warm = 0;
 	struct analysis_verdict v;
 	int err;
 
-	if (index == MAX_RUNS ||
+	if (d->runs.count == MAX_RUNS ||
 	    r->pos + PROBE_SLOTS * d->q > (uint64_t)PARAM(ERASE))
 		return -EOVERFLOW;	/* the search never needs as many */
 	/* a device that shows no erase block is searched only as far as
@@ -522,20 +403,12 @@ static int open_probe(struct detect *d, unsigned nr, bool random,
 	r->pos += (PROBE_SLOTS + warm) * d->q;
 	if (err)
 		return err;
-	memset(run, 0, sizeof(*run));
-	run->nr = nr;
-	run->random = random;
-	run->count = 1;
-	run->size[0] = d->q;
-	memcpy(copy, rates, rounds * sizeof(*rates));
-	run->rate[0] = analysis_median(copy, rounds);
-	d->rounds[index] = rounds;
-	d->run_count++;
-	judge(d, index, &v);
-	*fell = v.fell;
-	r->open_held = v.fell ? 0 : nr;
+	*fell = detected_add_run(&d->runs, nr, random, d->q, rates, rounds,
+				 &v);
+	r->open_held = *fell ? 0 : nr;
 	if (log)
-		log_run(log, d, run, rates, rounds, &v);
+		log_run(log, d, &d->runs.run[d->runs.count - 1], rates,
+			rounds, &v);
 	return 0;
 }
 
@@ -566,7 +439,7 @@ static int bisect_open(struct detect *d, bool random, unsigned good,
 /*
  * Open-count probes in one order from lowest up: grow by doubling until
  * one falls off, then bisect between the last that held and it.  The
- * count is read from all the runs afterwards (open_findings).
+ * count is read from all the runs afterwards (detected_open_findings).
  */
 static int search_open(struct detect *d, bool random, unsigned lowest,
 		       unsigned limit, bool top_first, FILE *log)
@@ -609,102 +482,6 @@ static int search_open(struct detect *d, bool random, unsigned lowest,
 }
 
 /*
- * The spread of a run's rounds, as a log ratio: of the two rounds closest
- * together, those that decide its median (the third, where there is one,
- * is the one the median leaves out).
- */
-static double round_spread(const double *rates, unsigned rounds)
-{
-	double r[OPEN_ROUNDS], best = INFINITY;
-
-	memcpy(r, rates, rounds * sizeof(*r));
-	for (unsigned i = 0; i + 1 < rounds; i++)
-		for (unsigned j = i + 1; j < rounds; j++)
-			best = fmin(best, fabs(log(r[i] / r[j])));
-	return isfinite(best) ? best : 0;
-}
-
-/*
- * How far write rates that should agree wander, as a log ratio: the
- * rounds of each in-order run that held, and each such run faster than
- * the best with fewer blocks.  A fall must stand clear of it.
- */
-static double write_noise(const struct detect *d)
-{
-	double worst = 0;
-
-	for (size_t i = 0; i < d->run_count; i++) {
-		struct analysis_verdict v;
-
-		/* out of order, cards are erratic by design: consolidations
-		   come when they come */
-		if (d->runs[i].random)
-			continue;
-		judge(d, i, &v);
-		if (v.fell)
-			continue;
-		worst = fmax(worst, round_spread(d->round_rate[i],
-						 d->rounds[i]));
-		/* faster with more blocks is noise alone; slower may be a
-		   cost of switching blocks */
-		if (v.compared && v.median_ratio > 1)
-			worst = fmax(worst, log(v.median_ratio));
-	}
-	return worst;
-}
-
-/* The run of the smallest N of one order that fell, and its verdict;
-   d->run_count: none fell. */
-static size_t smallest_fall_run(const struct detect *d, bool random,
-				struct analysis_verdict *fall)
-{
-	size_t found = d->run_count;
-
-	for (size_t i = 0; i < d->run_count; i++) {
-		struct analysis_verdict v;
-
-		if (d->runs[i].random != random)
-			continue;
-		judge(d, i, &v);
-		if (v.fell && (found == d->run_count ||
-			       d->runs[i].nr < d->runs[found].nr)) {
-			found = i;
-			*fall = v;
-		}
-	}
-	return found;
-}
-
-/* The smallest N of one order that fell, and its ratio; 0: none fell. */
-static unsigned smallest_fall(const struct detect *d, bool random,
-			      double *ratio)
-{
-	struct analysis_verdict v;
-	size_t i = smallest_fall_run(d, random, &v);
-
-	if (i == d->run_count)
-		return 0;
-	*ratio = v.median_ratio;
-	return d->runs[i].nr;
-}
-
-/*
- * What the smallest fall of one order costs each write beyond the rate it
- * fell from, in ns: a write at ratio r of the reference takes (1 - r) of
- * its time more.  0: none fell.
- */
-static double fall_cost_ns(const struct detect *d, bool random)
-{
-	struct analysis_verdict v;
-	size_t i = smallest_fall_run(d, random, &v);
-
-	if (i == d->run_count || !(d->runs[i].rate[0] > 0))
-		return 0;
-	return (double)d->runs[i].size[0] * 1e9 / d->runs[i].rate[0] *
-	       (1 - v.median_ratio);
-}
-
-/*
  * The fall that decides a count, run once more on the same blocks: a
  * card past its limit falls again, while a device slow only the first
  * time it is written (a sparse file, a thin volume) now holds.  *held:
@@ -714,7 +491,7 @@ static int confirm_fall(struct detect *d, bool random, bool *held,
 			FILE *log)
 {
 	double ratio;
-	unsigned nr = smallest_fall(d, random, &ratio);
+	unsigned nr = detected_smallest_fall(&d->runs, random, &ratio);
 	bool fell = true;
 	int err = 0;
 
@@ -724,194 +501,20 @@ static int confirm_fall(struct detect *d, bool random, bool *held,
 	   above it, a few times at most */
 	for (unsigned tries = 0; !err && nr >= 2 && tries < CONFIRM_TRIES;
 	     tries++) {
-		size_t before = d->run_count;
+		size_t before = d->runs.count;
 
 		err = open_probe(d, nr, random, &fell, log);
 		if (err || fell)
 			break;
-		for (size_t i = 0; i < before; i++)
-			if (d->runs[i].random == random && d->runs[i].nr == nr)
-				d->runs[i].nr = 0;	/* read as no N */
-		err = bisect_open(d, random, nr, smallest_fall(d, random,
-							       &ratio), log);
-		nr = smallest_fall(d, random, &ratio);
+		detected_set_aside(&d->runs, random, nr, before);
+		err = bisect_open(d, random, nr,
+				  detected_smallest_fall(&d->runs, random,
+							 &ratio), log);
+		nr = detected_smallest_fall(&d->runs, random, &ratio);
 		fell = nr < 2;
 	}
 	*held = !fell;
 	return err == -EOVERFLOW ? 0 : err;
-}
-
-static bool ran_order(const struct detect *d, bool random)
-{
-	for (size_t i = 0; i < d->run_count; i++)
-		if (d->runs[i].random == random)
-			return true;
-	return false;
-}
-
-static void not_determined(struct analysis_finding *found, const char *fmt,
-			   ...) __attribute__((format(printf, 2, 3)));
-
-static void not_determined(struct analysis_finding *found, const char *fmt,
-			   ...)
-{
-	va_list ap;
-
-	found->known = false;
-	found->value = 0;
-	found->confidence = 0;
-	va_start(ap, fmt);
-	vsnprintf(found->reason, sizeof(found->reason), fmt, ap);
-	va_end(ap);
-}
-
-/*
- * One order's count, as findings.c read it, kept only where its evidence
- * stands clear: the fall that decides it below the threshold by more than
- * the device's own noise, and never a search that did not fall off.
- */
-static void settle_count(const struct detect *d, bool random, bool bound,
-			 unsigned at_least, struct analysis_finding *found,
-			 unsigned *bound_out)
-{
-	const char *order = random ? "out-of-order" : "open-erase-block";
-	double ratio = 1, clear, cost_ns;
-	unsigned fell = smallest_fall(d, random, &ratio);
-
-	*bound_out = 0;
-	if (!ran_order(d, random)) {
-		if (!found->reason[0])
-			not_determined(found, "not measured");
-		return;
-	}
-	if (!fell && bound) {
-		*bound_out = at_least;
-		not_determined(found, "no %s limit up to %u: every probe ran "
-			       "at the same rate (at least %u)", order,
-			       at_least, at_least);
-		return;
-	}
-	if (fell && found->known && d->unconfirmed[random ? 1 : 0]) {
-		not_determined(found, "no %s limit: N=%u fell off, then held "
-			       "when run again on the same blocks", order,
-			       fell);
-		return;
-	}
-	cost_ns = fall_cost_ns(d, random);
-	if (fell && found->known && cost_ns < MIN_FALL_COST_NS) {
-		not_determined(found, "no %s limit: N=%u ran %.0fus slower per "
-			       "write than fewer blocks, less than closing an "
-			       "erase block costs (%.0fus at least)", order,
-			       fell, cost_ns / 1e3, MIN_FALL_COST_NS / 1e3);
-		return;
-	}
-	clear = ANALYSIS_FALL_RATIO * exp(-CLEAR_NOISE_UNITS * d->noise_log);
-	if (fell && found->known && ratio >= clear) {
-		not_determined(found, "no %s limit stands out of the noise: "
-			       "N=%u ran at %.2f of fewer blocks, within what "
-			       "write times varying by %.0f%% allow", order,
-			       fell, ratio, (exp(d->noise_log) - 1) * 100);
-		return;
-	}
-	if (!found->known && !found->reason[0])
-		not_determined(found, "%s already slow at N=%u (%.2f of in "
-			       "order): the order, not a count, is what is "
-			       "slow", random ? "out of order" : "in order",
-			       fell, ratio);
-}
-
-/* The largest N of one order that ran; 0: none. */
-static unsigned highest_run(const struct detect *d, bool random)
-{
-	unsigned nr = 0;
-
-	for (size_t i = 0; i < d->run_count; i++)
-		if (d->runs[i].random == random && d->runs[i].nr > nr)
-			nr = d->runs[i].nr;
-	return nr;
-}
-
-/* The counts from the runs so far, as --analyze reads a table. */
-static void open_findings(struct detect *d, uint64_t erase,
-			  struct detect_findings *f)
-{
-	struct analysis_open open;
-	double ratio;
-
-	analysis_open_au_below(d->runs, d->run_count, erase, &open);
-	d->noise_log = write_noise(d);
-	f->write_noise = exp(d->noise_log) - 1;
-	f->open_linear = open.linear;
-	f->open_random = open.random;
-	f->random_linear = open.random_linear;
-	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
-		 "%s", open.random_linear.known ? "" : ran_order(d, true) ?
-		 "no out-of-order probe to hold against an in-order one" :
-		 "not measured: no out-of-order probe ran");
-	settle_count(d, false, open.linear_lower_bound, open.linear_at_least,
-		     &f->open_linear, &f->open_linear_at_least);
-	/* out of order held up to the in-order count (N=1 alone where
-	   that is 1), which it cannot exceed: that count, as sure as the
-	   in-order one */
-	if (f->open_linear.known &&
-	    ((open.random_lower_bound &&
-	      open.random_at_least == f->open_linear.value) ||
-	     (!open.random.known && !smallest_fall(d, true, &ratio) &&
-	      highest_run(d, true) >= f->open_linear.value))) {
-		f->open_random.known = true;
-		f->open_random.value = f->open_linear.value;
-		f->open_random.confidence = fmin(f->open_random.confidence,
-						 f->open_linear.confidence);
-		f->open_random.reason[0] = '\0';
-		f->open_random_at_least = 0;
-		return;
-	}
-	settle_count(d, true, open.random_lower_bound, open.random_at_least,
-		     &f->open_random, &f->open_random_at_least);
-}
-
-/* Weighted fit of t = a + b * max(w, P): the P that fits best. */
-static void fit_min_write(const double *w, const double *t, size_t n,
-			  struct analysis_finding *found)
-{
-	double best = INFINITY, second = INFINITY;
-	uint64_t best_p = 0;
-
-	for (size_t c = 0; c < n; c++) {
-		double x[PROG_SIZES], err = 0, slope, intercept;
-
-		for (size_t i = 0; i < n; i++)
-			x[i] = w[i] > w[c] ? w[i] : w[c];
-		if (analysis_linear_fit(x, t, n, &slope, &intercept) &&
-		    c + 1 < n)
-			continue;
-		if (c + 1 == n) {	/* flat: every size costs the same */
-			slope = 0;
-			intercept = median_of(t, n);
-		}
-		for (size_t i = 0; i < n; i++) {
-			double r = (t[i] - intercept - slope * x[i]) / t[i];
-
-			err += r * r;
-		}
-		if (err < best) {
-			second = best;
-			best = err;
-			best_p = (uint64_t)w[c];
-		} else if (err < second) {
-			second = err;
-		}
-	}
-	*found = (struct analysis_finding){ .known = best_p != 0,
-		.value = best_p,
-		.confidence = second > 0 && isfinite(second) ?
-			      1 - best / second : 0 };
-	if (found->confidence < 0)
-		found->confidence = 0;
-	if (found->known && found->confidence < MIN_WRITE_SURE)
-		not_determined(found, "no write size stands out: the times "
-			       "fit no program unit (best fit %.2f)",
-			       found->confidence);
 }
 
 static int min_write_probe(struct detect *d, struct analysis_finding *found)
@@ -935,7 +538,7 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 		t[n++] = probe_time(d, 1);
 	}
 	PARAM(WRITE_BYTES) = (double)d->q;
-	fit_min_write(w, t, n, found);
+	detected_min_write(w, t, n, found);
 	return 0;
 }
 
@@ -986,8 +589,9 @@ static int fat_probe_run(struct detect *d, const struct analysis_finding *random
 	int err;
 
 	if (!random->known) {
-		not_determined(found, "not measured: the out-of-order count "
-			       "it needs is not determined");
+		analysis_not_determined(found, "not measured: the "
+					"out-of-order count it needs is not "
+					"determined");
 		return 0;
 	}
 	PARAM(BASE) = (double)(in_order->base + in_order->pos);
@@ -1019,8 +623,9 @@ static int fat_probe_run(struct detect *d, const struct analysis_finding *random
 				control, control < GC_RATIO * baseline ?
 				"cheap in any order" : "collects");
 		if (!err && control < GC_RATIO * baseline) {
-			not_determined(found, "no FAT-like area: the first "
-				       "erase blocks write like the rest");
+			analysis_not_determined(found, "no FAT-like area: "
+						"the first erase blocks write "
+						"like the rest");
 			return 0;
 		}
 	}
@@ -1107,7 +712,8 @@ static int layout(struct detect *d, uint64_t erase)
 	d->control_base = base + 2 * d->max_open * erase;
 	d->size_base = d->control_base + erase;
 	d->q = probe_write_size(erase);
-	d->run_count = 0;
+	d->runs.count = 0;
+	d->runs.erase_bytes = erase;
 	PARAM(ERASE) = (double)erase;
 	PARAM(WRITE_BYTES) = (double)d->q;
 	PARAM(ROUNDS) = PROBE_ROUNDS;
@@ -1123,17 +729,9 @@ static int layout(struct detect *d, uint64_t erase)
  */
 static bool switch_cost(const struct detect *d)
 {
-	for (size_t i = 0; i < d->run_count; i++) {
-		struct analysis_verdict v;
-
-		if (d->runs[i].random || d->runs[i].nr != 2)
-			continue;
-		judge(d, i, &v);
-		return v.fell && v.median_ratio >= SWITCH_RATIO &&
-		       d->q * SWITCH_WRITE_FACTOR * PROBE_SLOTS * 6 <=
-		       (uint64_t)PARAM(ERASE) - d->regions[0].pos;
-	}
-	return false;
+	return detected_switch_cost(&d->runs) &&
+	       d->q * SWITCH_WRITE_FACTOR * PROBE_SLOTS * 6 <=
+	       (uint64_t)PARAM(ERASE) - d->regions[0].pos;
 }
 
 /*
@@ -1158,7 +756,7 @@ static int write_probes(struct detect *d, uint64_t erase,
 	if (!err && switch_cost(d)) {
 		/* larger writes, from a clean slate: the small ones mislead */
 		d->q *= SWITCH_WRITE_FACTOR;
-		d->run_count = 0;
+		d->runs.count = 0;
 		d->regions[0].open_held = 0;
 		if (log)
 			fprintf(log, "  N=2 slower only a little: a cost of "
@@ -1166,24 +764,26 @@ static int write_probes(struct detect *d, uint64_t erase,
 		err = search_open(d, false, 1, limit, false, log);
 	}
 	if (!err)
-		err = confirm_fall(d, false, &d->unconfirmed[0], log);
-	open_findings(d, erase, f);
+		err = confirm_fall(d, false, &d->runs.unconfirmed[0], log);
+	detected_open_findings(&d->runs, f);
 	flash = f->open_linear.known || f->geometry.erase.known;
 	if (!err && flash)
 		err = search_open(d, true, 1, f->open_linear.known ?
 				  (unsigned)f->open_linear.value : limit,
 				  f->open_linear.known, log);
 	if (!err && flash)
-		err = confirm_fall(d, true, &d->unconfirmed[1], log);
-	open_findings(d, erase, f);
+		err = confirm_fall(d, true, &d->runs.unconfirmed[1], log);
+	detected_open_findings(&d->runs, f);
 	if (!flash) {
-		not_determined(&f->open_random, "not measured: the device "
-			       "shows no in-order limit or erase block to "
-			       "hold it against");
-		not_determined(&f->min_write, "not measured: the device shows "
-			       "no erase block and no open-erase-block limit");
-		not_determined(&f->fat_area, "not measured: the device shows "
-			       "no erase block and no open-erase-block limit");
+		analysis_not_determined(&f->open_random, "not measured: the "
+					"device shows no in-order limit or "
+					"erase block to hold it against");
+		analysis_not_determined(&f->min_write, "not measured: the "
+					"device shows no erase block and no "
+					"open-erase-block limit");
+		analysis_not_determined(&f->fat_area, "not measured: the "
+					"device shows no erase block and no "
+					"open-erase-block limit");
 		return err;
 	}
 	if (!err)
@@ -1251,76 +851,6 @@ static void read_sysfs_claim(const struct dev *dev,
 	free(card);
 }
 
-/* Lines of the read timing at multiples of size: those a level of the
-   staircase from size rests on. */
-static size_t level_support(const struct detect_findings *f, uint64_t size)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->evidence_count; i++)
-		n += f->evidence[i].align >= size &&
-		     f->evidence[i].align % size == 0;
-	return n;
-}
-
-/*
- * On a device with no erase-block signal, a step above the page resting
- * on one line of the timing (the largest alignment, say) is that line's
- * noise more likely than an allocation group: it needs far more than the
- * usual separation to be shown.
- */
-static void drop_lone_levels(struct detect_findings *f)
-{
-	struct analysis_geometry *g = &f->geometry;
-	size_t kept = 0;
-
-	if (g->erase.known)
-		return;
-	for (size_t i = 0; i < g->level_count; i++) {
-		const struct analysis_level *l = &g->levels[i];
-		bool lone = l->kind != ANALYSIS_LEVEL_PAGE &&
-			    l->kind != ANALYSIS_LEVEL_EFFECTIVE_PAGE &&
-			    level_support(f, l->size) < 2 &&
-			    l->z < LONE_LEVEL_Z;
-
-		if (!lone)
-			g->levels[kept++] = *l;
-	}
-	g->level_count = kept;
-}
-
-/* Why the read findings are not determined, where they are not. */
-static void explain_geometry(struct detect_findings *f)
-{
-	struct analysis_geometry *g = &f->geometry;
-
-	if (!g->erase.known && g->erase_hidden)
-		not_determined(&g->erase, "not visible (no step where an "
-			       "erase block can be; confidence %.2f)",
-			       g->hidden_confidence);
-	else if (!g->erase.known)
-		not_determined(&g->erase, "no erase-block signal found (no "
-			       "boundary stands out of the noise)");
-	if (!g->page.known)
-		not_determined(&g->page, "%s", g->level_count ?
-			       "not visible (no step where a page can be)" :
-			       "no step stands clear of the noise");
-	if (!g->effective_page.known)
-		not_determined(&g->effective_page, "no second step just above "
-			       "the page");
-}
-
-/* The write findings, none measured: why. */
-static void skip_writes(struct detect_findings *f, const char *why)
-{
-	not_determined(&f->open_linear, "%s", why);
-	not_determined(&f->open_random, "%s", why);
-	not_determined(&f->min_write, "%s", why);
-	not_determined(&f->fat_area, "%s", why);
-	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
-		 "%s", why);
-}
-
 /* Both halves of a detection, on a run's state d. */
 static int detect_probe(struct detect *d, struct detect_findings *f)
 {
@@ -1337,14 +867,15 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 			  &f->geometry);
 	if (err)
 		return err;
-	drop_lone_levels(f);
-	explain_geometry(f);
+	detected_drop_lone_levels(f);
+	detected_explain_geometry(f);
 	f->erase_used = options->erase_size ? options->erase_size :
 			f->geometry.erase.known ? f->geometry.erase.value : 0;
 	if (options->write && !f->erase_used) {
 		/* the lines say why nothing was written */
-		skip_writes(f, "not measured: no erase-block size to write "
-			    "with; give it with --erasesize");
+		detected_skip_writes(f, "not measured: no erase-block size "
+				     "to write with; give it with "
+				     "--erasesize");
 		f->wrote = true;
 	} else if (options->write) {
 		uint64_t start, end;
@@ -1361,7 +892,7 @@ static int detect_probe(struct detect *d, struct detect_findings *f)
 			return err;
 		f->wrote = true;
 	} else {
-		skip_writes(f, "not measured: needs --write");
+		detected_skip_writes(f, "not measured: needs --write");
 	}
 	/* advice from what was found, never from a guess or a given size */
 	f->advice_count = analysis_recommend(f->geometry.erase.known ?

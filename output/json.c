@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "output/json.h"
+#include "lib/readfile.h"
 
 struct parser {
 	const char *text;
@@ -466,69 +466,19 @@ const struct json_value *json_get(const struct json_value *object,
 	return NULL;
 }
 
-/* The whole file at path, up to max_bytes, in a buffer of the heap. */
-static int read_whole(const char *path, size_t max_bytes, char **text,
-		      size_t *length, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	struct stat st;
-	char *buf;
-
-	if (!f) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s", strerror(e));
-		return -e;
-	}
-	/* a directory opens, then fails each read with EISDIR */
-	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		snprintf(err, errlen, "is a directory; give saved json runs");
-		return -EISDIR;
-	}
-	buf = malloc(cap);
-	while (buf) {
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		if (cap > max_bytes) {
-			free(buf);
-			fclose(f);
-			snprintf(err, errlen, "larger than %zu MiB",
-				 max_bytes >> 20);
-			return -EFBIG;
-		}
-		cap *= 2;
-		{
-			char *more = realloc(buf, cap);
-
-			if (!more)
-				free(buf);
-			buf = more;
-		}
-	}
-	if (!buf || ferror(f)) {
-		int e = buf ? EIO : ENOMEM;
-
-		free(buf);
-		fclose(f);
-		snprintf(err, errlen, "%s", strerror(e));
-		return -e;
-	}
-	fclose(f);
-	*text = buf;
-	*length = n;
-	return 0;
-}
-
 int json_read_file(const char *path, size_t max_bytes,
 		   struct json_value **root, char *err, size_t errlen)
 {
 	char *text = NULL;
 	size_t length = 0;
-	int ret = read_whole(path, max_bytes, &text, &length, err, errlen);
+	int ret = readfile_whole(path, max_bytes, &text, &length);
 
+	if (ret == -EISDIR)
+		snprintf(err, errlen, "is a directory; give saved json runs");
+	else if (ret == -EFBIG)
+		snprintf(err, errlen, "larger than %zu MiB", max_bytes >> 20);
+	else if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
 	if (ret)
 		return ret;
 	ret = json_parse(text, length, root, err, errlen);
