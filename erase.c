@@ -78,13 +78,13 @@ static void report_erase(enum report_format format, const char *command,
 				       NULL;
 		meta.device_name = names->name;
 	}
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "method",
+	rec.fields[0] = (struct record_field){ RECORD_LABEL, "method",
 		&text_hidden, method_names[kind], 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES, "offset_bytes",
+	rec.fields[1] = (struct record_field){ RECORD_BYTES, "offset_bytes",
 		&text_hidden, NULL, (double)start };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_BYTES, "length_bytes",
+	rec.fields[2] = (struct record_field){ RECORD_BYTES, "length_bytes",
 		&text_hidden, NULL, (double)length };
-	rec.fields[3] = (struct vm_field){ VM_UNIT_TIME, "device_time_ns",
+	rec.fields[3] = (struct record_field){ RECORD_TIME, "device_time_ns",
 		&done, NULL, (double)ns };
 	report = report_open(stdout, format, &meta);
 	if (!report)

@@ -1024,16 +1024,16 @@ static int emit_record(struct run *r)
 
 static int run_report(struct run *r, const struct node *n)
 {
-	struct vm_field *f;
+	struct record_field *f;
 	double a = 0, b = 0;
 
 	if (r->planning) {
-		if (++r->fields_planned > VM_MAX_FIELDS)
+		if (++r->fields_planned > RECORD_MAX_FIELDS)
 			return plan_error(r, -EMSGSIZE, "report", 0, 0,
 					  n->line);
 		return 0;
 	}
-	if (r->record.count == VM_MAX_FIELDS)
+	if (r->record.count == RECORD_MAX_FIELDS)
 		return -EMSGSIZE;
 	f = &r->record.fields[r->record.count++];
 	f->unit = n->unit;

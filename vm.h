@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "vm/record.h"
+#include "lib/record.h"
 
 /* A named parameter a program refers to as $name. */
 struct vm_param {
@@ -53,7 +53,7 @@ struct vm_plan {
 	 * First problem found, with the offending operation: -EINVAL
 	 * misaligned, -ENOSPC past the device end, -EDOM an offset, length
 	 * or count that is not a whole number, -E2BIG over the operation
-	 * limit, -EMSGSIZE a record of more than VM_MAX_FIELDS fields.
+	 * limit, -EMSGSIZE a record of more than RECORD_MAX_FIELDS fields.
 	 */
 	int error;			/* 0 or one of the above */
 	const char *error_op;

@@ -29,29 +29,29 @@ void analysis_finding_record(const char *name,
 	double unknown = NAN;
 
 	*record = (struct record){ .kind = "finding", .count = 3 };
-	record->fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+	record->fields[0] = (struct record_field){ RECORD_LABEL, "name", NULL,
 					       name, 0 };
-	record->fields[1] = (struct vm_field){ bytes ? VM_UNIT_BYTES :
-		VM_UNIT_COUNT, "value", NULL, NULL, finding->known ?
+	record->fields[1] = (struct record_field){ bytes ? RECORD_BYTES :
+		RECORD_COUNT, "value", NULL, NULL, finding->known ?
 		(double)finding->value : unknown };
-	record->fields[2] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+	record->fields[2] = (struct record_field){ RECORD_COUNT, "confidence",
 		NULL, NULL, finding->known ? finding->confidence : unknown };
 	if (why)
-		record->fields[record->count++] = (struct vm_field){
-			VM_UNIT_LABEL, "why", NULL, why, 0 };
+		record->fields[record->count++] = (struct record_field){
+			RECORD_LABEL, "why", NULL, why, 0 };
 }
 
 void analysis_level_record(const struct analysis_level *level,
 			   struct record *record)
 {
 	*record = (struct record){ .kind = "level", .count = 4 };
-	record->fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes", NULL,
+	record->fields[0] = (struct record_field){ RECORD_BYTES, "size_bytes", NULL,
 					       NULL, (double)level->size };
-	record->fields[1] = (struct vm_field){ VM_UNIT_TIME, "cost_ns", NULL,
+	record->fields[1] = (struct record_field){ RECORD_TIME, "cost_ns", NULL,
 					       NULL, level->cost_ns };
-	record->fields[2] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+	record->fields[2] = (struct record_field){ RECORD_LABEL, "name", NULL,
 		analysis_level_name(level->kind), 0 };
-	record->fields[3] = (struct vm_field){ VM_UNIT_COUNT, "z", NULL, NULL,
+	record->fields[3] = (struct record_field){ RECORD_COUNT, "z", NULL, NULL,
 					       level->z };
 }
 

@@ -15,7 +15,7 @@
 #include "analysis/fit.h"
 #include "analysis/openau.h"
 #include "analysis/staircase.h"
-#include "vm/record.h"
+#include "lib/record.h"
 
 /* The findings a reading reports, in the order the reports give them. */
 enum analysis_finding_id {

@@ -42,17 +42,17 @@ int interval_summary(const struct interval_points *points,
 				  points->count, &slope, &intercept))
 		return 0;
 	rec.kind = "regression";
-	rec.fields[0] = (struct vm_field){ VM_UNIT_RATE, "bytes_per_s", NULL,
+	rec.fields[0] = (struct record_field){ RECORD_RATE, "bytes_per_s", NULL,
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "access_ns", NULL,
+	rec.fields[1] = (struct record_field){ RECORD_TIME, "access_ns", NULL,
 					   NULL, intercept };
 	err = emit(ctx, &rec);
 	rec.kind = "overhead";
 	rec.layout = &overhead_layout;
 	for (size_t i = 0; !err && i < points->count; i++) {
-		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "length_bytes",
+		rec.fields[0] = (struct record_field){ RECORD_BYTES, "length_bytes",
 			NULL, NULL, points->length_bytes[i] };
-		rec.fields[1] = (struct vm_field){ VM_UNIT_TIME, "overhead_ns",
+		rec.fields[1] = (struct record_field){ RECORD_TIME, "overhead_ns",
 			NULL, NULL, points->fastest_ns[i] -
 			slope * points->length_bytes[i] };
 		err = emit(ctx, &rec);

@@ -264,33 +264,33 @@ struct figures {
 struct figure {
 	const char *name;
 	size_t offset;
-	enum vm_unit unit;
+	enum record_unit unit;
 	int u32;		/* a uint32_t field */
 };
 
-#define COUNTED VM_UNIT_COUNT
+#define COUNTED RECORD_COUNT
 #define MODEL(n, f, k) { n, offsetof(struct figures, model.f), k, 0 }
 #define FUSE(f, k, w) { "fuse_" #f, offsetof(struct figures, fuse.f), k, w }
 
 static const struct figure figure_table[] = {
 	MODEL("reads", reads, COUNTED),
-	MODEL("bytes_read", bytes_read, VM_UNIT_BYTES),
+	MODEL("bytes_read", bytes_read, RECORD_BYTES),
 	MODEL("writes", writes, COUNTED),
-	MODEL("bytes_written", bytes_written, VM_UNIT_BYTES),
+	MODEL("bytes_written", bytes_written, RECORD_BYTES),
 	MODEL("discards", discards, COUNTED),
-	MODEL("bytes_discarded", bytes_discarded, VM_UNIT_BYTES),
-	MODEL("busy_ns", busy_ns, VM_UNIT_TIME),
-	MODEL("gcs", gcs, COUNTED), MODEL("gc_ns", gc_ns, VM_UNIT_TIME),
-	MODEL("copied_bytes", copied_bytes, VM_UNIT_BYTES),
+	MODEL("bytes_discarded", bytes_discarded, RECORD_BYTES),
+	MODEL("busy_ns", busy_ns, RECORD_TIME),
+	MODEL("gcs", gcs, COUNTED), MODEL("gc_ns", gc_ns, RECORD_TIME),
+	MODEL("copied_bytes", copied_bytes, RECORD_BYTES),
 	MODEL("opened", opened, COUNTED), MODEL("closed", closed, COUNTED),
 	MODEL("spilled", spilled, COUNTED),
 	MODEL("switches", switches, COUNTED),
 	FUSE(requests, COUNTED, 0), FUSE(errors, COUNTED, 0),
-	FUSE(max_read_bytes, VM_UNIT_BYTES, 1),
-	FUSE(max_write_bytes, VM_UNIT_BYTES, 1),
+	FUSE(max_read_bytes, RECORD_BYTES, 1),
+	FUSE(max_write_bytes, RECORD_BYTES, 1),
 	{ "late_requests", offsetof(struct figures, late), COUNTED, 0 },
-	{ "slept_ns", offsetof(struct figures, slept_ns), VM_UNIT_TIME, 0 },
-	{ "store_bytes", offsetof(struct figures, store_bytes), VM_UNIT_BYTES,
+	{ "slept_ns", offsetof(struct figures, slept_ns), RECORD_TIME, 0 },
+	{ "store_bytes", offsetof(struct figures, store_bytes), RECORD_BYTES,
 	  0 },
 };
 
@@ -336,7 +336,7 @@ static void figures_record(const struct figures *f, struct record *rec)
 {
 	*rec = (struct record){ .kind = "emulator", .count = NFIGURES };
 	for (size_t i = 0; i < NFIGURES; i++)
-		rec->fields[i] = (struct vm_field){ figure_table[i].unit,
+		rec->fields[i] = (struct record_field){ figure_table[i].unit,
 			figure_table[i].name, NULL, NULL,
 			(double)figure_value(f, &figure_table[i]) };
 }

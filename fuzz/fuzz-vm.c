@@ -120,7 +120,7 @@ static void check_listing(const struct program_params *params,
 static int emit(void *ctx, const struct record *record)
 {
 	(void)ctx;
-	if (record->count > VM_MAX_FIELDS)
+	if (record->count > RECORD_MAX_FIELDS)
 		abort();
 	for (unsigned i = 0; i < record->count; i++)
 		if (!record->fields[i].key)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "identity/hostlink.h"
+#include "vm/layout.h"
 
 #define MB 1e6
 
@@ -773,15 +774,15 @@ static const struct text_layout link_layout = { .style = TEXT_SPACES };
 static void record_label(struct record *rec, const char *key,
 			 const struct text_look *look, const char *label)
 {
-	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
+	rec->fields[rec->count++] = (struct record_field){ .unit = RECORD_LABEL,
 		.key = key, .look = look, .label = label };
 }
 
 /* a value for the machine formats: the text shows the reason only */
-static void record_value(struct record *rec, enum vm_unit unit,
+static void record_value(struct record *rec, enum record_unit unit,
 			 const char *key, bool known, double value)
 {
-	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
+	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
 		.key = key, .look = &text_hidden,
 		.value = known ? value : NAN };
 }
@@ -793,18 +794,18 @@ void link_record(const struct link_info *l, struct record *rec)
 	*rec = (struct record){ .layout = &link_layout, .kind = "link" };
 	record_label(rec, "link.bus", &text_hidden, bus_names[l->bus]);
 	record_label(rec, "link.timing", &text_hidden, timing_name(l));
-	record_value(rec, VM_UNIT_COUNT, "link.clock_hz",
+	record_value(rec, RECORD_COUNT, "link.clock_hz",
 		     mmc && l->ios.has_clock,
 		     (double)effective_clock(&l->ios));
-	record_value(rec, VM_UNIT_COUNT, "link.bus_width_bits",
+	record_value(rec, RECORD_COUNT, "link.bus_width_bits",
 		     mmc && l->ios.has_bus_width,
 		     (double)l->ios.bus_width_bits);
 	record_label(rec, "link.signal_voltage", &text_hidden,
 		     mmc && l->ios.has_signal_voltage ?
 		     l->ios.signal_voltage : NULL);
-	record_value(rec, VM_UNIT_RATE, "link.ceiling_bytes_per_s",
+	record_value(rec, RECORD_RATE, "link.ceiling_bytes_per_s",
 		     l->has_ceiling, (double)l->ceiling_bytes_per_s);
-	record_value(rec, VM_UNIT_BOOL, "link.limits_card",
+	record_value(rec, RECORD_BOOL, "link.limits_card",
 		     l->limits_card != LINK_UNKNOWN,
 		     l->limits_card == LINK_YES);
 	record_label(rec, "link.reason", &reason_text, l->reason);

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vm/record.h"
+#include "lib/record.h"
 #include "lib/sysattr.h"
 
 #define LINK_PATH_BYTES 4096

@@ -123,7 +123,7 @@ struct out {
 	struct report_meta meta;
 	struct devname names;		/* the device's identity and name */
 	struct record rec;
-	struct out_field strings[VM_MAX_FIELDS];
+	struct out_field strings[RECORD_MAX_FIELDS];
 	char pending[LINES_BYTES];	/* text before the record's first field */
 	char prefix[KEY_BYTES];		/* "partition.": the open section */
 	bool quiet;		/* text lines suppressed */
@@ -149,13 +149,13 @@ static void text_line(struct out *o, const char *line)
 }
 
 /* A new field keyed key in the open section; NULL if the record is full. */
-static struct vm_field *add_field(struct out *o, enum vm_unit unit,
+static struct record_field *add_field(struct out *o, enum record_unit unit,
 				  const char *key, const char *label)
 {
 	struct out_field *s;
-	struct vm_field *f;
+	struct record_field *f;
 
-	if (o->rec.count == VM_MAX_FIELDS) {
+	if (o->rec.count == RECORD_MAX_FIELDS) {
 		o->err = -E2BIG;
 		return NULL;
 	}
@@ -165,7 +165,7 @@ static struct vm_field *add_field(struct out *o, enum vm_unit unit,
 	snprintf(s->label, sizeof(s->label), "%s", label ? label : "");
 	snprintf(s->lines, sizeof(s->lines), "%s",
 		 o->rec.count ? "" : o->pending);
-	*f = (struct vm_field){ unit, s->key, NULL, label ? s->label : NULL,
+	*f = (struct record_field){ unit, s->key, NULL, label ? s->label : NULL,
 				NAN };
 	o->rec.count++;
 	return f;
@@ -257,7 +257,7 @@ static void out_end(struct out *o, const char *key)
 /* A section not read: null in JSON, empty in CSV. */
 static void out_null_section(struct out *o, const char *key)
 {
-	add_field(o, VM_UNIT_LABEL, key, NULL);
+	add_field(o, RECORD_LABEL, key, NULL);
 }
 
 /* A line people read: "  label:   text". */
@@ -282,17 +282,17 @@ static void put_line(struct out *o, const char *label, const char *text)
  * A field in unit from its JSON text: null, true, false, a quoted word,
  * a list ("[0, 2]": the label "0, 2") or a number.
  */
-static void put_json_field(struct out *o, enum vm_unit unit,
+static void put_json_field(struct out *o, enum record_unit unit,
 			   const char *key, const char *json)
 {
 	char word[VALUE_BYTES];
 	size_t len = json ? strlen(json) : 0, n = 0;
-	struct vm_field *f;
+	struct record_field *f;
 
-	if (unit != VM_UNIT_LABEL || !json) {
+	if (unit != RECORD_LABEL || !json) {
 		f = add_field(o, unit, key, NULL);
 		if (f && json)
-			f->value = unit == VM_UNIT_BOOL ? json[0] == 't' :
+			f->value = unit == RECORD_BOOL ? json[0] == 't' :
 				   strtod(json, NULL);
 		return;
 	}
@@ -300,7 +300,7 @@ static void put_json_field(struct out *o, enum vm_unit unit,
 		if (json[0] != '[' || json[i] != '"')
 			word[n++] = json[i];
 	word[n] = '\0';
-	add_field(o, VM_UNIT_LABEL, key, word);
+	add_field(o, RECORD_LABEL, key, word);
 }
 
 /*
@@ -308,7 +308,7 @@ static void put_json_field(struct out *o, enum vm_unit unit,
  * json is the value as JSON text (NULL: null), text the value people
  * read (NULL reads "unknown").
  */
-static void put(struct out *o, enum vm_unit unit, const char *key,
+static void put(struct out *o, enum record_unit unit, const char *key,
 		const char *label, const char *json, const char *text)
 {
 	if (key)
@@ -320,12 +320,12 @@ static void put_str(struct out *o, const char *key, const char *label,
 		    const char *s)
 {
 	if (key)
-		add_field(o, VM_UNIT_LABEL, key, s);
+		add_field(o, RECORD_LABEL, key, s);
 	put_line(o, label, s);
 }
 
 /* A label with its colon, for the text column. */
-static void put_text(struct out *o, enum vm_unit unit, const char *key,
+static void put_text(struct out *o, enum record_unit unit, const char *key,
 		     const char *label, const char *json, const char *text)
 {
 	char lab[64];
@@ -336,12 +336,12 @@ static void put_text(struct out *o, enum vm_unit unit, const char *key,
 }
 
 /* Numbers put_u64 shows plain are bytes when their key says so. */
-static enum vm_unit plain_unit(const char *key)
+static enum record_unit plain_unit(const char *key)
 {
 	size_t len = key ? strlen(key) : 0;
 
-	return len > 6 && !strcmp(key + len - 6, "_bytes") ? VM_UNIT_BYTES :
-	       VM_UNIT_COUNT;
+	return len > 6 && !strcmp(key + len - 6, "_bytes") ? RECORD_BYTES :
+	       RECORD_COUNT;
 }
 
 static void put_u64(struct out *o, const char *key, const char *label,
@@ -366,14 +366,14 @@ static void put_size(struct out *o, const char *key, const char *label,
 			 human_size(h, sizeof(h), v));
 	else
 		info_copy_str(text, sizeof(text), num);
-	put_text(o, VM_UNIT_BYTES, key, label, known ? num : NULL,
+	put_text(o, RECORD_BYTES, key, label, known ? num : NULL,
 		 known ? text : NULL);
 }
 
 static void put_bool(struct out *o, const char *key, const char *label,
 		     bool known, bool v)
 {
-	put_text(o, VM_UNIT_BOOL, key, label,
+	put_text(o, RECORD_BOOL, key, label,
 		 known ? (v ? "true" : "false") : NULL,
 		 known ? (v ? "yes" : "no") : NULL);
 }
@@ -425,7 +425,7 @@ static void show_cid(struct out *o, const struct info_cid *cid)
 	snprintf(text, sizeof(text), "%s (0x%02" PRIx32 ")",
 		 maker ? maker : "unknown", cid->manfid);
 	put_str(o, "manufacturer", NULL, maker);
-	put_text(o, VM_UNIT_LABEL, NULL, "manufacturer", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "manufacturer", NULL, text);
 	put_hex(o, "manfid", NULL, true, cid->manfid, 6);
 	if (!cid->mmc && isprint(cid->oemid >> 8) && isprint(cid->oemid & 255))
 		snprintf(text, sizeof(text), "0x%04x \"%c%c\"", cid->oemid,
@@ -433,7 +433,7 @@ static void show_cid(struct out *o, const struct info_cid *cid)
 	else
 		snprintf(text, sizeof(text), "0x%04x", cid->oemid);
 	put_hex(o, "oemid", NULL, true, cid->oemid, 4);
-	put_text(o, VM_UNIT_LABEL, NULL, "oem id", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "oem id", NULL, text);
 	if (cid->mmc)
 		put_s(o, "package", "package", cbx[cid->cbx & 3]);
 	put_s(o, "name", "name", cid->name);
@@ -444,7 +444,7 @@ static void show_cid(struct out *o, const struct info_cid *cid)
 	snprintf(text, sizeof(text), "%s%s", date,
 		 month_ok ? "" : " (invalid month)");
 	put_str(o, "date", NULL, month_ok ? date : NULL);
-	put_text(o, VM_UNIT_LABEL, NULL, "date", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "date", NULL, text);
 }
 
 static const char *csd_structure_text(const struct info_csd *csd)
@@ -476,7 +476,7 @@ static void show_ccc(struct out *o, unsigned ccc)
 	}
 	snprintf(text + t, sizeof(text) - t, ")");
 	snprintf(json + j, sizeof(json) - j, "]");
-	put_text(o, VM_UNIT_LABEL, "command_classes", "command classes", json, text);
+	put_text(o, RECORD_LABEL, "command_classes", "command classes", json, text);
 }
 
 static void show_csd_timing(struct out *o, const struct info_csd *csd)
@@ -490,18 +490,18 @@ static void show_csd_timing(struct out *o, const struct info_csd *csd)
 	else
 		snprintf(text, sizeof(text), "reserved coding (0x%02x)",
 			 csd->tran_speed);
-	put_text(o, VM_UNIT_COUNT, "max_transfer_kbit_per_s", "max transfer rate",
+	put_text(o, RECORD_COUNT, "max_transfer_kbit_per_s", "max transfer rate",
 		 csd->tran_kbit ? json : NULL, text);
 	snprintf(text, sizeof(text), "%s + %u clocks (0x%02x, 0x%02x)",
 		 human_time_ps(t, sizeof(t), csd->taac_ps), csd->nsac * 100,
 		 csd->taac, csd->nsac);
 	snprintf(json, sizeof(json), "%" PRIu64, csd->taac_ps / 1000);
-	put_text(o, VM_UNIT_TIME, "read_access_ns", NULL, json, NULL);
+	put_text(o, RECORD_TIME, "read_access_ns", NULL, json, NULL);
 	put_u64(o, "read_access_clocks", NULL, true, csd->nsac * 100ULL);
-	put_text(o, VM_UNIT_LABEL, NULL, "read access time", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "read access time", NULL, text);
 	snprintf(text, sizeof(text), "x%u", 1u << csd->r2w_factor);
 	put_u64(o, "r2w_factor", NULL, true, csd->r2w_factor);
-	put_text(o, VM_UNIT_LABEL, NULL, "write speed factor", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "write speed factor", NULL, text);
 }
 
 static void show_csd_erase(struct out *o, const struct info_csd *csd)
@@ -517,7 +517,7 @@ static void show_csd_erase(struct out *o, const struct info_csd *csd)
 	snprintf(text, sizeof(text), "%u erase %s", csd->wp_grp_size + 1,
 		 csd->mmc ? "group(s)" : "sector(s)");
 	put_u64(o, "wp_group_sectors", NULL, true, csd->wp_grp_size + 1ULL);
-	put_text(o, VM_UNIT_LABEL, NULL, "write protect group", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "write protect group", NULL, text);
 	put_bool(o, "wp_group_enable", "group write protection", true,
 		 csd->wp_grp_enable);
 	put_bool(o, "perm_write_protect", "permanent write protect", true,
@@ -543,7 +543,7 @@ static void show_csd(struct out *o, const struct info_csd *csd)
 		put_size(o, "capacity_bytes", "capacity", true,
 			 csd->capacity_bytes);
 	else
-		put_text(o, VM_UNIT_BYTES, "capacity_bytes", "capacity", NULL,
+		put_text(o, RECORD_BYTES, "capacity_bytes", "capacity", NULL,
 			 "in EXT_CSD (over 2 GB)");
 	put_size(o, "read_block_bytes", "read block length", true,
 		 1ULL << csd->read_bl_len);
@@ -573,14 +573,14 @@ static void show_scr_bits(struct out *o, const struct info_scr *scr)
 				      j > 1 ? ", " : "", cmd[i]);
 	}
 	snprintf(json + j, sizeof(json) - j, "]");
-	put_text(o, VM_UNIT_LABEL, "commands", "optional commands", json, t ? text : "none");
+	put_text(o, RECORD_LABEL, "commands", "optional commands", json, t ? text : "none");
 	t = (size_t)snprintf(text, sizeof(text), "%s%s",
 			     scr->bus_widths & 1 ? "1" : "",
 			     scr->bus_widths & 4 ?
 			     (scr->bus_widths & 1 ? ", 4" : "4") : "");
 	snprintf(text + t, sizeof(text) - t, " bit (0x%x)", scr->bus_widths);
 	snprintf(json, sizeof(json), "%u", scr->bus_widths);
-	put_text(o, VM_UNIT_COUNT, "bus_widths", "bus widths", json, text);
+	put_text(o, RECORD_COUNT, "bus_widths", "bus widths", json, text);
 }
 
 static void show_scr(struct out *o, const struct info_scr *scr)
@@ -621,16 +621,16 @@ static void show_ssr_classes(struct out *o, const struct info_ssr *ssr)
 	snprintf(text, sizeof(text), "%s%u (code %u)",
 		 ssr->speed_class ? "C" : "class ", ssr->speed_class,
 		 ssr->speed_class_code);
-	put_text(o, VM_UNIT_COUNT, "speed_class", "speed class", json, text);
+	put_text(o, RECORD_COUNT, "speed_class", "speed class", json, text);
 	snprintf(json, sizeof(json), "%u", ssr->uhs_grade);
 	class_text(text, sizeof(text), "U", ssr->uhs_grade);
-	put_text(o, VM_UNIT_COUNT, "uhs_grade", "UHS speed grade", json, text);
+	put_text(o, RECORD_COUNT, "uhs_grade", "UHS speed grade", json, text);
 	snprintf(json, sizeof(json), "%u", ssr->video_class);
 	class_text(text, sizeof(text), "V", ssr->video_class);
-	put_text(o, VM_UNIT_COUNT, "video_class", "video speed class", json, text);
+	put_text(o, RECORD_COUNT, "video_class", "video speed class", json, text);
 	snprintf(json, sizeof(json), "%u", ssr->app_class);
 	class_text(text, sizeof(text), "A", ssr->app_class);
-	put_text(o, VM_UNIT_COUNT, "app_class", "application class", json, text);
+	put_text(o, RECORD_COUNT, "app_class", "application class", json, text);
 }
 
 static void show_ssr(struct out *o, const struct info_ssr *ssr)
@@ -638,7 +638,7 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 	char text[64];
 
 	put_u64(o, "bus_width", NULL, true, ssr->bus_width);
-	put_text(o, VM_UNIT_LABEL, NULL, "bus width", NULL,
+	put_text(o, RECORD_LABEL, NULL, "bus width", NULL,
 		 ssr->bus_width == 2 ? "4 bit" :
 		 ssr->bus_width == 0 ? "1 bit" : "reserved");
 	put_bool(o, "secured_mode", "secured mode", true, ssr->secured);
@@ -655,7 +655,7 @@ static void show_ssr(struct out *o, const struct info_ssr *ssr)
 	put_u64(o, "erase_offset_s", NULL, true, ssr->erase_offset);
 	snprintf(text, sizeof(text), "%u AUs in %u s, offset %u s",
 		 ssr->erase_size, ssr->erase_timeout, ssr->erase_offset);
-	put_text(o, VM_UNIT_LABEL, NULL, "erase timing", NULL, text);
+	put_text(o, RECORD_LABEL, NULL, "erase timing", NULL, text);
 	put_size(o, "uhs_au_size_bytes", "UHS AU size",
 		 ssr->uhs_au_code != 0, ssr->uhs_au_bytes);
 	put_u64(o, "vsc_au_size", "video AU size code", true,
@@ -796,7 +796,7 @@ static void put_device_size(struct out *o, const struct info_card *c)
 	snprintf(text, sizeof(text), "%s (%s), partition of a %s disk", num,
 		 human_size(h, sizeof(h), c->size_bytes),
 		 human_size(disk, sizeof(disk), c->disk_size_bytes));
-	put_text(o, VM_UNIT_BYTES, "size_bytes", "size", num, text);
+	put_text(o, RECORD_BYTES, "size_bytes", "size", num, text);
 }
 
 static void show_device(struct out *o, const struct info_device *d,
@@ -867,13 +867,13 @@ static void show_capacity_check(struct out *o, const struct info_card *c)
 	bool smaller;
 
 	if (!c->has_capacity || !c->has_disk_size) {
-		put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", NULL, NULL);
+		put_text(o, RECORD_LABEL, "capacity_check", "capacity check", NULL, NULL);
 		return;
 	}
 	if (c->capacity_bytes == c->disk_size_bytes) {
-		put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", "\"matches\"",
+		put_text(o, RECORD_LABEL, "capacity_check", "capacity check", "\"matches\"",
 			 "matches the block device");
-		put_text(o, VM_UNIT_BYTES, "capacity_difference_bytes", NULL, "0", NULL);
+		put_text(o, RECORD_BYTES, "capacity_difference_bytes", NULL, "0", NULL);
 		return;
 	}
 	smaller = c->disk_size_bytes < c->capacity_bytes;
@@ -882,9 +882,9 @@ static void show_capacity_check(struct out *o, const struct info_card *c)
 	snprintf(text, sizeof(text), "block device is %" PRIu64
 		 " bytes (%s) %s", diff, human_size(h, sizeof(h), diff),
 		 smaller ? "smaller" : "larger");
-	put_text(o, VM_UNIT_LABEL, "capacity_check", "capacity check", "\"differs\"", text);
+	put_text(o, RECORD_LABEL, "capacity_check", "capacity check", "\"differs\"", text);
 	snprintf(json, sizeof(json), "%s%" PRIu64, smaller ? "-" : "", diff);
-	put_text(o, VM_UNIT_BYTES, "capacity_difference_bytes", NULL, json, NULL);
+	put_text(o, RECORD_BYTES, "capacity_difference_bytes", NULL, json, NULL);
 }
 
 static void show_card(struct out *o, const struct info_card *c)
@@ -930,11 +930,11 @@ static void show_link(struct out *o, const struct info_card *c)
 	out_section(o, NULL, o->quiet ? NULL : "link");
 	link_record(&c->link, &link);
 	for (unsigned i = 0; i < link.count; i++) {
-		struct vm_field *field = add_field(o, link.fields[i].unit,
+		struct record_field *field = add_field(o, link.fields[i].unit,
 						   link.fields[i].key,
 						   link.fields[i].label);
 
-		if (field && field->unit != VM_UNIT_LABEL)
+		if (field && field->unit != RECORD_LABEL)
 			field->value = link.fields[i].value;
 	}
 	n = link_fields(&c->link, f, LINK_FIELDS_MAX);
@@ -969,9 +969,9 @@ static void show_life(struct out *o, const struct info_emmc *e)
 		snprintf(text, sizeof(text), "A %s, B %s",
 			 e->life_a < 12 ? used[e->life_a] : "reserved",
 			 e->life_b < 12 ? used[e->life_b] : "reserved");
-		put_text(o, VM_UNIT_LABEL, NULL, "life time", NULL, text);
+		put_text(o, RECORD_LABEL, NULL, "life time", NULL, text);
 	} else {
-		put_text(o, VM_UNIT_LABEL, NULL, "life time", NULL, NULL);
+		put_text(o, RECORD_LABEL, NULL, "life time", NULL, NULL);
 	}
 	put_s(o, "life_time", NULL, *e->life_time ? e->life_time : NULL);
 	if (e->has_pre_eol_info)
@@ -984,9 +984,9 @@ static void show_life(struct out *o, const struct info_emmc *e)
 static void show_enhanced(struct out *o, const struct info_emmc *e)
 {
 	if (e->enhanced_unset) {
-		put_text(o, VM_UNIT_BYTES, "enhanced_area_offset_bytes",
+		put_text(o, RECORD_BYTES, "enhanced_area_offset_bytes",
 			 "enhanced area", NULL, "not configured");
-		put_text(o, VM_UNIT_BYTES, "enhanced_area_size_bytes", NULL,
+		put_text(o, RECORD_BYTES, "enhanced_area_size_bytes", NULL,
 			 NULL, NULL);
 		return;
 	}

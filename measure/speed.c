@@ -16,6 +16,7 @@
 #include "identity/hostq.h"
 #include "measure/speed.h"
 #include "measure/writerange.h"
+#include "vm/layout.h"
 
 #define MB 1e6
 
@@ -216,18 +217,18 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 
 /* --- records ---------------------------------------------------------- */
 
-static void add_value(struct record *rec, enum vm_unit unit,
+static void add_value(struct record *rec, enum record_unit unit,
 		      const char *key, const struct text_look *look,
 		      double value)
 {
-	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
+	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
 		.key = key, .look = look, .value = value };
 }
 
 static void add_label(struct record *rec, const char *key,
 		      const struct text_look *look, const char *label)
 {
-	rec->fields[rec->count++] = (struct vm_field){ .unit = VM_UNIT_LABEL,
+	rec->fields[rec->count++] = (struct record_field){ .unit = RECORD_LABEL,
 		.key = key, .look = look, .label = label };
 }
 
@@ -255,7 +256,7 @@ static void add_share(const struct speed_exec *x, struct record *rec,
 	/* faster than the link can go: say so rather than trust it */
 	if (link_exceeded(x->link, bytes_per_s))
 		look = &exceeded_text;
-	add_value(rec, VM_UNIT_COUNT, "ceiling_share",
+	add_value(rec, RECORD_COUNT, "ceiling_share",
 		  isfinite(share) ? look : MACHINE_ONLY, share);
 }
 
@@ -287,9 +288,9 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 	for (size_t i = 0; i < r.window_count; i++) {
 		rec.count = 0;
 		rec.kind = "window";
-		add_value(&rec, VM_UNIT_COUNT, "second", MACHINE_ONLY,
+		add_value(&rec, RECORD_COUNT, "second", MACHINE_ONLY,
 			  (double)(i + 1));
-		add_value(&rec, VM_UNIT_RATE, "bytes_per_s", MACHINE_ONLY,
+		add_value(&rec, RECORD_RATE, "bytes_per_s", MACHINE_ONLY,
 			  r.windows[i]);
 		err = x->emit(x->ctx, &rec);
 		if (err)
@@ -297,22 +298,22 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 	}
 	rec.count = 0;
 	rec.kind = "summary";
-	add_value(&rec, VM_UNIT_BYTES, "block_bytes", write ?
+	add_value(&rec, RECORD_BYTES, "block_bytes", write ?
 		  LOOK(TEXT_AS_UNIT, "write %-byte blocks for") :
 		  LOOK(TEXT_AS_UNIT, "read %-byte blocks for"),
 		  (double)block_bytes);
-	add_value(&rec, VM_UNIT_TIME, "device_time_ns",
+	add_value(&rec, RECORD_TIME, "device_time_ns",
 		  LOOK(TEXT_AS_UNIT, "%:"), (double)r.device_time_ns);
-	add_value(&rec, VM_UNIT_RATE, "bytes_per_s",
+	add_value(&rec, RECORD_RATE, "bytes_per_s",
 		  LOOK(TEXT_MBPS, "% MB/s;"), r.bytes_per_s);
-	add_value(&rec, VM_UNIT_RATE, "window_min_bytes_per_s",
+	add_value(&rec, RECORD_RATE, "window_min_bytes_per_s",
 		  LOOK(TEXT_MBPS, "per second: min %,"), r.window_min);
-	add_value(&rec, VM_UNIT_RATE, "window_median_bytes_per_s",
+	add_value(&rec, RECORD_RATE, "window_median_bytes_per_s",
 		  LOOK(TEXT_MBPS, "median %,"), r.window_median);
-	add_value(&rec, VM_UNIT_RATE, "window_max_bytes_per_s",
+	add_value(&rec, RECORD_RATE, "window_max_bytes_per_s",
 		  LOOK(TEXT_MBPS, "max % MB/s"), r.window_max);
 	add_share(x, &rec, r.bytes_per_s, &share_text);
-	add_value(&rec, VM_UNIT_COUNT, "failed_reads", MACHINE_ONLY,
+	add_value(&rec, RECORD_COUNT, "failed_reads", MACHINE_ONLY,
 		  (double)x->failed_reads);
 	err = x->emit(x->ctx, &rec);
 	return err ? err : emit_link(x);
@@ -328,25 +329,25 @@ static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 	struct record rec = { .layout = &spaces, .kind = "iops" };
 
 	add_label(&rec, "direction", MACHINE_ONLY, r->write ? "write" : "read");
-	add_value(&rec, VM_UNIT_BYTES, "block_bytes", r->write ?
+	add_value(&rec, RECORD_BYTES, "block_bytes", r->write ?
 		  LOOK(TEXT_AS_UNIT, "random %-byte writes for") :
 		  LOOK(TEXT_AS_UNIT, "random %-byte reads for"),
 		  (double)r->io_bytes);
-	add_value(&rec, VM_UNIT_TIME, "device_time_ns",
+	add_value(&rec, RECORD_TIME, "device_time_ns",
 		  LOOK(TEXT_AS_UNIT, "%:"), (double)r->device_time_ns);
-	add_value(&rec, VM_UNIT_COUNT, "iops", LOOK(TEXT_AS_UNIT, "% IOPS;"),
+	add_value(&rec, RECORD_COUNT, "iops", LOOK(TEXT_AS_UNIT, "% IOPS;"),
 		  r->iops);
-	add_value(&rec, VM_UNIT_TIME, "latency_ns.p50",
+	add_value(&rec, RECORD_TIME, "latency_ns.p50",
 		  LOOK(TEXT_AS_UNIT, "latency p50 %,"), (double)r->p50_ns);
-	add_value(&rec, VM_UNIT_TIME, "latency_ns.p99",
+	add_value(&rec, RECORD_TIME, "latency_ns.p99",
 		  LOOK(TEXT_AS_UNIT, "p99 %,"), (double)r->p99_ns);
-	add_value(&rec, VM_UNIT_TIME, "latency_ns.max",
+	add_value(&rec, RECORD_TIME, "latency_ns.max",
 		  LOOK(TEXT_AS_UNIT, "max %"), (double)r->max_ns);
-	add_value(&rec, VM_UNIT_COUNT, "operations", MACHINE_ONLY,
+	add_value(&rec, RECORD_COUNT, "operations", MACHINE_ONLY,
 		  (double)r->operations);
 	add_share(x, &rec, r->iops * (double)r->io_bytes, &share_text);
 	/* the text names the depth when it is not the usual 1 */
-	add_value(&rec, VM_UNIT_COUNT, "iodepth", r->iodepth > 1 ?
+	add_value(&rec, RECORD_COUNT, "iodepth", r->iodepth > 1 ?
 		  LOOK(TEXT_AS_UNIT, "(queue depth %)") : MACHINE_ONLY,
 		  (double)r->iodepth);
 	return x->emit(x->ctx, &rec);
@@ -402,11 +403,6 @@ static const struct speed_class *find_class(const char *name)
 		if (strcmp(classes[i].name, name) == 0)
 			return &classes[i];
 	return NULL;
-}
-
-const char *speed_class_name(size_t i)
-{
-	return i < CLASS_COUNT ? classes[i].name : NULL;
 }
 
 /* Fold one requirement into the verdict so far. */
@@ -528,7 +524,7 @@ struct figure_looks {
  * text, the first shown is led by lead and the last shown ends with end,
  * the others with a comma.
  */
-static void list_templates(struct vm_field *fields, unsigned n,
+static void list_templates(struct record_field *fields, unsigned n,
 			   const struct text_look *body, const char *lead,
 			   const char *end, struct figure_looks *buf)
 {
@@ -576,15 +572,15 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 	struct record rec = { .layout = &spaces, .kind = "measured" };
 	struct figure_looks text;
 
-	add_value(&rec, VM_UNIT_RATE, "write_bytes_per_s", NULL,
+	add_value(&rec, RECORD_RATE, "write_bytes_per_s", NULL,
 		  figure(m->has_write_rate, m->write_bytes_per_s));
-	add_value(&rec, VM_UNIT_COUNT, "read_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "read_iops", NULL,
 		  figure(m->has_read_iops, m->read_iops));
-	add_value(&rec, VM_UNIT_COUNT, "write_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "write_iops", NULL,
 		  figure(m->has_write_iops, m->write_iops));
-	add_value(&rec, VM_UNIT_COUNT, "qd32.read_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "qd32.read_iops", NULL,
 		  figure(m->has_queued_read_iops, m->queued_read_iops));
-	add_value(&rec, VM_UNIT_COUNT, "qd32.write_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "qd32.write_iops", NULL,
 		  figure(m->has_queued_write_iops, m->queued_write_iops));
 	list_templates(rec.fields, 5, body, "measured: ", "", &text);
 	add_share(x, &rec, figure(m->has_write_rate, m->write_bytes_per_s),
@@ -618,26 +614,26 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 			 m->write_depth ? m->write_depth : 1;
 
 	add_label(&rec, "class", NULL, c->name);
-	add_value(&rec, VM_UNIT_RATE, "required.write_bytes_per_s", NULL,
+	add_value(&rec, RECORD_RATE, "required.write_bytes_per_s", NULL,
 		  c->write_mb * MB);
-	add_value(&rec, VM_UNIT_COUNT, "required.read_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "required.read_iops", NULL,
 		  iops ? c->read_iops : NAN);
-	add_value(&rec, VM_UNIT_COUNT, "required.write_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "required.write_iops", NULL,
 		  iops ? c->write_iops : NAN);
-	add_value(&rec, VM_UNIT_RATE, "measured.write_bytes_per_s", NULL,
+	add_value(&rec, RECORD_RATE, "measured.write_bytes_per_s", NULL,
 		  figure(m->has_write_rate, m->write_bytes_per_s));
-	add_value(&rec, VM_UNIT_COUNT, "measured.read_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "measured.read_iops", NULL,
 		  figure(io.has_read, io.read));
-	add_value(&rec, VM_UNIT_COUNT, "measured.write_iops", NULL,
+	add_value(&rec, RECORD_COUNT, "measured.write_iops", NULL,
 		  figure(io.has_write, io.write));
 	/* which depth the verdict's figures were measured at */
-	add_value(&rec, VM_UNIT_COUNT, "iodepth",
+	add_value(&rec, RECORD_COUNT, "iodepth",
 		  iops ? LOOK(TEXT_AS_UNIT, "at QD%:") : MACHINE_ONLY, depth);
 	add_label(&rec, "result", NULL, verdict_text[v]);
-	add_value(&rec, VM_UNIT_BOOL, "pass", MACHINE_ONLY,
+	add_value(&rec, RECORD_BOOL, "pass", MACHINE_ONLY,
 		  v == SPEED_NOT_MEASURED || v == SPEED_LINK_LIMITED ? NAN :
 		  v == SPEED_PASS);
-	add_value(&rec, VM_UNIT_BOOL, "claimed", known ?
+	add_value(&rec, RECORD_BOOL, "claimed", known ?
 		  LOOK(TEXT_AS_UNIT, "(claimed: %)") : MACHINE_ONLY,
 		  known ? claimed(c, card) : NAN);
 	/* the text shows IOPS for the classes that require them */
@@ -728,11 +724,11 @@ int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
 	const char *label, *text;
 
 	host_queue_reading(q, &label, &text);
-	add_value(&rec, VM_UNIT_COUNT, "nr_requests",
+	add_value(&rec, RECORD_COUNT, "nr_requests",
 		  LOOK(TEXT_AS_UNIT, "host queue: nr_requests %,"),
 		  q && q->nr_requests >= 0 ?
 		  (double)q->nr_requests : NAN);
-	add_value(&rec, VM_UNIT_BOOL, "command_queue",
+	add_value(&rec, RECORD_BOOL, "command_queue",
 		  LOOK(TEXT_AS_UNIT, "card command queue %;"), q && q->cmdq >= 0 ?
 		  (double)q->cmdq : NAN);
 	if (!isfinite(rec.fields[0].value))

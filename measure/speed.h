@@ -143,7 +143,6 @@ enum speed_verdict {
 };
 
 /* Class names in table order ("C2" ... "A2"); NULL past the last. */
-const char *speed_class_name(size_t i);
 
 /*
  * The verdict for one class: FAIL as soon as one measured figure is below

@@ -38,11 +38,11 @@ static void emit_program(struct report *report, const struct program_def *def,
 	struct record rec = { .kind = "program", .count = 3,
 				 .layout = &program_layout };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+	rec.fields[0] = (struct record_field){ RECORD_LABEL, "name", NULL,
 					   def->name, 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "summary", NULL,
+	rec.fields[1] = (struct record_field){ RECORD_LABEL, "summary", NULL,
 					   def->summary, 0 };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_LABEL, "text", NULL,
+	rec.fields[2] = (struct record_field){ RECORD_LABEL, "text", NULL,
 					   listing, 0 };
 	report_record(report, &rec);
 }

@@ -229,7 +229,7 @@ static void plan_test(const struct config *cfg, const struct dev *dev,
 			    plan->error_line);
 	if (err == -EMSGSIZE)
 		usage_error("%s: more than %d fields in one record (line %u)",
-			    name, VM_MAX_FIELDS, plan->error_line);
+			    name, RECORD_MAX_FIELDS, plan->error_line);
 	usage_error("%s: %s at %llu (+%llu) is %s (line %u); check "
 		    "--blocksize, --erasesize and --offset for %s "
 		    "(%llu bytes, blocks of %u)", name, plan->error_op,

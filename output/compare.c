@@ -18,27 +18,27 @@
 
 const struct compare_column_def compare_columns[COMPARE_COLUMNS] = {
 	[COMPARE_SEQ_READ] = { "read_bytes_per_s", "seq read",
-			       VM_UNIT_RATE, true },
+			       RECORD_RATE, true },
 	[COMPARE_SEQ_WRITE] = { "write_bytes_per_s", "seq write",
-				VM_UNIT_RATE, true },
-	[COMPARE_READ_QD1] = { "read_iops_qd1", "QD1 read", VM_UNIT_COUNT,
+				RECORD_RATE, true },
+	[COMPARE_READ_QD1] = { "read_iops_qd1", "QD1 read", RECORD_COUNT,
 			       true },
 	[COMPARE_WRITE_QD1] = { "write_iops_qd1", "QD1 write",
-				VM_UNIT_COUNT, true },
+				RECORD_COUNT, true },
 	[COMPARE_READ_QD32] = { "read_iops_qd32", "QD32 read",
-				VM_UNIT_COUNT, true },
+				RECORD_COUNT, true },
 	[COMPARE_WRITE_QD32] = { "write_iops_qd32", "QD32 write",
-				 VM_UNIT_COUNT, true },
+				 RECORD_COUNT, true },
 	/* a larger erase block is no better, nor a smaller one */
 	[COMPARE_ERASE] = { "erase_block_bytes", "erase block",
-			    VM_UNIT_BYTES, false },
-	[COMPARE_OPEN] = { "open_erase_blocks", "open", VM_UNIT_COUNT, true },
-	[COMPARE_USABLE] = { "usable_bytes", "usable", VM_UNIT_BYTES, false },
+			    RECORD_BYTES, false },
+	[COMPARE_OPEN] = { "open_erase_blocks", "open", RECORD_COUNT, true },
+	[COMPARE_USABLE] = { "usable_bytes", "usable", RECORD_BYTES, false },
 };
 
 const struct compare_column_def compare_labels[COMPARE_LABELS] = {
-	[COMPARE_CLASSES] = { "classes", "classes", VM_UNIT_LABEL, false },
-	[COMPARE_CAPACITY] = { "capacity", "capacity", VM_UNIT_LABEL, false },
+	[COMPARE_CLASSES] = { "classes", "classes", RECORD_LABEL, false },
+	[COMPARE_CAPACITY] = { "capacity", "capacity", RECORD_LABEL, false },
 };
 
 /* Where a column's value is in a saved document. */

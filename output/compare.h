@@ -15,7 +15,7 @@
 
 #include "analysis/findings.h"
 #include "output/json.h"
-#include "vm/record.h"
+#include "lib/record.h"
 
 #define COMPARE_MAX_RUNS 64		/* documents read */
 #define COMPARE_MAX_CARDS COMPARE_MAX_RUNS
@@ -51,7 +51,7 @@ enum compare_label {
 struct compare_column_def {
 	const char *key;	/* CSV column and JSON member */
 	const char *title;	/* the text table's heading */
-	enum vm_unit unit;
+	enum record_unit unit;
 	bool ranked;		/* higher is better: its best is marked */
 };
 

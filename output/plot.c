@@ -89,7 +89,7 @@ static const struct chart generic_chart = {
 
 struct pfield {
 	uint16_t key;		/* index into run->keys */
-	uint16_t unit;		/* enum vm_unit */
+	uint16_t unit;		/* enum record_unit */
 	double value;
 };
 
@@ -107,7 +107,7 @@ struct run {
 	double param_values[RUN_PARAMS];
 	unsigned param_count;
 	char keys[RUN_KEYS][KEY_MAX];
-	enum vm_unit key_units[RUN_KEYS];
+	enum record_unit key_units[RUN_KEYS];
 	unsigned key_count;
 	struct pfield *fields;
 	size_t field_count, field_cap;
@@ -140,7 +140,7 @@ struct axis {
 	double scale;		/* linear: data units per label unit */
 	const char *unit;	/* "MiB", "ms", "MB/s" or "" */
 	double step;		/* linear tick step, data units */
-	enum vm_unit kind;
+	enum record_unit kind;
 };
 
 static const struct chart *chart_for(const char *test)
@@ -213,7 +213,7 @@ int plot_begin_run(struct plot *plot, const struct report_meta *meta,
 }
 
 /* Index of key in the run's key table, added if new; -1 when full. */
-static int intern_key(struct run *run, const char *key, enum vm_unit unit)
+static int intern_key(struct run *run, const char *key, enum record_unit unit)
 {
 	unsigned i;
 
@@ -268,10 +268,10 @@ int plot_record(void *ctx, const struct record *record)
 	row->first = run->field_count;
 	row->count = 0;
 	for (unsigned i = 0; i < record->count; i++) {
-		const struct vm_field *f = &record->fields[i];
+		const struct record_field *f = &record->fields[i];
 		int key;
 
-		if (f->unit == VM_UNIT_LABEL)
+		if (f->unit == RECORD_LABEL)
 			continue;
 		key = intern_key(run, f->key ? f->key : "value", f->unit);
 		if (key < 0)
@@ -559,15 +559,15 @@ static int build_series(struct plot *plot)
 
 /* ---- axes ---- */
 
-static enum vm_unit unit_kind(enum vm_unit unit)
+static enum record_unit unit_kind(enum record_unit unit)
 {
 	switch (unit) {
-	case VM_UNIT_BYTES:
-	case VM_UNIT_TIME:
-	case VM_UNIT_RATE:
+	case RECORD_BYTES:
+	case RECORD_TIME:
+	case RECORD_RATE:
 		return unit;
 	default:
-		return VM_UNIT_COUNT;
+		return RECORD_COUNT;
 	}
 }
 
@@ -592,11 +592,11 @@ static void choose_scale(struct axis *axis, double max)
 
 	axis->scale = 1;
 	axis->unit = "";
-	if (axis->kind == VM_UNIT_COUNT)
+	if (axis->kind == RECORD_COUNT)
 		return;
-	if (axis->kind == VM_UNIT_TIME)
+	if (axis->kind == RECORD_TIME)
 		table = times;
-	else if (axis->kind == VM_UNIT_RATE)
+	else if (axis->kind == RECORD_RATE)
 		table = rates;
 	while (i + 1 < 4 && max >= table[i + 1].scale)
 		i++;
@@ -657,9 +657,9 @@ static void axis_kinds(const struct plot *plot, struct axis *x,
 	const struct run *run = plot->runs[0];
 	int keys[RUN_KEYS], key = find_key(run, x_key_of(plot));
 
-	x->kind = key >= 0 ? unit_kind(run->key_units[key]) : VM_UNIT_COUNT;
+	x->kind = key >= 0 ? unit_kind(run->key_units[key]) : RECORD_COUNT;
 	y->kind = y_keys_of(plot, run, keys) ?
-		  unit_kind(run->key_units[keys[0]]) : VM_UNIT_COUNT;
+		  unit_kind(run->key_units[keys[0]]) : RECORD_COUNT;
 }
 
 /* Find the data ranges and set both axes; false when there is no data. */
@@ -751,7 +751,7 @@ static const char *const colours[] = {
 
 static void tick_label(const struct axis *axis, double v, char *buf)
 {
-	if (axis->log && axis->kind == VM_UNIT_BYTES) {
+	if (axis->log && axis->kind == RECORD_BYTES) {
 		units_format_size(buf, exp2(v));
 		return;
 	}
@@ -990,11 +990,11 @@ int plot_write(struct plot *plot, FILE *out)
 #define BAR_LEGEND_ROWS 20
 
 /* A bar's own value as its label says it: "19.6M/s", "1896", "20.3". */
-static void bar_value(double value, enum vm_unit unit, char *buf)
+static void bar_value(double value, enum record_unit unit, char *buf)
 {
-	if (unit == VM_UNIT_RATE)
+	if (unit == RECORD_RATE)
 		units_format_rate(buf, value);
-	else if (unit == VM_UNIT_BYTES)
+	else if (unit == RECORD_BYTES)
 		units_format_size(buf, value);
 	else
 		snprintf(buf, UNITS_BUF, fabs(value) >= 100 ? "%.0f" : "%.3g",
@@ -1105,30 +1105,30 @@ int plot_write_bars(const struct plot_bars *bars, FILE *out)
 
 /* ---- saved runs ---- */
 
-static enum vm_unit unit_from_name(const struct json_value *units,
+static enum record_unit unit_from_name(const struct json_value *units,
 				   const char *key)
 {
 	const struct json_value *u = json_get(units, key);
 
 	if (!u || u->type != JSON_STRING)
-		return VM_UNIT_COUNT;
+		return RECORD_COUNT;
 	if (!strcmp(u->string, "bytes"))
-		return VM_UNIT_BYTES;
+		return RECORD_BYTES;
 	if (!strcmp(u->string, "ns"))
-		return VM_UNIT_TIME;
+		return RECORD_TIME;
 	if (!strcmp(u->string, "bytes/s"))
-		return VM_UNIT_RATE;
-	return VM_UNIT_COUNT;
+		return RECORD_RATE;
+	return RECORD_COUNT;
 }
 
 static void add_value(struct record *rec, const char *key,
-		      enum vm_unit unit, const struct json_value *v)
+		      enum record_unit unit, const struct json_value *v)
 {
-	if (rec->count == VM_MAX_FIELDS)
+	if (rec->count == RECORD_MAX_FIELDS)
 		return;
 	if (v->type != JSON_NUMBER && v->type != JSON_NULL)
 		return;
-	rec->fields[rec->count++] = (struct vm_field){ .unit = unit,
+	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
 		.key = key, .value = v->type == JSON_NUMBER ? v->number : NAN };
 }
 
@@ -1167,7 +1167,7 @@ static int load_result(struct plot *plot, const struct json_value *result,
 		return -EINVAL;
 	for (size_t i = 0; i < result->count; i++) {
 		const struct json_value *m = &result->items[i];
-		enum vm_unit unit = unit_from_name(units, m->key);
+		enum record_unit unit = unit_from_name(units, m->key);
 		const char *key = renamed ? schema3_key(m->key) : m->key;
 
 		if (m->type != JSON_ARRAY) {

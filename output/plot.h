@@ -56,7 +56,7 @@ struct plot_bars {
 	const char *const *series;
 	unsigned series_count;
 	const char *const *groups;
-	const enum vm_unit *units;
+	const enum record_unit *units;
 	const double *values;
 	unsigned group_count;
 };

@@ -20,7 +20,7 @@
 const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
 				       .template = "" };
 
-#define KEY_MAX (VM_KEY_MAX + 12)	/* a key, "_" and a repeat's number */
+#define KEY_MAX (RECORD_KEY_MAX + 12)	/* a key, "_" and a repeat's number */
 #define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
 				   program listing) */
 
@@ -36,14 +36,14 @@ const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
    the run reports. */
 struct key_table {
 	char (*keys)[KEY_MAX];
-	enum vm_unit *units;
+	enum record_unit *units;
 	unsigned count, capacity;
 	bool full;			/* out of memory: the report fails */
 };
 
 /* The index of key, added (with unit) if new; count if it cannot be. */
 static unsigned key_index(struct key_table *t, const char *key,
-			  enum vm_unit unit)
+			  enum record_unit unit)
 {
 	unsigned i;
 
@@ -54,7 +54,7 @@ static unsigned key_index(struct key_table *t, const char *key,
 		unsigned capacity = t->capacity ? 2 * t->capacity : 64;
 		char (*keys)[KEY_MAX] = realloc(t->keys,
 						capacity * sizeof(*keys));
-		enum vm_unit *units = keys ? realloc(t->units,
+		enum record_unit *units = keys ? realloc(t->units,
 					capacity * sizeof(*units)) : NULL;
 
 		if (keys)
@@ -158,17 +158,17 @@ static const struct text_look *look_of(const struct record *rec,
 }
 
 /* The unit's own text: "4096", "87.3µs", "10.7M/s", "yes". */
-static void text_as_unit(const struct vm_field *field, char *buf,
+static void text_as_unit(const struct record_field *field, char *buf,
 			 size_t size)
 {
 	switch (field->unit) {
-	case VM_UNIT_TIME:
+	case RECORD_TIME:
 		units_format_time(buf, field->value);
 		break;
-	case VM_UNIT_RATE:
+	case RECORD_RATE:
 		units_format_rate(buf, field->value);
 		break;
-	case VM_UNIT_BOOL:
+	case RECORD_BOOL:
 		snprintf(buf, size, "%s", !isfinite(field->value) ? "-" :
 			 field->value != 0 ? "yes" : "no");
 		break;
@@ -178,13 +178,13 @@ static void text_as_unit(const struct vm_field *field, char *buf,
 	}
 }
 
-const char *report_field_text(const struct vm_field *field,
+const char *report_field_text(const struct record_field *field,
 			      enum text_display display, unsigned digits,
 			      char *buf, size_t size)
 {
 	char value[UNITS_BUF];
 
-	if (field->unit == VM_UNIT_LABEL) {
+	if (field->unit == RECORD_LABEL) {
 		/* whole, however long; a label not known is empty */
 		snprintf(buf, size, "%s", field->label ? field->label : "");
 		return buf;
@@ -255,7 +255,7 @@ static void pad_to_width(const struct text_look *look, const char *text,
 }
 
 /* Apply a look's template: "min %" -> "min 1.2ms"; "pre" -> "pre X". */
-static void field_with_template(const struct vm_field *field,
+static void field_with_template(const struct record_field *field,
 				const struct text_look *look, char *buf,
 				size_t size)
 {
@@ -266,7 +266,7 @@ static void field_with_template(const struct vm_field *field,
 		snprintf(buf, size, "%s", look->template ? look->template : "");
 		return;
 	}
-	if (look->unknown && (field->unit == VM_UNIT_LABEL ? !field->label :
+	if (look->unknown && (field->unit == RECORD_LABEL ? !field->label :
 			      !isfinite(field->value)))
 		snprintf(text, sizeof(text), "%s", look->unknown);
 	else
@@ -337,18 +337,18 @@ static void text_end(struct report *report, const struct dev_stats *stats,
 
 /* ---- shared by the machine formats ---- */
 
-const char *report_unit_name(enum vm_unit unit)
+const char *report_unit_name(enum record_unit unit)
 {
 	switch (unit) {
-	case VM_UNIT_BYTES:
+	case RECORD_BYTES:
 		return "bytes";
-	case VM_UNIT_TIME:
+	case RECORD_TIME:
 		return "ns";
-	case VM_UNIT_RATE:
+	case RECORD_RATE:
 		return "bytes/s";
-	case VM_UNIT_LABEL:
+	case RECORD_LABEL:
 		return "label";
-	case VM_UNIT_BOOL:
+	case RECORD_BOOL:
 		return "boolean";
 	default:
 		return "count";
@@ -356,7 +356,7 @@ const char *report_unit_name(enum vm_unit unit)
 }
 
 /* Does unit count whole bytes or nanoseconds? */
-static bool unit_is_integral(enum vm_unit unit)
+static bool unit_is_integral(enum record_unit unit)
 {
 	return strcmp(report_unit_name(unit), "bytes") == 0 ||
 	       strcmp(report_unit_name(unit), "ns") == 0;
@@ -402,7 +402,7 @@ static void format_plain(char *buf, size_t size, double value)
 }
 
 const char *report_format_number(char *buf, size_t size, double value,
-				 enum vm_unit unit)
+				 enum record_unit unit)
 {
 	if (!isfinite(value)) {
 		snprintf(buf, size, "null");
@@ -416,7 +416,7 @@ const char *report_format_number(char *buf, size_t size, double value,
 	 */
 	if (unit_is_integral(unit) ||
 	    (value == floor(value) && fabs(value) < 1e15 &&
-	     unit != VM_UNIT_RATE))
+	     unit != RECORD_RATE))
 		snprintf(buf, size, "%.0f", value);
 	else
 		format_plain(buf, size, value);
@@ -476,17 +476,17 @@ static const char *kind_of(const struct record *rec)
 /* Index of the column called name, added if new. */
 static unsigned csv_column(struct report *report, const char *name)
 {
-	return key_index(&report->columns, name, VM_UNIT_LABEL);
+	return key_index(&report->columns, name, RECORD_LABEL);
 }
 
 /* One cell's text, as CSV writes it (empty for an unknown value). */
-static void csv_cell(FILE *out, const struct vm_field *field)
+static void csv_cell(FILE *out, const struct record_field *field)
 {
 	char number[REPORT_NUMBER_MAX];
 
-	if (field->unit == VM_UNIT_LABEL)
+	if (field->unit == RECORD_LABEL)
 		csv_string(out, field->label ? field->label : "");
-	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+	else if (field->unit == RECORD_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);
 	else if (isfinite(field->value))
 		fputs(report_format_number(number, sizeof(number),
@@ -622,20 +622,20 @@ static void csv_end(struct report *report, const struct dev_stats *stats,
 
 /* ---- JSON (RFC 8259) ---- */
 
-static void json_number(FILE *out, double value, enum vm_unit unit)
+static void json_number(FILE *out, double value, enum record_unit unit)
 {
 	char number[REPORT_NUMBER_MAX];
 
 	fputs(report_format_number(number, sizeof(number), value, unit), out);
 }
 
-static void json_value(FILE *out, const struct vm_field *field)
+static void json_value(FILE *out, const struct record_field *field)
 {
-	if (field->unit == VM_UNIT_LABEL && (!field->label || !*field->label))
+	if (field->unit == RECORD_LABEL && (!field->label || !*field->label))
 		fputs("null", out);	/* a label not known, or none */
-	else if (field->unit == VM_UNIT_LABEL)
+	else if (field->unit == RECORD_LABEL)
 		json_write_string(out, field->label);
-	else if (field->unit == VM_UNIT_BOOL && isfinite(field->value))
+	else if (field->unit == RECORD_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);
 	else
 		json_number(out, field->value, field->unit);
@@ -688,7 +688,7 @@ static void json_begin(struct report *report)
 			fputs(meta->params[i].value != 0 ? "true" : "false",
 			      out);
 		else
-			json_number(out, meta->params[i].value, VM_UNIT_COUNT);
+			json_number(out, meta->params[i].value, RECORD_COUNT);
 	}
 	if (meta->engine) {
 		fputs(meta->param_count ? ", \"engine\": " : "\"engine\": ",
@@ -699,12 +699,12 @@ static void json_begin(struct report *report)
 }
 
 static void json_note_unit(struct report *report, const char *key,
-			   enum vm_unit unit)
+			   enum record_unit unit)
 {
 	key_index(&report->unit_keys, key, unit);
 }
 
-static const char *key_of(const struct vm_field *field)
+static const char *key_of(const struct record_field *field)
 {
 	return field->key ? field->key : "value";
 }
@@ -713,7 +713,7 @@ static const char *key_of(const struct vm_field *field)
  * The name a field has at one level of nesting: its key from prefix_len
  * on, up to the next dot.  Sets *nested when a dot follows.
  */
-static size_t member_name(const struct vm_field *field, size_t prefix_len,
+static size_t member_name(const struct record_field *field, size_t prefix_len,
 			  const char **name, bool *nested)
 {
 	const char *dot;
@@ -725,7 +725,7 @@ static size_t member_name(const struct vm_field *field, size_t prefix_len,
 }
 
 /* Is field inside the object whose members' keys start with prefix? */
-static bool in_group(const struct vm_field *field, const char *prefix,
+static bool in_group(const struct record_field *field, const char *prefix,
 		     size_t prefix_len)
 {
 	return strncmp(key_of(field), prefix, prefix_len) == 0 &&
@@ -733,7 +733,7 @@ static bool in_group(const struct vm_field *field, const char *prefix,
 }
 
 /* Do fields a and b make one member at this level? */
-static bool same_member(const struct vm_field *a, const struct vm_field *b,
+static bool same_member(const struct record_field *a, const struct record_field *b,
 			size_t prefix_len)
 {
 	const char *na, *nb;
@@ -745,7 +745,7 @@ static bool same_member(const struct vm_field *a, const struct vm_field *b,
 }
 
 /* Is field b, in the object of prefix, part of the member a makes? */
-static bool joins(const struct vm_field *a, const struct vm_field *b,
+static bool joins(const struct record_field *a, const struct record_field *b,
 		  const char *prefix, size_t prefix_len)
 {
 	return (!prefix_len || in_group(b, prefix, prefix_len)) &&
@@ -764,7 +764,7 @@ static void json_members(struct report *report, FILE *out,
 	bool first = true;
 
 	for (unsigned i = from; i < rec->count; i++) {
-		const struct vm_field *field = &rec->fields[i];
+		const struct record_field *field = &rec->fields[i];
 		const char *name;
 		char key[FIELD_TEXT_MAX];
 		unsigned repeats = 0, j;
@@ -812,7 +812,7 @@ static void json_members(struct report *report, FILE *out,
 
 /* One member "name": value of an object gathered in b. */
 static void buffer_member(struct text_buffer *b, const char *separator,
-			  const char *name, const struct vm_field *field)
+			  const char *name, const struct record_field *field)
 {
 	fputs(b->count++ ? separator : "", b->out);
 	json_write_string(b->out, name);
@@ -842,7 +842,7 @@ static void schema1_members(struct report *report, const char *name,
 	bool valued = has_value(rec);
 
 	for (unsigned i = 1; i < rec->count; i++) {
-		struct vm_field field = rec->fields[i];
+		struct record_field field = rec->fields[i];
 		const char *key = key_of(&field);
 		char bound[KEY_MAX + 16];
 
@@ -875,10 +875,10 @@ static void json_index_record(struct report *report,
 			      const struct record *rec)
 {
 	const struct report_meta *meta = report->meta;
-	const struct vm_field *first = &rec->fields[0];
+	const struct record_field *first = &rec->fields[0];
 
 	if (!report->index.out || !rec->count ||
-	    first->unit != VM_UNIT_LABEL ||
+	    first->unit != RECORD_LABEL ||
 	    strcmp(key_of(first), meta->index_key ? meta->index_key : ""))
 		return;
 	fputs(report->index.count++ ? ",\n    " : "\n    ", report->index.out);

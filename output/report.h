@@ -11,6 +11,7 @@
 
 #include "dev.h"
 #include "vm.h"
+#include "vm/layout.h"
 
 enum report_format {
 	REPORT_TEXT,		/* the original tool's lines */
@@ -86,7 +87,7 @@ int report_close(struct report *report, const struct dev_stats *stats,
 		 bool incomplete);
 
 /* Text of one field's value, as the text format shows it in display. */
-const char *report_field_text(const struct vm_field *field,
+const char *report_field_text(const struct record_field *field,
 			      enum text_display display, unsigned digits,
 			      char *buf, size_t size);
 
@@ -110,7 +111,7 @@ int report_parse_format(const char *name, enum report_format *format);
  * Base unit of a field's value as the machine formats name it: "bytes",
  * "ns", "bytes/s", "count", "label" or "boolean".
  */
-const char *report_unit_name(enum vm_unit unit);
+const char *report_unit_name(enum record_unit unit);
 
 /*
  * value as the machine formats print it: bytes and ns as integers,
@@ -120,6 +121,6 @@ const char *report_unit_name(enum vm_unit unit);
  */
 #define REPORT_NUMBER_MAX 400	/* the longest a double prints so */
 const char *report_format_number(char *buf, size_t size, double value,
-				 enum vm_unit unit);
+				 enum record_unit unit);
 
 #endif

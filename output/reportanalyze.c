@@ -64,7 +64,7 @@ static int emit_input(struct report *report, const struct analyze_result *r,
 	struct record rec = { .kind = "input", .layout = &spaces };
 
 	for (size_t i = 0; i < COUNT_OF(fields); i++)
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
+		rec.fields[rec.count++] = (struct record_field){ RECORD_COUNT,
 			fields[i].key, i < COUNT_OF(looks) ? &looks[i] :
 			&text_hidden, NULL, fields[i].value };
 	return report_record(report, &rec);
@@ -145,7 +145,7 @@ static int emit_finding(struct report *report,
 
 	analysis_finding_record(id->name, found, id->bytes, why, &rec);
 	if (r->open)
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_BOOL,
+		rec.fields[rec.count++] = (struct record_field){ RECORD_BOOL,
 			"lower_bound", NULL, NULL, bound };
 	rec.layout = &r->line;
 	report_hide_fields(&rec);
@@ -217,7 +217,7 @@ static int emit_limit(struct report *report, const struct analysis_geometry *g)
 
 	if (!g->spec_max_au)
 		return 0;
-	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "max_erase_size_bytes",
+	rec.fields[0] = (struct record_field){ RECORD_BYTES, "max_erase_size_bytes",
 		g->erase.known && g->erase.value > g->spec_max_au ? &above :
 		&text_hidden, NULL, (double)g->spec_max_au };
 	return report_record(report, &rec);
@@ -284,13 +284,13 @@ static int emit_align(struct report *report, const struct analyze_result *r,
 
 		if (r->point_table[i] != f->table)
 			continue;
-		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align_bytes",
+		rec.fields[0] = (struct record_field){ RECORD_BYTES, "align_bytes",
 			&aligns[first ? 0 : 1], NULL, (double)p->align };
 		first = false;
 		for (size_t k = 0; k < COUNT_OF(keys); k++)
-			rec.fields[rec.count++] = (struct vm_field){
-				VM_UNIT_TIME, keys[k], &column, NULL, ns[k] };
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_LABEL,
+			rec.fields[rec.count++] = (struct record_field){
+				RECORD_TIME, keys[k], &column, NULL, ns[k] };
+		rec.fields[rec.count++] = (struct record_field){ RECORD_LABEL,
 			"boundary", mark[0] ? &boundary : &text_hidden, mark,
 			0 };
 		err = report_record(report, &rec);
@@ -358,25 +358,25 @@ static int emit_combined(struct report *report,
 
 		analysis_open_au_verdict(r->combined, r->combined_count, i,
 					 &v);
-		rec.fields[0] = (struct vm_field){ VM_UNIT_COUNT, "nr",
+		rec.fields[0] = (struct record_field){ RECORD_COUNT, "nr",
 			i ? nr_later : &looks[0], NULL,
 			run->nr ? (double)run->nr : NAN };
-		rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "order",
+		rec.fields[1] = (struct record_field){ RECORD_LABEL, "order",
 			&looks[1], run->random ? "random" : "linear", 0 };
-		rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "runs",
+		rec.fields[2] = (struct record_field){ RECORD_COUNT, "runs",
 			&looks[2], NULL, run->combined };
-		rec.fields[3] = (struct vm_field){ VM_UNIT_COUNT, "sizes",
+		rec.fields[3] = (struct record_field){ RECORD_COUNT, "sizes",
 			&looks[3], NULL, (double)run->count };
-		rec.fields[4] = (struct vm_field){ VM_UNIT_COUNT,
+		rec.fields[4] = (struct record_field){ RECORD_COUNT,
 			"median_ratio", &looks[4], NULL,
 			v.compared ? v.median_ratio : NAN };
-		rec.fields[5] = (struct vm_field){ VM_UNIT_COUNT,
+		rec.fields[5] = (struct record_field){ RECORD_COUNT,
 			"worst_ratio", &looks[5], NULL,
 			v.compared ? v.worst_ratio : NAN };
-		rec.fields[6] = (struct vm_field){ VM_UNIT_BYTES, "worst_size_bytes",
+		rec.fields[6] = (struct record_field){ RECORD_BYTES, "worst_size_bytes",
 			&looks[6], NULL, v.compared ?
 			(double)v.worst_size : NAN };
-		rec.fields[7] = (struct vm_field){ VM_UNIT_LABEL, "verdict",
+		rec.fields[7] = (struct record_field){ RECORD_LABEL, "verdict",
 			&looks[7], verdict_text(run, &v), 0 };
 		err = report_record(report, &rec);
 	}
@@ -399,25 +399,25 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 
 		analysis_open_au_verdict(r->combined, r->combined_count,
 					 r->run_combined[i], &v);
-		rec.fields[0] = (struct vm_field){ VM_UNIT_COUNT, "run",
+		rec.fields[0] = (struct record_field){ RECORD_COUNT, "run",
 			&text_hidden, NULL, (double)i + 1 };
-		rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "nr",
+		rec.fields[1] = (struct record_field){ RECORD_COUNT, "nr",
 			&text_hidden, NULL, run->nr ? (double)run->nr : NAN };
-		rec.fields[2] = (struct vm_field){ VM_UNIT_BOOL, "random",
+		rec.fields[2] = (struct record_field){ RECORD_BOOL, "random",
 			&text_hidden, NULL, run->random };
-		rec.fields[3] = (struct vm_field){ VM_UNIT_BOOL, "falls_off",
+		rec.fields[3] = (struct record_field){ RECORD_BOOL, "falls_off",
 			&text_hidden, NULL, v.compared ? v.fell : NAN };
-		rec.fields[4] = (struct vm_field){ VM_UNIT_COUNT,
+		rec.fields[4] = (struct record_field){ RECORD_COUNT,
 			"median_ratio", &text_hidden, NULL,
 			v.compared ? v.median_ratio : NAN };
 		err = report_record(report, &rec);
 		rec.kind = "open_au_point";
 		for (size_t j = 0; !err && j < run->count; j++) {
 			rec.count = 3;
-			rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES,
+			rec.fields[1] = (struct record_field){ RECORD_BYTES,
 				"block_bytes", &text_hidden, NULL,
 				(double)run->size[j] };
-			rec.fields[2] = (struct vm_field){ VM_UNIT_RATE,
+			rec.fields[2] = (struct record_field){ RECORD_RATE,
 				"bytes_per_s", &text_hidden, NULL, run->rate[j] };
 			err = report_record(report, &rec);
 		}

@@ -52,7 +52,7 @@ static unsigned longer(unsigned width, const char *text)
 static const char *cell_text(const struct compare_card *card,
 			     enum compare_column c, char *buf, size_t size)
 {
-	const struct vm_field field = { .unit = compare_columns[c].unit,
+	const struct record_field field = { .unit = compare_columns[c].unit,
 					.value = card->value[c] };
 
 	if (!isfinite(card->value[c]))
@@ -173,11 +173,11 @@ static void set_looks(const struct compare_card *card,
 	end_row(card, looks);
 }
 
-static void add_field(struct record *rec, enum vm_unit unit,
+static void add_field(struct record *rec, enum record_unit unit,
 		      const char *key, const struct text_look *look,
 		      const char *label, double value)
 {
-	rec->fields[rec->count++] = (struct vm_field){ unit, key, look, label,
+	rec->fields[rec->count++] = (struct record_field){ unit, key, look, label,
 						       value };
 }
 
@@ -210,32 +210,32 @@ static int emit_card(struct report *report, const struct compare_card *card,
 	struct record rec = { .kind = "compared_card", .layout = &packed };
 
 	set_looks(card, w, first_heading, &looks);
-	add_field(&rec, VM_UNIT_LABEL, "name", &looks.cell[0], card->name, 0);
+	add_field(&rec, RECORD_LABEL, "name", &looks.cell[0], card->name, 0);
 	for (unsigned c = 0; c < COMPARE_COLUMNS; c++) {
 		add_field(&rec, compare_columns[c].unit, compare_columns[c].key,
 			  &looks.cell[1 + c], NULL, card->value[c]);
 		if (c == COMPARE_OPEN)
-			add_field(&rec, VM_UNIT_BOOL, "open_erase_blocks_"
+			add_field(&rec, RECORD_BOOL, "open_erase_blocks_"
 				  "at_least", &text_hidden, NULL,
 				  isfinite(card->value[c]) ?
 				  card->open_at_least : NAN);
 	}
 	for (unsigned l = 0; l < COMPARE_LABELS; l++)
-		add_field(&rec, VM_UNIT_LABEL, compare_labels[l].key,
+		add_field(&rec, RECORD_LABEL, compare_labels[l].key,
 			  &looks.cell[1 + COMPARE_COLUMNS + l],
 			  card->label_known[l] ? card->label[l] : NULL, 0);
-	add_field(&rec, VM_UNIT_LABEL, "path", &text_hidden,
+	add_field(&rec, RECORD_LABEL, "path", &text_hidden,
 		  card->path[0] ? card->path : NULL, 0);
-	add_field(&rec, VM_UNIT_BYTES, "size_bytes", &text_hidden, NULL,
+	add_field(&rec, RECORD_BYTES, "size_bytes", &text_hidden, NULL,
 		  card->size_bytes ? (double)card->size_bytes : NAN);
-	add_field(&rec, VM_UNIT_LABEL, "matched_by", &text_hidden,
+	add_field(&rec, RECORD_LABEL, "matched_by", &text_hidden,
 		  matched_by(card), 0);
-	add_field(&rec, VM_UNIT_COUNT, "runs", &text_hidden, NULL,
+	add_field(&rec, RECORD_COUNT, "runs", &text_hidden, NULL,
 		  card->runs);
-	add_field(&rec, VM_UNIT_LABEL, "files", &text_hidden, card->files, 0);
+	add_field(&rec, RECORD_LABEL, "files", &text_hidden, card->files, 0);
 	for (unsigned c = 0; c < COMPARE_COLUMNS; c++)
 		if (compare_columns[c].ranked)
-			add_field(&rec, VM_UNIT_BOOL, best_keys[c],
+			add_field(&rec, RECORD_BOOL, best_keys[c],
 				  &text_hidden, NULL, card->best[c]);
 	return report_record(report, &rec);
 }
@@ -245,7 +245,7 @@ static int emit_note(struct report *report, const char *text,
 {
 	struct record rec = { .kind = "note", .layout = &note_line };
 
-	add_field(&rec, VM_UNIT_LABEL, "note", look, text, 0);
+	add_field(&rec, RECORD_LABEL, "note", look, text, 0);
 	return report_record(report, &rec);
 }
 
@@ -313,7 +313,7 @@ int compare_plot(const struct compare *table, FILE *out)
 {
 	const char *names[COMPARE_MAX_CARDS];
 	const char *groups[COMPARE_COLUMNS];
-	enum vm_unit units[COMPARE_COLUMNS];
+	enum record_unit units[COMPARE_COLUMNS];
 	double values[COMPARE_COLUMNS * COMPARE_MAX_CARDS];
 	struct plot_bars bars = { .title = "flashbench --compare",
 		.series = names, .series_count = table->card_count,

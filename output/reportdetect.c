@@ -103,11 +103,11 @@ static int emit_finding(struct report *report,
 	struct record rec;
 
 	analysis_finding_record(id->name, found, id->bytes, NULL, &rec);
-	rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_LABEL, "reason",
+	rec.fields[rec.count++] = (struct record_field){ RECORD_LABEL, "reason",
 		NULL, found->known ? NULL :
 		found->reason[0] ? found->reason : "unknown", 0 };
 	if (row == ANALYSIS_OPEN_LINEAR || row == ANALYSIS_OPEN_RANDOM)
-		rec.fields[rec.count++] = (struct vm_field){ VM_UNIT_COUNT,
+		rec.fields[rec.count++] = (struct record_field){ RECORD_COUNT,
 			"at_least", NULL, NULL, at_least ? (double)at_least : NAN };
 	rec.layout = &r->line;
 	report_hide_fields(&rec);
@@ -133,18 +133,18 @@ int report_order_cost(struct report *report,
 			      .layout = line };
 
 	snprintf(template, sizeof(template), "%% %s", of);
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name",
+	rec.fields[0] = (struct record_field){ RECORD_LABEL, "name",
 		&text_hidden, "random_linear_ratio", 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_COUNT, "value",
+	rec.fields[1] = (struct record_field){ RECORD_COUNT, "value",
 		c->known ? &ratio : &text_hidden, NULL,
 		c->known ? c->ratio : NAN };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT, "nr",
+	rec.fields[2] = (struct record_field){ RECORD_COUNT, "nr",
 		c->known ? &at : &text_hidden, NULL,
 		c->known ? (double)c->nr : NAN };
-	rec.fields[3] = (struct vm_field){ VM_UNIT_COUNT, "confidence",
+	rec.fields[3] = (struct record_field){ RECORD_COUNT, "confidence",
 		c->known ? &reading_confidence : &text_hidden, NULL,
 		c->known ? c->confidence : NAN };
-	rec.fields[4] = (struct vm_field){ VM_UNIT_LABEL, why_key,
+	rec.fields[4] = (struct record_field){ RECORD_LABEL, why_key,
 		c->known ? &text_hidden : &not_determined, why, 0 };
 	if (!shown)
 		report_hide_fields(&rec);
@@ -219,11 +219,11 @@ static int emit_device(struct report *report, const struct dev *dev)
 	struct record rec = { .kind = "device", .count = 3,
 				 .layout = &device_line };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "path", &looks[0],
+	rec.fields[0] = (struct record_field){ RECORD_LABEL, "path", &looks[0],
 					   dev->path, 0 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes", &looks[1],
+	rec.fields[1] = (struct record_field){ RECORD_BYTES, "size_bytes", &looks[1],
 					   NULL, (double)dev->size_bytes };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_BYTES,
+	rec.fields[2] = (struct record_field){ RECORD_BYTES,
 		"logical_block_bytes", &looks[2], NULL,
 		(double)dev->logical_block_bytes };
 	return report_record(report, &rec);
@@ -234,7 +234,7 @@ static int emit_card(struct report *report, const struct detect_findings *f)
 	struct record rec = { .kind = "card", .count = 1,
 				 .layout = &card_line };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "identity", NULL,
+	rec.fields[0] = (struct record_field){ RECORD_LABEL, "identity", NULL,
 					   f->identity, 0 };
 	return report_record(report, &rec);
 }
@@ -250,11 +250,11 @@ static int emit_cost(struct report *report, const struct dev_stats *stats)
 	struct record rec = { .kind = "cost", .count = 3,
 				 .layout = &cost_line };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_TIME, "device_time_ns",
+	rec.fields[0] = (struct record_field){ RECORD_TIME, "device_time_ns",
 		&looks[0], NULL, (double)stats->time_ns };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_BYTES, "bytes_read",
+	rec.fields[1] = (struct record_field){ RECORD_BYTES, "bytes_read",
 		&looks[1], NULL, (double)stats->bytes_read };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_BYTES, "bytes_written",
+	rec.fields[2] = (struct record_field){ RECORD_BYTES, "bytes_written",
 		&looks[2], NULL, (double)stats->bytes_written };
 	return report_record(report, &rec);
 }
@@ -287,11 +287,11 @@ int report_staircase(struct report *report,
 				 .layout = &spaces };
 	int err;
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_TIME, "diff_noise_ns",
+	rec.fields[0] = (struct record_field){ RECORD_TIME, "diff_noise_ns",
 					   &noise, NULL, g->noise_ns };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_BOOL, "erase_visible",
+	rec.fields[1] = (struct record_field){ RECORD_BOOL, "erase_visible",
 					   &text_hidden, NULL, !g->erase_hidden };
-	rec.fields[2] = (struct vm_field){ VM_UNIT_COUNT,
+	rec.fields[2] = (struct record_field){ RECORD_COUNT,
 		"erase_not_visible_confidence", &text_hidden, NULL,
 		g->erase_hidden ? g->hidden_confidence : 0 };
 	if (!shown)
@@ -324,7 +324,7 @@ int report_lines(struct report *report, const char *kind,
 		struct record rec = { .kind = kind, .count = 1,
 					 .layout = &spaces };
 
-		rec.fields[0] = (struct vm_field){ VM_UNIT_LABEL, "text",
+		rec.fields[0] = (struct record_field){ RECORD_LABEL, "text",
 			&looks[i ? 1 : 0], lines[i], 0 };
 		err = report_record(report, &rec);
 	}
@@ -366,11 +366,11 @@ static int emit_evidence(struct report *report,
 		struct record rec = { .kind = "align", .count = 1,
 					 .layout = &spaces };
 
-		rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "align_bytes",
+		rec.fields[0] = (struct record_field){ RECORD_BYTES, "align_bytes",
 			&aligns[i ? 1 : 0], NULL, (double)p->align };
 		for (size_t k = 0; k < 5; k++)
-			rec.fields[rec.count++] = (struct vm_field){
-				VM_UNIT_TIME, keys[k], &looks[k], NULL,
+			rec.fields[rec.count++] = (struct record_field){
+				RECORD_TIME, keys[k], &looks[k], NULL,
 				ns[k] };
 		err = report_record(report, &rec);
 	}

@@ -103,8 +103,8 @@ static int write_text(FILE *out, const struct report_summary *s,
 static void write_json_number(FILE *out, double value, const char *unit)
 {
 	char buf[64];
-	enum vm_unit u = strcmp(unit, "bytes") == 0 ? VM_UNIT_BYTES :
-			 strcmp(unit, "ns") == 0 ? VM_UNIT_TIME : VM_UNIT_COUNT;
+	enum record_unit u = strcmp(unit, "bytes") == 0 ? RECORD_BYTES :
+			 strcmp(unit, "ns") == 0 ? RECORD_TIME : RECORD_COUNT;
 
 	fputs(report_format_number(buf, sizeof(buf), value, u), out);
 }
@@ -245,7 +245,7 @@ static void csv_member(FILE *out, const char *part, const char *kind,
 	if (v->type == JSON_NUMBER || v->type == JSON_BOOL)
 		csv_row(out, part, kind, name,
 			report_format_number(num, sizeof(num), v->number,
-					     VM_UNIT_COUNT), "", "");
+					     RECORD_COUNT), "", "");
 	else if (v->type == JSON_STRING)
 		csv_row(out, part, kind, name, "", "label", v->string);
 	else if (v->type == JSON_NULL)
@@ -290,7 +290,7 @@ static int write_csv(FILE *out, const struct report_summary *s,
 		csv_row(out, "summary", item->topic, item->key,
 			isfinite(item->value) ?
 			report_format_number(num, sizeof(num), item->value,
-					     VM_UNIT_COUNT) : "",
+					     RECORD_COUNT) : "",
 			item->unit, item->text);
 	}
 	for (size_t i = 0; i < count; i++)

@@ -39,10 +39,10 @@ static struct record fat_record(double block, double rate)
 {
 	struct record rec = { .count = 4 };
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "block_bytes", &size_look,
+	rec.fields[0] = (struct record_field){ RECORD_BYTES, "block_bytes", &size_look,
 					   NULL, block };
 	for (unsigned i = 1; i < 4; i++)
-		rec.fields[i] = (struct vm_field){ VM_UNIT_RATE, "bytes_per_s", NULL,
+		rec.fields[i] = (struct record_field){ RECORD_RATE, "bytes_per_s", NULL,
 						   NULL, rate * i };
 	return rec;
 }
@@ -68,45 +68,45 @@ static void test_numbers(void)
 	char buf[32];
 
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 4194304,
-					VM_UNIT_BYTES), "4194304",
+					RECORD_BYTES), "4194304",
 		   "integers print whole");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 418123.6,
-					VM_UNIT_TIME), "418124",
+					RECORD_TIME), "418124",
 		   "nanoseconds print as whole numbers");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 19876543.21,
-					VM_UNIT_RATE), "19876500",
+					RECORD_RATE), "19876500",
 		   "rates print to six significant digits, no exponent");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.5e-5,
-					VM_UNIT_COUNT), "0.000015",
+					RECORD_COUNT), "0.000015",
 		   "small values print in plain decimals");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 999999.7,
-					VM_UNIT_RATE), "1000000",
+					RECORD_RATE), "1000000",
 		   "rounding up carries into a new digit");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), -1234567.8,
-					VM_UNIT_RATE), "-1234570",
+					RECORD_RATE), "-1234570",
 		   "negative rates keep their sign");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 0.989005,
-					VM_UNIT_COUNT), "0.989005",
+					RECORD_COUNT), "0.989005",
 		   "a confidence prints as it is");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.0 / 3,
-					VM_UNIT_COUNT), "0.333333",
+					RECORD_COUNT), "0.333333",
 		   "fractions print to six significant digits");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), 123456789,
-					VM_UNIT_COUNT), "123456789",
+					RECORD_COUNT), "123456789",
 		   "whole counts print whole");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), -0.0,
-					VM_UNIT_COUNT), "0",
+					RECORD_COUNT), "0",
 		   "negative zero prints as 0");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), NAN, VM_UNIT_RATE),
+	UNIT_STREQ(report_format_number(buf, sizeof(buf), NAN, RECORD_RATE),
 		   "null", "NaN is null");
 	UNIT_STREQ(report_format_number(buf, sizeof(buf), -INFINITY,
-					VM_UNIT_TIME), "null",
+					RECORD_TIME), "null",
 		   "infinity is null");
 }
 
 /*
  * The readings' looks: a caption padded to its width, values padded to
- * theirs (left in bytes as printf does, right in characters), text for
+ * theirs in characters (a "µ" is one column), text for
  * an unknown value, fixed-point and exact displays, the packed style.
  */
 static void test_text_readings(void)
@@ -131,22 +131,22 @@ static void test_text_readings(void)
 	};
 	char *text;
 
-	recs[0].fields[0] = (struct vm_field){ VM_UNIT_TIME, "t", &looks[0],
+	recs[0].fields[0] = (struct record_field){ RECORD_TIME, "t", &looks[0],
 					       NULL, 3252187376.0 };
-	recs[0].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "b", &looks[1],
+	recs[0].fields[1] = (struct record_field){ RECORD_BYTES, "b", &looks[1],
 					       NULL, 12288 };
-	recs[0].fields[2] = (struct vm_field){ VM_UNIT_COUNT, "c", &looks[2],
+	recs[0].fields[2] = (struct record_field){ RECORD_COUNT, "c", &looks[2],
 					       NULL, 0.989 };
-	recs[1].fields[0] = (struct vm_field){ VM_UNIT_TIME, "x", &columns[0],
+	recs[1].fields[0] = (struct record_field){ RECORD_TIME, "x", &columns[0],
 					       NULL, 87300 };
-	recs[1].fields[1] = (struct vm_field){ VM_UNIT_TIME, "y", &columns[1],
+	recs[1].fields[1] = (struct record_field){ RECORD_TIME, "y", &columns[1],
 					       NULL, 87300 };
-	recs[1].fields[2] = (struct vm_field){ VM_UNIT_COUNT, "z",
+	recs[1].fields[2] = (struct record_field){ RECORD_COUNT, "z",
 					       &columns[2], NULL, NAN };
 	text = render(REPORT_TEXT, recs, 2, false);
 	UNIT_STREQ(text, "cost:   3.252 s, 12KiB  (0.99)\n"
-		   "  87.3\xc2\xb5s87.3\xc2\xb5s |   -\n",
-		   "text: caption, widths in bytes and in characters, unknown "
+		   "  87.3\xc2\xb5s87.3\xc2\xb5s  |   -\n",
+		   "text: caption, widths in characters, unknown "
 		   "text, fixed and exact displays, packed fields");
 	free(text);
 }
@@ -166,9 +166,9 @@ static void test_text_template_alone(void)
 				 .kind = "emmc" };
 	char *text;
 
-	rec.fields[0] = (struct vm_field){ VM_UNIT_BYTES, "size_bytes",
+	rec.fields[0] = (struct record_field){ RECORD_BYTES, "size_bytes",
 					   &alone, NULL, 4194304 };
-	rec.fields[1] = (struct vm_field){ VM_UNIT_LABEL, "life", &text_hidden,
+	rec.fields[1] = (struct record_field){ RECORD_LABEL, "life", &text_hidden,
 					   "A", 0 };
 	text = render(REPORT_TEXT, &rec, 1, false);
 	UNIT_STREQ(text, "  life time: A 0-10% used\n  size: 4 MiB\n",
@@ -225,17 +225,17 @@ static void test_text_layout(void)
 				     { .count = 2, .layout = &tabs } };
 	char *text;
 
-	recs[0].fields[0] = (struct vm_field){ VM_UNIT_BYTES, "a", NULL,
+	recs[0].fields[0] = (struct record_field){ RECORD_BYTES, "a", NULL,
 					       NULL, 3145728 };
-	recs[0].fields[1] = (struct vm_field){ VM_UNIT_TIME, "b", NULL,
+	recs[0].fields[1] = (struct record_field){ RECORD_TIME, "b", NULL,
 					       NULL, 2500000 };
-	recs[0].fields[2] = (struct vm_field){ VM_UNIT_RATE, "c", &own,
+	recs[0].fields[2] = (struct record_field){ RECORD_RATE, "c", &own,
 					       NULL, 2.5e6 };
-	recs[0].fields[3] = (struct vm_field){ VM_UNIT_TIME, "d", NULL,
+	recs[0].fields[3] = (struct record_field){ RECORD_TIME, "d", NULL,
 					       NULL, 87300 };
-	recs[1].fields[0] = (struct vm_field){ VM_UNIT_BYTES, "a",
+	recs[1].fields[0] = (struct record_field){ RECORD_BYTES, "a",
 					       &text_hidden, NULL, 1 };
-	recs[1].fields[1] = (struct vm_field){ VM_UNIT_TIME, "b",
+	recs[1].fields[1] = (struct record_field){ RECORD_TIME, "b",
 					       &text_hidden, NULL, 1 };
 	text = render(REPORT_TEXT, recs, 2, false);
 	UNIT_STREQ(text, "3 MiB\tat 2.5\town 2.5M/s\t87.3\xc2\xb5s\n",
@@ -258,9 +258,9 @@ static void test_csv(void)
 
 	recs[1].fields[2].value = NAN;
 	recs[2] = (struct record){ .count = 2, .kind = "note" };
-	recs[2].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "name", NULL,
+	recs[2].fields[0] = (struct record_field){ RECORD_LABEL, "name", NULL,
 					       "a,\"b\"", 0 };
-	recs[2].fields[1] = (struct vm_field){ VM_UNIT_TIME, "time",
+	recs[2].fields[1] = (struct record_field){ RECORD_TIME, "time",
 		&(const struct text_look){ .display = TEXT_MS }, NULL,
 		1500000 };
 	text = render(REPORT_CSV, recs, 3, false);
@@ -286,11 +286,11 @@ static void test_csv_note(void)
 				  { .count = 1, .kind = "host_queue" } };
 	char *text;
 
-	recs[0].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "note", NULL,
+	recs[0].fields[0] = (struct record_field){ RECORD_LABEL, "note", NULL,
 					       "slow host", 0 };
-	recs[0].fields[1] = (struct vm_field){ VM_UNIT_COUNT, "depth", NULL,
+	recs[0].fields[1] = (struct record_field){ RECORD_COUNT, "depth", NULL,
 					       NULL, 32 };
-	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "queues", NULL,
+	recs[1].fields[0] = (struct record_field){ RECORD_LABEL, "queues", NULL,
 					       "yes", 0 };
 	text = render(REPORT_CSV, recs, 2, true);
 	UNIT_STREQ(text, "schema,kind,depth,queues,note\n"
@@ -312,12 +312,12 @@ static void test_json(void)
 
 	recs[0].fields[2].value = INFINITY;
 	recs[1] = (struct record){ .count = 3 };
-	recs[1].fields[0] = (struct vm_field){ VM_UNIT_LABEL, "k\"\\\n",
+	recs[1].fields[0] = (struct record_field){ RECORD_LABEL, "k\"\\\n",
 		NULL, "tab\there \x01 bad\xff end \xc2\xb5", 0 };
-	recs[1].fields[1] = (struct vm_field){ VM_UNIT_BYTES, "offset",
+	recs[1].fields[1] = (struct record_field){ RECORD_BYTES, "offset",
 		&(const struct text_look){ .display = TEXT_MIB }, NULL,
 		1048576 };
-	recs[1].fields[2] = (struct vm_field){ VM_UNIT_RATE, "rate",
+	recs[1].fields[2] = (struct record_field){ RECORD_RATE, "rate",
 		&(const struct text_look){ .display = TEXT_MBPS }, NULL,
 		2.5e6 };
 	text = render(REPORT_JSON, recs, 2, true);

@@ -315,9 +315,9 @@ static int collect(void *ctx, const struct record *rec)
 	struct collected *c = ctx;
 
 	for (unsigned i = 0; i < rec->count; i++) {
-		const struct vm_field *f = &rec->fields[i];
+		const struct record_field *f = &rec->fields[i];
 		size_t room = sizeof(c->text) - c->length;
-		int n = f->unit == VM_UNIT_LABEL ?
+		int n = f->unit == RECORD_LABEL ?
 			snprintf(c->text + c->length, room, "%s=%s ", f->key,
 				 f->label) :
 			snprintf(c->text + c->length, room, "%s=%.17g ", f->key,

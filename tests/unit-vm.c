@@ -188,13 +188,13 @@ static void test_plan(void)
 		       "newline", 1 << 20, &plan);
 	UNIT_CHECK(err == -EMSGSIZE && plan.error_line == 1 &&
 		   record_count == 0,
-		   "a record of more than VM_MAX_FIELDS fields refused, "
+		   "a record of more than RECORD_MAX_FIELDS fields refused, "
 		   "not taken for too many operations");
 	err = run_text("for i in linear 0 1 32 none { report count c i }\n"
 		       "newline", 1 << 20, &plan);
 	UNIT_CHECK(err == 0 && record_count == 1 &&
-		   records[0].count == VM_MAX_FIELDS,
-		   "a record of VM_MAX_FIELDS fields is fine");
+		   records[0].count == RECORD_MAX_FIELDS,
+		   "a record of RECORD_MAX_FIELDS fields is fine");
 }
 
 static void test_reducers(void)

@@ -730,9 +730,9 @@ static void parse_let(struct parser *p)
 static bool parse_key(struct parser *p, struct node *n)
 {
 	if (p->token.kind == TOK_IDENT) {
-		if (p->token.length > VM_KEY_MAX) {
+		if (p->token.length > RECORD_KEY_MAX) {
 			error_here(p, "key longer than %d characters",
-				   VM_KEY_MAX);
+				   RECORD_KEY_MAX);
 			return false;
 		}
 		n->key = strndup(p->token.start, p->token.length);
@@ -754,10 +754,10 @@ static bool parse_key(struct parser *p, struct node *n)
 				s++;
 			for (len = 0; is_ident_char(s[len], false); len++)
 				;
-			if (len > VM_KEY_MAX) {
+			if (len > RECORD_KEY_MAX) {
 				error_here(p, "key (the text's first word) "
 					   "longer than %d characters",
-					   VM_KEY_MAX);
+					   RECORD_KEY_MAX);
 				return false;
 			}
 			n->key = len ? strndup(s, len) : strdup("value");
@@ -793,7 +793,7 @@ static void parse_report(struct parser *p)
 	n->look = (struct text_look){
 		.display = vm_unit_table[unit].display, .template = n->text };
 	n->end = index + 1;
-	if (n->unit == VM_UNIT_LABEL) {
+	if (n->unit == RECORD_LABEL) {
 		if (p->token.kind != TOK_STRING) {
 			error_here(p, "expected the label's \"text\"");
 			return;

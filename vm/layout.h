@@ -17,6 +17,8 @@
 
 #include <stdbool.h>
 
+#define VM_TEMPLATE_MAX 1024	/* longest text template a program may give */
+
 /* How a value is written in text; each reads the field's base unit. */
 enum text_display {
 	TEXT_AS_UNIT,		/* the unit's own: bytes and counts as

@@ -44,16 +44,16 @@ _Static_assert(sizeof(vm_reduce_names) / sizeof(vm_reduce_names[0]) ==
 	       VM_REDUCE_COUNT, "one name per reducer");
 
 const struct vm_unit_info vm_unit_table[] = {
-	[VM_WORD_BYTES] = { "bytes", 1, VM_UNIT_BYTES, TEXT_AS_UNIT },
-	[VM_WORD_SIZE] = { "size", 1, VM_UNIT_BYTES, TEXT_SIZE },
-	[VM_WORD_TIME] = { "time", 1, VM_UNIT_TIME, TEXT_AS_UNIT },
-	[VM_WORD_RATE] = { "rate", 2, VM_UNIT_RATE, TEXT_AS_UNIT },
-	[VM_WORD_MIB] = { "mib", 1, VM_UNIT_BYTES, TEXT_MIB },
-	[VM_WORD_MS] = { "ms", 1, VM_UNIT_TIME, TEXT_MS },
-	[VM_WORD_MBPS] = { "mbps", 2, VM_UNIT_RATE, TEXT_MBPS },
-	[VM_WORD_COUNT] = { "count", 1, VM_UNIT_COUNT, TEXT_AS_UNIT },
-	[VM_WORD_LABEL] = { "label", 0, VM_UNIT_LABEL, TEXT_AS_UNIT },
-	[VM_WORD_BOOL] = { "bool", 1, VM_UNIT_BOOL, TEXT_AS_UNIT },
+	[VM_WORD_BYTES] = { "bytes", 1, RECORD_BYTES, TEXT_AS_UNIT },
+	[VM_WORD_SIZE] = { "size", 1, RECORD_BYTES, TEXT_SIZE },
+	[VM_WORD_TIME] = { "time", 1, RECORD_TIME, TEXT_AS_UNIT },
+	[VM_WORD_RATE] = { "rate", 2, RECORD_RATE, TEXT_AS_UNIT },
+	[VM_WORD_MIB] = { "mib", 1, RECORD_BYTES, TEXT_MIB },
+	[VM_WORD_MS] = { "ms", 1, RECORD_TIME, TEXT_MS },
+	[VM_WORD_MBPS] = { "mbps", 2, RECORD_RATE, TEXT_MBPS },
+	[VM_WORD_COUNT] = { "count", 1, RECORD_COUNT, TEXT_AS_UNIT },
+	[VM_WORD_LABEL] = { "label", 0, RECORD_LABEL, TEXT_AS_UNIT },
+	[VM_WORD_BOOL] = { "bool", 1, RECORD_BOOL, TEXT_AS_UNIT },
 };
 _Static_assert(sizeof(vm_unit_table) / sizeof(vm_unit_table[0]) ==
 	       VM_UNIT_WORD_COUNT, "one vm_unit_table row per unit word");
@@ -71,19 +71,4 @@ const char *const vm_style_names[] = {
 };
 _Static_assert(sizeof(vm_style_names) / sizeof(vm_style_names[0]) ==
 	       TEXT_STYLE_COUNT, "one name per text format");
-
-/* Names, for listings and messages. */
-const char *vm_op_name(enum vm_op op)
-{
-	return op < VM_OP_COUNT ? vm_op_table[op].name : "?";
-}
-
-const char *vm_unit_name(enum vm_unit unit)
-{
-	/* the first word of a unit is its own: "bytes", "time", "rate" */
-	for (unsigned i = 0; i < VM_UNIT_WORD_COUNT; i++)
-		if (vm_unit_table[i].unit == unit)
-			return vm_unit_table[i].name;
-	return "?";
-}
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "vm.h"
+#include "vm/layout.h"
 
 /* Opcodes: one per statement of the program text. */
 enum vm_op {
@@ -91,7 +92,7 @@ enum vm_unit_word {
 struct vm_unit_info {
 	const char *name;
 	unsigned operands;	/* rates: bytes and ns */
-	enum vm_unit unit;
+	enum record_unit unit;
 	enum text_display display;
 };
 
@@ -131,7 +132,7 @@ struct node {
 	unsigned reduce_count;
 	enum dev_pattern pattern;
 	enum vm_unit_word unit_word;	/* VM_REPORT: as written */
-	enum vm_unit unit;		/* VM_REPORT: its base unit */
+	enum record_unit unit;		/* VM_REPORT: its base unit */
 	struct text_look look;		/* VM_REPORT: its row of the layout */
 	int var;			/* bound (for, let) variable or -1 */
 	int more_vars[VM_MAX_REDUCERS - 1];	/* let a, b, c = ... */
@@ -161,9 +162,5 @@ struct vm_program {
 	   node holds its look */
 	struct text_layout layout;
 };
-
-/* Names, for listings and messages. */
-const char *vm_op_name(enum vm_op op);
-const char *vm_unit_name(enum vm_unit unit);
 
 #endif
