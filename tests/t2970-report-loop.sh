@@ -1,9 +1,10 @@
 #!/bin/sh
 # t2970: --report --write on a loop device full of random data leaves
 # every byte as it was: run through, interrupted (SIGINT: a partial
-# summary marked incomplete, exit 130), or killed (kill -9) inside each
-# writing part, after which the undo file it names puts every byte back
-# with --restore.
+# summary marked incomplete, exit 130), or killed (kill -9, the part and
+# the report) inside each writing part, after which the undo file it
+# names puts every byte back with --restore.  (A kill -9 of the report
+# alone leaves the part to put its range back: t8030.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -82,7 +83,14 @@ gone() {
 	! [ -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"
 }
 
-# killed_in PART: kill -9 inside PART, then --restore: every byte back
+# stopped PID: the process is stopped (SIGSTOP)
+stopped() {
+	grep -q "^State:.*T" "/proc/$1/status"
+}
+
+# killed_in PART: kill -9 inside PART, of the part and then of the
+# report (held stopped meanwhile: it would put the range back itself),
+# then --restore: every byte back
 killed_in() {
 	rm -f "$UNDO" &&
 	fill_random "$LOOP" &&
@@ -90,9 +98,12 @@ killed_in() {
 	fb_start --report $ARGS "$LOOP" &&
 	in_part "$1" &&
 	child=$(part_pid) && test -n "$child" &&
+	kill -STOP "$fb_pid" &&
+	poll_until "the report stopped" stopped "$fb_pid" &&
+	kill -9 "$child" &&
+	poll_until "the part killed" gone "$child" &&
 	kill -9 "$fb_pid" && fb_wait >/dev/null &&
 	test "$(cat code)" = 137 &&
-	poll_until "the part killed with the report" gone "$child" &&
 	echo "killed; the undo file:" && ls -l "$UNDO" &&
 	test "$(dev_sum "$LOOP")" != "$before" &&
 	"$FLASHBENCH" --restore="$UNDO" "$LOOP" &&
