@@ -38,56 +38,6 @@ test_expect_success '--report --write on a regular file: a part that does not ap
 	test "$(cksum <file.img)" = "$before"
 '
 
-# in_part PART: the run has started PART; (a part that keeps its range)
-# saved it, or (the capacity check, which saves block by block) its undo
-# file holds 8 MiB; and since then 64 KiB more went to the device
-in_part() {
-	ip_part=$1
-	poll_until "part $1" grep -q "part [0-9] of [0-9], $1:" err &&
-	if [ "$1" = capacity-check ]; then
-		poll_until "8MiB saved" undo_holds $((8 * MIB))
-	else
-		poll_until "$1 saved" part_saved
-	fi &&
-	ip_sectors=$(written_sectors) &&
-	poll_until "$1 writing" written_past $((ip_sectors + 128))
-}
-
-# written_sectors: the sectors written to the loop device, from its stat
-written_sectors() {
-	awk "{ print \$7 }" "/sys/block/${LOOP#/dev/}/stat"
-}
-
-written_past() {
-	[ "$(written_sectors)" -ge "$1" ]
-}
-
-undo_holds() {
-	[ "$(stat -c %s "$UNDO" 2>/dev/null || echo 0)" -ge "$1" ]
-}
-
-# part_saved: after the line starting part ip_part, its range saved
-part_saved() {
-	sed -n "/part [0-9] of [0-9], $ip_part:/,\$p" err |
-		grep -q "saved to $UNDO; writing"
-}
-
-# part_pid: the process the report runs its part in
-part_pid() {
-	cat "/proc/$fb_pid/task/$fb_pid/children" 2>/dev/null |
-		awk "{ print \$1 }"
-}
-
-# gone PID: the process has ended (gone, or a zombie)
-gone() {
-	! [ -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"
-}
-
-# stopped PID: the process is stopped (SIGSTOP)
-stopped() {
-	grep -q "^State:.*T" "/proc/$1/status"
-}
-
 # killed_in PART: kill -9 inside PART, of the part and then of the
 # report (held stopped meanwhile: it would put the range back itself),
 # then --restore: every byte back
@@ -96,7 +46,7 @@ killed_in() {
 	fill_random "$LOOP" &&
 	before=$(dev_sum "$LOOP") &&
 	fb_start --report $ARGS "$LOOP" &&
-	in_part "$1" &&
+	report_in_part "$1" &&
 	child=$(part_pid) && test -n "$child" &&
 	kill -STOP "$fb_pid" &&
 	poll_until "the report stopped" stopped "$fb_pid" &&
@@ -122,7 +72,7 @@ test_loop_io 'SIGINT in a writing part: partial summary, every byte back' '
 	fill_random "$LOOP" &&
 	before=$(dev_sum "$LOOP") &&
 	fb_start --report $ARGS "$LOOP" &&
-	in_part write-speed &&
+	report_in_part write-speed &&
 	kill -INT "$fb_pid" && fb_wait &&
 	test "$(cat code)" = 130 &&
 	head -1 out | grep -q "INCOMPLETE: interrupted" &&

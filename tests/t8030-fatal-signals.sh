@@ -91,55 +91,11 @@ capacity_signalled() {
 	put_back "$1"
 }
 
-# report_in PART: --report --write started, and inside PART: its range
-# saved (the capacity check, which saves block by block: 8 MiB of it)
-# and 64 KiB written since
+# report_in PART: --report --write started afresh, PART writing
 report_in() {
 	fresh &&
 	fb_start --report $REPORT_ARGS "$LOOP" &&
-	ri_part=$1 &&
-	poll_until "part $1" grep -q "part [0-9] of [0-9], $1:" err &&
-	if [ "$1" = capacity-check ]; then
-		poll_until "8MiB saved" undo_holds $((8 * MIB))
-	else
-		poll_until "$1 saved" part_saved
-	fi &&
-	ri_sectors=$(written_sectors) &&
-	poll_until "$1 writing" written_past $((ri_sectors + 128))
-}
-
-written_sectors() {
-	awk "{ print \$7 }" "/sys/block/${LOOP#/dev/}/stat"
-}
-
-written_past() {
-	[ "$(written_sectors)" -ge "$1" ]
-}
-
-undo_holds() {
-	[ "$(stat -c %s "$UNDO" 2>/dev/null || echo 0)" -ge "$1" ]
-}
-
-# part_saved: after the line starting part ri_part, its range saved
-part_saved() {
-	sed -n "/part [0-9] of [0-9], $ri_part:/,\$p" err |
-		grep -q "saved to $UNDO; writing"
-}
-
-# part_pid: the process the report runs its part in
-part_pid() {
-	cat "/proc/$fb_pid/task/$fb_pid/children" 2>/dev/null |
-		awk "{ print \$1 }"
-}
-
-# gone PID: the process has ended (gone, or a zombie)
-gone() {
-	! [ -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"
-}
-
-# stopped PID: the process is stopped (SIGSTOP)
-stopped() {
-	grep -q "^State:.*T" "/proc/$1/status"
+	report_in_part "$1"
 }
 
 # pending PID SIGNUM...: each signal is pending for the process (sent
