@@ -7,7 +7,8 @@
 # A second signal while the data goes back waits for it and says so; a
 # kill -9 of the report leaves its part to put back what it wrote; and a
 # report whose reader goes away (| head) leaves the device as it was and
-# nothing that blocks the next run.
+# nothing that blocks the next run.  A run catches every signal of
+# lib/exitcode.c's table, and the man page's SIGNALS lists that table.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -18,6 +19,49 @@ REPORT_ARGS="--write -e 1M --budget=1 --time=1 --span=32M --undo-file=$UNDO"
 if have_loop; then
 	loop_setup LOOP 320M
 fi
+
+# signum NAME: the number of the signal NAME (HUP: 1)
+signum() {
+	sn_n=1
+	while [ $sn_n -lt 65 ]; do
+		[ "$(kill -l $sn_n 2>/dev/null)" = "$1" ] && echo $sn_n && return
+		sn_n=$((sn_n + 1))
+	done
+	return 1
+}
+
+# table_signals: the signals lib/exitcode.c catches, one name a line
+table_signals() {
+	sed -n '/exit_signals\[\] = {/,/};/p' "$TOP/lib/exitcode.c" |
+		tr -s ', \t' '\n\n\n' | sed -n 's/^SIG\([A-Z0-9]*\)$/\1/p' | sort
+}
+
+test_expect_success 'flashbench.1 SIGNALS lists the table, each with 128 + its number' '
+	table_signals >table &&
+	test "$(wc -l <table)" = 10 &&
+	sed -n "/^\.SH SIGNALS/,/^\.SH /p" "$TOP/doc/flashbench.1" |
+		sed -n "s/^SIG\([A-Z0-9]*\)\t\([0-9]*\)\t.*/\1 \2/p" >page &&
+	cut -d" " -f1 page | sort >names &&
+	test_cmp table names &&
+	while read -r name code; do
+		test "$code" = $((128 + $(signum "$name"))) ||
+			{ echo "SIG$name: $code" >&2; return 1; }
+	done <page
+'
+
+# a run on a paced simulated card lasts until a signal ends it
+test_expect_success 'a run catches every signal of the table' '
+	fb_start -O -0 8 --erasesize=64M --blocksize=512 sim:pace=1ms &&
+	wait_catching &&
+	mask=$(sed -n "s/^SigCgt:[[:space:]]*//p" "/proc/$fb_pid/status") &&
+	kill -TERM $fb_pid && fb_wait >/dev/null &&
+	for name in $(table_signals); do
+		n=$(signum "$name") &&
+		[ $(( 0x$mask >> (n - 1) & 1 )) = 1 ] ||
+			{ echo "SIG$name not caught (SigCgt $mask)" >&2; return 1; }
+	done &&
+	test "$(cat code)" = 143
+'
 
 test_loop 'a loop device of random data' '
 	fill_random "$LOOP" &&
@@ -41,16 +85,6 @@ same() {
 	dev_sum "$LOOP" >now &&
 	test_cmp "$TRASH/before" now &&
 	rm -f "$TRASH/dirty"
-}
-
-# signum NAME: the number of the signal NAME (HUP: 1)
-signum() {
-	sn_n=1
-	while [ $sn_n -lt 65 ]; do
-		[ "$(kill -l $sn_n 2>/dev/null)" = "$1" ] && echo $sn_n && return
-		sn_n=$((sn_n + 1))
-	done
-	return 1
 }
 
 # put_back SIG: the run ended 128 + SIG (its code in code), left no undo
