@@ -811,3 +811,16 @@ gone() {
 stopped() {
 	grep -q "^State:.*T" "/proc/$1/status"
 }
+
+# kill_report_and_part: a crash inside a part of the report fb_start
+# began: kill -9 of the part, then of the report, held stopped between
+# (alone it would put the part's range back: its part outlives it to do
+# so).  The undo file stays, for --restore.  fb_wait is the caller's.
+kill_report_and_part() {
+	krp_child=$(part_pid) && test -n "$krp_child" &&
+	kill -STOP "$fb_pid" &&
+	poll_until "the report stopped" stopped "$fb_pid" &&
+	kill -9 "$krp_child" &&
+	poll_until "the part killed" gone "$krp_child" &&
+	kill -9 "$fb_pid"
+}

@@ -47,12 +47,7 @@ killed_in() {
 	before=$(dev_sum "$LOOP") &&
 	fb_start --report $ARGS "$LOOP" &&
 	report_in_part "$1" &&
-	child=$(part_pid) && test -n "$child" &&
-	kill -STOP "$fb_pid" &&
-	poll_until "the report stopped" stopped "$fb_pid" &&
-	kill -9 "$child" &&
-	poll_until "the part killed" gone "$child" &&
-	kill -9 "$fb_pid" && fb_wait >/dev/null &&
+	kill_report_and_part && fb_wait >/dev/null &&
 	test "$(cat code)" = 137 &&
 	echo "killed; the undo file:" && ls -l "$UNDO" &&
 	test "$(dev_sum "$LOOP")" != "$before" &&
