@@ -10,8 +10,10 @@
  * main's return.  Exit codes are lib/exitcode.h's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "lib/cli.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
+#include "measure/undotrust.h"
 #include "modes/analyze.h"
 #include "modes/capacity.h"
 #include "modes/compare.h"
@@ -34,24 +37,103 @@
 
 const char die_program_name[] = "flashbench";
 
-/* Set by SIGINT or SIGTERM: the VM stops before its next operation. */
+/*
+ * The first of the handled signals (lib/exitcode.h's exit_signals): the
+ * VM stops before its next operation, what was written is put back, and
+ * the run ends 128 + this signal.
+ */
 static volatile sig_atomic_t stop_signal;
 
-static void on_signal(int signo)
+/*
+ * Written once, before the handlers are set, and only read by them: the
+ * undo file that holds what the run has written and not yet put back
+ * (empty when the mode keeps none), and the line a further signal prints
+ * while that file is there.
+ */
+static struct {
+	char path[PATH_MAX];
+	char note[2 * PATH_MAX + 200];
+	size_t note_bytes;
+} put_back;
+
+/* What the run wrote is not all back yet: its undo file is there. */
+static bool put_back_waiting(void)
 {
-	/* a second interrupt does not wait for anything */
-	if (stop_signal)
-		_exit(EXIT_SIGNAL_BASE + signo);
-	stop_signal = signo;
+	return put_back.path[0] && access(put_back.path, F_OK) == 0;
 }
 
-static void catch_signals(void)
+/* Said at each further signal while the data goes back. */
+static void say_putting_back(void)
+{
+	ssize_t n = write(STDERR_FILENO, put_back.note, put_back.note_bytes);
+
+	(void)n;	/* with standard error gone, nowhere to say it */
+}
+
+/*
+ * The first signal stops the run.  A further one ends it at once, as
+ * does SIGPIPE (the reader of the output is gone: its default), unless
+ * something waits to be put back: then the data comes first, and the
+ * signal only says so (not SIGPIPE: its stream may be the one gone).
+ */
+static void on_signal(int signo)
+{
+	int saved_errno = errno;
+	bool waiting = put_back_waiting();
+
+	if (!waiting && (stop_signal || signo == SIGPIPE))
+		_exit(EXIT_SIGNAL_BASE + signo);
+	if (waiting && stop_signal && signo != SIGPIPE)
+		say_putting_back();
+	if (!stop_signal)
+		stop_signal = signo;
+	errno = saved_errno;
+}
+
+/*
+ * The undo file the mode keeps what it overwrites in, chosen as the mode
+ * chooses it; NULL when it keeps none (or the default cannot be had: the
+ * mode then refuses, saying why).
+ */
+static const char *undo_file_of(const struct config *cfg, char *buf,
+				size_t size)
+{
+	char why[PATH_MAX + 160];
+	bool keeps = cfg->mode == MODE_CAPACITY ||
+		     (cfg->mode == MODE_SURFACE && cfg->keep_data) ||
+		     (cfg->mode == MODE_REPORT && cfg->write);
+
+	if (cfg->mode == MODE_RESTORE)
+		return cfg->restore_path;
+	if (cfg->mode == MODE_SURFACE && cfg->resume_path)
+		return cfg->resume_path;
+	if (!keeps)
+		return NULL;
+	if (cfg->undo_path)
+		return cfg->undo_path;
+	return undo_default_path(cfg->device, buf, size, why, sizeof(why)) ?
+	       NULL : buf;
+}
+
+static void catch_signals(const struct config *cfg)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	char buf[PATH_MAX];
+	const char *undo = undo_file_of(cfg, buf, sizeof(buf));
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	if (undo && strlen(undo) < sizeof(put_back.path)) {
+		snprintf(put_back.path, sizeof(put_back.path), "%s", undo);
+		snprintf(put_back.note, sizeof(put_back.note), "%s: putting "
+			 "back what was written before stopping (kill -9 "
+			 "would leave it to %s --restore=%s %s)\n",
+			 die_program_name, die_program_name, undo,
+			 cfg->device);
+		put_back.note_bytes = strlen(put_back.note);
+	}
+	/* one handler at a time: the first signal is the run's */
+	exit_signal_set(&sa.sa_mask);
+	for (size_t i = 0; i < exit_signal_count; i++)
+		sigaction(exit_signals[i], &sa, NULL);
 }
 
 /*
@@ -120,7 +202,7 @@ int main(int argc, char **argv)
 	if (!cfg.command)
 		runtime_error("out of memory");
 	if (mode->catches_signals)
-		catch_signals();
+		catch_signals(&cfg);
 	status = mode->run(&cfg);
 	free(cfg.command);
 	return exit_status(status);

@@ -341,6 +341,10 @@ int mode_restore(struct config *cfg)
 			"the file stays: %s\n", die_program_name,
 			cfg->restore_path, strerror(errno));
 	undo_result_free(&r);
+	/* a signal does not cut a restore short; it ends the run after */
+	if (!err && *cfg->stop)
+		return end_run(cfg, &dev, -EINTR, "--restore: interrupted, "
+			       "after every block was put back");
 	return end_run(cfg, &dev, err, "interrupted");
 }
 

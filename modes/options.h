@@ -146,7 +146,7 @@ struct config {
 	bool keep_data;			/* --surface */
 	const char *resume_path;
 	bool given[64];			/* by option_defs[] index */
-	volatile sig_atomic_t *stop;	/* set by SIGINT, SIGTERM */
+	volatile sig_atomic_t *stop;	/* set by lib/exitcode.h's signals */
 	/* --report sets these for the parts it runs; NULL otherwise */
 	struct keep *keep;		/* a writing part's range saved first */
 	FILE *also_json;		/* the part's JSON document too */

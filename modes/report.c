@@ -384,7 +384,7 @@ static void parse_part_json(struct summary_part *p, const char *text,
 		p->json = NULL;
 }
 
-/* Wakes sigsuspend when a part's process ends; nothing else to do. */
+/* Installed so that SIGCHLD is neither ignored nor lost while held. */
 static void on_child(int signo)
 {
 	(void)signo;
@@ -397,17 +397,18 @@ static void on_child(int signo)
  */
 static void part_process(const struct report_run *r, char *argv[], int argc,
 			 const struct part_def *d, size_t i, int out_fd,
-			 int json_fd, const sigset_t *mask)
+			 int json_fd, const sigset_t *mask, pid_t report)
 {
 	char path[64], json_path[64];
 	struct config pc;
 	int status;
 
-	/* the report's end is the part's: killed (-9) with it */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
-		_exit(EXIT_SIGNAL_BASE + SIGKILL);
-	/* a terminal's ^C goes to the report, which passes it on once */
+	/* the report's end stops the part as SIGTERM does: even after a
+	   kill -9 of the report, what the part wrote goes back */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != report)	/* gone before that: nothing written */
+		_exit(EXIT_SIGNAL_BASE + SIGTERM);
+	/* a terminal's ^C goes to the report, which passes it on */
 	setpgid(0, 0);
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
@@ -437,41 +438,43 @@ static void part_process(const struct report_run *r, char *argv[], int argc,
 }
 
 /*
- * Run argv in a process of its own and wait for it; a signal to the
- * report is passed on to it once (it stops cleanly, putting back what
- * it wrote).  Its exit status, 128 + a signal that killed it.
+ * Run argv in a process of its own and wait for it, however many signals
+ * come: each is passed on (the first stops the part, which puts back
+ * what it wrote; it decides what a further one does), and the report
+ * ends only after its part.  The first is the report's too.  Its exit
+ * status, 128 + a signal that killed it.
  */
 static int spawn_part(const struct report_run *r, char *argv[], int argc,
 		      const struct part_def *d, size_t i, int out_fd,
 		      int json_fd)
 {
 	struct sigaction sa = { .sa_handler = on_child };
-	sigset_t block, old;
-	bool passed_on = false;
-	int wstatus = 0;
-	pid_t pid;
+	pid_t report = getpid(), pid;
+	sigset_t held, old;
+	int wstatus = 0, signo;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, NULL);
-	sigemptyset(&block);
-	sigaddset(&block, SIGCHLD);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	exit_signal_set(&held);
+	sigaddset(&held, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &held, &old);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		runtime_error("--report: a process for %s: %s", argv[1],
 			      strerror(errno));
+	/* a signal taken before the fork is the part's too: it inherits
+	   the flag; those held since are taken here, none is missed */
 	if (pid == 0)
-		part_process(r, argv, argc, d, i, out_fd, json_fd, &old);
-	/* signals are held but while sigsuspend waits: none is missed */
+		part_process(r, argv, argc, d, i, out_fd, json_fd, &old,
+			     report);
 	while (waitpid(pid, &wstatus, WNOHANG) == 0) {
-		if (*r->cfg->stop && !passed_on) {
-			kill(pid, *r->cfg->stop);
-			passed_on = true;
-		}
-		sigsuspend(&old);
+		signo = sigwaitinfo(&held, NULL);
+		if (signo <= 0 || signo == SIGCHLD)
+			continue;
+		if (!*r->cfg->stop)
+			*r->cfg->stop = signo;
+		kill(pid, signo);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) :

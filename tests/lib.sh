@@ -758,3 +758,69 @@ emu_stop() {
 	fi
 	! emu_mounted "$1" || umount -l "$TRASH/$1"
 }
+
+# ---- --report --write on the loop device $LOOP, its undo file $UNDO ----
+
+# report_in_part PART: the --report --write run fb_start began has
+# started PART and (a part that keeps its range) saved it, or (the
+# capacity check, which saves block by block) its undo file holds 8 MiB;
+# and since then 64 KiB more went to the device: PART is writing.
+report_in_part() {
+	rip_part=$1
+	poll_until "part $1" grep -q "part [0-9] of [0-9], $1:" err &&
+	if [ "$1" = capacity-check ]; then
+		poll_until "8MiB saved" undo_holds $((8 * MIB))
+	else
+		poll_until "$1 saved" part_saved
+	fi &&
+	rip_sectors=$(written_sectors) &&
+	poll_until "$1 writing" written_past $((rip_sectors + 128))
+}
+
+# written_sectors: the sectors written to $LOOP, from its stat
+written_sectors() {
+	awk "{ print \$7 }" "/sys/block/${LOOP#/dev/}/stat"
+}
+
+written_past() {
+	[ "$(written_sectors)" -ge "$1" ]
+}
+
+undo_holds() {
+	[ "$(stat -c %s "$UNDO" 2>/dev/null || echo 0)" -ge "$1" ]
+}
+
+# part_saved: after the line starting part rip_part, its range saved
+part_saved() {
+	sed -n "/part [0-9] of [0-9], $rip_part:/,\$p" err |
+		grep -q "saved to $UNDO; writing"
+}
+
+# part_pid: the process the report runs its part in
+part_pid() {
+	cat "/proc/$fb_pid/task/$fb_pid/children" 2>/dev/null |
+		awk "{ print \$1 }"
+}
+
+# gone PID: the process has ended (gone, or a zombie)
+gone() {
+	! [ -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"
+}
+
+# stopped PID: the process is stopped (SIGSTOP)
+stopped() {
+	grep -q "^State:.*T" "/proc/$1/status"
+}
+
+# kill_report_and_part: a crash inside a part of the report fb_start
+# began: kill -9 of the part, then of the report, held stopped between
+# (alone it would put the part's range back: its part outlives it to do
+# so).  The undo file stays, for --restore.  fb_wait is the caller's.
+kill_report_and_part() {
+	krp_child=$(part_pid) && test -n "$krp_child" &&
+	kill -STOP "$fb_pid" &&
+	poll_until "the report stopped" stopped "$fb_pid" &&
+	kill -9 "$krp_child" &&
+	poll_until "the part killed" gone "$krp_child" &&
+	kill -9 "$fb_pid"
+}

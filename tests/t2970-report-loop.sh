@@ -1,9 +1,10 @@
 #!/bin/sh
 # t2970: --report --write on a loop device full of random data leaves
 # every byte as it was: run through, interrupted (SIGINT: a partial
-# summary marked incomplete, exit 130), or killed (kill -9) inside each
-# writing part, after which the undo file it names puts every byte back
-# with --restore.
+# summary marked incomplete, exit 130), or killed (kill -9, the part and
+# the report) inside each writing part, after which the undo file it
+# names puts every byte back with --restore.  (A kill -9 of the report
+# alone leaves the part to put its range back: t8030.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -37,62 +38,17 @@ test_expect_success '--report --write on a regular file: a part that does not ap
 	test "$(cksum <file.img)" = "$before"
 '
 
-# in_part PART: the run has started PART; (a part that keeps its range)
-# saved it, or (the capacity check, which saves block by block) its undo
-# file holds 8 MiB; and since then 64 KiB more went to the device
-in_part() {
-	ip_part=$1
-	poll_until "part $1" grep -q "part [0-9] of [0-9], $1:" err &&
-	if [ "$1" = capacity-check ]; then
-		poll_until "8MiB saved" undo_holds $((8 * MIB))
-	else
-		poll_until "$1 saved" part_saved
-	fi &&
-	ip_sectors=$(written_sectors) &&
-	poll_until "$1 writing" written_past $((ip_sectors + 128))
-}
-
-# written_sectors: the sectors written to the loop device, from its stat
-written_sectors() {
-	awk "{ print \$7 }" "/sys/block/${LOOP#/dev/}/stat"
-}
-
-written_past() {
-	[ "$(written_sectors)" -ge "$1" ]
-}
-
-undo_holds() {
-	[ "$(stat -c %s "$UNDO" 2>/dev/null || echo 0)" -ge "$1" ]
-}
-
-# part_saved: after the line starting part ip_part, its range saved
-part_saved() {
-	sed -n "/part [0-9] of [0-9], $ip_part:/,\$p" err |
-		grep -q "saved to $UNDO; writing"
-}
-
-# part_pid: the process the report runs its part in
-part_pid() {
-	cat "/proc/$fb_pid/task/$fb_pid/children" 2>/dev/null |
-		awk "{ print \$1 }"
-}
-
-# gone PID: the process has ended (gone, or a zombie)
-gone() {
-	! [ -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"
-}
-
-# killed_in PART: kill -9 inside PART, then --restore: every byte back
+# killed_in PART: kill -9 inside PART, of the part and then of the
+# report (held stopped meanwhile: it would put the range back itself),
+# then --restore: every byte back
 killed_in() {
 	rm -f "$UNDO" &&
 	fill_random "$LOOP" &&
 	before=$(dev_sum "$LOOP") &&
 	fb_start --report $ARGS "$LOOP" &&
-	in_part "$1" &&
-	child=$(part_pid) && test -n "$child" &&
-	kill -9 "$fb_pid" && fb_wait >/dev/null &&
+	report_in_part "$1" &&
+	kill_report_and_part && fb_wait >/dev/null &&
 	test "$(cat code)" = 137 &&
-	poll_until "the part killed with the report" gone "$child" &&
 	echo "killed; the undo file:" && ls -l "$UNDO" &&
 	test "$(dev_sum "$LOOP")" != "$before" &&
 	"$FLASHBENCH" --restore="$UNDO" "$LOOP" &&
@@ -111,7 +67,7 @@ test_loop_io 'SIGINT in a writing part: partial summary, every byte back' '
 	fill_random "$LOOP" &&
 	before=$(dev_sum "$LOOP") &&
 	fb_start --report $ARGS "$LOOP" &&
-	in_part write-speed &&
+	report_in_part write-speed &&
 	kill -INT "$fb_pid" && fb_wait &&
 	test "$(cat code)" = 130 &&
 	head -1 out | grep -q "INCOMPLETE: interrupted" &&

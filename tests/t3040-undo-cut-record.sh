@@ -215,14 +215,6 @@ test_loop python3 'capacity file cut at 10 places in its last record: --restore 
 
 # ---- --report --write, killed inside a writing part ----
 
-written_sectors() {
-	awk "{ print \$7 }" "/sys/block/${LOOP#/dev/}/stat"
-}
-
-written_past() {
-	[ "$(written_sectors)" -ge "$1" ]
-}
-
 # the part in flight has saved its range and written 64 KiB since
 part_writing() {
 	grep -q "saved to $TRASH/report.undo; writing" err
@@ -235,7 +227,7 @@ test_loop_io python3,fuser 'a --report --write killed inside a writing part' '
 	poll_until "a part saved its range" part_writing &&
 	sectors=$(written_sectors) &&
 	poll_until "the part writing" written_past $((sectors + 128)) &&
-	kill -9 $fb_pid &&
+	kill_report_and_part &&
 	fb_wait >/dev/null &&
 	test "$(cat code)" = 137 &&
 	poll_until "the part killed with the report" \

@@ -1,7 +1,8 @@
 /*
  * ahead: one worker thread, one job slot, a mutex and a condition each
- * way.  Signals stay with the caller's thread: the worker blocks them,
- * so a SIGINT sets its flag where the run looks for it.
+ * way.  Signals stay with the caller's thread: the worker blocks every
+ * one (lib/exitcode.h's among them), so a signal sets its flag where
+ * the run looks for it.
  */
 #include <pthread.h>
 #include <signal.h>
