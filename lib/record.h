@@ -10,6 +10,8 @@
 #ifndef FLASHBENCH_RECORD_H
 #define FLASHBENCH_RECORD_H
 
+#include <stdbool.h>
+
 struct text_look;
 struct text_layout;
 
@@ -43,5 +45,30 @@ struct record {
 	const char *kind;	/* what the record is; NULL: "measurement" */
 	const struct text_layout *layout;	/* NULL: columns */
 };
+
+/*
+ * Where records go: emit hands one to its context (a report, a chart,
+ * a collector); non-zero is that context's error and ends the run.
+ */
+struct record_sink {
+	int (*emit)(void *ctx, const struct record *record);
+	void *ctx;
+};
+
+/*
+ * One field more.  A full record (RECORD_MAX_FIELDS) takes none and
+ * says so with false: a builder that grew past the limit shows in its
+ * tests, not as a field written past the array.
+ */
+bool record_add(struct record *rec, enum record_unit unit, const char *key,
+		const struct text_look *look, const char *label,
+		double value);
+
+/* The field keyed key, or NULL when the record has none. */
+const struct record_field *record_get(const struct record *rec,
+				      const char *key);
+
+/* rec handed to sink; 0 when there is no sink to take it. */
+int record_emit(const struct record_sink *sink, const struct record *rec);
 
 #endif

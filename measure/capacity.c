@@ -365,14 +365,6 @@ static int emit_record(struct search *s, const struct record *rec)
 /* Every capacity record's text: fields separated by a space. */
 static const struct text_layout spaced = { .style = TEXT_SPACES };
 
-static void add_field(struct record *rec, enum record_unit unit,
-		      const char *key, const struct text_look *look,
-		      const char *label, double value)
-{
-	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
-		.key = key, .look = look, .label = label, .value = value };
-}
-
 static const char *probe_result(const struct probe *p)
 {
 	if (p->write_failed)
@@ -388,16 +380,16 @@ static int emit_probe(struct search *s, const struct probe *p)
 				 .layout = &spaced };
 	bool alias = p->bad && p->state == STAMP_ALIAS;
 
-	add_field(&rec, RECORD_COUNT, "round", SHOWN("round %:"), NULL,
+	record_add(&rec, RECORD_COUNT, "round", SHOWN("round %:"), NULL,
 		  s->round + 1);
-	add_field(&rec, RECORD_BYTES, "offset_bytes", SHOWN("block at %"), NULL,
+	record_add(&rec, RECORD_BYTES, "offset_bytes", SHOWN("block at %"), NULL,
 		  (double)p->offset);
-	add_field(&rec, RECORD_LABEL, "result",
+	record_add(&rec, RECORD_LABEL, "result",
 		  SHOWN("%"), probe_result(p), 0);
-	add_field(&rec, RECORD_BYTES, "named_offset_bytes",
+	record_add(&rec, RECORD_BYTES, "named_offset_bytes",
 		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
 		  alias ? (double)p->named : NAN);
-	add_field(&rec, RECORD_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
+	record_add(&rec, RECORD_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
 	return emit_record(s, &rec);
 }
 
@@ -591,26 +583,26 @@ static int emit_summary(struct search *s)
 	struct record rec = { .kind = "capacity",
 				 .layout = &spaced };
 
-	add_field(&rec, RECORD_LABEL, "verdict",
+	record_add(&rec, RECORD_LABEL, "verdict",
 		  SHOWN("verdict: %"), r->verdict, 0);
-	add_field(&rec, RECORD_LABEL, "fake_kind",
+	record_add(&rec, RECORD_LABEL, "fake_kind",
 		  r->fake_kind ? SHOWN("(%)") : HIDDEN, r->fake_kind, 0);
-	add_field(&rec, RECORD_BYTES, "usable_bytes",
+	record_add(&rec, RECORD_BYTES, "usable_bytes",
 		  SHOWN("usable % bytes"), NULL, (double)r->usable_bytes);
-	add_field(&rec, RECORD_BYTES, "announced_bytes",
+	record_add(&rec, RECORD_BYTES, "announced_bytes",
 		  SHOWN("of % announced;"), NULL, (double)r->announced_bytes);
-	add_field(&rec, RECORD_BYTES, "cache_bytes",
+	record_add(&rec, RECORD_BYTES, "cache_bytes",
 		  isnan(r->cache_bytes) ? HIDDEN :
 		  SHOWN("write cache about % bytes;"), NULL, r->cache_bytes);
-	add_field(&rec, RECORD_BYTES, "probe_bytes_written",
+	record_add(&rec, RECORD_BYTES, "probe_bytes_written",
 		  SHOWN("written %,"), NULL, (double)r->bytes_written);
-	add_field(&rec, RECORD_BYTES, "bytes_restored",
+	record_add(&rec, RECORD_BYTES, "bytes_restored",
 		  SHOWN("restored %,"), NULL, (double)r->bytes_restored);
-	add_field(&rec, RECORD_TIME, "device_time_ns", SHOWN("device time %;"),
+	record_add(&rec, RECORD_TIME, "device_time_ns", SHOWN("device time %;"),
 		  NULL, (double)r->device_time_ns);
-	add_field(&rec, RECORD_COUNT, "rounds",
+	record_add(&rec, RECORD_COUNT, "rounds",
 		  SHOWN("% rounds;"), NULL, r->rounds);
-	add_field(&rec, RECORD_LABEL, "certainty",
+	record_add(&rec, RECORD_LABEL, "certainty",
 		  SHOWN("%"), certainty(s), 0);
 	return emit_record(s, &rec);
 }
@@ -633,12 +625,12 @@ static int emit_fix(struct search *s)
 	snprintf(parted, sizeof(parted), "parted -s %s mklabel msdos mkpart "
 		 "primary fat32 1MiB %lluMiB", s->dev->path,
 		 (unsigned long long)end_mib);
-	add_field(&rec, RECORD_LABEL, "tool", SHOWN("%:"), "sfdisk", 0);
-	add_field(&rec, RECORD_LABEL, "command", SHOWN("%"), sfdisk, 0);
+	record_add(&rec, RECORD_LABEL, "tool", SHOWN("%:"), "sfdisk", 0);
+	record_add(&rec, RECORD_LABEL, "command", SHOWN("%"), sfdisk, 0);
 	err = emit_record(s, &rec);
 	rec.count = 0;
-	add_field(&rec, RECORD_LABEL, "tool", SHOWN("%:"), "parted", 0);
-	add_field(&rec, RECORD_LABEL, "command", SHOWN("%"), parted, 0);
+	record_add(&rec, RECORD_LABEL, "tool", SHOWN("%:"), "parted", 0);
+	record_add(&rec, RECORD_LABEL, "command", SHOWN("%"), parted, 0);
 	return err ? err : emit_record(s, &rec);
 }
 
@@ -655,21 +647,21 @@ static int emit_damage(struct report *report, const struct undo_damage *d)
 				 .layout = &spaced };
 	bool known = d->range_known, lost = d->cause == UNDO_LOST;
 
-	add_field(&rec, RECORD_BYTES, "offset_bytes",
+	record_add(&rec, RECORD_BYTES, "offset_bytes",
 		  known ? SHOWN("not put back: bytes at %") :
 		  ALONE("not put back: an unknown range:"), NULL,
 		  known ? (double)d->offset : NAN);
-	add_field(&rec, RECORD_BYTES, "length_bytes",
+	record_add(&rec, RECORD_BYTES, "length_bytes",
 		  known ? SHOWN("(+%):") : HIDDEN, NULL,
 		  known ? (double)d->length : NAN);
-	add_field(&rec, RECORD_BYTES, "file_bytes",
+	record_add(&rec, RECORD_BYTES, "file_bytes",
 		  lost ? HIDDEN : SHOWN("the undo file's % bytes"), NULL,
 		  (double)d->file_bytes);
-	add_field(&rec, RECORD_BYTES, "file_offset_bytes",
+	record_add(&rec, RECORD_BYTES, "file_offset_bytes",
 		  lost ? HIDDEN : d->cause == UNDO_CUT ?
 		  SHOWN("at % are a record cut short") :
 		  SHOWN("at % are damaged"), NULL, (double)d->file_offset);
-	add_field(&rec, RECORD_LABEL, "cause",
+	record_add(&rec, RECORD_LABEL, "cause",
 		  lost ? ALONE("the run's stamps lie there, and the undo file "
 			       "holds no record of them") :
 		  d->cause == UNDO_CUT ? ALONE("where the run wrote") : HIDDEN,
@@ -683,18 +675,18 @@ int capacity_emit_restore(struct report *report,
 	struct record rec = { .kind = "restore", .layout = &spaced };
 	int err;
 
-	add_field(&rec, RECORD_BYTES, "bytes_restored",
+	record_add(&rec, RECORD_BYTES, "bytes_restored",
 		  SHOWN("restored % bytes"), NULL,
 		  (double)restore->bytes_restored);
-	add_field(&rec, RECORD_COUNT, "records",
+	record_add(&rec, RECORD_COUNT, "records",
 		  SHOWN("from % records;"), NULL, (double)restore->records);
-	add_field(&rec, RECORD_COUNT, "blocks_checked",
+	record_add(&rec, RECORD_COUNT, "blocks_checked",
 		  SHOWN("% blocks read back,"), NULL,
 		  (double)restore->blocks_checked);
-	add_field(&rec, RECORD_COUNT, "blocks_differing",
+	record_add(&rec, RECORD_COUNT, "blocks_differing",
 		  SHOWN("% not as saved"), NULL,
 		  (double)restore->blocks_differing);
-	add_field(&rec, RECORD_COUNT, "records_damaged",
+	record_add(&rec, RECORD_COUNT, "records_damaged",
 		  restore->damaged_count ?
 		  SHOWN("(ranges not put back: %)") : HIDDEN, NULL,
 		  (double)restore->damaged_count);

@@ -173,14 +173,6 @@ static void set_looks(const struct compare_card *card,
 	end_row(card, looks);
 }
 
-static void add_field(struct record *rec, enum record_unit unit,
-		      const char *key, const struct text_look *look,
-		      const char *label, double value)
-{
-	rec->fields[rec->count++] = (struct record_field){ unit, key, look, label,
-						       value };
-}
-
 /* The keys of the best.* fields, one per numeric column. */
 static const char *const best_keys[COMPARE_COLUMNS] = {
 	[COMPARE_SEQ_READ] = "best.read_bytes_per_s",
@@ -210,32 +202,32 @@ static int emit_card(struct report *report, const struct compare_card *card,
 	struct record rec = { .kind = "compared_card", .layout = &packed };
 
 	set_looks(card, w, first_heading, &looks);
-	add_field(&rec, RECORD_LABEL, "name", &looks.cell[0], card->name, 0);
+	record_add(&rec, RECORD_LABEL, "name", &looks.cell[0], card->name, 0);
 	for (unsigned c = 0; c < COMPARE_COLUMNS; c++) {
-		add_field(&rec, compare_columns[c].unit, compare_columns[c].key,
+		record_add(&rec, compare_columns[c].unit, compare_columns[c].key,
 			  &looks.cell[1 + c], NULL, card->value[c]);
 		if (c == COMPARE_OPEN)
-			add_field(&rec, RECORD_BOOL, "open_erase_blocks_"
+			record_add(&rec, RECORD_BOOL, "open_erase_blocks_"
 				  "at_least", &text_hidden, NULL,
 				  isfinite(card->value[c]) ?
 				  card->open_at_least : NAN);
 	}
 	for (unsigned l = 0; l < COMPARE_LABELS; l++)
-		add_field(&rec, RECORD_LABEL, compare_labels[l].key,
+		record_add(&rec, RECORD_LABEL, compare_labels[l].key,
 			  &looks.cell[1 + COMPARE_COLUMNS + l],
 			  card->label_known[l] ? card->label[l] : NULL, 0);
-	add_field(&rec, RECORD_LABEL, "path", &text_hidden,
+	record_add(&rec, RECORD_LABEL, "path", &text_hidden,
 		  card->path[0] ? card->path : NULL, 0);
-	add_field(&rec, RECORD_BYTES, "size_bytes", &text_hidden, NULL,
+	record_add(&rec, RECORD_BYTES, "size_bytes", &text_hidden, NULL,
 		  card->size_bytes ? (double)card->size_bytes : NAN);
-	add_field(&rec, RECORD_LABEL, "matched_by", &text_hidden,
+	record_add(&rec, RECORD_LABEL, "matched_by", &text_hidden,
 		  matched_by(card), 0);
-	add_field(&rec, RECORD_COUNT, "runs", &text_hidden, NULL,
+	record_add(&rec, RECORD_COUNT, "runs", &text_hidden, NULL,
 		  card->runs);
-	add_field(&rec, RECORD_LABEL, "files", &text_hidden, card->files, 0);
+	record_add(&rec, RECORD_LABEL, "files", &text_hidden, card->files, 0);
 	for (unsigned c = 0; c < COMPARE_COLUMNS; c++)
 		if (compare_columns[c].ranked)
-			add_field(&rec, RECORD_BOOL, best_keys[c],
+			record_add(&rec, RECORD_BOOL, best_keys[c],
 				  &text_hidden, NULL, card->best[c]);
 	return report_record(report, &rec);
 }
@@ -245,7 +237,7 @@ static int emit_note(struct report *report, const char *text,
 {
 	struct record rec = { .kind = "note", .layout = &note_line };
 
-	add_field(&rec, RECORD_LABEL, "note", look, text, 0);
+	record_add(&rec, RECORD_LABEL, "note", look, text, 0);
 	return report_record(report, &rec);
 }
 

@@ -29,13 +29,6 @@ const char *surface_mode_name(enum surface_mode mode)
 	return mode_names[mode];
 }
 
-static void add(struct record *rec, enum record_unit unit, const char *key,
-		const struct text_look *look, const char *label, double value)
-{
-	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
-		.key = key, .look = look, .label = label, .value = value };
-}
-
 static double rate(uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)bytes * 1e9 / (double)ns : NAN;
@@ -51,11 +44,11 @@ static int emit_window(struct sink *report, const struct surface_window *w)
 {
 	struct record rec = { .kind = "surface-window", .layout = &spaced };
 
-	add(&rec, RECORD_BYTES, "offset_bytes", NULL, NULL, (double)w->offset);
-	add(&rec, RECORD_BYTES, "length_bytes", NULL, NULL, (double)w->bytes);
-	add(&rec, RECORD_RATE, "read_bytes_per_s", NULL, NULL,
+	record_add(&rec, RECORD_BYTES, "offset_bytes", NULL, NULL, (double)w->offset);
+	record_add(&rec, RECORD_BYTES, "length_bytes", NULL, NULL, (double)w->bytes);
+	record_add(&rec, RECORD_RATE, "read_bytes_per_s", NULL, NULL,
 	    rate(w->bytes, w->read_ns));
-	add(&rec, RECORD_RATE, "write_bytes_per_s", NULL, NULL,
+	record_add(&rec, RECORD_RATE, "write_bytes_per_s", NULL, NULL,
 	    rate(w->bytes, w->write_ns));
 	report_hide_fields(&rec);
 	return report->emit(report->ctx, &rec);
@@ -66,13 +59,13 @@ static int emit_range(struct sink *report, const struct surface_range *g,
 {
 	struct record rec = { .kind = "surface-bad", .layout = &spaced };
 
-	add(&rec, RECORD_BYTES, "offset_bytes", SHOWN("bad: bytes at %"), NULL,
+	record_add(&rec, RECORD_BYTES, "offset_bytes", SHOWN("bad: bytes at %"), NULL,
 	    (double)g->offset);
-	add(&rec, RECORD_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
+	record_add(&rec, RECORD_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
 	    (double)g->length);
-	add(&rec, RECORD_COUNT, "blocks", SHOWN("% blocks"), NULL,
+	record_add(&rec, RECORD_COUNT, "blocks", SHOWN("% blocks"), NULL,
 	    (double)(g->length / lbs));
-	add(&rec, RECORD_LABEL, "result", SHOWN("%"), state_name(g->state),
+	record_add(&rec, RECORD_LABEL, "result", SHOWN("%"), state_name(g->state),
 	    0);
 	return report->emit(report->ctx, &rec);
 }
@@ -133,17 +126,17 @@ static int emit_slow_range(struct sink *report,
 		read_ns += from[i].read_ns;
 		write_ns += from[i].write_ns;
 	}
-	add(&rec, RECORD_BYTES, "offset_bytes", SHOWN("slow: bytes at %"), NULL,
+	record_add(&rec, RECORD_BYTES, "offset_bytes", SHOWN("slow: bytes at %"), NULL,
 	    (double)from->offset);
-	add(&rec, RECORD_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
+	record_add(&rec, RECORD_BYTES, "length_bytes", SHOWN("(+%):"), NULL,
 	    (double)bytes);
-	add(&rec, RECORD_RATE, "read_bytes_per_s", SHOWN("read %"), NULL,
+	record_add(&rec, RECORD_RATE, "read_bytes_per_s", SHOWN("read %"), NULL,
 	    rate(bytes, read_ns));
-	add(&rec, RECORD_COUNT, "read_of_median",
+	record_add(&rec, RECORD_COUNT, "read_of_median",
 	    &(const struct text_look){ .display = TEXT_FIXED,
 		    .template = "(% of the median)", .digits = 2 },
 	    NULL, rate(bytes, read_ns) / median);
-	add(&rec, RECORD_RATE, "write_bytes_per_s",
+	record_add(&rec, RECORD_RATE, "write_bytes_per_s",
 	    write_ns ? SHOWN("write %") : HIDDEN, NULL,
 	    rate(bytes, write_ns));
 	return report->emit(report->ctx, &rec);
@@ -262,7 +255,7 @@ static void add_spread(struct record *rec, const struct spread_looks *l,
 	const double values[3] = { s.min, s.median, s.max };
 
 	for (unsigned i = 0; i < 3; i++)
-		add(rec, RECORD_RATE, l->keys[i],
+		record_add(rec, RECORD_RATE, l->keys[i],
 		    isnan(values[i]) ? HIDDEN : &l->looks[i], NULL,
 		    values[i]);
 }
@@ -274,49 +267,49 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 	bool fake = r->verdict && !strcmp(r->verdict, "fake");
 	char sure[160];
 
-	add(&rec, RECORD_LABEL, "verdict", &verdict_looks[r->stopped],
+	record_add(&rec, RECORD_LABEL, "verdict", &verdict_looks[r->stopped],
 	    r->verdict, 0);
-	add(&rec, RECORD_LABEL, "fake_kind", fake ? SHOWN("(%)") : HIDDEN,
+	record_add(&rec, RECORD_LABEL, "fake_kind", fake ? SHOWN("(%)") : HIDDEN,
 	    r->fake_kind, 0);
-	add(&rec, RECORD_BYTES, "usable_bytes",
+	record_add(&rec, RECORD_BYTES, "usable_bytes",
 	    fake ? SHOWN("usable % bytes") : HIDDEN, NULL,
 	    r->verdict ? (double)r->usable_bytes : NAN);
-	add(&rec, RECORD_LABEL, "mode", SHOWN("(%);"),
+	record_add(&rec, RECORD_LABEL, "mode", SHOWN("(%);"),
 	    surface_mode_name(r->mode), 0);
-	add(&rec, RECORD_BYTES, "announced_bytes", HIDDEN, NULL,
+	record_add(&rec, RECORD_BYTES, "announced_bytes", HIDDEN, NULL,
 	    (double)r->announced_bytes);
-	add(&rec, RECORD_BYTES, "start_bytes", HIDDEN, NULL, (double)r->start);
-	add(&rec, RECORD_BYTES, "end_bytes", HIDDEN, NULL, (double)r->end);
-	add(&rec, RECORD_BYTES, "resumed_from_bytes",
+	record_add(&rec, RECORD_BYTES, "start_bytes", HIDDEN, NULL, (double)r->start);
+	record_add(&rec, RECORD_BYTES, "end_bytes", HIDDEN, NULL, (double)r->end);
+	record_add(&rec, RECORD_BYTES, "resumed_from_bytes",
 	    r->resumed_from != r->start ? SHOWN("resumed at %,") : HIDDEN,
 	    NULL, (double)r->resumed_from);
-	add(&rec, RECORD_BYTES, "bytes_checked", SHOWN("checked % bytes,"),
+	record_add(&rec, RECORD_BYTES, "bytes_checked", SHOWN("checked % bytes,"),
 	    NULL, (double)(r->checked_end - r->resumed_from));
-	add(&rec, RECORD_BYTES, "checked_end_bytes", HIDDEN, NULL,
+	record_add(&rec, RECORD_BYTES, "checked_end_bytes", HIDDEN, NULL,
 	    (double)r->checked_end);
-	add(&rec, RECORD_COUNT, "bad_blocks", SHOWN("% bad blocks"), NULL,
+	record_add(&rec, RECORD_COUNT, "bad_blocks", SHOWN("% bad blocks"), NULL,
 	    (double)r->bad_blocks);
-	add(&rec, RECORD_COUNT, "bad_ranges", r->range_count == 1 ?
+	record_add(&rec, RECORD_COUNT, "bad_ranges", r->range_count == 1 ?
 	    SHOWN("in % range;") : SHOWN("in % ranges;"), NULL,
 	    (double)r->range_count);
-	add(&rec, RECORD_BOOL, "ranges_cut", HIDDEN, NULL, r->ranges_cut);
-	add(&rec, RECORD_BYTES, "window_bytes", SHOWN("windows of %:"),
+	record_add(&rec, RECORD_BOOL, "ranges_cut", HIDDEN, NULL, r->ranges_cut);
+	record_add(&rec, RECORD_BYTES, "window_bytes", SHOWN("windows of %:"),
 	    NULL, (double)r->window_bytes);
 	add_spread(&rec, &read_spread, reads);
 	add_spread(&rec, &write_spread, writes);
-	add(&rec, RECORD_BYTES, "bytes_written", SHOWN("written %,"), NULL,
+	record_add(&rec, RECORD_BYTES, "bytes_written", SHOWN("written %,"), NULL,
 	    (double)r->bytes_written);
-	add(&rec, RECORD_BYTES, "bytes_restored",
+	record_add(&rec, RECORD_BYTES, "bytes_restored",
 	    r->mode == SURFACE_KEEP ? SHOWN("put back %,") : HIDDEN, NULL,
 	    (double)r->bytes_restored);
-	add(&rec, RECORD_TIME, "device_time_ns", SHOWN("device time %;"),
+	record_add(&rec, RECORD_TIME, "device_time_ns", SHOWN("device time %;"),
 	    NULL, (double)r->device_time_ns);
-	add(&rec, RECORD_TIME, "wall_ns", HIDDEN, NULL, (double)r->wall_ns);
-	add(&rec, RECORD_BOOL, "partial", HIDDEN, NULL, r->partial);
-	add(&rec, RECORD_LABEL, "certainty", SHOWN("%"),
+	record_add(&rec, RECORD_TIME, "wall_ns", HIDDEN, NULL, (double)r->wall_ns);
+	record_add(&rec, RECORD_BOOL, "partial", HIDDEN, NULL, r->partial);
+	record_add(&rec, RECORD_LABEL, "certainty", SHOWN("%"),
 	    certainty(r, sure, sizeof(sure)), 0);
 	/* last, so that the columns before stay where they were */
-	add(&rec, RECORD_LABEL, "stopped", HIDDEN, stop_names[r->stopped], 0);
+	record_add(&rec, RECORD_LABEL, "stopped", HIDDEN, stop_names[r->stopped], 0);
 	return report->emit(report->ctx, &rec);
 }
 
@@ -335,7 +328,7 @@ static int emit_states(struct sink *report, const struct surface_result *r)
 	struct record rec = { .kind = "surface-blocks", .layout = &spaced };
 
 	for (int s = 0; s <= SURFACE_OLD_DATA; s++)
-		add(&rec, RECORD_COUNT, state_keys[s], NULL, NULL,
+		record_add(&rec, RECORD_COUNT, state_keys[s], NULL, NULL,
 		    (double)r->states[s]);
 	report_hide_fields(&rec);
 	return report->emit(report->ctx, &rec);
