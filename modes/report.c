@@ -142,7 +142,7 @@ static unsigned part_test_bit(const struct part_def *d)
 {
 	static const struct { const char *arg; unsigned bit; } bits[] = {
 		{ "--info", T_INFO }, { "--detect", T_DETECT },
-		{ "-t", T_READ_SPEED }, { "--iops", T_IOPS },
+		{ "-a", T_ALIGN }, { "-t", T_READ_SPEED }, { "--iops", T_IOPS },
 		{ "--write-speed", T_WRITE_SPEED },
 		{ "--class-check", T_CLASS },
 		{ "--capacity-check", T_CAPACITY },
@@ -179,8 +179,6 @@ static int part_argv(const struct config *cfg, const struct part_def *d,
 			     sizeof(store[i]));
 		argv[argc++] = store[i];
 	}
-	if (cfg->quiet)
-		argv[argc++] = "--quiet";
 	used = (size_t)snprintf(command, size, "%s", argv[0]);
 	for (int i = 1; i < argc && used < size; i++)
 		used += (size_t)snprintf(command + used, size - used, " %s",
@@ -188,6 +186,10 @@ static int part_argv(const struct config *cfg, const struct part_def *d,
 	if (used < size)
 		snprintf(command + used, size - used, " %s", cfg->device);
 	argv[argc++] = (char *)formats[cfg->format];
+	/* -q: no progress line in the parts that draw one; not part of
+	   the command shown, whose output it does not change */
+	if (cfg->quiet && (bit & T_MEASURE))
+		argv[argc++] = "--quiet";
 	argv[argc++] = (char *)cfg->device;
 	argv[argc] = NULL;
 	return argc;
@@ -491,9 +493,10 @@ static int run_part(struct report_run *r, size_t i)
 			 sizeof(r->commands[i]));
 	out_fd = memory_file(d->name);
 	json_fd = memory_file(d->name);
-	fprintf(stderr, "%s: --report: part %zu of %zu, %s: about %.0f s "
-		"left\n", die_program_name, i + 1, r->count, d->name,
-		(double)cost_from(r, i) / 1e9);
+	if (!r->cfg->quiet)	/* the report's progress, as -q quiets it */
+		fprintf(stderr, "%s: --report: part %zu of %zu, %s: about "
+			"%.0f s left\n", die_program_name, i + 1, r->count,
+			d->name, (double)cost_from(r, i) / 1e9);
 	p->status = spawn_part(r, argv, argc, d, i, out_fd, json_fd);
 	err = read_memory_file(out_fd, &p->section, &p->section_bytes);
 	if (!err)
@@ -533,13 +536,61 @@ static bool put_back_left(const struct report_run *r)
 
 /* ---- the summary, from the parts' JSON ---- */
 
+/*
+ * The part's document, for the summary's figures; none from a part that
+ * failed, whose document may stop anywhere (its section still shows
+ * what it printed).
+ */
 static const struct json_value *part_doc(const struct report_run *r,
 					 const char *name)
 {
 	for (size_t i = 0; i < r->count; i++)
-		if (strcmp(r->parts[i].name, name) == 0 && r->parts[i].json)
+		if (strcmp(r->parts[i].name, name) == 0 &&
+		    !r->parts[i].failed[0] && r->parts[i].json)
 			return r->parts[i].json;
 	return NULL;
+}
+
+/* Is the part named in the plan (run, skipped or not reached)? */
+static bool planned(const struct report_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (strcmp(r->parts[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Why the part named gave the summary no figure, as the run knows it
+ * (never a guess): a read-only report has no writing part; a part that
+ * did not apply or was not reached says why; a failed part's message
+ * is on standard error and its exit status here.
+ */
+static void why_not(const struct report_run *r, const char *name,
+		    char *buf, size_t size)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		const struct summary_part *p = &r->parts[i];
+
+		if (strcmp(p->name, name) != 0)
+			continue;
+		if (p->skipped[0])
+			snprintf(buf, size, "the %s part did not run: %s",
+				 name, p->skipped);
+		else if (p->failed[0])
+			snprintf(buf, size, "the %s part failed (exit %d), as "
+				 "its message on standard error says", name,
+				 p->status);
+		else if (!p->json)
+			snprintf(buf, size, "the %s part wrote no document",
+				 name);
+		else
+			snprintf(buf, size, "the %s part gave no figure",
+				 name);
+		return;
+	}
+	snprintf(buf, size, "%s", r->cfg->write ?
+		 "no part of this report measures it" : "needs --write");
 }
 
 /* The first record of kind (and, when given, member key == value). */
@@ -578,8 +629,25 @@ static const char *string_of(const struct json_value *rec, const char *key)
 	return v && v->type == JSON_STRING ? v->string : NULL;
 }
 
+/* The card's items when --info gave nothing: why, not a guess. */
+static void summarize_no_card(struct report_summary *s, const char *why)
+{
+	static const char *const keys[] = { "name", "manufacturer" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		summary_add(s, "card", keys[i], NAN, NULL, "not known: %s",
+			    why);
+	summary_add(s, "card", "capacity", (double)s->device_bytes, "bytes",
+		    "%llu bytes", (unsigned long long)s->device_bytes);
+	summary_add(s, "card", "transport", NAN, NULL, "not known: %s", why);
+	summary_add(s, "card", "claimed_classes", NAN, NULL, "not known: %s",
+		    why);
+	summary_add(s, "verdicts", "host_link", NAN, "boolean",
+		    "not known: %s", why);
+}
+
 static void summarize_card(struct report_summary *s,
-			   const struct json_value *info)
+			   const struct json_value *info, const char *why)
 {
 	const struct json_value *dev = find_record(info, "device", NULL, NULL);
 	const struct json_value *card = find_record(info, "card", NULL, NULL);
@@ -593,6 +661,10 @@ static void summarize_card(struct report_summary *s,
 		{ "speed_class", "C" }, { "uhs_grade", "U" },
 		{ "video_class", "V" }, { "app_class", "A" } };
 
+	if (!info) {
+		summarize_no_card(s, why);
+		return;
+	}
 	summary_add(s, "card", "name", NAN, NULL, "%s", name ? name :
 		    "not known (no CID register)");
 	summary_add(s, "card", "manufacturer", NAN, NULL, "%s", maker ? maker :
@@ -630,7 +702,7 @@ static void summarize_card(struct report_summary *s,
  */
 static void summarize_link_rate(struct report_summary *s,
 				const struct json_value *info,
-				const struct json_value *read)
+				const struct json_value *read, const char *why)
 {
 	const struct json_value *link = json_get(find_record(info, "link",
 							     NULL, NULL),
@@ -641,9 +713,10 @@ static void summarize_link_rate(struct report_summary *s,
 
 	if (!isfinite(ceiling) || ceiling <= 0 || !isfinite(rate))
 		summary_add(s, "verdicts", "link_vs_read", NAN, "boolean",
-			    "cannot tell: %s", !isfinite(rate) ?
-			    "no read rate measured" :
-			    "the host link's ceiling is not known");
+			    "cannot tell: %s%s", !isfinite(rate) ?
+			    "no read rate measured: " :
+			    "the host link's ceiling is not known",
+			    !isfinite(rate) ? why : "");
 	else
 		summary_add(s, "verdicts", "link_vs_read", rate >= 0.9 *
 			    ceiling, "boolean", "read %.1f MB/s of the link's "
@@ -654,16 +727,15 @@ static void summarize_link_rate(struct report_summary *s,
 }
 
 static void summarize_capacity(struct report_summary *s,
-			       const struct json_value *cap, bool write)
+			       const struct json_value *cap, const char *why)
 {
 	const struct json_value *rec = find_record(cap, "capacity", NULL,
 						   NULL);
 	const char *verdict = string_of(rec, "verdict");
 
 	if (!verdict) {
-		summary_add(s, "verdicts", "capacity", NAN, NULL, "%s", write ?
-			    "not checked (the capacity check did not run)" :
-			    "not checked (needs --write)");
+		summary_add(s, "verdicts", "capacity", NAN, NULL,
+			    "not checked: %s", why);
 		return;
 	}
 	summary_add(s, "verdicts", "capacity", number_of(rec, "usable_bytes"),
@@ -674,9 +746,12 @@ static void summarize_capacity(struct report_summary *s,
 		    "");
 }
 
-/* A detect finding: its value and confidence, or why it is not known. */
+/*
+ * A detect finding: its value and confidence, or why it is not known:
+ * detect's own reason, else why (no document to find it in).
+ */
 static void summarize_finding(struct report_summary *s,
-			      const struct json_value *detect,
+			      const struct json_value *detect, const char *why,
 			      const char *name, const char *key, bool size)
 {
 	const struct json_value *rec = find_record(detect, "finding", "name",
@@ -691,10 +766,7 @@ static void summarize_finding(struct report_summary *s,
 
 	if (!isfinite(value)) {
 		summary_add(s, "hides", key, NAN, size ? "bytes" : "count",
-			    "not determined%s%s", reason ? ": " : "",
-			    reason ? reason : !detect ? ": --detect did not run" :
-			    !s->write && strncmp(name, "open", 4) == 0 ?
-			    " (needs --write)" : "");
+			    "not determined: %s", reason ? reason : why);
 		return;
 	}
 	if (size)
@@ -708,7 +780,7 @@ static void summarize_finding(struct report_summary *s,
 }
 
 static void summarize_rate(struct report_summary *s, const char *key,
-			   const struct json_value *doc, const char *needs)
+			   const struct json_value *doc, const char *why)
 {
 	double rate = number_of(find_record(doc, "summary", NULL, NULL),
 				"bytes_per_s");
@@ -717,13 +789,13 @@ static void summarize_rate(struct report_summary *s, const char *key,
 		summary_add(s, "speed", key, rate, "bytes/s", "%.1f MB/s",
 			    rate / 1e6);
 	else
-		summary_add(s, "speed", key, NAN, "bytes/s", "not measured%s",
-			    needs);
+		summary_add(s, "speed", key, NAN, "bytes/s",
+			    "not measured: %s", why);
 }
 
 static void summarize_iops(struct report_summary *s, const char *key,
 			   const struct json_value *doc, const char *direction,
-			   const char *needs)
+			   const char *why)
 {
 	double iops = number_of(find_record(doc, "iops", "direction",
 					    direction), "iops");
@@ -731,8 +803,8 @@ static void summarize_iops(struct report_summary *s, const char *key,
 	if (isfinite(iops))
 		summary_add(s, "speed", key, iops, "count", "%.0f IOPS", iops);
 	else
-		summary_add(s, "speed", key, NAN, "count", "not measured%s",
-			    needs);
+		summary_add(s, "speed", key, NAN, "count", "not measured: %s",
+			    why);
 }
 
 /* word after what buf holds, a space between */
@@ -744,7 +816,7 @@ static void append_word(char *buf, size_t size, const char *word)
 }
 
 static void summarize_classes(struct report_summary *s,
-			      const struct json_value *classes)
+			      const struct json_value *classes, const char *why)
 {
 	const struct json_value *results = json_get(classes, "results");
 	char passed[160] = "", failed[160] = "", claimed[160] = "";
@@ -777,9 +849,8 @@ static void summarize_classes(struct report_summary *s,
 			    "cannot tell: the card claims no class it can be "
 			    "held to (none read from it)");
 	if (!results) {
-		summary_add(s, "speed", "classes", NAN, NULL, "not checked%s",
-			    s->write ? " (the class check did not run)" :
-			    " (needs --write)");
+		summary_add(s, "speed", "classes", NAN, NULL,
+			    "not checked: %s", why);
 		return;
 	}
 	summary_add(s, "speed", "classes", NAN, NULL, "passes %s; fails %s",
@@ -788,7 +859,7 @@ static void summarize_classes(struct report_summary *s,
 
 static void summarize_advice(struct report_summary *s,
 			     const struct json_value *detect,
-			     const struct json_value *cap)
+			     const struct json_value *cap, const char *why)
 {
 	const struct json_value *results = json_get(detect, "results");
 	const struct json_value *fixes = json_get(cap, "results");
@@ -814,8 +885,61 @@ static void summarize_advice(struct report_summary *s,
 	}
 	if (!n)
 		summary_add(s, "advice", keys[0], NAN, NULL, "none: %s",
-			    detect ? "the geometry was not found" :
-			    "--detect did not run");
+			    detect ? "the geometry was not found" : why);
+}
+
+/* The summary's figures, each with why it is missing where it is. */
+static void summarize_speed(const struct report_run *r,
+			    struct report_summary *s)
+{
+	static const struct { const char *key, *part, *direction; } iops[] = {
+		{ "read_iops_qd1", "iops", "read" },
+		{ "read_iops_qd32", "iops-qd32", "read" },
+		{ "write_iops_qd1", "iops", "write" },
+		{ "write_iops_qd32", "iops-qd32", "write" },
+	};
+	char why[SUMMARY_TEXT_BYTES];
+
+	why_not(r, "read-speed", why, sizeof(why));
+	summarize_rate(s, "read", part_doc(r, "read-speed"), why);
+	why_not(r, "write-speed", why, sizeof(why));
+	summarize_rate(s, "write", part_doc(r, "write-speed"), why);
+	for (size_t i = 0; i < sizeof(iops) / sizeof(iops[0]); i++) {
+		/* a read-only report's iops parts measure no writes */
+		if (!r->cfg->write && strcmp(iops[i].direction, "write") == 0)
+			snprintf(why, sizeof(why), "needs --write");
+		else
+			why_not(r, iops[i].part, why, sizeof(why));
+		summarize_iops(s, iops[i].key, part_doc(r, iops[i].part),
+			       iops[i].direction, why);
+	}
+	why_not(r, "class-check", why, sizeof(why));
+	summarize_classes(s, part_doc(r, "class-check"), why);
+}
+
+/*
+ * The geometry from --detect --write, else from --detect (which runs
+ * instead where the writing form does not apply); the open erase blocks
+ * only from the writing form when --write was given.
+ */
+static void summarize_geometry(const struct report_run *r,
+			       struct report_summary *s)
+{
+	const char *name = planned(r, "detect") ? "detect" : "detect-write";
+	const struct json_value *detect = part_doc(r, "detect-write") ?
+					  part_doc(r, "detect-write") :
+					  part_doc(r, "detect");
+	const struct json_value *open = r->cfg->write ?
+					part_doc(r, "detect-write") : detect;
+	char why[SUMMARY_TEXT_BYTES], open_why[SUMMARY_TEXT_BYTES];
+
+	why_not(r, name, why, sizeof(why));
+	why_not(r, r->cfg->write ? "detect-write" : name, open_why,
+		sizeof(open_why));
+	summarize_finding(s, detect, why, "erase_size", "erase_block", true);
+	summarize_finding(s, detect, why, "page_size", "page", true);
+	summarize_finding(s, open, open_why, "open_au_linear",
+			  "open_erase_blocks", false);
 }
 
 static void summarize(const struct report_run *r, struct report_summary *s)
@@ -823,25 +947,20 @@ static void summarize(const struct report_run *r, struct report_summary *s)
 	const struct json_value *detect = part_doc(r, "detect-write") ?
 					  part_doc(r, "detect-write") :
 					  part_doc(r, "detect");
-	const char *w = r->cfg->write ? "" : " (needs --write)";
+	char why[SUMMARY_TEXT_BYTES];
 
-	summarize_card(s, part_doc(r, "info"));
-	summarize_link_rate(s, part_doc(r, "info"), part_doc(r, "read-speed"));
-	summarize_capacity(s, part_doc(r, "capacity-check"), r->cfg->write);
-	summarize_finding(s, detect, "erase_size", "erase_block", true);
-	summarize_finding(s, detect, "page_size", "page", true);
-	summarize_finding(s, detect, "open_au_linear", "open_erase_blocks",
-			  false);
-	summarize_rate(s, "read", part_doc(r, "read-speed"), "");
-	summarize_rate(s, "write", part_doc(r, "write-speed"), w);
-	summarize_iops(s, "read_iops_qd1", part_doc(r, "iops"), "read", "");
-	summarize_iops(s, "read_iops_qd32", part_doc(r, "iops-qd32"), "read",
-		       "");
-	summarize_iops(s, "write_iops_qd1", part_doc(r, "iops"), "write", w);
-	summarize_iops(s, "write_iops_qd32", part_doc(r, "iops-qd32"), "write",
-		       w);
-	summarize_classes(s, part_doc(r, "class-check"));
-	summarize_advice(s, detect, part_doc(r, "capacity-check"));
+	why_not(r, "info", why, sizeof(why));
+	summarize_card(s, part_doc(r, "info"), why);
+	why_not(r, "read-speed", why, sizeof(why));
+	summarize_link_rate(s, part_doc(r, "info"), part_doc(r, "read-speed"),
+			    why);
+	why_not(r, "capacity-check", why, sizeof(why));
+	summarize_capacity(s, part_doc(r, "capacity-check"), why);
+	summarize_geometry(r, s);
+	summarize_speed(r, s);
+	why_not(r, planned(r, "detect") ? "detect" : "detect-write", why,
+		sizeof(why));
+	summarize_advice(s, detect, part_doc(r, "capacity-check"), why);
 }
 
 /* ---- the mode ---- */
@@ -873,6 +992,21 @@ static void setup_undo(struct report_run *r)
 		.undo_path = r->undo_path, .stop = cfg->stop };
 	/* a simulated card is made afresh at each open: nothing to keep */
 	r->keeps = !r->dev.simulated;
+}
+
+/*
+ * A device that cannot be written (read-only, mounted, no permission)
+ * is refused here as every write mode refuses it, by the same open and
+ * with its words and exit status, before any part runs: not once per
+ * part, each failing.  The open is closed at once: each part opens the
+ * device for itself, exclusively.
+ */
+static void refuse_unwritable(const struct config *cfg)
+{
+	struct dev dev;
+
+	open_device(cfg, &dev, DEV_READ_WRITE);
+	dev_close(&dev);
 }
 
 /* A fake card's 3 (or a damaged one's 4) above all, then a failed part. */
@@ -934,8 +1068,10 @@ int mode_report(struct config *cfg)
 		runtime_error("out of memory");
 	r->cfg = cfg;
 	open_device(cfg, &r->dev, DEV_READ_ONLY);
-	if (cfg->write)
+	if (cfg->write) {
 		setup_undo(r);
+		refuse_unwritable(cfg);
+	}
 	plan_parts(r);
 	announce_plan(r);
 	err = run_parts(r);

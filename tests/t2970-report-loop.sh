@@ -33,8 +33,21 @@ test_expect_success '--report --write on a regular file: a part that does not ap
 	test "$(grep -c "not run: the device is too small for the write probes" err)" = 2 &&
 	grep -q "^== detect: flashbench --detect --budget=1 file.img ==" out &&
 	grep -q "^  write  *[0-9.]* MB/s$" out &&
+	grep -x "  open erase blocks  *not determined: the detect-write part did not run: the device is too small for the write probes" out &&
+	! grep "needs --write" out &&
 	test ! -e "$UNDO" &&
 	test "$(cksum <file.img)" = "$before"
+'
+
+test_loop '--report --write on a read-only loop device: refused as --write-speed refuses it, before any part' '
+	ro=$(make_loop 64M -r) &&
+	test_expect_code 1 "$FLASHBENCH" --write-speed "$ro" >ws.out 2>ws.err &&
+	grep -x "flashbench: $ro: device is read-only; this test writes" ws.err &&
+	test_expect_code 1 "$FLASHBENCH" --report --write --time=0.2 \
+		--undo-file="$UNDO" "$ro" >out 2>err &&
+	test_cmp ws.err err &&
+	test ! -s out &&
+	test ! -e "$UNDO"
 '
 
 # in_part PART: the run has started PART; (a part that keeps its range)
