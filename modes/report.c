@@ -7,6 +7,7 @@
  * capacity check uses the same file in its own way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engines/sim.h"
@@ -100,6 +102,19 @@ static const struct passed {
 };
 #define PASSED_COUNT (sizeof(passed_options) / sizeof(passed_options[0]))
 
+/*
+ * Saving and putting back a part's range is timed by rates measured
+ * before the plan: PROBE_BYTES read from the device (in the saving's
+ * chunks) and written to the undo file's disk (synced, as the saving
+ * syncs).  Writes to the device cannot be measured before the plan
+ * announces them: they are timed at a third of its read rate (flash
+ * cards and USB sticks commonly write sequentially at a fifth to a half
+ * of their read rate) until a part has put its range back, and then by
+ * what that part took.
+ */
+#define PROBE_BYTES (8 * KEEP_CHUNK_BYTES)
+#define ASSUMED_READS_PER_WRITE 3.0
+
 /* What the report knows while it runs. */
 struct report_run {
 	struct config *cfg;
@@ -111,6 +126,9 @@ struct report_run {
 	struct summary_part parts[PART_COUNT];
 	char commands[PART_COUNT][MESSAGE_BYTES];
 	uint64_t cost_ns[PART_COUNT], writes_bytes[PART_COUNT];
+	double read_bytes_per_s;	/* the device's, measured; 0: not */
+	double undo_bytes_per_s;	/* the undo file's disk's; 0: not */
+	double keep_ns_per_byte;	/* saving and putting back a byte */
 	size_t count;
 	struct devname names;		/* the document's device names */
 };
@@ -289,14 +307,183 @@ static void plan_parts(struct report_run *r)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* The device's read rate over PROBE_BYTES from its start; 0 on an error. */
+static double probe_device(struct report_run *r, void *buf)
+{
+	uint64_t bytes = 0, time_ns = 0, ns;
+
+	while (bytes < PROBE_BYTES &&
+	       bytes + KEEP_CHUNK_BYTES <= r->dev.size_bytes) {
+		if (dev_read(&r->dev, buf, bytes, KEEP_CHUNK_BYTES, &ns))
+			return 0;
+		bytes += KEEP_CHUNK_BYTES;
+		time_ns += ns;
+	}
+	return time_ns ? (double)bytes * 1e9 / (double)time_ns : 0;
+}
+
+/*
+ * The undo file's disk: PROBE_BYTES written to an unnamed file in its
+ * directory (gone when closed) and synced; 0 when it cannot tell.
+ */
+static double probe_undo_disk(const struct report_run *r, const void *buf)
+{
+	const char *slash = strrchr(r->undo_path, '/');
+	char dir[PATH_MAX] = ".";
+	uint64_t start_ns, bytes = 0;
+	int fd;
+
+	if (slash == r->undo_path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (slash)
+		snprintf(dir, sizeof(dir), "%.*s",
+			 (int)(slash - r->undo_path), r->undo_path);
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	start_ns = now_ns();
+	while (bytes < PROBE_BYTES &&
+	       write(fd, buf, KEEP_CHUNK_BYTES) == (ssize_t)KEEP_CHUNK_BYTES)
+		bytes += KEEP_CHUNK_BYTES;
+	if (bytes < PROBE_BYTES || fdatasync(fd))
+		bytes = 0;
+	close(fd);
+	return bytes ? (double)bytes * 1e9 / (double)(now_ns() - start_ns) : 0;
+}
+
+/*
+ * What saving and putting back a byte takes: saving reads the device
+ * and writes the undo file; putting back reads the file, writes the
+ * device and reads it again to check.  0 when the device cannot be
+ * read (then not counted).
+ */
+static void estimate_keeping(struct report_run *r)
+{
+	void *buf;
+
+	if (!r->keeps)
+		return;
+	buf = dev_alloc_buffer(KEEP_CHUNK_BYTES, DEV_PATTERN_ZEROS);
+	if (!buf)
+		runtime_error("out of memory");
+	r->read_bytes_per_s = probe_device(r, buf);
+	r->undo_bytes_per_s = probe_undo_disk(r, buf);
+	free(buf);
+	if (r->read_bytes_per_s > 0)
+		r->keep_ns_per_byte = 1e9 * ((2 + ASSUMED_READS_PER_WRITE) /
+			r->read_bytes_per_s + (r->undo_bytes_per_s > 0 ?
+			2 / r->undo_bytes_per_s : 0));
+}
+
+/* Saving and putting back what part i overwrites, in ns. */
+static uint64_t keep_cost(const struct report_run *r, size_t i)
+{
+	if (!r->keeps || !r->defs[i]->writes)
+		return 0;
+	return (uint64_t)((double)r->writes_bytes[i] * r->keep_ns_per_byte);
+}
+
+/* The time the parts from the one at from on take: theirs and keeping. */
 static uint64_t cost_from(const struct report_run *r, size_t from)
 {
 	uint64_t ns = 0;
 
 	for (size_t i = from; i < r->count; i++)
 		if (!r->parts[i].skipped[0])
-			ns += r->cost_ns[i];
+			ns += r->cost_ns[i] + keep_cost(r, i);
 	return ns;
+}
+
+/*
+ * After a part that saved its range and put it back: keeping timed by
+ * what that took, the part's time less its own device time (its
+ * document's).  A part that wrote nothing (--detect --write that found
+ * no geometry) saved nothing to time.
+ */
+static void learn_keeping(struct report_run *r, size_t i, uint64_t took_ns)
+{
+	const struct json_value *doc = r->parts[i].json;
+	const struct json_value *own = json_get(doc, "device_time_ns");
+	const struct json_value *wrote = json_get(doc, "bytes_written");
+
+	/* the capacity check saves block by block, not as a range */
+	if (!keep_cost(r, i) || r->defs[i]->check == CHECK_CAPACITY ||
+	    r->parts[i].failed[0] || !own || own->type != JSON_NUMBER ||
+	    !wrote || wrote->type != JSON_NUMBER || wrote->number <= 0 ||
+	    (double)took_ns <= own->number)
+		return;
+	r->keep_ns_per_byte = ((double)took_ns - own->number) /
+			      (double)r->writes_bytes[i];
+}
+
+/* A part's line of the plan: its command, its time, what it writes. */
+static void announce_part(const struct report_run *r, size_t i)
+{
+	char took[UNITS_BUF];
+
+	fprintf(stderr, "  %-15s %s; ", r->parts[i].name,
+		r->parts[i].command);
+	if (r->defs[i]->check == CHECK_CAPACITY)
+		fprintf(stderr, "time as its write rate allows");
+	else if (r->defs[i]->run == mode_test)
+		fprintf(stderr, "a fixed count of reads at each alignment");
+	else
+		fprintf(stderr, "about %.0f s", (double)r->cost_ns[i] / 1e9);
+	if (r->writes_bytes[i])
+		fprintf(stderr, ", writes up to %llu bytes",
+			(unsigned long long)r->writes_bytes[i]);
+	if (keep_cost(r, i))
+		fprintf(stderr, ", saved and put back in about %s",
+			units_format_time(took, (double)keep_cost(r, i)));
+	fputc('\n', stderr);
+}
+
+/* The plan's first line: the time in all, and what it is made of. */
+static void announce_time(const struct report_run *r)
+{
+	uint64_t keeping_ns = 0;
+
+	for (size_t i = 0; i < r->count; i++)
+		if (!r->parts[i].skipped[0])
+			keeping_ns += keep_cost(r, i);
+	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s", 
+		die_program_name, r->count, (double)cost_from(r, 0) / 1e9);
+	if (keeping_ns)
+		fprintf(stderr, ": %.0f s of the parts' device time and %.0f s "
+			"to save and put back what they overwrite:\n",
+			(double)(cost_from(r, 0) - keeping_ns) / 1e9,
+			(double)keeping_ns / 1e9);
+	else
+		fprintf(stderr, " of device time:\n");
+}
+
+/* How the saving and putting back were timed, with what evidence. */
+static void announce_rates(const struct report_run *r)
+{
+	char rate[UNITS_BUF];
+
+	if (!r->keep_ns_per_byte) {
+		fprintf(stderr, "%s: --report: the time to save and put back "
+			"is not counted: the device could not be read\n",
+			die_program_name);
+		return;
+	}
+	fprintf(stderr, "%s: --report: saving and putting back are timed by "
+		"the device's reads at %s, ", die_program_name,
+		units_format_rate(rate, r->read_bytes_per_s));
+	if (r->undo_bytes_per_s > 0)
+		fprintf(stderr, "the undo file's disk at %s, ",
+			units_format_rate(rate, r->undo_bytes_per_s));
+	fprintf(stderr, "measured now, and writes at a third of the read "
+		"rate, assumed until a part has put its range back\n");
 }
 
 /* Before anything runs: what each part costs, what it all writes. */
@@ -305,29 +492,14 @@ static void announce_plan(const struct report_run *r)
 	uint64_t written = 0, most = 0;
 	char size[UNITS_BUF];
 
-	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s of device "
-		"time:\n", die_program_name, r->count,
-		(double)cost_from(r, 0) / 1e9);
+	announce_time(r);
 	for (size_t i = 0; i < r->count; i++) {
 		if (r->parts[i].skipped[0]) {
 			fprintf(stderr, "  %-15s not run: %s\n",
 				r->parts[i].name, r->parts[i].skipped);
 			continue;
 		}
-		fprintf(stderr, "  %-15s %s; ", r->parts[i].name,
-			r->parts[i].command);
-		if (r->defs[i]->check == CHECK_CAPACITY)
-			fprintf(stderr, "time as its write rate allows");
-		else if (r->defs[i]->run == mode_test)
-			fprintf(stderr, "a fixed count of reads at each "
-				"alignment");
-		else
-			fprintf(stderr, "about %.0f s", (double)r->cost_ns[i] /
-				1e9);
-		if (r->writes_bytes[i])
-			fprintf(stderr, ", writes up to %llu bytes",
-				(unsigned long long)r->writes_bytes[i]);
-		fputc('\n', stderr);
+		announce_part(r, i);
 		written += r->writes_bytes[i];
 		if (r->writes_bytes[i] > most)
 			most = r->writes_bytes[i];
@@ -336,15 +508,17 @@ static void announce_plan(const struct report_run *r)
 		return;
 	fprintf(stderr, "%s: --report --write writes at most %llu bytes in "
 		"all; ", die_program_name, (unsigned long long)written);
-	if (r->keeps)
-		fprintf(stderr, "each part first saves what it overwrites to "
-			"%s (at most %s at a time) and puts it back when it "
-			"ends (after a crash: %s --restore=%s %s)\n",
-			r->undo_path, units_format_exact_size(size, most),
-			die_program_name, r->undo_path, r->cfg->device);
-	else
+	if (!r->keeps) {
 		fprintf(stderr, "a simulated card starts afresh at each part: "
 			"nothing to save\n");
+		return;
+	}
+	fprintf(stderr, "each part first saves what it overwrites to %s (at "
+		"most %s at a time) and puts it back when it ends (after a "
+		"crash: %s --restore=%s %s)\n", r->undo_path,
+		units_format_exact_size(size, most), die_program_name,
+		r->undo_path, r->cfg->device);
+	announce_rates(r);
 }
 
 /* ---- running a part ---- */
@@ -1035,6 +1209,7 @@ static int run_parts(struct report_run *r)
 {
 	for (size_t i = 0; i < r->count; i++) {
 		struct summary_part *p = &r->parts[i];
+		uint64_t started_ns;
 		int status;
 
 		if (p->skipped[0]) {
@@ -1042,6 +1217,7 @@ static int run_parts(struct report_run *r)
 				die_program_name, p->name, p->skipped);
 			continue;
 		}
+		started_ns = now_ns();
 		status = run_part(r, i);
 		if (!put_back_left(r))
 			return -ESTALE;
@@ -1052,6 +1228,7 @@ static int run_parts(struct report_run *r)
 			snprintf(p->failed, sizeof(p->failed), "it failed "
 				 "(exit %d), as its message on standard error "
 				 "says", status);
+		learn_keeping(r, i, now_ns() - started_ns);
 	}
 	return 0;
 }
@@ -1073,6 +1250,7 @@ int mode_report(struct config *cfg)
 		refuse_unwritable(cfg);
 	}
 	plan_parts(r);
+	estimate_keeping(r);
 	announce_plan(r);
 	err = run_parts(r);
 	for (size_t i = 0; i < r->count; i++)

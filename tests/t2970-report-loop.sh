@@ -39,6 +39,28 @@ test_expect_success '--report --write on a regular file: a part that does not ap
 	test "$(cksum <file.img)" = "$before"
 '
 
+# keep_estimate SPAN: the seconds the plan of --report --write --span=SPAN
+# on file.img gives the write-speed part to save and put back its range
+keep_estimate() {
+	rm -f "$UNDO" &&
+	# its exit status is not the point (--detect --write may find an
+	# erase size too large for this file and fail)
+	"$FLASHBENCH" --report --write --budget=1 --time=0.1 --span="$1" \
+		--undo-file="$UNDO" file.img >/dev/null 2>"err.$1"
+	test ! -e "$UNDO" &&
+	sed -n "s/^  write-speed .*, writes up to [0-9]* bytes, saved and put back in about \([0-9.]*\)\([^0-9.]*\)s\$/\1 \2/p" \
+		"err.$1" | awk "{ print \$1 * (\$2 == \"m\" ? 1e-3 : \$2 == \"\" ? 1 : 1e-6) }"
+}
+
+test_expect_success '--report --write: the plan counts saving and putting back each writing part, more for a larger range' '
+	head -c $((96 * MIB)) /dev/urandom >file.img &&
+	small=$(keep_estimate 8M) && large=$(keep_estimate 64M) &&
+	echo "8MiB: $small s, 64MiB: $large s" &&
+	awk -v s="$small" -v l="$large" "BEGIN { exit !(s > 0 && l > 2 * s) }" &&
+	grep "^flashbench: --report runs [0-9]* parts, about [0-9]* s: [0-9]* s of the parts. device time and [0-9]* s to save and put back what they overwrite:\$" err.8M &&
+	grep "^flashbench: --report: saving and putting back are timed by the device.s reads at " err.8M
+'
+
 test_loop '--report --write on a read-only loop device: refused as --write-speed refuses it, before any part' '
 	ro=$(make_loop 64M -r) &&
 	test_expect_code 1 "$FLASHBENCH" --write-speed "$ro" >ws.out 2>ws.err &&
