@@ -351,7 +351,8 @@ static double probe_undo_disk(const struct report_run *r, const void *buf)
 		return 0;
 	start_ns = now_ns();
 	while (bytes < PROBE_BYTES &&
-	       write(fd, buf, KEEP_CHUNK_BYTES) == (ssize_t)KEEP_CHUNK_BYTES)
+	       write(fd, buf, (size_t)KEEP_CHUNK_BYTES) ==
+	       (ssize_t)KEEP_CHUNK_BYTES)
 		bytes += KEEP_CHUNK_BYTES;
 	if (bytes < PROBE_BYTES || fdatasync(fd))
 		bytes = 0;
@@ -454,7 +455,7 @@ static void announce_time(const struct report_run *r)
 	for (size_t i = 0; i < r->count; i++)
 		if (!r->parts[i].skipped[0])
 			keeping_ns += keep_cost(r, i);
-	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s", 
+	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s",
 		die_program_name, r->count, (double)cost_from(r, 0) / 1e9);
 	if (keeping_ns)
 		fprintf(stderr, ": %.0f s of the parts' device time and %.0f s "
