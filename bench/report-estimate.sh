@@ -28,28 +28,20 @@ fi
 
 WORK=$(mktemp -d /tmp/report-estimate.XXXXXX)
 DEV=
+EMU_PID=
 
+# the card's loop device detached, flashemu ended (it unmounts the card)
 cleanup() {
 	[ -n "$DEV" ] && losetup -d "$DEV"
-	[ -s "$WORK/emu.pid" ] && kill -TERM "$(cat "$WORK/emu.pid")" 2>/dev/null
-	wait_for "flashemu stopped" test -s "$WORK/emu.rc"
+	if [ -n "$EMU_PID" ]; then
+		kill -TERM "$EMU_PID" 2>/dev/null
+		wait "$EMU_PID"
+	fi
 	umount -l "$WORK/card" 2>/dev/null
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-# wait_for WHAT CMD...: poll CMD (it is an event, not a duration).
-wait_for() {
-	wf_what=$1
-	shift
-	wf_n=0
-	until "$@"; do
-		wf_n=$((wf_n + 1))
-		[ $wf_n -ge 6000 ] && { echo "no $wf_what in 60 s" >&2; return 1; }
-		sleep 0.01
-	done
-}
 
 # stamp: each line of standard input after the seconds since the epoch
 stamp() {
@@ -58,13 +50,19 @@ stamp() {
 	done
 }
 
+# flashemu serves the card once it prints its ready line: read from a
+# pipe kept open until the end (no polling)
 mkdir -p "$WORK/card"
-(
-	sh -c 'echo $$ >"$0.pid"; exec "$@"' "$WORK/emu" "$EMU" "$SPEC" \
-		"$WORK/card" >"$WORK/emu.out" 2>"$WORK/emu.err"
-	echo $? >"$WORK/emu.rc"
-) &
-wait_for "flashemu ready" grep -qs "^ready" "$WORK/emu.out" || exit 1
+mkfifo "$WORK/emu.out"
+"$EMU" "$SPEC" "$WORK/card" >"$WORK/emu.out" 2>"$WORK/emu.err" &
+EMU_PID=$!
+exec 3<"$WORK/emu.out"
+until IFS= read -r line <&3 && [ "${line%% *}" = ready ]; do
+	kill -0 "$EMU_PID" 2>/dev/null || {
+		cat "$WORK/emu.err" >&2
+		exit 1
+	}
+done
 DEV=$(losetup -f --show --direct-io=on "$WORK/card/card") || exit 1
 size=$(blockdev --getsize64 "$DEV")
 echo "card: $SPEC on $DEV ($size bytes), --report --write $ARGS"
