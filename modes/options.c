@@ -264,7 +264,7 @@ static const struct option_def option_defs[] = {
 	  .field = FIELD(realtime), .applies = T_MEASURE },
 	{ 'q', "quiet", NULL, SECTION_OUTPUT,
 	  "no progress line on the terminal", .kind = ARG_FLAG,
-	  .field = FIELD(quiet), .applies = T_MEASURE },
+	  .field = FIELD(quiet), .applies = T_MEASURE | T_REPORT },
 	{ 'v', "verbose", NULL, SECTION_OUTPUT, "say more", .kind = ARG_FLAG,
 	  .field = FIELD(verbose), .applies = T_MEASURE | T_ANALYZE,
 	  .original = true },

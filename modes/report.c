@@ -7,6 +7,7 @@
  * capacity check uses the same file in its own way.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engines/sim.h"
@@ -100,6 +102,19 @@ static const struct passed {
 };
 #define PASSED_COUNT (sizeof(passed_options) / sizeof(passed_options[0]))
 
+/*
+ * Saving and putting back a part's range is timed by rates measured
+ * before the plan: PROBE_BYTES read from the device (in the saving's
+ * chunks) and written to the undo file's disk (synced, as the saving
+ * syncs).  Writes to the device cannot be measured before the plan
+ * announces them: they are timed at a third of its read rate (flash
+ * cards and USB sticks commonly write sequentially at a fifth to a half
+ * of their read rate) until a part has put its range back, and then by
+ * what that part took.
+ */
+#define PROBE_BYTES (8 * KEEP_CHUNK_BYTES)
+#define ASSUMED_READS_PER_WRITE 3.0
+
 /* What the report knows while it runs. */
 struct report_run {
 	struct config *cfg;
@@ -111,6 +126,9 @@ struct report_run {
 	struct summary_part parts[PART_COUNT];
 	char commands[PART_COUNT][MESSAGE_BYTES];
 	uint64_t cost_ns[PART_COUNT], writes_bytes[PART_COUNT];
+	double read_bytes_per_s;	/* the device's, measured; 0: not */
+	double undo_bytes_per_s;	/* the undo file's disk's; 0: not */
+	double keep_ns_per_byte;	/* saving and putting back a byte */
 	size_t count;
 	struct devname names;		/* the document's device names */
 };
@@ -142,7 +160,7 @@ static unsigned part_test_bit(const struct part_def *d)
 {
 	static const struct { const char *arg; unsigned bit; } bits[] = {
 		{ "--info", T_INFO }, { "--detect", T_DETECT },
-		{ "-t", T_READ_SPEED }, { "--iops", T_IOPS },
+		{ "-a", T_ALIGN }, { "-t", T_READ_SPEED }, { "--iops", T_IOPS },
 		{ "--write-speed", T_WRITE_SPEED },
 		{ "--class-check", T_CLASS },
 		{ "--capacity-check", T_CAPACITY },
@@ -179,8 +197,6 @@ static int part_argv(const struct config *cfg, const struct part_def *d,
 			     sizeof(store[i]));
 		argv[argc++] = store[i];
 	}
-	if (cfg->quiet)
-		argv[argc++] = "--quiet";
 	used = (size_t)snprintf(command, size, "%s", argv[0]);
 	for (int i = 1; i < argc && used < size; i++)
 		used += (size_t)snprintf(command + used, size - used, " %s",
@@ -188,6 +204,10 @@ static int part_argv(const struct config *cfg, const struct part_def *d,
 	if (used < size)
 		snprintf(command + used, size - used, " %s", cfg->device);
 	argv[argc++] = (char *)formats[cfg->format];
+	/* -q: no progress line in the parts that draw one; not part of
+	   the command shown, whose output it does not change */
+	if (cfg->quiet && (bit & T_MEASURE))
+		argv[argc++] = "--quiet";
 	argv[argc++] = (char *)cfg->device;
 	argv[argc] = NULL;
 	return argc;
@@ -287,14 +307,184 @@ static void plan_parts(struct report_run *r)
 	}
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* The device's read rate over PROBE_BYTES from its start; 0 on an error. */
+static double probe_device(struct report_run *r, void *buf)
+{
+	uint64_t bytes = 0, time_ns = 0, ns;
+
+	while (bytes < PROBE_BYTES &&
+	       bytes + KEEP_CHUNK_BYTES <= r->dev.size_bytes) {
+		if (dev_read(&r->dev, buf, bytes, KEEP_CHUNK_BYTES, &ns))
+			return 0;
+		bytes += KEEP_CHUNK_BYTES;
+		time_ns += ns;
+	}
+	return time_ns ? (double)bytes * 1e9 / (double)time_ns : 0;
+}
+
+/*
+ * The undo file's disk: PROBE_BYTES written to an unnamed file in its
+ * directory (gone when closed) and synced; 0 when it cannot tell.
+ */
+static double probe_undo_disk(const struct report_run *r, const void *buf)
+{
+	const char *slash = strrchr(r->undo_path, '/');
+	char dir[PATH_MAX] = ".";
+	uint64_t start_ns, bytes = 0;
+	int fd;
+
+	if (slash == r->undo_path)
+		snprintf(dir, sizeof(dir), "/");
+	else if (slash)
+		snprintf(dir, sizeof(dir), "%.*s",
+			 (int)(slash - r->undo_path), r->undo_path);
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;
+	start_ns = now_ns();
+	while (bytes < PROBE_BYTES &&
+	       write(fd, buf, (size_t)KEEP_CHUNK_BYTES) ==
+	       (ssize_t)KEEP_CHUNK_BYTES)
+		bytes += KEEP_CHUNK_BYTES;
+	if (bytes < PROBE_BYTES || fdatasync(fd))
+		bytes = 0;
+	close(fd);
+	return bytes ? (double)bytes * 1e9 / (double)(now_ns() - start_ns) : 0;
+}
+
+/*
+ * What saving and putting back a byte takes: saving reads the device
+ * and writes the undo file; putting back reads the file, writes the
+ * device and reads it again to check.  0 when the device cannot be
+ * read (then not counted).
+ */
+static void estimate_keeping(struct report_run *r)
+{
+	void *buf;
+
+	if (!r->keeps)
+		return;
+	buf = dev_alloc_buffer(KEEP_CHUNK_BYTES, DEV_PATTERN_ZEROS);
+	if (!buf)
+		runtime_error("out of memory");
+	r->read_bytes_per_s = probe_device(r, buf);
+	r->undo_bytes_per_s = probe_undo_disk(r, buf);
+	free(buf);
+	if (r->read_bytes_per_s > 0)
+		r->keep_ns_per_byte = 1e9 * ((2 + ASSUMED_READS_PER_WRITE) /
+			r->read_bytes_per_s + (r->undo_bytes_per_s > 0 ?
+			2 / r->undo_bytes_per_s : 0));
+}
+
+/* Saving and putting back what part i overwrites, in ns. */
+static uint64_t keep_cost(const struct report_run *r, size_t i)
+{
+	if (!r->keeps || !r->defs[i]->writes)
+		return 0;
+	return (uint64_t)((double)r->writes_bytes[i] * r->keep_ns_per_byte);
+}
+
+/* The time the parts from the one at from on take: theirs and keeping. */
 static uint64_t cost_from(const struct report_run *r, size_t from)
 {
 	uint64_t ns = 0;
 
 	for (size_t i = from; i < r->count; i++)
 		if (!r->parts[i].skipped[0])
-			ns += r->cost_ns[i];
+			ns += r->cost_ns[i] + keep_cost(r, i);
 	return ns;
+}
+
+/*
+ * After a part that saved its range and put it back: keeping timed by
+ * what that took, the part's time less its own device time (its
+ * document's).  A part that wrote nothing (--detect --write that found
+ * no geometry) saved nothing to time.
+ */
+static void learn_keeping(struct report_run *r, size_t i, uint64_t took_ns)
+{
+	const struct json_value *doc = r->parts[i].json;
+	const struct json_value *own = json_get(doc, "device_time_ns");
+	const struct json_value *wrote = json_get(doc, "bytes_written");
+
+	/* the capacity check saves block by block, not as a range */
+	if (!keep_cost(r, i) || r->defs[i]->check == CHECK_CAPACITY ||
+	    r->parts[i].failed[0] || !own || own->type != JSON_NUMBER ||
+	    !wrote || wrote->type != JSON_NUMBER || wrote->number <= 0 ||
+	    (double)took_ns <= own->number)
+		return;
+	r->keep_ns_per_byte = ((double)took_ns - own->number) /
+			      (double)r->writes_bytes[i];
+}
+
+/* A part's line of the plan: its command, its time, what it writes. */
+static void announce_part(const struct report_run *r, size_t i)
+{
+	char took[UNITS_BUF];
+
+	fprintf(stderr, "  %-15s %s; ", r->parts[i].name,
+		r->parts[i].command);
+	if (r->defs[i]->check == CHECK_CAPACITY)
+		fprintf(stderr, "time as its write rate allows");
+	else if (r->defs[i]->run == mode_test)
+		fprintf(stderr, "a fixed count of reads at each alignment");
+	else
+		fprintf(stderr, "about %.0f s", (double)r->cost_ns[i] / 1e9);
+	if (r->writes_bytes[i])
+		fprintf(stderr, ", writes up to %llu bytes",
+			(unsigned long long)r->writes_bytes[i]);
+	if (keep_cost(r, i))
+		fprintf(stderr, ", saved and put back in about %s",
+			units_format_time(took, (double)keep_cost(r, i)));
+	fputc('\n', stderr);
+}
+
+/* The plan's first line: the time in all, and what it is made of. */
+static void announce_time(const struct report_run *r)
+{
+	uint64_t keeping_ns = 0;
+
+	for (size_t i = 0; i < r->count; i++)
+		if (!r->parts[i].skipped[0])
+			keeping_ns += keep_cost(r, i);
+	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s",
+		die_program_name, r->count, (double)cost_from(r, 0) / 1e9);
+	if (keeping_ns)
+		fprintf(stderr, ": %.0f s of the parts' device time and %.0f s "
+			"to save and put back what they overwrite:\n",
+			(double)(cost_from(r, 0) - keeping_ns) / 1e9,
+			(double)keeping_ns / 1e9);
+	else
+		fprintf(stderr, " of device time:\n");
+}
+
+/* How the saving and putting back were timed, with what evidence. */
+static void announce_rates(const struct report_run *r)
+{
+	char rate[UNITS_BUF];
+
+	if (!r->keep_ns_per_byte) {
+		fprintf(stderr, "%s: --report: the time to save and put back "
+			"is not counted: the device could not be read\n",
+			die_program_name);
+		return;
+	}
+	fprintf(stderr, "%s: --report: saving and putting back are timed by "
+		"the device's reads at %s, ", die_program_name,
+		units_format_rate(rate, r->read_bytes_per_s));
+	if (r->undo_bytes_per_s > 0)
+		fprintf(stderr, "the undo file's disk at %s, ",
+			units_format_rate(rate, r->undo_bytes_per_s));
+	fprintf(stderr, "measured now, and writes at a third of the read "
+		"rate, assumed until a part has put its range back\n");
 }
 
 /* Before anything runs: what each part costs, what it all writes. */
@@ -303,29 +493,14 @@ static void announce_plan(const struct report_run *r)
 	uint64_t written = 0, most = 0;
 	char size[UNITS_BUF];
 
-	fprintf(stderr, "%s: --report runs %zu parts, about %.0f s of device "
-		"time:\n", die_program_name, r->count,
-		(double)cost_from(r, 0) / 1e9);
+	announce_time(r);
 	for (size_t i = 0; i < r->count; i++) {
 		if (r->parts[i].skipped[0]) {
 			fprintf(stderr, "  %-15s not run: %s\n",
 				r->parts[i].name, r->parts[i].skipped);
 			continue;
 		}
-		fprintf(stderr, "  %-15s %s; ", r->parts[i].name,
-			r->parts[i].command);
-		if (r->defs[i]->check == CHECK_CAPACITY)
-			fprintf(stderr, "time as its write rate allows");
-		else if (r->defs[i]->run == mode_test)
-			fprintf(stderr, "a fixed count of reads at each "
-				"alignment");
-		else
-			fprintf(stderr, "about %.0f s", (double)r->cost_ns[i] /
-				1e9);
-		if (r->writes_bytes[i])
-			fprintf(stderr, ", writes up to %llu bytes",
-				(unsigned long long)r->writes_bytes[i]);
-		fputc('\n', stderr);
+		announce_part(r, i);
 		written += r->writes_bytes[i];
 		if (r->writes_bytes[i] > most)
 			most = r->writes_bytes[i];
@@ -334,15 +509,17 @@ static void announce_plan(const struct report_run *r)
 		return;
 	fprintf(stderr, "%s: --report --write writes at most %llu bytes in "
 		"all; ", die_program_name, (unsigned long long)written);
-	if (r->keeps)
-		fprintf(stderr, "each part first saves what it overwrites to "
-			"%s (at most %s at a time) and puts it back when it "
-			"ends (after a crash: %s --restore=%s %s)\n",
-			r->undo_path, units_format_exact_size(size, most),
-			die_program_name, r->undo_path, r->cfg->device);
-	else
+	if (!r->keeps) {
 		fprintf(stderr, "a simulated card starts afresh at each part: "
 			"nothing to save\n");
+		return;
+	}
+	fprintf(stderr, "each part first saves what it overwrites to %s (at "
+		"most %s at a time) and puts it back when it ends (after a "
+		"crash: %s --restore=%s %s)\n", r->undo_path,
+		units_format_exact_size(size, most), die_program_name,
+		r->undo_path, r->cfg->device);
+	announce_rates(r);
 }
 
 /* ---- running a part ---- */
@@ -494,9 +671,10 @@ static int run_part(struct report_run *r, size_t i)
 			 sizeof(r->commands[i]));
 	out_fd = memory_file(d->name);
 	json_fd = memory_file(d->name);
-	fprintf(stderr, "%s: --report: part %zu of %zu, %s: about %.0f s "
-		"left\n", die_program_name, i + 1, r->count, d->name,
-		(double)cost_from(r, i) / 1e9);
+	if (!r->cfg->quiet)	/* the report's progress, as -q quiets it */
+		fprintf(stderr, "%s: --report: part %zu of %zu, %s: about "
+			"%.0f s left\n", die_program_name, i + 1, r->count,
+			d->name, (double)cost_from(r, i) / 1e9);
 	p->status = spawn_part(r, argv, argc, d, i, out_fd, json_fd);
 	err = read_memory_file(out_fd, &p->section, &p->section_bytes);
 	if (!err)
@@ -536,13 +714,61 @@ static bool put_back_left(const struct report_run *r)
 
 /* ---- the summary, from the parts' JSON ---- */
 
+/*
+ * The part's document, for the summary's figures; none from a part that
+ * failed, whose document may stop anywhere (its section still shows
+ * what it printed).
+ */
 static const struct json_value *part_doc(const struct report_run *r,
 					 const char *name)
 {
 	for (size_t i = 0; i < r->count; i++)
-		if (strcmp(r->parts[i].name, name) == 0 && r->parts[i].json)
+		if (strcmp(r->parts[i].name, name) == 0 &&
+		    !r->parts[i].failed[0] && r->parts[i].json)
 			return r->parts[i].json;
 	return NULL;
+}
+
+/* Is the part named in the plan (run, skipped or not reached)? */
+static bool planned(const struct report_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (strcmp(r->parts[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Why the part named gave the summary no figure, as the run knows it
+ * (never a guess): a read-only report has no writing part; a part that
+ * did not apply or was not reached says why; a failed part's message
+ * is on standard error and its exit status here.
+ */
+static void why_not(const struct report_run *r, const char *name,
+		    char *buf, size_t size)
+{
+	for (size_t i = 0; i < r->count; i++) {
+		const struct summary_part *p = &r->parts[i];
+
+		if (strcmp(p->name, name) != 0)
+			continue;
+		if (p->skipped[0])
+			snprintf(buf, size, "the %s part did not run: %s",
+				 name, p->skipped);
+		else if (p->failed[0])
+			snprintf(buf, size, "the %s part failed (exit %d), as "
+				 "its message on standard error says", name,
+				 p->status);
+		else if (!p->json)
+			snprintf(buf, size, "the %s part wrote no document",
+				 name);
+		else
+			snprintf(buf, size, "the %s part gave no figure",
+				 name);
+		return;
+	}
+	snprintf(buf, size, "%s", r->cfg->write ?
+		 "no part of this report measures it" : "needs --write");
 }
 
 /* The first record of kind (and, when given, member key == value). */
@@ -581,8 +807,25 @@ static const char *string_of(const struct json_value *rec, const char *key)
 	return v && v->type == JSON_STRING ? v->string : NULL;
 }
 
+/* The card's items when --info gave nothing: why, not a guess. */
+static void summarize_no_card(struct report_summary *s, const char *why)
+{
+	static const char *const keys[] = { "name", "manufacturer" };
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		summary_add(s, "card", keys[i], NAN, NULL, "not known: %s",
+			    why);
+	summary_add(s, "card", "capacity", (double)s->device_bytes, "bytes",
+		    "%llu bytes", (unsigned long long)s->device_bytes);
+	summary_add(s, "card", "transport", NAN, NULL, "not known: %s", why);
+	summary_add(s, "card", "claimed_classes", NAN, NULL, "not known: %s",
+		    why);
+	summary_add(s, "verdicts", "host_link", NAN, "boolean",
+		    "not known: %s", why);
+}
+
 static void summarize_card(struct report_summary *s,
-			   const struct json_value *info)
+			   const struct json_value *info, const char *why)
 {
 	const struct json_value *dev = find_record(info, "device", NULL, NULL);
 	const struct json_value *card = find_record(info, "card", NULL, NULL);
@@ -596,6 +839,10 @@ static void summarize_card(struct report_summary *s,
 		{ "speed_class", "C" }, { "uhs_grade", "U" },
 		{ "video_class", "V" }, { "app_class", "A" } };
 
+	if (!info) {
+		summarize_no_card(s, why);
+		return;
+	}
 	summary_add(s, "card", "name", NAN, NULL, "%s", name ? name :
 		    "not known (no CID register)");
 	summary_add(s, "card", "manufacturer", NAN, NULL, "%s", maker ? maker :
@@ -633,7 +880,7 @@ static void summarize_card(struct report_summary *s,
  */
 static void summarize_link_rate(struct report_summary *s,
 				const struct json_value *info,
-				const struct json_value *read)
+				const struct json_value *read, const char *why)
 {
 	const struct json_value *link = json_get(find_record(info, "link",
 							     NULL, NULL),
@@ -644,9 +891,10 @@ static void summarize_link_rate(struct report_summary *s,
 
 	if (!isfinite(ceiling) || ceiling <= 0 || !isfinite(rate))
 		summary_add(s, "verdicts", "link_vs_read", NAN, "boolean",
-			    "cannot tell: %s", !isfinite(rate) ?
-			    "no read rate measured" :
-			    "the host link's ceiling is not known");
+			    "cannot tell: %s%s", !isfinite(rate) ?
+			    "no read rate measured: " :
+			    "the host link's ceiling is not known",
+			    !isfinite(rate) ? why : "");
 	else
 		summary_add(s, "verdicts", "link_vs_read", rate >= 0.9 *
 			    ceiling, "boolean", "read %.1f MB/s of the link's "
@@ -657,16 +905,15 @@ static void summarize_link_rate(struct report_summary *s,
 }
 
 static void summarize_capacity(struct report_summary *s,
-			       const struct json_value *cap, bool write)
+			       const struct json_value *cap, const char *why)
 {
 	const struct json_value *rec = find_record(cap, "capacity", NULL,
 						   NULL);
 	const char *verdict = string_of(rec, "verdict");
 
 	if (!verdict) {
-		summary_add(s, "verdicts", "capacity", NAN, NULL, "%s", write ?
-			    "not checked (the capacity check did not run)" :
-			    "not checked (needs --write)");
+		summary_add(s, "verdicts", "capacity", NAN, NULL,
+			    "not checked: %s", why);
 		return;
 	}
 	summary_add(s, "verdicts", "capacity", number_of(rec, "usable_bytes"),
@@ -677,9 +924,12 @@ static void summarize_capacity(struct report_summary *s,
 		    "");
 }
 
-/* A detect finding: its value and confidence, or why it is not known. */
+/*
+ * A detect finding: its value and confidence, or why it is not known:
+ * detect's own reason, else why (no document to find it in).
+ */
 static void summarize_finding(struct report_summary *s,
-			      const struct json_value *detect,
+			      const struct json_value *detect, const char *why,
 			      const char *name, const char *key, bool size)
 {
 	const struct json_value *rec = find_record(detect, "finding", "name",
@@ -694,10 +944,7 @@ static void summarize_finding(struct report_summary *s,
 
 	if (!isfinite(value)) {
 		summary_add(s, "hides", key, NAN, size ? "bytes" : "count",
-			    "not determined%s%s", reason ? ": " : "",
-			    reason ? reason : !detect ? ": --detect did not run" :
-			    !s->write && strncmp(name, "open", 4) == 0 ?
-			    " (needs --write)" : "");
+			    "not determined: %s", reason ? reason : why);
 		return;
 	}
 	if (size)
@@ -711,7 +958,7 @@ static void summarize_finding(struct report_summary *s,
 }
 
 static void summarize_rate(struct report_summary *s, const char *key,
-			   const struct json_value *doc, const char *needs)
+			   const struct json_value *doc, const char *why)
 {
 	double rate = number_of(find_record(doc, "summary", NULL, NULL),
 				"bytes_per_s");
@@ -720,13 +967,13 @@ static void summarize_rate(struct report_summary *s, const char *key,
 		summary_add(s, "speed", key, rate, "bytes/s", "%.1f MB/s",
 			    rate / 1e6);
 	else
-		summary_add(s, "speed", key, NAN, "bytes/s", "not measured%s",
-			    needs);
+		summary_add(s, "speed", key, NAN, "bytes/s",
+			    "not measured: %s", why);
 }
 
 static void summarize_iops(struct report_summary *s, const char *key,
 			   const struct json_value *doc, const char *direction,
-			   const char *needs)
+			   const char *why)
 {
 	double iops = number_of(find_record(doc, "iops", "direction",
 					    direction), "iops");
@@ -734,8 +981,8 @@ static void summarize_iops(struct report_summary *s, const char *key,
 	if (isfinite(iops))
 		summary_add(s, "speed", key, iops, "count", "%.0f IOPS", iops);
 	else
-		summary_add(s, "speed", key, NAN, "count", "not measured%s",
-			    needs);
+		summary_add(s, "speed", key, NAN, "count", "not measured: %s",
+			    why);
 }
 
 /* word after what buf holds, a space between */
@@ -747,7 +994,7 @@ static void append_word(char *buf, size_t size, const char *word)
 }
 
 static void summarize_classes(struct report_summary *s,
-			      const struct json_value *classes)
+			      const struct json_value *classes, const char *why)
 {
 	const struct json_value *results = json_get(classes, "results");
 	char passed[160] = "", failed[160] = "", claimed[160] = "";
@@ -780,9 +1027,8 @@ static void summarize_classes(struct report_summary *s,
 			    "cannot tell: the card claims no class it can be "
 			    "held to (none read from it)");
 	if (!results) {
-		summary_add(s, "speed", "classes", NAN, NULL, "not checked%s",
-			    s->write ? " (the class check did not run)" :
-			    " (needs --write)");
+		summary_add(s, "speed", "classes", NAN, NULL,
+			    "not checked: %s", why);
 		return;
 	}
 	summary_add(s, "speed", "classes", NAN, NULL, "passes %s; fails %s",
@@ -791,7 +1037,7 @@ static void summarize_classes(struct report_summary *s,
 
 static void summarize_advice(struct report_summary *s,
 			     const struct json_value *detect,
-			     const struct json_value *cap)
+			     const struct json_value *cap, const char *why)
 {
 	const struct json_value *results = json_get(detect, "results");
 	const struct json_value *fixes = json_get(cap, "results");
@@ -817,8 +1063,61 @@ static void summarize_advice(struct report_summary *s,
 	}
 	if (!n)
 		summary_add(s, "advice", keys[0], NAN, NULL, "none: %s",
-			    detect ? "the geometry was not found" :
-			    "--detect did not run");
+			    detect ? "the geometry was not found" : why);
+}
+
+/* The summary's figures, each with why it is missing where it is. */
+static void summarize_speed(const struct report_run *r,
+			    struct report_summary *s)
+{
+	static const struct { const char *key, *part, *direction; } iops[] = {
+		{ "read_iops_qd1", "iops", "read" },
+		{ "read_iops_qd32", "iops-qd32", "read" },
+		{ "write_iops_qd1", "iops", "write" },
+		{ "write_iops_qd32", "iops-qd32", "write" },
+	};
+	char why[SUMMARY_TEXT_BYTES];
+
+	why_not(r, "read-speed", why, sizeof(why));
+	summarize_rate(s, "read", part_doc(r, "read-speed"), why);
+	why_not(r, "write-speed", why, sizeof(why));
+	summarize_rate(s, "write", part_doc(r, "write-speed"), why);
+	for (size_t i = 0; i < sizeof(iops) / sizeof(iops[0]); i++) {
+		/* a read-only report's iops parts measure no writes */
+		if (!r->cfg->write && strcmp(iops[i].direction, "write") == 0)
+			snprintf(why, sizeof(why), "needs --write");
+		else
+			why_not(r, iops[i].part, why, sizeof(why));
+		summarize_iops(s, iops[i].key, part_doc(r, iops[i].part),
+			       iops[i].direction, why);
+	}
+	why_not(r, "class-check", why, sizeof(why));
+	summarize_classes(s, part_doc(r, "class-check"), why);
+}
+
+/*
+ * The geometry from --detect --write, else from --detect (which runs
+ * instead where the writing form does not apply); the open erase blocks
+ * only from the writing form when --write was given.
+ */
+static void summarize_geometry(const struct report_run *r,
+			       struct report_summary *s)
+{
+	const char *name = planned(r, "detect") ? "detect" : "detect-write";
+	const struct json_value *detect = part_doc(r, "detect-write") ?
+					  part_doc(r, "detect-write") :
+					  part_doc(r, "detect");
+	const struct json_value *open = r->cfg->write ?
+					part_doc(r, "detect-write") : detect;
+	char why[SUMMARY_TEXT_BYTES], open_why[SUMMARY_TEXT_BYTES];
+
+	why_not(r, name, why, sizeof(why));
+	why_not(r, r->cfg->write ? "detect-write" : name, open_why,
+		sizeof(open_why));
+	summarize_finding(s, detect, why, "erase_size", "erase_block", true);
+	summarize_finding(s, detect, why, "page_size", "page", true);
+	summarize_finding(s, open, open_why, "open_au_linear",
+			  "open_erase_blocks", false);
 }
 
 static void summarize(const struct report_run *r, struct report_summary *s)
@@ -826,25 +1125,20 @@ static void summarize(const struct report_run *r, struct report_summary *s)
 	const struct json_value *detect = part_doc(r, "detect-write") ?
 					  part_doc(r, "detect-write") :
 					  part_doc(r, "detect");
-	const char *w = r->cfg->write ? "" : " (needs --write)";
+	char why[SUMMARY_TEXT_BYTES];
 
-	summarize_card(s, part_doc(r, "info"));
-	summarize_link_rate(s, part_doc(r, "info"), part_doc(r, "read-speed"));
-	summarize_capacity(s, part_doc(r, "capacity-check"), r->cfg->write);
-	summarize_finding(s, detect, "erase_size", "erase_block", true);
-	summarize_finding(s, detect, "page_size", "page", true);
-	summarize_finding(s, detect, "open_au_linear", "open_erase_blocks",
-			  false);
-	summarize_rate(s, "read", part_doc(r, "read-speed"), "");
-	summarize_rate(s, "write", part_doc(r, "write-speed"), w);
-	summarize_iops(s, "read_iops_qd1", part_doc(r, "iops"), "read", "");
-	summarize_iops(s, "read_iops_qd32", part_doc(r, "iops-qd32"), "read",
-		       "");
-	summarize_iops(s, "write_iops_qd1", part_doc(r, "iops"), "write", w);
-	summarize_iops(s, "write_iops_qd32", part_doc(r, "iops-qd32"), "write",
-		       w);
-	summarize_classes(s, part_doc(r, "class-check"));
-	summarize_advice(s, detect, part_doc(r, "capacity-check"));
+	why_not(r, "info", why, sizeof(why));
+	summarize_card(s, part_doc(r, "info"), why);
+	why_not(r, "read-speed", why, sizeof(why));
+	summarize_link_rate(s, part_doc(r, "info"), part_doc(r, "read-speed"),
+			    why);
+	why_not(r, "capacity-check", why, sizeof(why));
+	summarize_capacity(s, part_doc(r, "capacity-check"), why);
+	summarize_geometry(r, s);
+	summarize_speed(r, s);
+	why_not(r, planned(r, "detect") ? "detect" : "detect-write", why,
+		sizeof(why));
+	summarize_advice(s, detect, part_doc(r, "capacity-check"), why);
 }
 
 /* ---- the mode ---- */
@@ -878,6 +1172,21 @@ static void setup_undo(struct report_run *r)
 	r->keeps = !r->dev.simulated;
 }
 
+/*
+ * A device that cannot be written (read-only, mounted, no permission)
+ * is refused here as every write mode refuses it, by the same open and
+ * with its words and exit status, before any part runs: not once per
+ * part, each failing.  The open is closed at once: each part opens the
+ * device for itself, exclusively.
+ */
+static void refuse_unwritable(const struct config *cfg)
+{
+	struct dev dev;
+
+	open_device(cfg, &dev, DEV_READ_WRITE);
+	dev_close(&dev);
+}
+
 /* A fake card's 3 (or a damaged one's 4) above all, then a failed part. */
 static int report_status(const struct report_run *r)
 {
@@ -904,6 +1213,7 @@ static int run_parts(struct report_run *r)
 {
 	for (size_t i = 0; i < r->count; i++) {
 		struct summary_part *p = &r->parts[i];
+		uint64_t started_ns;
 		int status;
 
 		if (p->skipped[0]) {
@@ -911,6 +1221,7 @@ static int run_parts(struct report_run *r)
 				die_program_name, p->name, p->skipped);
 			continue;
 		}
+		started_ns = now_ns();
 		status = run_part(r, i);
 		if (!put_back_left(r))
 			return -ESTALE;
@@ -921,6 +1232,7 @@ static int run_parts(struct report_run *r)
 			snprintf(p->failed, sizeof(p->failed), "it failed "
 				 "(exit %d), as its message on standard error "
 				 "says", status);
+		learn_keeping(r, i, now_ns() - started_ns);
 	}
 	return 0;
 }
@@ -937,9 +1249,12 @@ int mode_report(struct config *cfg)
 		runtime_error("out of memory");
 	r->cfg = cfg;
 	open_device(cfg, &r->dev, DEV_READ_ONLY);
-	if (cfg->write)
+	if (cfg->write) {
 		setup_undo(r);
+		refuse_unwritable(cfg);
+	}
 	plan_parts(r);
+	estimate_keeping(r);
 	announce_plan(r);
 	err = run_parts(r);
 	for (size_t i = 0; i < r->count; i++)

@@ -1180,6 +1180,9 @@ static int load_result(struct plot *plot, const struct json_value *result,
 	return plot_record(plot, &rec);
 }
 
+static int load_report(struct plot *plot, const struct json_value *parts,
+		       const char *path, char *err, size_t errlen);
+
 static int load_document(struct plot *plot, const struct json_value *doc,
 			 const char *path, char *err, size_t errlen)
 {
@@ -1196,6 +1199,12 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 	struct run *run;
 	int err_code;
 
+	if (schema && schema->type == JSON_NUMBER &&
+	    schema->number == JSON_SCHEMA && test && test->type == JSON_STRING &&
+	    strcmp(test->string, "report") == 0 &&
+	    json_get(doc, "parts") && json_get(doc, "parts")->type == JSON_ARRAY)
+		return load_report(plot, json_get(doc, "parts"), path, err,
+				   errlen);
 	/* schema 1 and 2 documents, saved before version 3, plot the same */
 	if (!schema || schema->type != JSON_NUMBER ||
 	    (schema->number != 1 && schema->number != 2 &&
@@ -1241,6 +1250,57 @@ static int load_document(struct plot *plot, const struct json_value *doc,
 		}
 	}
 	return 0;
+}
+
+/* A part of a saved report that has a chart (not one of its own kind). */
+static const struct chart *part_chart(const struct json_value *part)
+{
+	const struct json_value *test = json_get(part, "test");
+	const struct json_value *results = json_get(part, "results");
+
+	if (!test || test->type != JSON_STRING || !results ||
+	    results->type != JSON_ARRAY || strcmp(test->string, "report") == 0)
+		return NULL;
+	return chart_for(test->string) == &generic_chart ? NULL :
+	       chart_for(test->string);
+}
+
+/*
+ * A saved --report: each of its parts a run of its own.  Drawn are the
+ * parts that go on the chart of the runs before it, else on that of its
+ * first part with a chart (the align table, in the report's order), so
+ * reports of several cards overlay part by part.  Each is labelled with
+ * its part and file.
+ */
+static int load_report(struct plot *plot, const struct json_value *parts,
+		       const char *path, char *err, size_t errlen)
+{
+	const struct chart *chart = plot->chart;
+	const char *base = strrchr(path, '/');
+	unsigned drawn = 0;
+
+	for (size_t i = 0; i < parts->count; i++) {
+		const struct json_value *part = &parts->items[i];
+		const struct chart *c = part_chart(part);
+		struct run *run;
+		int ret;
+
+		if (!c || (chart && c != chart))
+			continue;
+		chart = c;
+		ret = load_document(plot, part, path, err, errlen);
+		if (ret)
+			return ret;
+		run = plot->runs[plot->run_count - 1];
+		snprintf(run->label, sizeof(run->label), "%.31s %.31s",
+			 run->test, base ? base + 1 : path);
+		drawn++;
+	}
+	if (!drawn)
+		snprintf(err, errlen, "a saved --report with no part %s",
+			 plot->chart ? "that goes on this chart" :
+			 "that --plot draws (align, -t, --write-speed)");
+	return drawn ? 0 : -EINVAL;
 }
 
 int plot_load_json(struct plot *plot, const char *path, char *err,

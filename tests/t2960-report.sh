@@ -91,6 +91,57 @@ test_expect_success '--report text: summary first, then each part' '
 	! grep -q "e+[0-9]" r.txt
 '
 
+test_expect_success '--report --write on a write-protected card: refused as --write-speed refuses it, before any part' '
+	test_expect_code 1 "$FLASHBENCH" --write-speed sim:plain,ro \
+		>ws.out 2>ws.err &&
+	test_expect_code 1 "$FLASHBENCH" --report --write $T $B \
+		sim:plain,ro >out 2>err &&
+	cat err &&
+	test_cmp ws.err err &&
+	test ! -s out
+'
+
+# A write error at 16 MiB, where every writing part starts (or, for
+# --detect --write, crosses): those parts fail, the reading ones do not.
+test_expect_success '--report --write: the summary names each part that failed as why its figure is missing' '
+	test_expect_code 1 "$FLASHBENCH" --report --write $T $B \
+		sim:plain,bad=16M+1M >out 2>err &&
+	failed="failed (exit 1), as its message on standard error says" &&
+	grep -x "  write  *not measured: the write-speed part $failed" out &&
+	grep -x "  write iops qd32  *not measured: the iops-qd32 part $failed" out &&
+	grep -x "  classes  *not checked: the class-check part $failed" out &&
+	grep -x "  open erase blocks  *not determined: the detect-write part $failed" out &&
+	grep -x "  read  *[0-9.]* MB/s" out &&
+	! grep "needs --write" out
+'
+
+test_expect_success '--report read-only: the writing figures need --write' '
+	"$FLASHBENCH" --report $T $B sim:plain >out 2>err &&
+	grep -x "  write  *not measured: needs --write" out &&
+	grep -x "  classes  *not checked: needs --write" out &&
+	grep -x "  capacity  *not checked: needs --write" out
+'
+
+# On a terminal: -q quiets the report's progress ("part N of M") and its
+# parts' progress lines (the align part draws one: 2904 reads of at
+# least 250 us each pass the line's 0.2 s interval), not the plan.
+PACED="--report --time=0.1 --budget=0.2 sim:plain,pace=250us"
+if have_script; then
+	test_expect_success '--report -q: no progress of the report or its parts, the same results' '
+		on_terminal "\"\$FLASHBENCH\" $PACED >plain" &&
+		grep -q "part 3 of 6, align:" tty &&
+		grep -q "align: [0-9]*/2904 " tty &&
+		on_terminal "\"\$FLASHBENCH\" -q $PACED >quiet" &&
+		cat tty &&
+		grep -q "^flashbench: --report runs 6 parts" tty &&
+		! grep -q "part [0-9] of 6" tty &&
+		! grep -q "[a-z]: [0-9]*/[0-9]* " tty &&
+		test_cmp plain quiet
+	'
+else
+	test_skip '--report -q: no progress of the report or its parts, the same results' 'no script(1)'
+fi
+
 test_expect_success '--analyze reads the text of a report: its tables' '
 	"$FLASHBENCH" --analyze r.txt >analyzed 2>err.analyze &&
 	cat analyzed &&

@@ -34,8 +34,43 @@ test_expect_success '--report --write on a regular file: a part that does not ap
 	test "$(grep -c "not run: the device is too small for the write probes" err)" = 2 &&
 	grep -q "^== detect: flashbench --detect --budget=1 file.img ==" out &&
 	grep -q "^  write  *[0-9.]* MB/s$" out &&
+	grep -x "  open erase blocks  *not determined: the detect-write part did not run: the device is too small for the write probes" out &&
+	! grep "needs --write" out &&
 	test ! -e "$UNDO" &&
 	test "$(cksum <file.img)" = "$before"
+'
+
+# keep_estimate SPAN: the seconds the plan of --report --write --span=SPAN
+# on file.img gives the write-speed part to save and put back its range
+keep_estimate() {
+	rm -f "$UNDO" &&
+	# its exit status is not the point (--detect --write may find an
+	# erase size too large for this file and fail)
+	"$FLASHBENCH" --report --write --budget=1 --time=0.1 --span="$1" \
+		--undo-file="$UNDO" file.img >/dev/null 2>"err.$1"
+	test ! -e "$UNDO" &&
+	sed -n "s/^  write-speed .*, writes up to [0-9]* bytes, saved and put back in about \([0-9.]*\)\([^0-9.]*\)s\$/\1 \2/p" \
+		"err.$1" | awk "{ print \$1 * (\$2 == \"m\" ? 1e-3 : \$2 == \"\" ? 1 : 1e-6) }"
+}
+
+test_expect_success '--report --write: the plan counts saving and putting back each writing part, more for a larger range' '
+	head -c $((96 * MIB)) /dev/urandom >file.img &&
+	small=$(keep_estimate 8M) && large=$(keep_estimate 64M) &&
+	echo "8MiB: $small s, 64MiB: $large s" &&
+	awk -v s="$small" -v l="$large" "BEGIN { exit !(s > 0 && l > 2 * s) }" &&
+	grep "^flashbench: --report runs [0-9]* parts, about [0-9]* s: [0-9]* s of the parts. device time and [0-9]* s to save and put back what they overwrite:\$" err.8M &&
+	grep "^flashbench: --report: saving and putting back are timed by the device.s reads at " err.8M
+'
+
+test_loop '--report --write on a read-only loop device: refused as --write-speed refuses it, before any part' '
+	ro=$(make_loop 64M -r) &&
+	test_expect_code 1 "$FLASHBENCH" --write-speed "$ro" >ws.out 2>ws.err &&
+	grep -x "flashbench: $ro: device is read-only; this test writes" ws.err &&
+	test_expect_code 1 "$FLASHBENCH" --report --write --time=0.2 \
+		--undo-file="$UNDO" "$ro" >out 2>err &&
+	test_cmp ws.err err &&
+	test ! -s out &&
+	test ! -e "$UNDO"
 '
 
 # killed_in PART: kill -9 inside PART, of the part and then of the

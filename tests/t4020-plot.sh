@@ -98,6 +98,36 @@ test_expect_success 'saved schema 2 runs plot as schema 3 runs do' '
 	grep -q ">pre<" new/a.svg
 '
 
+test_expect_success 'a saved --report draws its first part with a chart, its align table' '
+	"$FLASHBENCH" --report --write --time=0.1 --budget=1 --format=json \
+		sim:plain >report.json 2>/dev/null &&
+	"$FLASHBENCH" -a --format=json sim:plain >a.json &&
+	"$FLASHBENCH" --plot=report.svg report.json &&
+	"$FLASHBENCH" --plot=a.svg a.json &&
+	check_svg report.svg &&
+	grep -q ">flashbench align on sim:plain<" report.svg &&
+	test "$(grep -c "<polyline" report.svg)" = 4 &&
+	grep "<polyline" a.svg >alone &&
+	grep "<polyline" report.svg >from-report &&
+	test_cmp alone from-report
+'
+
+test_expect_success 'a saved --report after a -t run: its -t and --write-speed parts on that chart' '
+	"$FLASHBENCH" -t --time=0.5 --format=json sim:plain >t.json &&
+	"$FLASHBENCH" --plot=speeds.svg t.json report.json &&
+	check_svg speeds.svg &&
+	test "$(grep -c "<polyline" speeds.svg)" = 3 &&
+	grep -q ">read-speed report.json<" speeds.svg &&
+	grep -q ">write-speed report.json<" speeds.svg
+'
+
+test_expect_success 'a saved --report with no part for the chart is refused, named' '
+	"$FLASHBENCH" -O --format=json sim: >o.json 2>/dev/null &&
+	test_expect_code 1 "$FLASHBENCH" --plot=x.svg o.json report.json \
+		2>err &&
+	grep -x "flashbench: report.json: a saved --report with no part that goes on this chart" err
+'
+
 test_expect_success 'hostile json is refused with a message' '
 	printf "{\"schema\": 1, \"test\": \"align\", \"results\": [" \
 		>cut.json &&
