@@ -128,4 +128,12 @@ test_expect_success 'the scanner sees a planted long file and a planted long fun
 	test_cmp expect found
 '
 
+# The README answers the user's questions in at most 300 lines; the
+# details live in doc/.
+test_expect_success 'README.md is at most 300 lines' '
+	lines=$(wc -l <"$TOP/README.md") &&
+	echo "README.md: $lines lines" &&
+	test "$lines" -le 300
+'
+
 test_done
