@@ -26,6 +26,7 @@ cat >"$TRASH/allow-list" <<'EOF_ALLOWED'
 erase.c: main()
 identity/info.c
 measure/undo.c
+modes/report.c
 modes/speed.c: mode_speed()
 output/plot.c
 output/report.c
