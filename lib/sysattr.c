@@ -76,7 +76,8 @@ static ssize_t read_bounded(int fd, char *page, size_t *length)
 }
 
 /* Keep what fits of length bytes of page in buf, NUL-terminated. */
-static ssize_t keep(char *buf, size_t size, const char *page, size_t length)
+static ssize_t copy_value(char *buf, size_t size, const char *page,
+			  size_t length)
 {
 	size_t kept = length < size ? length : size - 1;
 
@@ -119,5 +120,5 @@ ssize_t sysattr_read(const char *path, char *buf, size_t size, char *why,
 			 "any attribute holds", SYSATTR_MAX_BYTES);
 		return refuse(EFBIG, why, why_size, text);
 	}
-	return keep(buf, size, page, length);
+	return copy_value(buf, size, page, length);
 }

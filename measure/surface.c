@@ -241,7 +241,7 @@ static void set_slot(struct pass *p, enum program_param slot, uint64_t v)
 	p->params.slot[slot].value = (double)v;
 }
 
-static void show_progress(const struct pass *p, uint64_t done,
+static void pass_progress(const struct pass *p, uint64_t done,
 			  uint64_t total)
 {
 	if (p->opt->progress)
@@ -297,9 +297,9 @@ static void window_progress(struct pass *p, const struct surface_window *w)
 		p->reached = (unsigned)(w - r->windows) + 1;
 	}
 	if (r->mode == SURFACE_WRITE)	/* the stamps, then the reads */
-		show_progress(p, done + (p->verifying ? span : 0), 2 * span);
+		pass_progress(p, done + (p->verifying ? span : 0), 2 * span);
 	else
-		show_progress(p, done, span);
+		pass_progress(p, done, span);
 }
 
 /*
@@ -555,7 +555,7 @@ static int keep_pass(struct pass *p)
 		r->checked_end = at + n;
 		p->reached = (unsigned)((at + n - 1 - r->resumed_from) /
 					r->window_bytes) + 1;
-		show_progress(p, at + n - r->start, r->end - r->start);
+		pass_progress(p, at + n - r->start, r->end - r->start);
 	}
 	return err;
 }
