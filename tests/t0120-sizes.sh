@@ -27,7 +27,6 @@ erase.c: main()
 identity/info.c
 measure/undo.c
 modes/speed.c: mode_speed()
-output/plot.c
 output/report.c
 vm/list.c: list_node()
 EOF_ALLOWED
