@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "output/json.h"
+#include "lib/jsonparse.h"
 #include "output/plot.h"
 
 static int memfd = -1;

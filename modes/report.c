@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/saved.h"
 #include "engines/sim.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
@@ -557,7 +558,8 @@ static void parse_part_json(struct summary_part *p, const char *text,
 {
 	char why[MESSAGE_BYTES];
 
-	if (length && json_parse(text, length, &p->json, why, sizeof(why)))
+	if (length && saved_run_parse(text, length, &p->json, why,
+				      sizeof(why)))
 		p->json = NULL;
 }
 
@@ -771,42 +773,6 @@ static void why_not(const struct report_run *r, const char *name,
 		 "no part of this report measures it" : "needs --write");
 }
 
-/* The first record of kind (and, when given, member key == value). */
-static const struct json_value *find_record(const struct json_value *doc,
-					    const char *kind, const char *key,
-					    const char *value)
-{
-	const struct json_value *results = json_get(doc, "results");
-
-	for (size_t i = 0; results && i < results->count; i++) {
-		const struct json_value *rec = &results->items[i];
-		const struct json_value *k = json_get(rec, "kind");
-		const struct json_value *v = key ? json_get(rec, key) : NULL;
-
-		if (!k || k->type != JSON_STRING || strcmp(k->string, kind))
-			continue;
-		if (!key || (v && v->type == JSON_STRING &&
-			     strcmp(v->string, value) == 0))
-			return rec;
-	}
-	return NULL;
-}
-
-static double number_of(const struct json_value *rec, const char *key)
-{
-	const struct json_value *v = json_get(rec, key);
-
-	return v && (v->type == JSON_NUMBER || v->type == JSON_BOOL) ?
-	       v->number : NAN;
-}
-
-static const char *string_of(const struct json_value *rec, const char *key)
-{
-	const struct json_value *v = json_get(rec, key);
-
-	return v && v->type == JSON_STRING ? v->string : NULL;
-}
-
 /* The card's items when --info gave nothing: why, not a guess. */
 static void summarize_no_card(struct report_summary *s, const char *why)
 {
@@ -827,13 +793,15 @@ static void summarize_no_card(struct report_summary *s, const char *why)
 static void summarize_card(struct report_summary *s,
 			   const struct json_value *info, const char *why)
 {
-	const struct json_value *dev = find_record(info, "device", NULL, NULL);
-	const struct json_value *card = find_record(info, "card", NULL, NULL);
-	const struct json_value *link = json_get(find_record(info, "link",
+	const struct json_value *dev = saved_find_record(info, "device", NULL,
+							 NULL);
+	const struct json_value *card = saved_find_record(info, "card", NULL,
+							  NULL);
+	const struct json_value *link = json_get(saved_find_record(info, "link",
 							     NULL, NULL),
 						 "link");
-	const char *name = string_of(card, "name");
-	const char *maker = string_of(card, "manufacturer");
+	const char *name = saved_string(card, "name");
+	const char *maker = saved_string(card, "manufacturer");
 	char classes[128] = "";
 	static const struct { const char *key, *prefix; } marks[] = {
 		{ "speed_class", "C" }, { "uhs_grade", "U" },
@@ -850,10 +818,10 @@ static void summarize_card(struct report_summary *s,
 	summary_add(s, "card", "capacity", (double)s->device_bytes, "bytes",
 		    "%llu bytes", (unsigned long long)s->device_bytes);
 	summary_add(s, "card", "transport", NAN, NULL, "%s",
-		    string_of(dev, "transport") ? string_of(dev, "transport") :
-		    "not known");
+		    saved_string(dev, "transport") ?
+		    saved_string(dev, "transport") : "not known");
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
-		double v = number_of(card, marks[i].key);
+		double v = saved_number(card, marks[i].key);
 
 		if (isfinite(v) && v > 0)
 			snprintf(classes + strlen(classes),
@@ -862,11 +830,11 @@ static void summarize_card(struct report_summary *s,
 	}
 	summary_add(s, "card", "claimed_classes", NAN, NULL, "%s", classes[0] ?
 		    classes : "not known (no SD status register)");
-	if (link && string_of(link, "reason"))
-		summary_add(s, "verdicts", "host_link", number_of(link,
+	if (link && saved_string(link, "reason"))
+		summary_add(s, "verdicts", "host_link", saved_number(link,
 			    "limits_card"), "boolean", "%s%s",
-			    number_of(link, "limits_card") == 1 ?
-			    "limits the card: " : "", string_of(link,
+			    saved_number(link, "limits_card") == 1 ?
+			    "limits the card: " : "", saved_string(link,
 								"reason"));
 	else
 		summary_add(s, "verdicts", "host_link", NAN, "boolean",
@@ -882,12 +850,12 @@ static void summarize_link_rate(struct report_summary *s,
 				const struct json_value *info,
 				const struct json_value *read, const char *why)
 {
-	const struct json_value *link = json_get(find_record(info, "link",
+	const struct json_value *link = json_get(saved_find_record(info, "link",
 							     NULL, NULL),
 						 "link");
-	double ceiling = number_of(link, "ceiling_bytes_per_s");
-	double rate = number_of(find_record(read, "summary", NULL, NULL),
-				"bytes_per_s");
+	double ceiling = saved_number(link, "ceiling_bytes_per_s");
+	double rate = saved_number(saved_find_record(read, "summary", NULL,
+						     NULL), "bytes_per_s");
 
 	if (!isfinite(ceiling) || ceiling <= 0 || !isfinite(rate))
 		summary_add(s, "verdicts", "link_vs_read", NAN, "boolean",
@@ -907,21 +875,22 @@ static void summarize_link_rate(struct report_summary *s,
 static void summarize_capacity(struct report_summary *s,
 			       const struct json_value *cap, const char *why)
 {
-	const struct json_value *rec = find_record(cap, "capacity", NULL,
+	const struct json_value *rec = saved_find_record(cap, "capacity", NULL,
 						   NULL);
-	const char *verdict = string_of(rec, "verdict");
+	const char *verdict = saved_string(rec, "verdict");
 
 	if (!verdict) {
 		summary_add(s, "verdicts", "capacity", NAN, NULL,
 			    "not checked: %s", why);
 		return;
 	}
-	summary_add(s, "verdicts", "capacity", number_of(rec, "usable_bytes"),
+	summary_add(s, "verdicts", "capacity",
+		    saved_number(rec, "usable_bytes"),
 		    "bytes", "%s: usable %.0f of %.0f bytes; %s", verdict,
-		    number_of(rec, "usable_bytes"),
-		    number_of(rec, "announced_bytes"),
-		    string_of(rec, "certainty") ? string_of(rec, "certainty") :
-		    "");
+		    saved_number(rec, "usable_bytes"),
+		    saved_number(rec, "announced_bytes"),
+		    saved_string(rec, "certainty") ?
+		    saved_string(rec, "certainty") : "");
 }
 
 /*
@@ -932,13 +901,14 @@ static void summarize_finding(struct report_summary *s,
 			      const struct json_value *detect, const char *why,
 			      const char *name, const char *key, bool size)
 {
-	const struct json_value *rec = find_record(detect, "finding", "name",
-						   name);
-	double value = number_of(rec, "value");
-	double conf = number_of(rec, "confidence");
+	const struct json_value *rec = saved_find_record(detect, "finding",
+							 "name", name);
+	double value = saved_number(rec, "value");
+	double conf = saved_number(rec, "confidence");
 	/* "reason" where detect gives one, else its shorter "why" */
-	const char *reason = string_of(rec, "reason") ?
-			     string_of(rec, "reason") : string_of(rec, "why");
+	const char *reason = saved_string(rec, "reason") ?
+			     saved_string(rec, "reason") :
+			     saved_string(rec, "why");
 	char text[64];
 	struct summary_item *item;
 
@@ -960,8 +930,8 @@ static void summarize_finding(struct report_summary *s,
 static void summarize_rate(struct report_summary *s, const char *key,
 			   const struct json_value *doc, const char *why)
 {
-	double rate = number_of(find_record(doc, "summary", NULL, NULL),
-				"bytes_per_s");
+	double rate = saved_number(saved_find_record(doc, "summary", NULL,
+						     NULL), "bytes_per_s");
 
 	if (isfinite(rate))
 		summary_add(s, "speed", key, rate, "bytes/s", "%.1f MB/s",
@@ -975,7 +945,7 @@ static void summarize_iops(struct report_summary *s, const char *key,
 			   const struct json_value *doc, const char *direction,
 			   const char *why)
 {
-	double iops = number_of(find_record(doc, "iops", "direction",
+	double iops = saved_number(saved_find_record(doc, "iops", "direction",
 					    direction), "iops");
 
 	if (isfinite(iops))
@@ -1002,14 +972,14 @@ static void summarize_classes(struct report_summary *s,
 
 	for (size_t i = 0; results && i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
-		const char *kind = string_of(rec, "kind");
-		const char *name = string_of(rec, "class");
-		bool pass = number_of(rec, "pass") == 1;
+		const char *kind = saved_string(rec, "kind");
+		const char *name = saved_string(rec, "class");
+		bool pass = saved_number(rec, "pass") == 1;
 
 		if (!kind || strcmp(kind, "class") || !name)
 			continue;
 		append_word(pass ? passed : failed, sizeof(passed), name);
-		if (number_of(rec, "claimed") != 1)
+		if (saved_number(rec, "claimed") != 1)
 			continue;
 		append_word(claimed, sizeof(claimed), name);
 		if (!pass)
@@ -1046,16 +1016,16 @@ static void summarize_advice(struct report_summary *s,
 	size_t n = 0;
 
 	for (size_t i = 0; fixes && i < fixes->count && n < 6; i++) {
-		const char *kind = string_of(&fixes->items[i], "kind");
-		const char *cmd = string_of(&fixes->items[i], "command");
+		const char *kind = saved_string(&fixes->items[i], "kind");
+		const char *cmd = saved_string(&fixes->items[i], "command");
 
 		if (kind && strcmp(kind, "capacity-fix") == 0 && cmd)
 			summary_add(s, "advice", keys[n++], NAN, NULL,
 				    "fake card: %s", cmd);
 	}
 	for (size_t i = 0; results && i < results->count && n < 6; i++) {
-		const char *kind = string_of(&results->items[i], "kind");
-		const char *text = string_of(&results->items[i], "text");
+		const char *kind = saved_string(&results->items[i], "kind");
+		const char *text = saved_string(&results->items[i], "text");
 
 		if (kind && strcmp(kind, "recommendation") == 0 && text)
 			summary_add(s, "advice", keys[n++], NAN, NULL, "%s",

@@ -2,7 +2,8 @@
  * plot: result records to an SVG chart, 800 pixels wide, with labelled
  * axes and a legend.  A table says how each test is drawn (which key on
  * which axis, log2 or linear, lines or points); saved JSON runs are read
- * back through json.c.  No measuring here, and no text or CSV output.
+ * back through analysis/saved.c and drawn on svg.c's canvas.  No
+ * measuring here, and no text or CSV output.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,9 +13,11 @@
 #include <string.h>
 
 #include "analysis/findings.h"
+#include "analysis/saved.h"
+#include "lib/units.h"
 #include "output/json.h"
 #include "output/plot.h"
-#include "lib/units.h"
+#include "output/svg.h"
 
 #define KEY_MAX 32
 #define RUN_KEYS 64		/* distinct keys kept per run */
@@ -23,15 +26,6 @@
 #define MAX_SERIES 64
 #define MAX_REPEAT 16		/* series from one repeated key */
 #define LEGEND_ROWS 24
-
-/* Canvas and plot area, in pixels. */
-#define WIDTH 800
-#define HEIGHT 500
-#define AREA_X0 80
-#define AREA_X1 590
-#define AREA_Y0 50
-#define AREA_Y1 420
-#define LEGEND_X 605
 
 /* How a test is drawn. */
 struct chart {
@@ -131,16 +125,6 @@ struct plot {
 	const struct chart *chart;
 	struct series series[MAX_SERIES];
 	unsigned series_count;
-};
-
-/* An axis: data range, scale for labels, unit name. */
-struct axis {
-	double lo, hi;		/* in data units (log axes: exponents) */
-	bool log;
-	double scale;		/* linear: data units per label unit */
-	const char *unit;	/* "MiB", "ms", "MB/s" or "" */
-	double step;		/* linear tick step, data units */
-	enum record_unit kind;
 };
 
 static const struct chart *chart_for(const char *test)
@@ -559,112 +543,21 @@ static int build_series(struct plot *plot)
 
 /* ---- axes ---- */
 
-static enum record_unit unit_kind(enum record_unit unit)
-{
-	switch (unit) {
-	case RECORD_BYTES:
-	case RECORD_TIME:
-	case RECORD_RATE:
-		return unit;
-	default:
-		return RECORD_COUNT;
-	}
-}
-
-struct scale {
-	double scale;
-	const char *name;
-};
-
-/* A label unit for values up to max: "MiB", "ms", "MB/s". */
-static void choose_scale(struct axis *axis, double max)
-{
-	static const struct scale sizes[] = {
-		{ 1, "bytes" }, { 1024.0, "KiB" }, { 1048576.0, "MiB" },
-		{ 1073741824.0, "GiB" },
-	}, times[] = {
-		{ 1, "ns" }, { 1e3, "\xc2\xb5s" }, { 1e6, "ms" }, { 1e9, "s" },
-	}, rates[] = {
-		{ 1, "B/s" }, { 1e3, "kB/s" }, { 1e6, "MB/s" }, { 1e9, "GB/s" },
-	};
-	const struct scale *table = sizes;
-	size_t i = 0;
-
-	axis->scale = 1;
-	axis->unit = "";
-	if (axis->kind == RECORD_COUNT)
-		return;
-	if (axis->kind == RECORD_TIME)
-		table = times;
-	else if (axis->kind == RECORD_RATE)
-		table = rates;
-	while (i + 1 < 4 && max >= table[i + 1].scale)
-		i++;
-	axis->scale = table[i].scale;
-	axis->unit = table[i].name;
-}
-
-/* Ticks at 1, 2 or 5 x 10^n of the label unit, about six of them. */
-static void linear_axis(struct axis *axis, double lo, double hi)
-{
-	double raw, magnitude, step;
-
-	if (!(hi > lo)) {
-		double pad = fabs(lo) > 0 ? fabs(lo) * 0.1 : 1;
-
-		lo -= pad;
-		hi += pad;
-	}
-	choose_scale(axis, fmax(fabs(lo), fabs(hi)));
-	raw = (hi - lo) / axis->scale / 6;
-	magnitude = pow(10, floor(log10(raw)));
-	step = magnitude;
-	if (raw / magnitude > 5)
-		step = 10 * magnitude;
-	else if (raw / magnitude > 2)
-		step = 5 * magnitude;
-	else if (raw / magnitude > 1)
-		step = 2 * magnitude;
-	axis->step = step * axis->scale;
-	axis->lo = floor(lo / axis->step) * axis->step;
-	axis->hi = ceil(hi / axis->step) * axis->step;
-}
-
-static void log_axis(struct axis *axis, double lo, double hi)
-{
-	axis->lo = floor(log2(lo));
-	axis->hi = ceil(log2(hi));
-	if (axis->hi <= axis->lo) {
-		axis->lo -= 1;
-		axis->hi += 1;
-	}
-	axis->step = ceil((axis->hi - axis->lo) / 10);
-	choose_scale(axis, 0);
-}
-
-static double to_px(const struct axis *axis, double value, double p0,
-		    double p1)
-{
-	double v = axis->log ? log2(value) : value;
-
-	return p0 + (v - axis->lo) / (axis->hi - axis->lo) * (p1 - p0);
-}
-
 /* What the axes measure, from the first run's units. */
-static void axis_kinds(const struct plot *plot, struct axis *x,
-		       struct axis *y)
+static void axis_kinds(const struct plot *plot, struct svg_axis *x,
+		       struct svg_axis *y)
 {
 	const struct run *run = plot->runs[0];
 	int keys[RUN_KEYS], key = find_key(run, x_key_of(plot));
 
-	x->kind = key >= 0 ? unit_kind(run->key_units[key]) : RECORD_COUNT;
+	x->kind = key >= 0 ? svg_unit_kind(run->key_units[key]) : RECORD_COUNT;
 	y->kind = y_keys_of(plot, run, keys) ?
-		  unit_kind(run->key_units[keys[0]]) : RECORD_COUNT;
+		  svg_unit_kind(run->key_units[keys[0]]) : RECORD_COUNT;
 }
 
 /* Find the data ranges and set both axes; false when there is no data. */
-static bool set_axes(const struct plot *plot, struct axis *x,
-		     struct axis *y)
+static bool set_axes(const struct plot *plot, struct svg_axis *x,
+		     struct svg_axis *y)
 {
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY;
 	double yhi = -INFINITY;
@@ -688,152 +581,79 @@ static bool set_axes(const struct plot *plot, struct axis *x,
 	x->log = plot->chart->x_log ||
 		 (plot->chart == &generic_chart && xlo > 0 && xhi / xlo >= 64);
 	if (x->log)
-		log_axis(x, xlo, xhi);
+		svg_log_axis(x, xlo, xhi);
 	else
-		linear_axis(x, xlo, xhi);
-	linear_axis(y, ylo, yhi);
+		svg_linear_axis(x, xlo, xhi);
+	svg_linear_axis(y, ylo, yhi);
 	return true;
 }
 
 /* ---- SVG ---- */
 
-/* XML text: markup characters escaped, anything not UTF-8 as '?'. */
-static void svg_text(FILE *out, const char *text)
-{
-	while (*text) {
-		size_t n = json_utf8_length(text);
-		unsigned char c = (unsigned char)*text;
-
-		if (c == '&')
-			fputs("&amp;", out);
-		else if (c == '<')
-			fputs("&lt;", out);
-		else if (c == '>')
-			fputs("&gt;", out);
-		else if (c == '"')
-			fputs("&quot;", out);
-		else if (n == 0 || (c < 0x20 && c != '\t') || c == 0x7f)
-			fputc('?', out);
-		else
-			fwrite(text, 1, n, out);
-		text += n ? n : 1;
-	}
-}
-
-/* The document's start: canvas, white background and the title. */
-static void svg_begin(FILE *out, const char *title)
-{
-	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"font-family=\"sans-serif\" font-size=\"12\">\n"
-		"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
-		"<text x=\"%d\" y=\"30\" text-anchor=\"middle\" "
-		"font-size=\"16\">", WIDTH, HEIGHT, WIDTH, HEIGHT, WIDTH,
-		HEIGHT, WIDTH / 2);
-	svg_text(out, title);
-	fputs("</text>\n", out);
-}
-
-static int svg_end(FILE *out)
-{
-	fputs("</svg>\n", out);
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
-}
-
-static const char *const colours[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-	"#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22",
-};
-
-#define COLOURS (sizeof(colours) / sizeof(colours[0]))
-
-static void tick_label(const struct axis *axis, double v, char *buf)
-{
-	if (axis->log && axis->kind == RECORD_BYTES) {
-		units_format_size(buf, exp2(v));
-		return;
-	}
-	if (axis->log) {
-		snprintf(buf, UNITS_BUF, "%g", exp2(v));
-		return;
-	}
-	/* round away float noise such as 0.30000000000000004 */
-	v = round(v / axis->step) * axis->step / axis->scale;
-	snprintf(buf, UNITS_BUF, "%.6g", v == 0 ? 0 : v);
-}
-
-static void axis_title(const struct axis *axis, const char *title,
-		       char *buf, size_t size)
-{
-	if (axis->log)
-		snprintf(buf, size, "%s (log2 scale)", title);
-	else if (axis->unit[0])
-		snprintf(buf, size, "%s (%s)", title, axis->unit);
-	else
-		snprintf(buf, size, "%s", title);
-}
-
 static void draw_axes(const struct plot *plot, FILE *out,
-		      const struct axis *x, const struct axis *y)
+		      const struct svg_axis *x, const struct svg_axis *y)
 {
 	const struct run *run = plot->runs[0];
 	char label[UNITS_BUF], title[128];
 	double v;
 
 	for (v = x->lo; v <= x->hi + x->step / 2; v += x->step) {
-		double px = to_px(x, x->log ? exp2(v) : v, AREA_X0, AREA_X1);
+		double px = svg_to_px(x, x->log ? exp2(v) : v, SVG_AREA_X0,
+				      SVG_AREA_X1);
 
-		tick_label(x, v, label);
+		svg_tick_label(x, v, label);
 		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
 			"y2=\"%d\" stroke=\"#ddd\"/>\n<text x=\"%.1f\" "
-			"y=\"%d\" text-anchor=\"middle\">", px, AREA_Y0, px,
-			AREA_Y1, px, AREA_Y1 + 18);
+			"y=\"%d\" text-anchor=\"middle\">", px, SVG_AREA_Y0, px,
+			SVG_AREA_Y1, px, SVG_AREA_Y1 + 18);
 		svg_text(out, label);
 		fputs("</text>\n", out);
 	}
 	for (v = y->lo; v <= y->hi + y->step / 2; v += y->step) {
-		double py = to_px(y, v, AREA_Y1, AREA_Y0);
+		double py = svg_to_px(y, v, SVG_AREA_Y1, SVG_AREA_Y0);
 
-		tick_label(y, v, label);
+		svg_tick_label(y, v, label);
 		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
 			"y2=\"%.1f\" stroke=\"%s\"/>\n<text x=\"%d\" "
-			"y=\"%.1f\" text-anchor=\"end\">", AREA_X0, py,
-			AREA_X1, py, fabs(v) < y->step / 2 ? "#888" : "#ddd",
-			AREA_X0 - 6, py + 4);
+			"y=\"%.1f\" text-anchor=\"end\">", SVG_AREA_X0, py,
+			SVG_AREA_X1, py,
+			fabs(v) < y->step / 2 ? "#888" : "#ddd",
+			SVG_AREA_X0 - 6, py + 4);
 		svg_text(out, label);
 		fputs("</text>\n", out);
 	}
 	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		"fill=\"none\" stroke=\"#000\"/>\n", AREA_X0, AREA_Y0,
-		AREA_X1 - AREA_X0, AREA_Y1 - AREA_Y0);
-	axis_title(x, plot->chart->x_title ? plot->chart->x_title :
-		   x_key_of(plot), title, sizeof(title));
+		"fill=\"none\" stroke=\"#000\"/>\n", SVG_AREA_X0, SVG_AREA_Y0,
+		SVG_AREA_X1 - SVG_AREA_X0, SVG_AREA_Y1 - SVG_AREA_Y0);
+	svg_axis_title(x, plot->chart->x_title ? plot->chart->x_title :
+		       x_key_of(plot), title, sizeof(title));
 	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-		"font-size=\"14\">", (AREA_X0 + AREA_X1) / 2, AREA_Y1 + 44);
+		"font-size=\"14\">", (SVG_AREA_X0 + SVG_AREA_X1) / 2,
+		SVG_AREA_Y1 + 44);
 	svg_text(out, title);
-	axis_title(y, plot->chart->y_title ? plot->chart->y_title :
+	svg_axis_title(y, plot->chart->y_title ? plot->chart->y_title :
 		   (run->key_count > 1 ? "value" : ""), title, sizeof(title));
 	fprintf(out, "</text>\n<text transform=\"translate(22 %d) "
 		"rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">",
-		(AREA_Y0 + AREA_Y1) / 2);
+		(SVG_AREA_Y0 + SVG_AREA_Y1) / 2);
 	svg_text(out, title);
 	fputs("</text>\n", out);
 }
 
 static void draw_series(FILE *out, const struct series *s, unsigned i,
-			const struct axis *x, const struct axis *y)
+			const struct svg_axis *x, const struct svg_axis *y)
 {
-	const char *colour = colours[i % COLOURS];
+	const char *colour = svg_colour(i);
 
 	if (s->points) {
 		fprintf(out, "<g fill=\"%s\">\n", colour);
 		for (size_t j = 0; j < s->count; j++)
 			fprintf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" "
 				"r=\"2.5\"/>\n",
-				to_px(x, s->x[j], AREA_X0, AREA_X1),
-				to_px(y, s->y[j], AREA_Y1, AREA_Y0));
+				svg_to_px(x, s->x[j], SVG_AREA_X0,
+					  SVG_AREA_X1),
+				svg_to_px(y, s->y[j], SVG_AREA_Y1,
+					  SVG_AREA_Y0));
 		fputs("</g>\n", out);
 		return;
 	}
@@ -842,14 +662,14 @@ static void draw_series(FILE *out, const struct series *s, unsigned i,
 		s->dashed ? " stroke-dasharray=\"6 3\"" : "");
 	for (size_t j = 0; j < s->count; j++)
 		fprintf(out, "%s%.1f,%.1f", j ? " " : "",
-			to_px(x, s->x[j], AREA_X0, AREA_X1),
-			to_px(y, s->y[j], AREA_Y1, AREA_Y0));
+			svg_to_px(x, s->x[j], SVG_AREA_X0, SVG_AREA_X1),
+			svg_to_px(y, s->y[j], SVG_AREA_Y1, SVG_AREA_Y0));
 	fputs("\"/>\n", out);
 }
 
 static void draw_run_bands(FILE *out, const struct run *run,
 			   const struct band *band, int x_key,
-			   const struct axis *x)
+			   const struct svg_axis *x)
 {
 	int length = find_key(run, band->length_key);
 	int marker = find_key(run, band->marker_key);
@@ -864,19 +684,19 @@ static void draw_run_bands(FILE *out, const struct run *run,
 		if (!isfinite(at) || !isfinite(bytes) ||
 		    !isfinite(row_value(run, row, marker, 0)))
 			continue;
-		x0 = to_px(x, at, AREA_X0, AREA_X1);
-		x1 = to_px(x, at + bytes, AREA_X0, AREA_X1);
+		x0 = svg_to_px(x, at, SVG_AREA_X0, SVG_AREA_X1);
+		x1 = svg_to_px(x, at + bytes, SVG_AREA_X0, SVG_AREA_X1);
 		fprintf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 			"height=\"%d\" fill=\"#d62728\" fill-opacity=\"0.35\">"
-			"<title>bad: %.0f (+%.0f)</title></rect>\n", x0, AREA_Y0,
-			x1 - x0 < 1 ? 1 : x1 - x0, AREA_Y1 - AREA_Y0, at,
-			bytes);
+			"<title>bad: %.0f (+%.0f)</title></rect>\n", x0,
+			SVG_AREA_Y0, x1 - x0 < 1 ? 1 : x1 - x0,
+			SVG_AREA_Y1 - SVG_AREA_Y0, at, bytes);
 	}
 }
 
 /* The bands of the test's ranges, behind the series. */
 static void draw_bands(const struct plot *plot, FILE *out,
-		       const struct axis *x)
+		       const struct svg_axis *x)
 {
 	for (size_t b = 0; b < sizeof(bands) / sizeof(bands[0]); b++)
 		for (unsigned i = 0; i < plot->run_count; i++) {
@@ -888,25 +708,6 @@ static void draw_bands(const struct plot *plot, FILE *out,
 		}
 }
 
-/* A legend entry's name at (x, y): 31 bytes fit beside the chart. */
-static void legend_name(FILE *out, int x, int y, const char *text)
-{
-	char name[32];
-
-	snprintf(name, sizeof(name), "%.31s", text);
-	fprintf(out, "<text x=\"%d\" y=\"%d\">", x, y);
-	svg_text(out, name);
-	fputs("</text>\n", out);
-}
-
-/* "... N more" in row shown, when not every entry fits. */
-static void legend_more(FILE *out, int x, unsigned shown, unsigned count)
-{
-	if (shown < count)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">... %u more</text>\n",
-			x, AREA_Y0 + 10 + 20 * (int)shown, count - shown);
-}
-
 static void draw_legend(const struct plot *plot, FILE *out)
 {
 	unsigned shown = plot->series_count < LEGEND_ROWS ?
@@ -914,21 +715,22 @@ static void draw_legend(const struct plot *plot, FILE *out)
 
 	for (unsigned i = 0; i < shown; i++) {
 		const struct series *s = &plot->series[i];
-		int ty = AREA_Y0 + 10 + 20 * (int)i;
+		int ty = SVG_AREA_Y0 + 10 + 20 * (int)i;
 
 		if (s->points)
 			fprintf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" "
-				"fill=\"%s\"/>\n", LEGEND_X + 10, ty - 4,
-				colours[i % COLOURS]);
+				"fill=\"%s\"/>\n", SVG_LEGEND_X + 10, ty - 4,
+				svg_colour(i));
 		else
 			fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" "
 				"y2=\"%d\" stroke=\"%s\" stroke-width=\"2\""
-				"%s/>\n", LEGEND_X, ty - 4, LEGEND_X + 20,
-				ty - 4, colours[i % COLOURS], s->dashed ?
+				"%s/>\n", SVG_LEGEND_X, ty - 4,
+				SVG_LEGEND_X + 20, ty - 4, svg_colour(i),
+				s->dashed ?
 				" stroke-dasharray=\"6 3\"" : "");
-		legend_name(out, LEGEND_X + 26, ty, s->name);
+		svg_legend_name(out, SVG_LEGEND_X + 26, ty, s->name);
 	}
-	legend_more(out, LEGEND_X + 26, shown, plot->series_count);
+	svg_legend_more(out, SVG_LEGEND_X + 26, shown, plot->series_count);
 }
 
 static void default_title(const struct plot *plot, char *buf, size_t size)
@@ -947,7 +749,7 @@ static void default_title(const struct plot *plot, char *buf, size_t size)
 
 int plot_write(struct plot *plot, FILE *out)
 {
-	struct axis x = { 0 }, y = { 0 };
+	struct svg_axis x = { 0 }, y = { 0 };
 	char title[sizeof(plot->title)];
 	bool data;
 
@@ -975,13 +777,12 @@ int plot_write(struct plot *plot, FILE *out)
 				draw_series(out, &plot->series[i], i, &x, &y);
 		draw_legend(plot, out);
 	} else {
-		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
-			"no data to plot</text>\n", WIDTH / 2, HEIGHT / 2);
+		svg_no_data(out);
 	}
 	if (plot->truncated)
 		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">"
 			"only the first %d values are drawn</text>\n",
-			AREA_X0, HEIGHT - 8, MAX_FIELDS);
+			SVG_AREA_X0, SVG_HEIGHT - 8, MAX_FIELDS);
 	return svg_end(out);
 }
 
@@ -1015,34 +816,18 @@ static double group_max(const struct plot_bars *bars, unsigned g)
 	return most;
 }
 
-/* The y axis: 0 to 100% of each group's largest value. */
-static void draw_percent_axis(FILE *out)
-{
-	for (int pct = 0; pct <= 100; pct += 20) {
-		double py = AREA_Y1 - pct / 100.0 * (AREA_Y1 - AREA_Y0);
-
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-			"y2=\"%.1f\" stroke=\"%s\"/>\n<text x=\"%d\" "
-			"y=\"%.1f\" text-anchor=\"end\">%d%%</text>\n",
-			AREA_X0, py, AREA_X1, py, pct ? "#ddd" : "#888",
-			AREA_X0 - 6, py + 4, pct);
-	}
-	fprintf(out, "<text transform=\"translate(22 %d) rotate(-90)\" "
-		"text-anchor=\"middle\" font-size=\"14\">percent of the "
-		"best</text>\n", (AREA_Y0 + AREA_Y1) / 2);
-}
-
 static void draw_bar_group(const struct plot_bars *bars, unsigned g,
 			   FILE *out)
 {
-	double group_px = (double)(AREA_X1 - AREA_X0) / bars->group_count;
+	double group_px = (double)(SVG_AREA_X1 - SVG_AREA_X0) /
+			  bars->group_count;
 	double bar_px = group_px * 0.8 / bars->series_count;
-	double x0 = AREA_X0 + g * group_px + group_px * 0.1;
+	double x0 = SVG_AREA_X0 + g * group_px + group_px * 0.1;
 	double most = group_max(bars, g);
 
 	for (unsigned s = 0; most > 0 && s < bars->series_count; s++) {
 		double v = bars->values[g * bars->series_count + s];
-		double h = v / most * (AREA_Y1 - AREA_Y0);
+		double h = v / most * (SVG_AREA_Y1 - SVG_AREA_Y0);
 		double x = x0 + s * bar_px;
 		char label[UNITS_BUF];
 
@@ -1052,14 +837,14 @@ static void draw_bar_group(const struct plot_bars *bars, unsigned g,
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			"height=\"%.1f\" fill=\"%s\"/>\n<text transform="
 			"\"translate(%.1f %.1f) rotate(-90)\" font-size=\"9\">",
-			x, AREA_Y1 - h, bar_px * 0.9, h,
-			colours[s % COLOURS], x + bar_px * 0.45 + 3,
-			AREA_Y1 - h - 3);
+			x, SVG_AREA_Y1 - h, bar_px * 0.9, h,
+			svg_colour(s), x + bar_px * 0.45 + 3,
+			SVG_AREA_Y1 - h - 3);
 		svg_text(out, label);
 		fputs("</text>\n", out);
 	}
 	fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
-		x0 + group_px * 0.4, AREA_Y1 + 18);
+		x0 + group_px * 0.4, SVG_AREA_Y1 + 18);
 	svg_text(out, bars->groups[g]);
 	fputs("</text>\n", out);
 }
@@ -1070,14 +855,14 @@ static void draw_bar_legend(const struct plot_bars *bars, FILE *out)
 			 bars->series_count : BAR_LEGEND_ROWS - 1;
 
 	for (unsigned s = 0; s < shown; s++) {
-		int ty = AREA_Y0 + 10 + 20 * (int)s;
+		int ty = SVG_AREA_Y0 + 10 + 20 * (int)s;
 
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" "
-			"height=\"10\" fill=\"%s\"/>\n", LEGEND_X, ty - 9,
-			colours[s % COLOURS]);
-		legend_name(out, LEGEND_X + 20, ty, bars->series[s]);
+			"height=\"10\" fill=\"%s\"/>\n", SVG_LEGEND_X, ty - 9,
+			svg_colour(s));
+		svg_legend_name(out, SVG_LEGEND_X + 20, ty, bars->series[s]);
 	}
-	legend_more(out, LEGEND_X + 20, shown, bars->series_count);
+	svg_legend_more(out, SVG_LEGEND_X + 20, shown, bars->series_count);
 }
 
 int plot_write_bars(const struct plot_bars *bars, FILE *out)
@@ -1088,181 +873,72 @@ int plot_write_bars(const struct plot_bars *bars, FILE *out)
 		data |= group_max(bars, g) > 0;
 	svg_begin(out, bars->title ? bars->title : "flashbench");
 	if (data && bars->series_count) {
-		draw_percent_axis(out);
+		svg_percent_axis(out);
 		for (unsigned g = 0; g < bars->group_count; g++)
 			draw_bar_group(bars, g, out);
 		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" "
 			"height=\"%d\" fill=\"none\" stroke=\"#000\"/>\n",
-			AREA_X0, AREA_Y0, AREA_X1 - AREA_X0,
-			AREA_Y1 - AREA_Y0);
+			SVG_AREA_X0, SVG_AREA_Y0, SVG_AREA_X1 - SVG_AREA_X0,
+			SVG_AREA_Y1 - SVG_AREA_Y0);
 		draw_bar_legend(bars, out);
 	} else {
-		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">"
-			"no data to plot</text>\n", WIDTH / 2, HEIGHT / 2);
+		svg_no_data(out);
 	}
 	return svg_end(out);
 }
 
-/* ---- saved runs ---- */
+/* ---- saved runs (analysis/saved.c reads them) ---- */
 
-static enum record_unit unit_from_name(const struct json_value *units,
-				   const char *key)
+/* The run's place on the chart; why not in err. */
+static int begin_saved_run(struct plot *plot, const struct saved_run *saved,
+			   const char *path, char *err, size_t errlen)
 {
-	const struct json_value *u = json_get(units, key);
+	struct report_meta meta = { .test = saved->test,
+		.device = saved->device, .params = saved->params,
+		.param_count = saved->param_count };
+	const char *base = strrchr(path, '/');
+	int ret = plot_begin_run(plot, &meta, NULL);
 
-	if (!u || u->type != JSON_STRING)
-		return RECORD_COUNT;
-	if (!strcmp(u->string, "bytes"))
-		return RECORD_BYTES;
-	if (!strcmp(u->string, "ns"))
-		return RECORD_TIME;
-	if (!strcmp(u->string, "bytes/s"))
-		return RECORD_RATE;
-	return RECORD_COUNT;
+	if (ret == -EINVAL)
+		snprintf(err, errlen, "a %s run does not go on one chart "
+			 "with a %s run", meta.test, plot->runs[0]->test);
+	else if (ret == -E2BIG)
+		snprintf(err, errlen, "more than %d runs", PLOT_MAX_RUNS);
+	else if (ret)
+		snprintf(err, errlen, "%s", strerror(-ret));
+	if (!ret)
+		snprintf(plot->runs[plot->run_count - 1]->source,
+			 sizeof(plot->runs[0]->source), "%s",
+			 base ? base + 1 : path);
+	return ret;
 }
-
-static void add_value(struct record *rec, const char *key,
-		      enum record_unit unit, const struct json_value *v)
-{
-	if (rec->count == RECORD_MAX_FIELDS)
-		return;
-	if (v->type != JSON_NUMBER && v->type != JSON_NULL)
-		return;
-	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
-		.key = key, .value = v->type == JSON_NUMBER ? v->number : NAN };
-}
-
-/*
- * The schema-3 name of a key the built-in tests' records had before
- * schema 3, which named no units: a saved run plots as a new one.
- */
-static const char *schema3_key(const char *key)
-{
-	static const char *const renamed[][2] = {
-		{ "align", "align_bytes" }, { "pre", "pre_ns" },
-		{ "on", "on_ns" }, { "post", "post_ns" },
-		{ "diff", "diff_ns" }, { "block", "block_bytes" },
-		{ "rate", "bytes_per_s" }, { "offset", "offset_bytes" },
-		{ "time", "time_ns" }, { "length", "length_bytes" },
-		{ "min", "min_ns" }, { "avg", "avg_ns" }, { "max", "max_ns" },
-		{ "access", "access_ns" }, { "overhead", "overhead_ns" },
-	};
-
-	for (size_t i = 0; i < sizeof(renamed) / sizeof(renamed[0]); i++)
-		if (strcmp(key, renamed[i][0]) == 0)
-			return renamed[i][1];
-	return key;
-}
-
-/*
- * One element of "results": numbers, arrays of them, labels skipped.
- * renamed: a built-in test's record of schema 1 or 2, its keys renamed.
- */
-static int load_result(struct plot *plot, const struct json_value *result,
-		       const struct json_value *units, bool renamed)
-{
-	struct record rec = { .count = 0 };
-
-	if (result->type != JSON_OBJECT)
-		return -EINVAL;
-	for (size_t i = 0; i < result->count; i++) {
-		const struct json_value *m = &result->items[i];
-		enum record_unit unit = unit_from_name(units, m->key);
-		const char *key = renamed ? schema3_key(m->key) : m->key;
-
-		if (m->type != JSON_ARRAY) {
-			add_value(&rec, key, unit, m);
-			continue;
-		}
-		for (size_t j = 0; j < m->count; j++)
-			add_value(&rec, key, unit, &m->items[j]);
-	}
-	return plot_record(plot, &rec);
-}
-
-static int load_report(struct plot *plot, const struct json_value *parts,
-		       const char *path, char *err, size_t errlen);
 
 static int load_document(struct plot *plot, const struct json_value *doc,
 			 const char *path, char *err, size_t errlen)
 {
-	const struct json_value *schema = json_get(doc, "schema");
-	const struct json_value *test = json_get(doc, "test");
-	const struct json_value *device = json_get(json_get(doc, "device"),
-						    "path");
-	const struct json_value *params = json_get(doc, "parameters");
-	const struct json_value *results = json_get(doc, "results");
-	const struct json_value *units = json_get(doc, "units");
-	struct vm_param p[RUN_PARAMS];
-	struct report_meta meta = { .params = p };
-	const char *base = strrchr(path, '/');
-	struct run *run;
-	int err_code;
+	const struct record_sink sink = { plot_record, plot };
+	struct saved_run saved;
+	int ret;
 
-	if (schema && schema->type == JSON_NUMBER &&
-	    schema->number == JSON_SCHEMA && test && test->type == JSON_STRING &&
-	    strcmp(test->string, "report") == 0 &&
-	    json_get(doc, "parts") && json_get(doc, "parts")->type == JSON_ARRAY)
-		return load_report(plot, json_get(doc, "parts"), path, err,
-				   errlen);
-	/* schema 1 and 2 documents, saved before version 3, plot the same */
-	if (!schema || schema->type != JSON_NUMBER ||
-	    (schema->number != 1 && schema->number != 2 &&
-	     schema->number != JSON_SCHEMA) ||
-	    !test || test->type != JSON_STRING || !results ||
-	    results->type != JSON_ARRAY) {
+	if (saved_run_read(doc, &saved)) {
 		snprintf(err, errlen, "not a flashbench JSON document "
 			 "(schema 1, 2 or 3 with \"test\" and \"results\")");
 		return -EINVAL;
 	}
-	meta.test = test->string;
-	meta.device = device && device->type == JSON_STRING ?
-		      device->string : NULL;
-	for (size_t i = 0; params && params->type == JSON_OBJECT &&
-	     i < params->count && meta.param_count < RUN_PARAMS; i++)
-		if (params->items[i].type == JSON_NUMBER ||
-		    params->items[i].type == JSON_BOOL)
-			p[meta.param_count++] = (struct vm_param){
-				params->items[i].key,
-				params->items[i].number };
-	err_code = plot_begin_run(plot, &meta, NULL);
-	if (err_code == -EINVAL)
-		snprintf(err, errlen, "a %s run does not go on one chart "
-			 "with a %s run", meta.test, plot->runs[0]->test);
-	else if (err_code == -E2BIG)
-		snprintf(err, errlen, "more than %d runs", PLOT_MAX_RUNS);
-	else if (err_code)
-		snprintf(err, errlen, "%s", strerror(-err_code));
-	if (err_code)
-		return err_code;
-	run = plot->runs[plot->run_count - 1];
-	snprintf(run->source, sizeof(run->source), "%s",
-		 base ? base + 1 : path);
-	for (size_t i = 0; i < results->count; i++) {
-		err_code = load_result(plot, &results->items[i], units,
-				       schema->number < 3 &&
-				       strcmp(meta.test, "program") != 0);
-		if (err_code) {
-			snprintf(err, errlen, "result %zu: %s", i + 1,
-				 err_code == -EINVAL ? "not an object" :
-				 strerror(-err_code));
-			return err_code;
-		}
-	}
-	return 0;
+	ret = begin_saved_run(plot, &saved, path, err, errlen);
+	return ret ? ret : saved_run_records(doc, &sink, err, errlen);
 }
 
 /* A part of a saved report that has a chart (not one of its own kind). */
 static const struct chart *part_chart(const struct json_value *part)
 {
-	const struct json_value *test = json_get(part, "test");
+	const char *test = saved_string(part, "test");
 	const struct json_value *results = json_get(part, "results");
 
-	if (!test || test->type != JSON_STRING || !results ||
-	    results->type != JSON_ARRAY || strcmp(test->string, "report") == 0)
+	if (!test || !results || results->type != JSON_ARRAY ||
+	    strcmp(test, "report") == 0)
 		return NULL;
-	return chart_for(test->string) == &generic_chart ? NULL :
-	       chart_for(test->string);
+	return chart_for(test) == &generic_chart ? NULL : chart_for(test);
 }
 
 /*
@@ -1307,11 +983,15 @@ int plot_load_json(struct plot *plot, const char *path, char *err,
 		   size_t errlen)
 {
 	struct json_value *doc;
-	int ret = json_read_file(path, PLOT_MAX_FILE, &doc, err, errlen);
+	int ret = saved_run_load(path, SAVED_MAX_FILE, &doc, err, errlen);
 
 	if (ret)
 		return ret;
-	ret = load_document(plot, doc, path, err, errlen);
+	if (saved_is_report(doc) && saved_number(doc, "schema") == JSON_SCHEMA)
+		ret = load_report(plot, json_get(doc, "parts"), path, err,
+				  errlen);
+	else
+		ret = load_document(plot, doc, path, err, errlen);
 	json_free(doc);
 	return ret;
 }

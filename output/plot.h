@@ -14,7 +14,6 @@
 #include "vm.h"
 
 #define PLOT_MAX_RUNS 32
-#define PLOT_MAX_FILE (64 << 20)	/* largest JSON document read */
 
 struct plot;
 

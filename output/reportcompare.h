@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "output/compare.h"
+#include "analysis/compare.h"
 #include "output/report.h"
 
 /* The table in format on out.  Returns 0, -EIO or -ENOMEM. */

@@ -8,6 +8,8 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "analysis/saved.h"
+#include "output/json.h"
 #include "output/reportsummary.h"
 
 /* The topics in the order the summary shows them, with their headings. */
@@ -264,9 +266,8 @@ static void csv_part(FILE *out, const struct summary_part *p)
 			p->failed);
 	for (size_t i = 0; results && i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
-		const struct json_value *kind = json_get(rec, "kind");
-		const char *k = kind && kind->type == JSON_STRING ?
-				kind->string : "";
+		const char *k = saved_string(rec, "kind") ?
+				saved_string(rec, "kind") : "";
 
 		for (size_t m = 0; m < rec->count; m++)
 			if (rec->items[m].key &&

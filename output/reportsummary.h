@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "output/json.h"
+#include "lib/jsonparse.h"
 #include "output/report.h"
 
 #define SUMMARY_MAX_ITEMS 48

@@ -28,7 +28,6 @@ identity/info.c
 measure/undo.c
 modes/report.c
 modes/speed.c: mode_speed()
-output/plot.c
 output/report.c
 vm/list.c: list_node()
 EOF_ALLOWED

@@ -177,6 +177,57 @@ assert c[\"size_bytes\"] == 7948206080, c
 "
 '
 
+# schema2 NEW OLD: the schema-3 document NEW as schema 2 wrote it: keys
+# without units, by record kind (NEWS lists them), the device as {path,
+# size, logical_block_size}, "units" under the old keys.
+schema2() {
+	python3 - "$1" "$2" <<-\PY
+	import json, sys
+	times = {"align_bytes": "align", "pre_ns": "pre", "on_ns": "on",
+	         "post_ns": "post", "diff_ns": "diff"}
+	old = {"align": times, "measurement": times,
+	       "device": {"size_bytes": "size",
+	                  "logical_block_bytes": "logical_block_size"},
+	       "level": {"size_bytes": "size"}}
+	d = json.load(open(sys.argv[1]))
+	d["schema"] = 2
+	dev = d["device"]
+	d["device"] = {"path": dev["path"], "size": dev["size_bytes"],
+	               "logical_block_size": dev["logical_block_bytes"]}
+	d["results"] = [{old.get(r.get("kind"), {}).get(k, k): v
+	                 for k, v in r.items()} for r in d["results"]]
+	every = {k: v for o in old.values() for k, v in o.items()}
+	d["units"] = {every.get(k, k): v for k, v in d["units"].items()}
+	open(sys.argv[2], "w").write(json.dumps(d))
+	PY
+}
+
+test_expect_success '--compare and --plot read a schema-2 run as its schema-3 original' '
+	mkdir -p new old &&
+	"$FLASHBENCH" --detect --format=json sim:sandisk-su08g >new/d.json &&
+	"$FLASHBENCH" -a --format=json sim:sandisk-su08g >new/a.json &&
+	schema2 new/d.json old/d.json && schema2 new/a.json old/a.json &&
+	grep -q "\"size\": 7948206080" old/d.json &&
+	! grep -q "size_bytes" old/d.json &&
+	for v in new old; do
+		"$FLASHBENCH" --compare --format=json $v/d.json $v/a.json \
+			>$v/c.json &&
+		"$FLASHBENCH" --plot=$v/d.svg $v/d.json || return 1
+	done &&
+	python3 -c "
+import json
+def cards(path):
+    return [{k: v for k, v in r.items() if k != \"files\"}
+            for r in json.load(open(path))[\"results\"]
+            if r[\"kind\"] == \"compared_card\"]
+new, old = cards(\"new/c.json\"), cards(\"old/c.json\")
+assert new == old, (new, old)
+assert new[0][\"size_bytes\"] == 7948206080, new
+assert new[0][\"erase_block_bytes\"] == 4194304, new
+" &&
+	test_cmp new/d.svg old/d.svg
+'
+
 test_expect_success '--plot draws the table as well-formed grouped bars' '
 	"$FLASHBENCH" --compare --plot=bars.svg t.json iops.json class.json \
 		detect.json qd32.json >out &&

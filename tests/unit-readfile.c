@@ -9,7 +9,8 @@
 #include <unistd.h>
 
 #include "lib/readfile.h"
-#include "output/json.h"
+#include "analysis/saved.h"
+#include "lib/jsonparse.h"
 #include "unit.h"
 
 /* A file of size bytes of text at dir/name; its path in path. */
@@ -103,19 +104,19 @@ static void test_json_bound(const char *dir)
 	char path[4096], err[256] = "";
 
 	make_file(dir, "past-limit.json", limit + 1, path, sizeof(path));
-	UNIT_CHECK(json_read_file(path, limit, &root, err, sizeof(err)) ==
+	UNIT_CHECK(saved_run_load(path, limit, &root, err, sizeof(err)) ==
 		   -EFBIG && !root,
 		   "a JSON document one byte past the bound is refused");
 	UNIT_STREQ(err, "larger than 1 MiB", "... saying so");
 	json_free(root);
 	root = NULL;
-	UNIT_CHECK(json_read_file(path, limit + 1, &root, err,
+	UNIT_CHECK(saved_run_load(path, limit + 1, &root, err,
 				  sizeof(err)) == 0 && root &&
 		   root->type == JSON_ARRAY,
 		   "the same document within the bound parses");
 	json_free(root);
 	unlink(path);
-	UNIT_CHECK(json_read_file(dir, limit, &root, err, sizeof(err)) ==
+	UNIT_CHECK(saved_run_load(dir, limit, &root, err, sizeof(err)) ==
 		   -EISDIR, "a directory is no JSON run");
 	UNIT_STREQ(err, "is a directory; give saved json runs",
 		   "... saying so");

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/jsonparse.h"
 #include "output/json.h"
 #include "output/plot.h"
 #include "output/report.h"

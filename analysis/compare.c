@@ -2,8 +2,8 @@
  * compare: saved documents into a table of cards.  A table of sources
  * says which record of which test gives which column; -a and -O records
  * are kept and judged by analysis/ at the end, all runs of a card
- * pooled, as --analyze does with pasted tables.  Schema 3 names its
- * fields with their units; the sources take the old name and the new.
+ * pooled, as --analyze does with pasted tables.  Documents of schema 1
+ * and 2 come from analysis/saved.c under schema 3's keys.
  */
 #include <errno.h>
 #include <math.h>
@@ -11,8 +11,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/compare.h"
 #include "analysis/pasted.h"
-#include "output/compare.h"
+#include "analysis/saved.h"
 
 #define RAW_RUNS 32		/* -O runs kept per card */
 
@@ -47,7 +48,7 @@ struct source {
 	const char *kind;		/* the record's "kind" */
 	const char *match_key;		/* NULL, or a label the record */
 	const char *match_label;	/* must have */
-	const char *keys[2];		/* the value: schema 2, schema 3 */
+	const char *key;		/* the value */
 	enum compare_column column;
 	unsigned iodepth;		/* 0 any, else the record's */
 	bool block_4k;			/* only 4 KiB blocks (block_bytes) */
@@ -55,37 +56,37 @@ struct source {
 };
 
 static const struct source sources[] = {
-	{ "read-speed", "summary", NULL, NULL, { "bytes_per_s" },
+	{ "read-speed", "summary", NULL, NULL, "bytes_per_s",
 	  COMPARE_SEQ_READ, 0, false, 0 },
-	{ "write-speed", "summary", NULL, NULL, { "bytes_per_s" },
+	{ "write-speed", "summary", NULL, NULL, "bytes_per_s",
 	  COMPARE_SEQ_WRITE, 0, false, 0 },
-	{ "class-check", "measured", NULL, NULL, { "write_bytes_per_s" },
+	{ "class-check", "measured", NULL, NULL, "write_bytes_per_s",
 	  COMPARE_SEQ_WRITE, 0, false, 1 },
-	{ "iops", "iops", "direction", "read", { "iops" },
+	{ "iops", "iops", "direction", "read", "iops",
 	  COMPARE_READ_QD1, 1, true, 0 },
-	{ "iops", "iops", "direction", "write", { "iops" },
+	{ "iops", "iops", "direction", "write", "iops",
 	  COMPARE_WRITE_QD1, 1, true, 0 },
-	{ "iops", "iops", "direction", "read", { "iops" },
+	{ "iops", "iops", "direction", "read", "iops",
 	  COMPARE_READ_QD32, 32, true, 0 },
-	{ "iops", "iops", "direction", "write", { "iops" },
+	{ "iops", "iops", "direction", "write", "iops",
 	  COMPARE_WRITE_QD32, 32, true, 0 },
-	{ "class-check", "measured", NULL, NULL, { "read_iops" },
+	{ "class-check", "measured", NULL, NULL, "read_iops",
 	  COMPARE_READ_QD1, 0, false, 1 },
-	{ "class-check", "measured", NULL, NULL, { "write_iops" },
+	{ "class-check", "measured", NULL, NULL, "write_iops",
 	  COMPARE_WRITE_QD1, 0, false, 1 },
-	{ "class-check", "measured", NULL, NULL, { "qd32.read_iops" },
+	{ "class-check", "measured", NULL, NULL, "qd32.read_iops",
 	  COMPARE_READ_QD32, 0, false, 1 },
-	{ "class-check", "measured", NULL, NULL, { "qd32.write_iops" },
+	{ "class-check", "measured", NULL, NULL, "qd32.write_iops",
 	  COMPARE_WRITE_QD32, 0, false, 1 },
 	{ "detect", "finding", "name", "erase_size",
-	  { "value", "value_bytes" }, COMPARE_ERASE, 0, false, 0 },
+	  "value", COMPARE_ERASE, 0, false, 0 },
 	{ "analyze", "finding", "name", "erase_size",
-	  { "value", "value_bytes" }, COMPARE_ERASE, 0, false, 1 },
+	  "value", COMPARE_ERASE, 0, false, 1 },
 	{ "detect", "finding", "name", "open_au_linear",
-	  { "value", "value_count" }, COMPARE_OPEN, 0, false, 0 },
+	  "value", COMPARE_OPEN, 0, false, 0 },
 	{ "analyze", "finding", "name", "open_au_linear",
-	  { "value", "value_count" }, COMPARE_OPEN, 0, false, 1 },
-	{ "capacity-check", "capacity", NULL, NULL, { "usable_bytes" },
+	  "value", COMPARE_OPEN, 0, false, 1 },
+	{ "capacity-check", "capacity", NULL, NULL, "usable_bytes",
 	  COMPARE_USABLE, 0, false, 0 },
 };
 
@@ -123,57 +124,6 @@ static void add_note(struct compare *table, const char *file,
 }
 
 /* ---- reading a document's members ---- */
-
-/* The member at a dotted key ("qd32.read_iops"), or NULL. */
-static const struct json_value *member(const struct json_value *object,
-				       const char *key)
-{
-	char part[64];
-	const char *dot;
-
-	while ((dot = strchr(key, '.'))) {
-		snprintf(part, sizeof(part), "%.*s", (int)(dot - key), key);
-		object = json_get(object, part);
-		key = dot + 1;
-	}
-	return json_get(object, key);
-}
-
-/* A number at the first of keys that the object has, else NAN. */
-static double number_of(const struct json_value *object,
-			const char *const *keys, size_t count)
-{
-	for (size_t i = 0; i < count && keys[i]; i++) {
-		const struct json_value *v = member(object, keys[i]);
-
-		if (v && v->type == JSON_NUMBER)
-			return v->number;
-		if (v && v->type == JSON_BOOL)
-			return v->number;
-	}
-	return NAN;
-}
-
-static double number_at(const struct json_value *object, const char *key)
-{
-	return number_of(object, &key, 1);
-}
-
-/* A string member, or NULL. */
-static const char *string_at(const struct json_value *object,
-			     const char *key)
-{
-	const struct json_value *v = json_get(object, key);
-
-	return v && v->type == JSON_STRING ? v->string : NULL;
-}
-
-static bool is_kind(const struct json_value *rec, const char *kind)
-{
-	const char *k = string_at(rec, "kind");
-
-	return k && strcmp(k, kind) == 0;
-}
 
 /* Base name of a path, for the row and the notes. */
 static const char *base_name(const char *path)
@@ -231,11 +181,10 @@ static void device_of(const struct json_value *doc, const char *file,
 		      struct device_of *d)
 {
 	const struct json_value *device = json_get(doc, "device");
-	static const char *const size_keys[] = { "size", "size_bytes" };
-	double size = number_of(device, size_keys, 2);
+	double size = saved_number(device, "size_bytes");
 
 	memset(d, 0, sizeof(*d));
-	d->path = string_at(device, "path");
+	d->path = saved_string(device, "path");
 	d->size_bytes = isfinite(size) && size > 0 ? (uint64_t)size : 0;
 	identity_of(device, d->identity, sizeof(d->identity));
 	if (d->identity[0]) {
@@ -290,7 +239,7 @@ static void offer_name(struct compare_card *card, const char *name,
 static void name_card(struct compare_card *card, const struct json_value *doc,
 		      const char *test)
 {
-	const char *name = string_at(json_get(doc, "device"), "name");
+	const char *name = saved_string(json_get(doc, "device"), "name");
 	const struct json_value *results = json_get(doc, "results");
 	char both[COMPARE_TEXT];
 
@@ -300,18 +249,19 @@ static void name_card(struct compare_card *card, const struct json_value *doc,
 		return;
 	for (size_t i = 0; i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
-		const char *a = string_at(rec, is_kind(rec, "card") ?
+		const char *a = saved_string(rec, saved_is_kind(rec, "card") ?
 					  "manufacturer" : "vendor");
-		const char *b = string_at(rec, is_kind(rec, "card") ?
+		const char *b = saved_string(rec, saved_is_kind(rec, "card") ?
 					  "name" : "model");
 
-		if (!is_kind(rec, "card") && !is_kind(rec, "device"))
+		if (!saved_is_kind(rec, "card") &&
+		    !saved_is_kind(rec, "device"))
 			continue;
 		if (!b)
 			continue;
 		snprintf(both, sizeof(both), "%s%s%s", a ? a : "",
 			 a ? " " : "", b);
-		offer_name(card, both, is_kind(rec, "card") ? 0 : 1);
+		offer_name(card, both, saved_is_kind(rec, "card") ? 0 : 1);
 	}
 }
 
@@ -339,14 +289,14 @@ static bool source_matches(const struct source *s,
 {
 	const char *label;
 
-	if (!is_kind(rec, s->kind))
+	if (!saved_is_kind(rec, s->kind))
 		return false;
 	if (s->match_key) {
-		label = string_at(rec, s->match_key);
+		label = saved_string(rec, s->match_key);
 		if (!label || strcmp(label, s->match_label) != 0)
 			return false;
 	}
-	if (s->iodepth && number_at(rec, "iodepth") != s->iodepth)
+	if (s->iodepth && saved_number(rec, "iodepth") != s->iodepth)
 		return false;
 	return true;
 }
@@ -369,14 +319,14 @@ static void take_sources(struct compare *table, struct compare_card *card,
 			if (!source_matches(src, rec))
 				continue;
 			if (src->block_4k &&
-			    number_at(rec, "block_bytes") != 4096) {
+			    saved_number(rec, "block_bytes") != 4096) {
 				other_block = true;
 				continue;
 			}
 			offer_value(card, src->column,
-				    number_of(rec, src->keys, 2), src->rank);
+				    saved_number(rec, src->key), src->rank);
 			if (src->column == COMPARE_OPEN &&
-			    number_at(rec, "lower_bound") == 1)
+			    saved_number(rec, "lower_bound") == 1)
 				card->open_at_least_votes++;
 		}
 	}
@@ -410,14 +360,14 @@ static void take_classes(struct compare_card *card,
 
 	for (size_t i = 0; i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
-		const char *name = string_at(rec, "class");
+		const char *name = saved_string(rec, "class");
 		const char *family;
 
-		if (!is_kind(rec, "class") || !name || strchr(name, '-'))
+		if (!saved_is_kind(rec, "class") || !name || strchr(name, '-'))
 			continue;	/* A1-QD32 is A1 at another depth */
 		any = true;
 		family = strchr(class_families, name[0]);
-		if (family && name[0] && number_at(rec, "pass") == 1)
+		if (family && name[0] && saved_number(rec, "pass") == 1)
 			best[family - class_families] = name;
 	}
 	if (!any)
@@ -434,9 +384,10 @@ static void take_capacity(struct compare_card *card,
 			  const struct json_value *results)
 {
 	for (size_t i = 0; i < results->count; i++) {
-		const char *verdict = string_at(&results->items[i], "verdict");
+		const char *verdict = saved_string(&results->items[i],
+						   "verdict");
 
-		if (is_kind(&results->items[i], "capacity") && verdict)
+		if (saved_is_kind(&results->items[i], "capacity") && verdict)
 			offer_label(card, COMPARE_CAPACITY, verdict);
 	}
 }
@@ -452,10 +403,6 @@ static struct compare_raw *raw_of(struct compare_card *card)
 static int take_align(struct compare_card *card,
 		      const struct json_value *results)
 {
-	static const char *const pre[] = { "pre", "pre_ns" };
-	static const char *const on[] = { "on", "on_ns" };
-	static const char *const post[] = { "post", "post_ns" };
-	static const char *const diff[] = { "diff", "diff_ns" };
 	struct compare_raw *raw = raw_of(card);
 
 	if (!raw)
@@ -463,13 +410,11 @@ static int take_align(struct compare_card *card,
 	for (size_t i = 0; i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
 		struct analysis_align_point p = {
-			.pre = number_of(rec, pre, 2),
-			.on = number_of(rec, on, 2),
-			.post = number_of(rec, post, 2),
-			.diff = number_of(rec, diff, 2) };
-		static const char *const align_keys[] = { "align",
-							  "align_bytes" };
-		double align = number_of(rec, align_keys, 2);
+			.pre = saved_number(rec, "pre_ns"),
+			.on = saved_number(rec, "on_ns"),
+			.post = saved_number(rec, "post_ns"),
+			.diff = saved_number(rec, "diff_ns") };
+		double align = saved_number(rec, "align_bytes");
 
 		if (!(align >= 1) || !isfinite(p.pre) || !isfinite(p.on) ||
 		    !isfinite(p.post) || !isfinite(p.diff))
@@ -493,11 +438,9 @@ static int take_open_au(struct compare_card *card,
 {
 	const struct json_value *results = json_get(doc, "results");
 	const struct json_value *params = json_get(doc, "parameters");
-	static const char *const block[] = { "block", "block_bytes" };
-	static const char *const rate[] = { "rate", "bytes_per_s" };
 	struct compare_raw *raw = raw_of(card);
 	struct analysis_run *run;
-	double nr = number_at(params, "open_au_nr");
+	double nr = saved_number(params, "open_au_nr");
 
 	if (!raw)
 		return -ENOMEM;
@@ -508,10 +451,10 @@ static int take_open_au(struct compare_card *card,
 	run = &raw->runs[raw->run_count];
 	memset(run, 0, sizeof(*run));
 	run->nr = isfinite(nr) && nr >= 1 && nr <= 10000 ? (unsigned)nr : 0;
-	run->random = random_order || number_at(params, "random") == 1;
+	run->random = random_order || saved_number(params, "random") == 1;
 	for (size_t i = 0; i < results->count; i++) {
-		double size = number_of(&results->items[i], block, 2);
-		double r = number_of(&results->items[i], rate, 2);
+		double size = saved_number(&results->items[i], "block_bytes");
+		double r = saved_number(&results->items[i], "bytes_per_s");
 
 		if (!(size >= 1) || !isfinite(r) ||
 		    run->count == ANALYSIS_MAX_SIZES)
@@ -524,19 +467,6 @@ static int take_open_au(struct compare_card *card,
 		card->measures++;
 	}
 	return 0;
-}
-
-/* Schema 1 to 3: the versions of the document this reader knows. */
-static bool is_document(const struct json_value *doc)
-{
-	const struct json_value *schema = json_get(doc, "schema");
-	const struct json_value *results = json_get(doc, "results");
-
-	return schema && schema->type == JSON_NUMBER &&
-	       (schema->number == 1 || schema->number == 2 ||
-		schema->number == 3) &&
-	       string_at(doc, "test") && results &&
-	       results->type == JSON_ARRAY;
 }
 
 static void add_file_name(struct compare_card *card, const char *file)
@@ -558,7 +488,7 @@ static int take_figures(struct compare *table, struct compare_card *card,
 			char *err, size_t errlen)
 {
 	const struct json_value *results = json_get(doc, "results");
-	const char *test = string_at(doc, "test");
+	const char *test = saved_string(doc, "test");
 	unsigned measures = card->measures;
 
 	take_sources(table, card, results, test, file);
@@ -588,7 +518,7 @@ int compare_add(struct compare *table, const struct json_value *doc,
 	struct device_of d;
 	const char *test;
 
-	if (!is_document(doc)) {
+	if (!saved_is_run(doc)) {
 		snprintf(err, errlen, "not a flashbench JSON document "
 			 "(schema 1 to 3 with \"test\" and \"results\")");
 		return -EINVAL;
@@ -599,7 +529,7 @@ int compare_add(struct compare *table, const struct json_value *doc,
 			 COMPARE_MAX_RUNS);
 		return -E2BIG;
 	}
-	test = string_at(doc, "test");
+	test = saved_string(doc, "test");
 	device_of(doc, file, &d);
 	card = card_for(table, &d, file);
 	if (!card) {
@@ -626,22 +556,11 @@ static int add_report(struct compare *table, const struct json_value *doc,
 	const struct json_value *parts = json_get(doc, "parts");
 	int ret = 0;
 
-	if (!parts || parts->type != JSON_ARRAY) {
-		snprintf(err, errlen, "a report without its parts");
-		return -EINVAL;
-	}
 	for (size_t i = 0; !ret && i < parts->count; i++)
 		if (!json_get(&parts->items[i], "skipped"))
 			ret = compare_add(table, &parts->items[i], file, err,
 					  errlen);
 	return ret;
-}
-
-static bool is_report(const struct json_value *doc)
-{
-	const char *test = string_at(doc, "test");
-
-	return test && strcmp(test, "report") == 0 && json_get(doc, "parts");
 }
 
 /*
@@ -652,7 +571,7 @@ static const char *read_before(const struct compare *table, const char *path,
 			       struct stat *st)
 {
 	if (stat(path, st) != 0)
-		return NULL;	/* json_read_file says why */
+		return NULL;	/* saved_run_load says why */
 	for (unsigned i = 0; i < table->file_count; i++)
 		if (table->files[i].device == (uint64_t)st->st_dev &&
 		    table->files[i].inode == (uint64_t)st->st_ino)
@@ -676,10 +595,10 @@ int compare_add_file(struct compare *table, const char *path, char *err,
 		add_note(table, path, what);
 		return 0;
 	}
-	ret = json_read_file(path, COMPARE_MAX_FILE, &doc, err, errlen);
+	ret = saved_run_load(path, SAVED_MAX_FILE, &doc, err, errlen);
 	if (ret)
 		return ret;
-	ret = is_report(doc) ? add_report(table, doc, path, err, errlen) :
+	ret = saved_is_report(doc) ? add_report(table, doc, path, err, errlen) :
 	      compare_add(table, doc, path, err, errlen);
 	json_free(doc);
 	if (!ret && st.st_ino && table->file_count < COMPARE_MAX_RUNS)

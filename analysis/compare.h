@@ -4,7 +4,8 @@
  * test (schema 1 to 3) give what they measured; the runs of one card
  * (the same device identity, else the same path and size) combine into
  * its row, and the best value of each column is marked.  No device is
- * touched and nothing is printed here: reportcompare.c renders the table.
+ * touched and nothing is printed here: output/reportcompare.c renders
+ * the table.
  */
 #ifndef FLASHBENCH_COMPARE_H
 #define FLASHBENCH_COMPARE_H
@@ -14,13 +15,12 @@
 #include <stdint.h>
 
 #include "analysis/findings.h"
-#include "output/json.h"
+#include "lib/jsonparse.h"
 #include "lib/record.h"
 
 #define COMPARE_MAX_RUNS 64		/* documents read */
 #define COMPARE_MAX_CARDS COMPARE_MAX_RUNS
 #define COMPARE_MAX_NOTES 32
-#define COMPARE_MAX_FILE (64 << 20)	/* largest document read */
 /*
  * A value this close to the column's best is marked best too: runs of
  * one card differ by a percent or two, so a closer lead is no lead.
@@ -126,7 +126,7 @@ int compare_add(struct compare *table, const struct json_value *doc,
 /*
  * Read the document at path and add it; a file read before (the same
  * device and inode, whatever the name) is not read again, and a note
- * says so.  Returns compare_add's codes or json_read_file's (-ENOENT,
+ * says so.  Returns compare_add's codes or saved_run_load's (-ENOENT,
  * -EISDIR, -EIO, -EINVAL for text that is not JSON...), with why in err.
  * path must outlive the table.
  */
