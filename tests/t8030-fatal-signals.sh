@@ -225,12 +225,12 @@ next_run_goes() {
 
 # the reader stops after the line that announces detect --write's
 # range: the part's next line, once its range is saved, has nowhere to go
-test_loop '--report --write 2>&1 | head: exit 141, every byte back, the next run goes' '
+test_loop '--report --write 2>&1 | sed ...q: exit 141, every byte back, the next run goes' '
 	fresh &&
+	# the reader goes once the first writing part has announced itself
 	{ "$FLASHBENCH_REAL" --report $REPORT_ARGS "$LOOP" 2>&1
-	  echo $? >code; } | head -n 14 >head.out &&
+	  echo $? >code; } | sed "/detect --write overwrites bytes/q" >head.out &&
 	cat head.out &&
-	test "$(wc -l <head.out)" = 14 &&
 	tail -1 head.out | grep -q "detect --write overwrites bytes" &&
 	put_back PIPE &&
 	next_run_goes
