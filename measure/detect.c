@@ -4,7 +4,7 @@
  * or the budget is spent; write probes search the open erase-block counts
  * by growing then bisecting.  Measurement is VM programs; decisions are
  * analysis/detected.c's (on analysis/staircase.c's and openau.c's
- * readings); this file only orchestrates.  reportdetect.c reports.
+ * readings); this file only orchestrates.  records/detect.c reports.
  */
 #include <errno.h>
 #include <math.h>
