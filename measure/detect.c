@@ -111,8 +111,9 @@ static int run_probe(struct detect *d, const char *name)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct vm_plan plan;
-	struct vm_exec exec = { .dev = d->dev, .emit = collect,
-				.ctx = &d->samples, .stop = d->stop };
+	struct vm_exec exec = { .dev = d->dev,
+				.sink = { collect, &d->samples },
+				.stop = d->stop };
 	int err;
 
 	d->samples.count = 0;

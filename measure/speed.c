@@ -268,7 +268,7 @@ static int emit_link(struct speed_exec *x)
 	if (!x->link)
 		return 0;
 	link_record(x->link, &rec);
-	return x->emit(x->ctx, &rec);
+	return record_emit(&x->sink, &rec);
 }
 
 /*
@@ -292,7 +292,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 			  (double)(i + 1));
 		add_value(&rec, RECORD_RATE, "bytes_per_s", MACHINE_ONLY,
 			  r.windows[i]);
-		err = x->emit(x->ctx, &rec);
+		err = record_emit(&x->sink, &rec);
 		if (err)
 			return err;
 	}
@@ -315,7 +315,7 @@ int speed_emit_rate(struct speed_exec *x, const struct speed_results *res,
 	add_share(x, &rec, r.bytes_per_s, &share_text);
 	add_value(&rec, RECORD_COUNT, "failed_reads", MACHINE_ONLY,
 		  (double)x->failed_reads);
-	err = x->emit(x->ctx, &rec);
+	err = record_emit(&x->sink, &rec);
 	return err ? err : emit_link(x);
 }
 
@@ -350,7 +350,7 @@ static int emit_iops(struct speed_exec *x, const struct speed_iops_result *r)
 	add_value(&rec, RECORD_COUNT, "iodepth", r->iodepth > 1 ?
 		  LOOK(TEXT_AS_UNIT, "(queue depth %)") : MACHINE_ONLY,
 		  (double)r->iodepth);
-	return x->emit(x->ctx, &rec);
+	return record_emit(&x->sink, &rec);
 }
 
 int speed_emit_iops(struct speed_exec *x, const struct speed_results *r)
@@ -585,7 +585,7 @@ static int emit_measured(struct speed_exec *x, const struct speed_measured *m)
 	list_templates(rec.fields, 5, body, "measured: ", "", &text);
 	add_share(x, &rec, figure(m->has_write_rate, m->write_bytes_per_s),
 		  &write_share_text);
-	return x->emit(x->ctx, &rec);
+	return record_emit(&x->sink, &rec);
 }
 
 /*
@@ -643,7 +643,7 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 		       iops ? "" : ":", &got_text);
 	for (unsigned i = shown; i < 3; i++)
 		rec.fields[1 + i].look = rec.fields[4 + i].look = MACHINE_ONLY;
-	return x->emit(x->ctx, &rec);
+	return record_emit(&x->sink, &rec);
 }
 
 static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
@@ -661,7 +661,7 @@ static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 	add_label(&note, "note", LOOK(TEXT_AS_UNIT, "note: %"),
 		  card && card->has_speed ?
 		  host_limits : host_limits_unclaimed);
-	return x->emit(x->ctx, &note);
+	return record_emit(&x->sink, &note);
 }
 
 int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
@@ -738,5 +738,5 @@ int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
 	add_label(&rec, "queues", MACHINE_ONLY, label);
 	add_label(&rec, "reading", isfinite(rec.fields[0].value) ? NULL :
 		  LOOK(TEXT_AS_UNIT, "host queue: %"), text);
-	return x->emit(x->ctx, &rec);
+	return record_emit(&x->sink, &rec);
 }

@@ -23,12 +23,11 @@
 
 /*
  * A test's connections to the rest of the tool, as struct vm_exec's: its
- * result records go to emit (non-zero ends with that error); unreadable
+ * result records go to sink (non-zero ends with that error); unreadable
  * blocks -t went past are counted by the VM and copied here.
  */
 struct speed_exec {
-	int (*emit)(void *ctx, const struct record *record);
-	void *ctx;
+	struct record_sink sink;
 	uint64_t failed_reads;
 	/* the device's host link (a real device): the results add the
 	   link record and their share of its ceiling; NULL adds neither */
