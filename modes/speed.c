@@ -13,6 +13,7 @@
 #include "lib/die.h"
 #include "lib/lfsr.h"
 #include "measure/speed.h"
+#include "records/speed.h"
 #include "modes/speed.h"
 #include "modes/run.h"
 #include "vm/compile.h"

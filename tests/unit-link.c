@@ -13,6 +13,7 @@
 #include "identity/hostlink.h"
 #include "output/report.h"
 #include "measure/speed.h"
+#include "records/speed.h"
 #include "unit.h"
 
 /* ios as drivers/mmc/core/debugfs.c prints it, for a given mode */

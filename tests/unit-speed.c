@@ -16,6 +16,7 @@
 #include "vm/compile.h"
 #include "vm/programs.h"
 #include "measure/speed.h"
+#include "records/speed.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL
