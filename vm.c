@@ -1014,8 +1014,8 @@ static int emit_record(struct run *r)
 
 	if (!r->planning && r->record.count && r->record_failed)
 		r->exec->dropped_records++;
-	else if (!r->planning && r->record.count && r->exec->emit)
-		err = r->exec->emit(r->exec->ctx, &r->record);
+	else if (!r->planning && r->record.count)
+		err = record_emit(&r->exec->sink, &r->record);
 	r->record.count = 0;
 	r->record_failed = false;
 	r->fields_planned = 0;

@@ -78,9 +78,10 @@ struct vm_plan {
 struct vm_exec {
 	struct dev *dev;
 	/* receives each finished record; non-zero stops the run */
-	int (*emit)(void *ctx, const struct record *record);
+	struct record_sink sink;
 	/* called every so often with operations done, for progress; when
-	   the plan has time-bounded loops, with ms of their device time */
+	   the plan has time-bounded loops, with ms of their device time;
+	   ctx is its context and check's */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by a signal: end the run */

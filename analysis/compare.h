@@ -4,8 +4,7 @@
  * test (schema 1 to 3) give what they measured; the runs of one card
  * (the same device identity, else the same path and size) combine into
  * its row, and the best value of each column is marked.  No device is
- * touched and nothing is printed here: output/reportcompare.c renders
- * the table.
+ * touched and nothing is printed here: records/compare.c renders the table.
  */
 #ifndef FLASHBENCH_COMPARE_H
 #define FLASHBENCH_COMPARE_H

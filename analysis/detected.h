@@ -3,7 +3,7 @@
  * geometry, the open-erase-block counts, the smallest efficient write,
  * the FAT area, the evidence and the advice; and the decisions that reach
  * them from the probes' numbers (detected.c).  measure/detect.c runs the
- * probes and fills it; output/reportdetect.c renders it.
+ * probes and fills it; records/detect.c renders it.
  */
 #ifndef FLASHBENCH_DETECTED_H
 #define FLASHBENCH_DETECTED_H

@@ -31,8 +31,7 @@ void interval_add(struct interval_points *points,
 }
 
 int interval_summary(const struct interval_points *points,
-		     int (*emit)(void *ctx, const struct record *record),
-		     void *ctx)
+		     const struct record_sink *sink)
 {
 	double slope, intercept;
 	struct record rec = { .layout = &regression_layout, .count = 2 };
@@ -46,7 +45,7 @@ int interval_summary(const struct interval_points *points,
 					   NULL, slope > 0 ? 1e9 / slope : 0 };
 	rec.fields[1] = (struct record_field){ RECORD_TIME, "access_ns", NULL,
 					   NULL, intercept };
-	err = emit(ctx, &rec);
+	err = record_emit(sink, &rec);
 	rec.kind = "overhead";
 	rec.layout = &overhead_layout;
 	for (size_t i = 0; !err && i < points->count; i++) {
@@ -55,7 +54,7 @@ int interval_summary(const struct interval_points *points,
 		rec.fields[1] = (struct record_field){ RECORD_TIME, "overhead_ns",
 			NULL, NULL, points->fastest_ns[i] -
 			slope * points->length_bytes[i] };
-		err = emit(ctx, &rec);
+		err = record_emit(sink, &rec);
 	}
 	return err;
 }

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "vm.h"
+#include "lib/record.h"
 
 #define INTERVAL_MAX_POINTS 64	/* sizes the interval test reads at most */
 
@@ -23,11 +23,10 @@ void interval_add(struct interval_points *points,
 		  const struct record *record);
 
 /*
- * The regression, then one overhead record a size, each handed to emit;
- * nothing when no line fits.  The first error emit returns, or 0.
+ * The regression, then one overhead record a size, each handed to sink;
+ * nothing when no line fits.  The first error sink returns, or 0.
  */
 int interval_summary(const struct interval_points *points,
-		     int (*emit)(void *ctx, const struct record *record),
-		     void *ctx);
+		     const struct record_sink *sink);
 
 #endif

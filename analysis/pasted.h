@@ -2,7 +2,7 @@
  * pasted: reads saved align and open-AU output - ours or the original
  * tool's, as people paste it, prompts, folded lines and all - back into
  * numbers and has analysis/staircase.c and openau.c judge them;
- * reportanalyze.c reports the findings.  It never touches a device.
+ * records/analyze.c reports the findings.  It never touches a device.
  */
 #ifndef FLASHBENCH_ANALYZE_H
 #define FLASHBENCH_ANALYZE_H
@@ -92,6 +92,6 @@ bool analyze_found_any(const struct analyze_result *result);
 void analyze_findings(const struct analyze_result *result,
 		      struct analyze_findings *findings);
 
-/* reportanalyze.c reports the findings, with advice and evidence. */
+/* records/analyze.c reports the findings, with advice and evidence. */
 
 #endif

@@ -4,7 +4,7 @@
  */
 #include "analysis/pasted.h"
 #include "fuzz.h"
-#include "output/reportanalyze.h"
+#include "records/analyze.h"
 
 /* about 350 KiB: not on the stack */
 static struct analyze_result result;

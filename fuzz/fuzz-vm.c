@@ -134,7 +134,7 @@ static void run(const struct vm_program *program)
 			   .mode = DEV_READ_WRITE, .size_bytes = DEVICE_BYTES,
 			   .logical_block_bytes = 512,
 			   .write_end = UINT64_MAX };
-	struct vm_exec exec = { .dev = &dev, .emit = emit,
+	struct vm_exec exec = { .dev = &dev, .sink = { emit, NULL },
 				.max_operations = MAX_OPERATIONS };
 	struct vm_plan plan;
 

@@ -4,7 +4,7 @@
  * or the budget is spent; write probes search the open erase-block counts
  * by growing then bisecting.  Measurement is VM programs; decisions are
  * analysis/detected.c's (on analysis/staircase.c's and openau.c's
- * readings); this file only orchestrates.  reportdetect.c reports.
+ * readings); this file only orchestrates.  records/detect.c reports.
  */
 #include <errno.h>
 #include <math.h>
@@ -111,8 +111,9 @@ static int run_probe(struct detect *d, const char *name)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct vm_plan plan;
-	struct vm_exec exec = { .dev = d->dev, .emit = collect,
-				.ctx = &d->samples, .stop = d->stop };
+	struct vm_exec exec = { .dev = d->dev,
+				.sink = { collect, &d->samples },
+				.stop = d->stop };
 	int err;
 
 	d->samples.count = 0;

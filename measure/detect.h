@@ -46,7 +46,7 @@ uint64_t detect_min_erase_bytes(uint32_t lbs);
 
 /*
  * Run the probes on an open device (read-write when options->write) and
- * fill in the findings, which reportdetect.c renders.  Returns 0,
+ * fill in the findings, which records/detect.c renders.  Returns 0,
  * -EINTR, or a failed
  * operation's negative errno.
  */

@@ -2,9 +2,9 @@
  * speed: sustained sequential rates, random 4 KiB IOPS at queue depth 1,
  * and a check of measured figures against the SD speed ratings.  Time is
  * device time (the sum of timed operations), so a sim: card runs on its
- * virtual clock.  Results leave as result records, the same as every VM
- * test's, for report.c and plot.c to render; nothing here prints.  It does
- * not open devices or decide where writes may go.
+ * virtual clock.  What the programs measured is gathered here and the
+ * classes judged; records/speed.c makes the result records.  Nothing here
+ * prints, opens devices or decides where writes may go.
  */
 #ifndef FLASHBENCH_SPEED_H
 #define FLASHBENCH_SPEED_H
@@ -23,12 +23,11 @@
 
 /*
  * A test's connections to the rest of the tool, as struct vm_exec's: its
- * result records go to emit (non-zero ends with that error); unreadable
+ * result records go to sink (non-zero ends with that error); unreadable
  * blocks -t went past are counted by the VM and copied here.
  */
 struct speed_exec {
-	int (*emit)(void *ctx, const struct record *record);
-	void *ctx;
+	struct record_sink sink;
 	uint64_t failed_reads;
 	/* the device's host link (a real device): the results add the
 	   link record and their share of its ceiling; NULL adds neither */
@@ -106,17 +105,6 @@ void speed_rate_summary(const struct speed_results *r,
 int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 		      uint64_t span_bytes, uint64_t *start, uint64_t *end);
 
-/*
- * Emit a test's result records: -t and --write-speed a record per
- * one-second window (second, bytes_per_s; for the machine formats and
- * plots, text leaves it out), then the summary; --iops a record for the
- * reads and, when measured, one for the writes.  Each returns 0 or emit's
- * error.
- */
-int speed_emit_rate(struct speed_exec *x, const struct speed_results *r,
-		    bool write, uint64_t block_bytes);
-int speed_emit_iops(struct speed_exec *x, const struct speed_results *r);
-
 /* What a class check measured; a figure not measured has its flag false. */
 struct speed_measured {
 	bool has_write_rate;
@@ -142,7 +130,40 @@ enum speed_verdict {
 	SPEED_LINK_LIMITED,	/* failed where the link cannot carry it */
 };
 
-/* Class names in table order ("C2" ... "A2"); NULL past the last. */
+enum speed_family {
+	SPEED_FAMILY_C, SPEED_FAMILY_U, SPEED_FAMILY_V, SPEED_FAMILY_A
+};
+
+/* A speed class and what it requires. */
+struct speed_class {
+	const char *name;
+	enum speed_family family;
+	unsigned level;			/* as the SSR codes it */
+	double write_mb;		/* sustained sequential write, MB/s */
+	double read_iops;		/* 0: no requirement */
+	double write_iops;
+	unsigned iodepth;		/* of the IOPS figures judged */
+};
+
+/* The classes in table order ("C2" ... "A2"); NULL past the last. */
+const struct speed_class *speed_class_at(size_t i);
+
+/* The verdict for class c (as speed_class_verdict's, below). */
+enum speed_verdict speed_class_judge(const struct speed_class *c,
+				     const struct speed_measured *m);
+
+/* Whether the card's SSR claims c (a higher rating implies it). */
+bool speed_class_claims(const struct speed_class *c,
+			const struct info_card *card);
+
+/* The random I/O figures a class at this depth is judged by. */
+struct speed_iops_figures {
+	bool has_read, has_write;
+	double read, write;
+};
+
+struct speed_iops_figures speed_iops_at(const struct speed_measured *m,
+					unsigned iodepth);
 
 /*
  * The verdict for one class: FAIL as soon as one measured figure is below
@@ -157,21 +178,8 @@ enum speed_verdict speed_class_verdict(const char *name,
 /* Whether the card's SSR claims the class (a higher rating implies it). */
 bool speed_class_claimed(const char *name, const struct info_card *card);
 
-/*
- * The class check's figures (sequential write rate, random 4 KiB read
- * and write IOPS, each when measured), a record per class and a note on
- * what a host cannot reproduce.  card may be NULL.
- */
-int speed_emit_classes(struct speed_exec *x, const struct speed_results *r,
-		       const struct info_card *card);
-
-struct hostq;
-
-/*
- * --class-check: whether the host path queues (q NULL: a simulated
- * card, whose queue= key decides), so a reader knows what the QD32
- * verdicts can mean.
- */
-int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q);
+/* The figures of results r measured through link (NULL: none known). */
+void speed_measured_of(const struct speed_results *r,
+		       const struct link_info *link, struct speed_measured *m);
 
 #endif

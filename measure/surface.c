@@ -303,7 +303,7 @@ static void window_progress(struct pass *p, const struct surface_window *w)
 }
 
 /*
- * vm_exec.emit: a window is done; the device time since the last one
+ * vm_exec.sink: a window is done; the device time since the last one
  * (or the run's start) is its own.
  */
 static int window_done(void *ctx, const struct record *rec)
@@ -342,7 +342,8 @@ static int run_program(struct pass *p, struct vm_program *program,
 		       uint64_t chunk)
 {
 	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
-				.emit = window_done, .stop = p->opt->stop,
+				.sink = { window_done, p },
+				.stop = p->opt->stop,
 				.salt = p->salt,
 				.check_failed_only = !p->classify,
 				.overlap = true };

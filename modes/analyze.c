@@ -12,7 +12,7 @@
 #include "modes/analyze.h"
 #include "modes/sinks.h"
 #include "output/plot.h"
-#include "output/reportanalyze.h"
+#include "records/analyze.h"
 
 /* -v: every ignored line kept, "FILE:LINE: ignored, WHY: TEXT". */
 static void list_ignored(const struct config *cfg,

@@ -11,7 +11,7 @@
 #include "lib/die.h"
 #include "modes/compare.h"
 #include "modes/sinks.h"
-#include "output/reportcompare.h"
+#include "records/compare.h"
 
 /* Failures that say the file named is the wrong one: bad input. */
 static const int bad_input[] = {

@@ -12,7 +12,7 @@
 #include "modes/detect.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
-#include "output/reportdetect.h"
+#include "records/detect.h"
 
 /*
  * An erase size --detect works with: whole logical blocks, and with
@@ -64,8 +64,8 @@ static int detect_output(const struct config *cfg, const struct dev *dev,
 	meta.param_count = set_option_json_params(&used);
 	meta.params = used.json_params;
 	meta.param_flags = used.json_flags;
-	if (report_detect(out, cfg->format, &meta, dev, findings) ||
-	    (cfg->also_json && report_detect(cfg->also_json, REPORT_JSON,
+	if (detect_report(out, cfg->format, &meta, dev, findings) ||
+	    (cfg->also_json && detect_report(cfg->also_json, REPORT_JSON,
 					     &meta, dev, findings)))
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");

@@ -23,10 +23,10 @@ int emit_to_sinks(void *ctx, const struct record *record)
 		return sinks->emit_error = -EIO;
 	if (sinks->plot && plot_record(sinks->plot, record))
 		return sinks->emit_error = -ENOMEM;
-	return sinks->emit_error = sinks->emit(sinks->ctx, record);
+	return sinks->emit_error = record_emit(&sinks->next, record);
 }
 
-/* vm_exec.progress and speed_exec.progress get the sinks as ctx */
+/* vm_exec.progress: the sinks are its ctx */
 void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct sinks *sinks = ctx;
@@ -207,8 +207,7 @@ void output_open(const struct config *cfg, const struct dev *dev,
 	sinks->report = report_open(sinks->out, cfg->format, meta);
 	if (!sinks->report)
 		runtime_error("out of memory");
-	sinks->emit = report_record;
-	sinks->ctx = sinks->report;
+	sinks->next = (struct record_sink){ report_record, sinks->report };
 	if (cfg->also_json) {
 		sinks->also_json = report_open(cfg->also_json, REPORT_JSON,
 					       meta);

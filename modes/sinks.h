@@ -32,16 +32,15 @@ struct sinks {
 	struct progress progress;
 	uint64_t records;		/* handed to the report */
 	struct plot *plot;
-	int (*emit)(void *ctx, const struct record *record);
-	void *ctx;
+	struct record_sink next;	/* after the chart: the report at first */
 	int emit_error;			/* why a record could not be taken */
 };
 
 
-/* Hand a record to the chart and to sinks->emit (the report at first). */
+/* Hand a record to the chart and to sinks->next (the report at first). */
 int emit_to_sinks(void *ctx, const struct record *record);
 
-/* vm_exec.progress and speed_exec.progress get the sinks as ctx */
+/* vm_exec.progress: the sinks are its ctx */
 void show_progress(void *ctx, uint64_t done, uint64_t total);
 
 /* Refuse -o and --plot where results would overwrite what matters. */

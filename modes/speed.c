@@ -13,6 +13,7 @@
 #include "lib/die.h"
 #include "lib/lfsr.h"
 #include "measure/speed.h"
+#include "records/speed.h"
 #include "modes/speed.h"
 #include "modes/run.h"
 #include "vm/compile.h"
@@ -117,7 +118,7 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      const struct info_card *card,
 		      const struct info_card *claimed, bool simulated)
 {
-	struct speed_exec x = { .emit = emit_to_sinks, .ctx = run->sinks,
+	struct speed_exec x = { .sink = { emit_to_sinks, run->sinks },
 				.failed_reads = failed_reads };
 	struct hostq q;
 	int err;
@@ -213,7 +214,8 @@ int mode_speed(struct config *cfg)
 	if (speed_results_init(&run.results, cfg->time_ns))
 		runtime_error("out of memory");
 	prepare_timing(cfg);
-	exec = (struct vm_exec){ .dev = &dev, .emit = collect_speed,
+	exec = (struct vm_exec){ .dev = &dev,
+				 .sink = { collect_speed, &run },
 				 .progress = speed_progress, .ctx = &run,
 				 .stop = cfg->stop,
 				 .skip_read_errors = cfg->test->skips_bad };

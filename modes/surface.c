@@ -19,6 +19,7 @@
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "modes/surface.h"
+#include "records/surface.h"
 
 static enum surface_mode mode_of(const struct config *cfg)
 {
@@ -198,7 +199,7 @@ int mode_surface(struct config *cfg)
 	struct surface_options options = { .stop = cfg->stop };
 	struct undo_progress progress;
 	struct sinks sinks;
-	struct sink sink;
+	struct record_sink sink;
 	struct dev dev;
 	int err, status;
 
@@ -229,7 +230,7 @@ int mode_surface(struct config *cfg)
 	prepare_timing(cfg);
 	err = surface_run(&dev, &options, result, why, sizeof(why));
 	progress_end(&sinks.progress);
-	sink = (struct sink){ emit_to_sinks, &sinks };
+	sink = (struct record_sink){ emit_to_sinks, &sinks };
 	if (surface_emit(&sink, result) && !err)
 		err = -EIO;
 	output_close(cfg, &sinks, &dev, err);

@@ -135,19 +135,20 @@ int mode_test(struct config *cfg)
 	interval.report = sinks.report;
 	prepare_timing(cfg);
 	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
-		sinks.emit = collect_interval;
-		sinks.ctx = &interval;
+		sinks.next = (struct record_sink){ collect_interval, &interval };
 	}
-	exec = (struct vm_exec){ .dev = &dev, .emit = emit_to_sinks,
+	exec = (struct vm_exec){ .dev = &dev,
+				 .sink = { emit_to_sinks, &sinks },
 				 .progress = show_progress, .ctx = &sinks,
 				 .stop = cfg->stop,
 				 .skip_read_errors = cfg->test &&
 						     cfg->test->skips_bad };
 	err = vm_run(program, &plan, &exec);
 	progress_end(&sinks.progress);
-	if (!err && sinks.emit == collect_interval)
-		err = interval_summary(&interval.points, report_record,
-				       sinks.report);
+	if (!err && sinks.next.emit == collect_interval)
+		err = interval_summary(&interval.points,
+				       &(struct record_sink){ report_record,
+							      sinks.report });
 	output_close(cfg, &sinks, &dev, err);
 	if (exec.failed_reads) {
 		report_skipped(meta.test, exec.dropped_records,

@@ -2,7 +2,7 @@
 # t0100: the house's one direction.  Every include line of the sources
 # names a header by its folder (lib/units.h, not units.h) and runs down
 # the layers: lib; engines and dev.c; vm.c and vm/; analysis; output;
-# identity; measure; modes; flashbench.c.  emu/ and erase.c include
+# identity; measure; records; modes; flashbench.c.  emu/ and erase.c include
 # anything below modes.  No header of the tree shadows a system one,
 # no header declares the functions of two .c files, and no object or
 # dependency file lies beside the sources.
@@ -16,7 +16,7 @@ import glob, os, re, sys
 
 top = sys.argv[1]
 layers = ["lib", "engines", "vm", "analysis", "output", "identity",
-          "measure", "modes", "front"]
+          "measure", "records", "modes", "front"]
 at_root = {"dev.c": "engines", "dev.h": "engines", "vm.c": "vm",
            "vm.h": "vm", "flashbench.c": "front", "erase.c": "emu"}
 
@@ -71,7 +71,7 @@ test_expect_success 'the check sees an include that runs up' '
 
 test_expect_success 'no header of the tree shadows a system header' '
 	for h in $(cd "$TOP" && ls lib/*.h engines/*.h vm/*.h analysis/*.h \
-			output/*.h identity/*.h measure/*.h emu/*.h dev.h vm.h); do
+			output/*.h identity/*.h measure/*.h records/*.h emu/*.h dev.h vm.h); do
 		name=${h##*/}
 		for dir in /usr/include /usr/include/linux \
 				/usr/include/$(gcc -dumpmachine 2>/dev/null); do

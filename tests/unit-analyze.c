@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/pasted.h"
-#include "output/reportanalyze.h"
+#include "records/analyze.h"
 #include "unit.h"
 
 static struct analyze_result r;

@@ -13,6 +13,7 @@
 #include "identity/hostlink.h"
 #include "output/report.h"
 #include "measure/speed.h"
+#include "records/speed.h"
 #include "unit.h"
 
 /* ios as drivers/mmc/core/debugfs.c prints it, for a given mode */
@@ -320,7 +321,7 @@ static void test_class_records(void)
 	struct speed_results r = { .has_rate = true, .rate_ns = 1000000000,
 				   .rate_bytes = 19800000 };
 	struct seen seen = { .u3_pass = 0 };
-	struct speed_exec x = { .emit = watch, .ctx = &seen };
+	struct speed_exec x = { .sink = { watch, &seen } };
 	struct link_info l;
 
 	judge_ios(&l, LINK_BUS_SD, ios_sd_hs, &u3);
@@ -343,7 +344,7 @@ static void test_class_text(void)
 	struct speed_results r = { .has_rate = true, .rate_ns = 1000000000,
 				   .rate_bytes = 19800000 };
 	struct report_meta meta = { .test = "class-check" };
-	struct speed_exec x = { .emit = report_record };
+	struct speed_exec x = { .sink = { report_record, NULL } };
 	struct link_info l;
 	struct report *report;
 	char *text = NULL;
@@ -353,7 +354,7 @@ static void test_class_text(void)
 	judge_ios(&l, LINK_BUS_SD, ios_sd_hs, &u3);
 	x.link = &l;
 	report = out ? report_open(out, REPORT_TEXT, &meta) : NULL;
-	x.ctx = report;
+	x.sink.ctx = report;
 	UNIT_CHECK(report && speed_emit_classes(&x, &r, NULL) == 0 &&
 		   report_close(report, NULL, false) == 0, "rendered");
 	if (out)

@@ -16,6 +16,7 @@
 #include "vm/compile.h"
 #include "vm/programs.h"
 #include "measure/speed.h"
+#include "records/speed.h"
 #include "unit.h"
 
 #define SEC 1000000000ULL
@@ -89,7 +90,7 @@ static int run_job(struct dev *dev, struct speed_job *job)
 	const struct program_def *def = programs_find(job->program);
 	struct vm_program *program;
 	struct vm_diag diag;
-	struct vm_exec exec = { .dev = dev, .emit = job_collect,
+	struct vm_exec exec = { .dev = dev, .sink = { job_collect, job },
 				.progress = job->progress, .ctx = job,
 				.stop = job->stop,
 				.skip_read_errors = def && def->skips_bad };
@@ -362,7 +363,7 @@ static void test_records(void)
 	struct progress_job p = { { .program = "read-speed", .block = MIB,
 				    .duration_ns = 3 * SEC,
 				    .progress = job_progress }, &c };
-	struct speed_exec x = { .emit = collect, .ctx = &c };
+	struct speed_exec x = { .sink = { collect, &c } };
 	struct dev dev;
 	int err;
 

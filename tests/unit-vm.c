@@ -100,7 +100,7 @@ static int run_text(const char *text, uint64_t size, struct vm_plan *plan)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct dev dev = fake_dev(size);
-	struct vm_exec exec = { .dev = &dev, .emit = keep,
+	struct vm_exec exec = { .dev = &dev, .sink = { keep, NULL },
 				.stop = &stop_flag };
 	int err;
 

@@ -1,10 +1,10 @@
 /*
- * reportdetect: --detect's findings as records with their text layout,
+ * records/detect: --detect's findings as records with their text layout,
  * rendered in every format by report.c; the staircase and the advice,
  * which --analyze reports the same way.
  */
-#ifndef FLASHBENCH_REPORTDETECT_H
-#define FLASHBENCH_REPORTDETECT_H
+#ifndef FLASHBENCH_RECORDS_DETECT_H
+#define FLASHBENCH_RECORDS_DETECT_H
 
 #include <stdio.h>
 
@@ -13,8 +13,8 @@
 #include "output/report.h"
 
 /* The looks of both readings' findings: "12KiB", "(confidence 0.99)". */
-extern const struct text_look reading_exact_size;
-extern const struct text_look reading_confidence;
+extern const struct text_look detect_exact_size_look;
+extern const struct text_look detect_confidence_look;
 
 /*
  * A detect run's report: the device, the card, each finding, the cost,
@@ -22,7 +22,7 @@ extern const struct text_look reading_confidence;
  * names the run; JSON adds "findings", the findings keyed by name.
  * Returns 0, -ENOMEM or -EIO.
  */
-int report_detect(FILE *out, enum report_format format,
+int detect_report(FILE *out, enum report_format format,
 		  const struct report_meta *meta, const struct dev *dev,
 		  const struct detect_findings *findings);
 
@@ -30,9 +30,10 @@ int report_detect(FILE *out, enum report_format format,
  * The second reading of the erase size, where two fit: a "finding",
  * shown on line as "SIZE (weight W against C<tail>)".
  */
-int report_erase_alternative(struct report *report,
-			     const struct analysis_geometry *geometry,
-			     const struct text_layout *line, const char *tail);
+int detect_report_alternative(struct report *report,
+			      const struct analysis_geometry *geometry,
+			      const struct text_layout *line,
+			      const char *tail);
 
 /*
  * What writing out of order costs, a "finding" named random_linear_ratio
@@ -40,22 +41,25 @@ int report_erase_alternative(struct report *report,
  * on line as "R <of> at N=1 (confidence C)" or "not determined: WHY";
  * shown false: in no text.
  */
-int report_order_cost(struct report *report,
-		      const struct analysis_order_cost *cost,
-		      const struct text_layout *line, const char *of,
-		      const char *why_key, const char *why, bool shown);
+int detect_report_order_cost(struct report *report,
+			     const struct analysis_order_cost *cost,
+			     const struct text_layout *line, const char *of,
+			     const char *why_key, const char *why,
+			     bool shown);
 
 /*
  * A "staircase" record (noise, erase visible), then a "level" each;
  * shown: in the text too.
  */
-int report_staircase(struct report *report,
-		     const struct analysis_geometry *geometry, bool shown);
+int detect_report_staircase(struct report *report,
+			    const struct analysis_geometry *geometry,
+			    bool shown);
 
 /* Lines of text (advice, notes), a record of kind each, the first
    under heading. */
-int report_lines(struct report *report, const char *kind,
-		 const char *heading,
-		 const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count);
+int detect_report_lines(struct report *report, const char *kind,
+			const char *heading,
+			const char (*lines)[ANALYSIS_ADVICE_BYTES],
+			size_t count);
 
 #endif

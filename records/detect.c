@@ -1,5 +1,5 @@
 /*
- * reportdetect: --detect's findings as records, and their text layout.
+ * records/detect: --detect's findings as records, and their text layout.
  * Every format renders the same records through report.c: a line of
  * text is a record, and the labels around the values ("erase block
  * size:", "(confidence 0.99)") are its layout, so CSV and JSON carry the
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "output/reportdetect.h"
+#include "records/detect.h"
 #include "lib/units.h"
 
 /* "%-26s " of the original lines: 26 columns and the space after them */
@@ -30,9 +30,9 @@ static const struct text_layout claim_line = LINE("card's preferred erase:");
 static const struct text_layout order_cost_line = LINE("random/linear:");
 static const struct text_layout spaces = { .style = TEXT_SPACES };
 
-const struct text_look reading_exact_size = {
+const struct text_look detect_exact_size_look = {
 	.display = TEXT_EXACT_SIZE };
-const struct text_look reading_confidence = { .display = TEXT_FIXED,
+const struct text_look detect_confidence_look = { .display = TEXT_FIXED,
 	.template = "(confidence %)", .digits = 2 };
 
 /* The findings, in the text's order; shown: printed in text at all. */
@@ -112,18 +112,18 @@ static int emit_finding(struct report *report,
 	rec.layout = &r->line;
 	report_hide_fields(&rec);
 	if (shown && found->known) {
-		rec.fields[1].look = id->bytes ? &reading_exact_size : NULL;
-		rec.fields[2].look = &reading_confidence;
+		rec.fields[1].look = id->bytes ? &detect_exact_size_look : NULL;
+		rec.fields[2].look = &detect_confidence_look;
 	} else if (shown) {
 		rec.fields[3].look = &not_determined;
 	}
 	return report_record(report, &rec);
 }
 
-int report_order_cost(struct report *report,
-		      const struct analysis_order_cost *c,
-		      const struct text_layout *line, const char *of,
-		      const char *why_key, const char *why, bool shown)
+int detect_report_order_cost(struct report *report,
+			     const struct analysis_order_cost *c,
+			     const struct text_layout *line, const char *of,
+			     const char *why_key, const char *why, bool shown)
 {
 	char template[TEMPLATE_MAX];
 	const struct text_look ratio = { .display = TEXT_FIXED, .digits = 2,
@@ -142,7 +142,7 @@ int report_order_cost(struct report *report,
 		c->known ? &at : &text_hidden, NULL,
 		c->known ? (double)c->nr : NAN };
 	rec.fields[3] = (struct record_field){ RECORD_COUNT, "confidence",
-		c->known ? &reading_confidence : &text_hidden, NULL,
+		c->known ? &detect_confidence_look : &text_hidden, NULL,
 		c->known ? c->confidence : NAN };
 	rec.fields[4] = (struct record_field){ RECORD_LABEL, why_key,
 		c->known ? &text_hidden : &not_determined, why, 0 };
@@ -157,17 +157,18 @@ static int emit_order_cost(struct report *report,
 {
 	const struct analysis_order_cost *c = &f->random_linear;
 
-	return report_order_cost(report, c, &order_cost_line,
-				 "of the in-order rate", "reason",
-				 c->known ? NULL : f->random_linear_reason[0] ?
-				 f->random_linear_reason : "unknown",
+	return detect_report_order_cost(report, c, &order_cost_line,
+					"of the in-order rate", "reason",
+					c->known ? NULL :
+					f->random_linear_reason[0] ?
+					f->random_linear_reason : "unknown",
 				 f->wrote);
 }
 
 /* "  or:  2MiB (weight 0.40 against 0.60)", when two readings fit. */
-int report_erase_alternative(struct report *report,
-			     const struct analysis_geometry *g,
-			     const struct text_layout *line, const char *tail)
+int detect_report_alternative(struct report *report,
+			      const struct analysis_geometry *g,
+			      const struct text_layout *line, const char *tail)
 {
 	char template[TEMPLATE_MAX];
 	struct text_look weight = { .display = TEXT_FIXED, .digits = 2,
@@ -182,7 +183,7 @@ int report_erase_alternative(struct report *report,
 				true, NULL, &rec);
 	rec.layout = line;
 	rec.fields[0].look = &text_hidden;
-	rec.fields[1].look = &reading_exact_size;
+	rec.fields[1].look = &detect_exact_size_look;
 	rec.fields[2].look = &weight;
 	return report_record(report, &rec);
 }
@@ -264,8 +265,8 @@ static int emit_cost(struct report *report, const struct dev_stats *stats)
  * in it ("Staircase (levels of the diff column, noise 935ns per
  * diff):"), then a "level" record each ("  from 4MiB     +99.2µs ...").
  */
-int report_staircase(struct report *report,
-		     const struct analysis_geometry *g, bool shown)
+int detect_report_staircase(struct report *report,
+			    const struct analysis_geometry *g, bool shown)
 {
 	static const struct text_look level_looks[] = {
 		{ .display = TEXT_EXACT_SIZE, .template = "  from %",
@@ -308,9 +309,10 @@ int report_staircase(struct report *report,
 }
 
 /* Lines of text, a record of kind each, the first under heading. */
-int report_lines(struct report *report, const char *kind,
-		 const char *heading,
-		 const char (*lines)[ANALYSIS_ADVICE_BYTES], size_t count)
+int detect_report_lines(struct report *report, const char *kind,
+			const char *heading,
+			const char (*lines)[ANALYSIS_ADVICE_BYTES],
+			size_t count)
 {
 	char first[TEMPLATE_MAX];
 	const struct text_look looks[] = {
@@ -388,8 +390,8 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_finding(report, f, ANALYSIS_ERASE);
 	if (!err)
-		err = report_erase_alternative(report, &f->geometry,
-					       &alternative_line, "");
+		err = detect_report_alternative(report, &f->geometry,
+						&alternative_line, "");
 	for (unsigned row = ANALYSIS_PAGE;
 	     !err && row <= ANALYSIS_EFFECTIVE_PAGE; row++)
 		err = emit_finding(report, f, row);
@@ -406,17 +408,17 @@ static int emit_all(struct report *report, const struct dev *dev,
 	if (!err)
 		err = emit_cost(report, &dev->stats);
 	if (!err)
-		err = report_staircase(report, &f->geometry, true);
+		err = detect_report_staircase(report, &f->geometry, true);
 	if (!err)
-		err = report_lines(report, "recommendation",
-				   "Recommendations:", f->advice,
-				   f->advice_count);
+		err = detect_report_lines(report, "recommendation",
+					  "Recommendations:", f->advice,
+					  f->advice_count);
 	if (!err)
 		err = emit_evidence(report, f);
 	return err;
 }
 
-int report_detect(FILE *out, enum report_format format,
+int detect_report(FILE *out, enum report_format format,
 		  const struct report_meta *meta, const struct dev *dev,
 		  const struct detect_findings *f)
 {

@@ -1,11 +1,11 @@
 /*
- * reportcompare: --compare's table as records - a "card" record per row
+ * records/compare: --compare's table as records - a "card" record per row
  * and "note" records after them - in text, CSV and JSON through
  * report.c, and the same table as grouped bars through plot.c.  Text
  * shows a table with column heads; the best of a column is marked '*'.
  */
-#ifndef FLASHBENCH_REPORTCOMPARE_H
-#define FLASHBENCH_REPORTCOMPARE_H
+#ifndef FLASHBENCH_RECORDS_COMPARE_H
+#define FLASHBENCH_RECORDS_COMPARE_H
 
 #include <stdio.h>
 

@@ -1,9 +1,9 @@
 /*
- * reportanalyze: --analyze's findings, advice and the evidence behind
+ * records/analyze: --analyze's findings, advice and the evidence behind
  * them as records with their text layout, rendered by report.c.
  */
-#ifndef FLASHBENCH_REPORTANALYZE_H
-#define FLASHBENCH_REPORTANALYZE_H
+#ifndef FLASHBENCH_RECORDS_ANALYZE_H
+#define FLASHBENCH_RECORDS_ANALYZE_H
 
 #include <stdio.h>
 

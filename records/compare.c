@@ -1,5 +1,5 @@
 /*
- * reportcompare: --compare's table through the output layer.  Each card
+ * records/compare: --compare's table through the output layer.  Each card
  * is one record; its text line is a row of right-aligned cells whose
  * widths come from the widest cell of each column, the column heads
  * ride on the first row's template (as --analyze's tables do), and the
@@ -12,7 +12,7 @@
 
 #include "lib/units.h"
 #include "output/plot.h"
-#include "output/reportcompare.h"
+#include "records/compare.h"
 
 #define NAME_WIDTH_MAX 40
 #define HEADING_MAX 1024

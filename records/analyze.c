@@ -1,6 +1,6 @@
 /*
- * reportanalyze: --analyze's findings as records with their text layout,
- * rendered in every format by report.c, as reportdetect.c does for
+ * records/analyze: --analyze's findings as records with their text layout,
+ * rendered in every format by report.c, as records/detect.c does for
  * --detect: a line of text is a record, the words around its values
  * are its layout.  Records that only the machine formats need (each
  * open-AU run and its points) have no line; lines that only people need
@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "output/reportanalyze.h"
-#include "output/reportdetect.h"
+#include "records/analyze.h"
+#include "records/detect.h"
 
 #define CAPTION_WIDTH 22	/* "%-22s" of the findings' lines */
 #define TEMPLATE_MAX 512
@@ -158,8 +158,8 @@ static int emit_finding(struct report *report,
 		rec.fields[1].look = &at_least;
 		rec.fields[2].look = &lower_bound_confidence;
 	} else {
-		rec.fields[1].look = id->bytes ? &reading_exact_size : NULL;
-		rec.fields[2].look = &reading_confidence;
+		rec.fields[1].look = id->bytes ? &detect_exact_size_look : NULL;
+		rec.fields[2].look = &detect_confidence_look;
 	}
 	return report_record(report, &rec);
 }
@@ -174,10 +174,11 @@ static int emit_order_cost(struct report *report,
 {
 	const struct analysis_order_cost *c = &o->random_linear;
 
-	return report_order_cost(report, c, &order_cost_line,
-				 "of the linear rate", "why", c->known ? "" :
-				 "a --random run and a linear one with no "
-				 "more erase blocks are needed", true);
+	return detect_report_order_cost(report, c, &order_cost_line,
+					"of the linear rate", "why",
+					c->known ? "" :
+					"a --random run and a linear one with "
+					"no more erase blocks are needed", true);
 }
 
 /* What the text said of the erase size, and whether the reading agrees. */
@@ -450,9 +451,10 @@ static int emit_cannot_tell(struct report *report,
 			 "find-fat rows were not used", r->dropped,
 			 ANALYZE_MAX_POINTS, ANALYZE_MAX_RUNS,
 			 ANALYSIS_MAX_SIZES);
-	return report_lines(report, "cannot_tell",
-			    "Cannot tell from this input:",
-			    (const char (*)[ANALYSIS_ADVICE_BYTES])notes, n);
+	return detect_report_lines(report, "cannot_tell",
+				   "Cannot tell from this input:",
+				   (const char (*)[ANALYSIS_ADVICE_BYTES])notes,
+				   n);
 }
 
 /* The records in the text's order: a line each, or none. */
@@ -466,7 +468,7 @@ static int emit_all(struct report *report, const struct analyze_result *r,
 	if (!err)
 		err = emit_finding(report, f, ANALYSIS_ERASE);
 	if (!err)
-		err = report_erase_alternative(report, &f->geometry,
+		err = detect_report_alternative(report, &f->geometry,
 			&alternative_line,
 			": a lower step that could be the erase block");
 	for (unsigned row = ANALYSIS_PAGE;
@@ -482,10 +484,10 @@ static int emit_all(struct report *report, const struct analyze_result *r,
 	if (!err)
 		err = emit_order_cost(report, &f->open);
 	if (!err)
-		err = report_lines(report, "recommendation", "Advice:", advice,
-				   advice_count);
+		err = detect_report_lines(report, "recommendation",
+					  "Advice:", advice, advice_count);
 	if (!err)
-		err = report_staircase(report, &f->geometry,
+		err = detect_report_staircase(report, &f->geometry,
 				       f->table_points > 0);
 	if (!err)
 		err = emit_align(report, r, f);

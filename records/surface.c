@@ -1,5 +1,5 @@
 /*
- * reportsurface: --surface's result as records.  A window's record is
+ * records/surface: --surface's result as records.  A window's record is
  * the rate chart's point (CSV, JSON and --plot take it; the text line
  * leaves it out); each bad range and each of the slowest windows gets a
  * line; the summary line ends the run with the verdict.
@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/reportsurface.h"
+#include "output/report.h"
+#include "records/surface.h"
 
 #define SHOWN(template_text) \
 	(&(const struct text_look){ .display = TEXT_AS_UNIT, \
@@ -40,7 +41,8 @@ static const char *state_name(int state)
 	       stamp_state_name((enum stamp_state)state);
 }
 
-static int emit_window(struct sink *report, const struct surface_window *w)
+static int emit_window(const struct record_sink *sink,
+		       const struct surface_window *w)
 {
 	struct record rec = { .kind = "surface-window", .layout = &spaced };
 
@@ -51,11 +53,11 @@ static int emit_window(struct sink *report, const struct surface_window *w)
 	record_add(&rec, RECORD_RATE, "write_bytes_per_s", NULL, NULL,
 	    rate(w->bytes, w->write_ns));
 	report_hide_fields(&rec);
-	return report->emit(report->ctx, &rec);
+	return record_emit(sink, &rec);
 }
 
-static int emit_range(struct sink *report, const struct surface_range *g,
-		      uint32_t lbs)
+static int emit_range(const struct record_sink *sink,
+		      const struct surface_range *g, uint32_t lbs)
 {
 	struct record rec = { .kind = "surface-bad", .layout = &spaced };
 
@@ -67,7 +69,7 @@ static int emit_range(struct sink *report, const struct surface_range *g,
 	    (double)(g->length / lbs));
 	record_add(&rec, RECORD_LABEL, "result", SHOWN("%"), state_name(g->state),
 	    0);
-	return report->emit(report->ctx, &rec);
+	return record_emit(sink, &rec);
 }
 
 static int compare_double(const void *a, const void *b)
@@ -114,7 +116,7 @@ static bool slow_window(const struct surface_window *w, double median)
 			     SURFACE_SLOW_FRACTION * median;
 }
 
-static int emit_slow_range(struct sink *report,
+static int emit_slow_range(const struct record_sink *sink,
 			   const struct surface_window *from, unsigned count,
 			   double median)
 {
@@ -139,7 +141,7 @@ static int emit_slow_range(struct sink *report,
 	record_add(&rec, RECORD_RATE, "write_bytes_per_s",
 	    write_ns ? SHOWN("write %") : HIDDEN, NULL,
 	    rate(bytes, write_ns));
-	return report->emit(report->ctx, &rec);
+	return record_emit(sink, &rec);
 }
 
 /*
@@ -147,8 +149,8 @@ static int emit_slow_range(struct sink *report,
  * SURFACE_SLOW_FRACTION of the median, each run one record (the first
  * SURFACE_SLOW_RANGES of them).
  */
-static int emit_slow(struct sink *report, const struct surface_result *r,
-		     double median)
+static int emit_slow(const struct record_sink *sink,
+		     const struct surface_result *r, double median)
 {
 	unsigned ranges = 0;
 	int err = 0;
@@ -162,7 +164,7 @@ static int emit_slow(struct sink *report, const struct surface_result *r,
 			n++;
 		if (!n)
 			continue;
-		err = emit_slow_range(report, &r->windows[i], n, median);
+		err = emit_slow_range(sink, &r->windows[i], n, median);
 		ranges++;
 		i += n - 1;
 	}
@@ -260,7 +262,8 @@ static void add_spread(struct record *rec, const struct spread_looks *l,
 		    values[i]);
 }
 
-static int emit_summary(struct sink *report, const struct surface_result *r,
+static int emit_summary(const struct record_sink *sink,
+			const struct surface_result *r,
 			struct spread reads, struct spread writes)
 {
 	struct record rec = { .kind = "surface", .layout = &spaced };
@@ -310,7 +313,7 @@ static int emit_summary(struct sink *report, const struct surface_result *r,
 	    certainty(r, sure, sizeof(sure)), 0);
 	/* last, so that the columns before stay where they were */
 	record_add(&rec, RECORD_LABEL, "stopped", HIDDEN, stop_names[r->stopped], 0);
-	return report->emit(report->ctx, &rec);
+	return record_emit(sink, &rec);
 }
 
 /* states[]'s keys: the state names, as JSON keys */
@@ -323,7 +326,8 @@ static const char *const state_keys[SURFACE_OLD_DATA + 1] = {
 };
 
 /* Blocks by what they held, for the machine formats. */
-static int emit_states(struct sink *report, const struct surface_result *r)
+static int emit_states(const struct record_sink *sink,
+		       const struct surface_result *r)
 {
 	struct record rec = { .kind = "surface-blocks", .layout = &spaced };
 
@@ -331,24 +335,25 @@ static int emit_states(struct sink *report, const struct surface_result *r)
 		record_add(&rec, RECORD_COUNT, state_keys[s], NULL, NULL,
 		    (double)r->states[s]);
 	report_hide_fields(&rec);
-	return report->emit(report->ctx, &rec);
+	return record_emit(sink, &rec);
 }
 
-int surface_emit(struct sink *report, const struct surface_result *r)
+int surface_emit(const struct record_sink *sink,
+		 const struct surface_result *r)
 {
 	double rates[SURFACE_MAX_WINDOWS + 1];
 	struct spread reads, writes;
 	int err = 0;
 
 	for (unsigned i = 0; !err && i < r->window_count; i++)
-		err = emit_window(report, &r->windows[i]);
+		err = emit_window(sink, &r->windows[i]);
 	for (unsigned i = 0; !err && i < r->range_count; i++)
-		err = emit_range(report, &r->ranges[i], r->block_bytes);
+		err = emit_range(sink, &r->ranges[i], r->block_bytes);
 	writes = spread_of(rates, window_rates(r, true, rates));
 	reads = spread_of(rates, window_rates(r, false, rates));
 	if (!err && r->window_count > 2)
-		err = emit_slow(report, r, reads.median);
+		err = emit_slow(sink, r, reads.median);
 	if (!err)
-		err = emit_states(report, r);
-	return err ? err : emit_summary(report, r, reads, writes);
+		err = emit_states(sink, r);
+	return err ? err : emit_summary(sink, r, reads, writes);
 }
