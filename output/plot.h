@@ -1,7 +1,7 @@
 /*
  * plot: SVG charts of result records, drawn by our own code into one
  * self-contained file.  Records come from a live run (plot_record fits
- * vm_exec.emit) or from saved JSON documents, several runs to a chart.
+ * vm_exec.sink (a record_sink)) or from saved JSON documents, several runs to a chart.
  * It draws; it neither measures nor analyses beyond a regression line.
  */
 #ifndef FLASHBENCH_PLOT_H
@@ -30,7 +30,7 @@ void plot_free(struct plot *plot);
 int plot_begin_run(struct plot *plot, const struct report_meta *meta,
 		   const char *label);
 
-/* One record of the current run; fits vm_exec.emit.  0 or -ENOMEM. */
+/* One record of the current run; fits vm_exec.sink (a record_sink).  0 or -ENOMEM. */
 int plot_record(void *plot, const struct record *record);
 
 /*

@@ -77,7 +77,7 @@ struct report;
 
 struct report *report_open(FILE *out, enum report_format format,
 			   const struct report_meta *meta);
-/* One record; fits vm_exec.emit.  Returns non-zero on a write error. */
+/* One record; fits vm_exec.sink (a record_sink).  Returns non-zero on a write error. */
 int report_record(void *report, const struct record *record);
 /*
  * Finish: the machine formats add the accounting, and mark a run that
