@@ -62,7 +62,7 @@ static void report_erase(enum report_format format, const char *command,
 	const struct info_device idev = { .path = dev->path,
 		.size_bytes = dev->size_bytes,
 		.logical_block_bytes = dev->logical_block_bytes,
-		.simulated = dev->simulated };
+		.simulated = !dev_has(dev, DEV_CAP_HOST_NODE) };
 	struct report_meta meta = { .test = "erase", .command = command,
 		.device = dev->path, .device_size = dev->size_bytes,
 		.logical_block_size = dev->logical_block_bytes };

@@ -384,6 +384,7 @@ static void blockdev_close(struct dev *dev)
 
 const struct dev_ops dev_blockdev_ops = {
 	.name = "blockdev",
+	.caps = DEV_CAP_HOST_NODE | DEV_CAP_KEEPS_DATA | DEV_CAP_OUTLIVES_CLOSE,
 	.open = blockdev_open,
 	.read = blockdev_read,
 	.write = blockdev_write,

@@ -191,9 +191,10 @@ int mode_speed(struct config *cfg)
 	idev = (struct info_device){ .path = cfg->device,
 		.size_bytes = dev.size_bytes,
 		.logical_block_bytes = dev.logical_block_bytes,
-		.simulated = dev.simulated, .debugfs_root = cfg->debugfs_root };
+		.simulated = !dev_has(&dev, DEV_CAP_HOST_NODE),
+		.debugfs_root = cfg->debugfs_root };
 	/* read before timing starts: the claims and the host link */
-	if (!dev.simulated &&
+	if (!idev.simulated &&
 	    info_read_card(&idev, cfg->sysfs_root, card, why,
 			   sizeof(why)) == 0)
 		known = card;
@@ -222,7 +223,7 @@ int mode_speed(struct config *cfg)
 	speed_results_ran_at(&run.results, dev.depth);
 	if (!err || err == -EINTR) {
 		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
-				     known, claimed, dev.simulated);
+				     known, claimed, idev.simulated);
 		if (emitted)
 			err = emitted;
 	}

@@ -137,7 +137,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
 	dev->logical_block_bytes = SIM_SECTOR;
-	dev->simulated = true;
+	if (s->fake)	/* a fake card holds its real blocks' bytes */
+		dev->caps |= DEV_CAP_KEEPS_DATA;
 	dev->fd = -1;
 	return 0;
 }
@@ -250,6 +251,7 @@ static int sim_batch(struct dev *dev, struct dev_batch *b)
 
 const struct dev_ops dev_sim_ops = {
 	.name = "sim",
+	.caps = DEV_CAP_MODEL_TIME,
 	.open = sim_open,
 	.read = sim_read,
 	.write = sim_write,
