@@ -72,6 +72,8 @@ static int fail(struct dev *dev, const char *operation, uint64_t offset,
 	if (err != -ENODATA)	/* a backend's short transfer keeps its count */
 		dev->error.transferred = 0;
 	dev->error.message[0] = '\0';
+	dev->error.names_device = false;
+	dev->error.what_at = 0;
 	return err;
 }
 

@@ -111,6 +111,16 @@ struct dev_error {
 	uint64_t transferred;	/* bytes moved by a short transfer */
 	bool usage;		/* the device spec itself was wrong: exit 2 */
 	char message[256];	/* set for open, usage and refusals */
+	/*
+	 * Whom message names, said by the backend that wrote it, so a
+	 * caller names the device once: names_device, it begins with the
+	 * device's path (print it as it is); else message + what_at says
+	 * what went wrong without naming anything (what_at skips the
+	 * backend's own "sim: "), for the caller to put the device's name
+	 * before it.
+	 */
+	bool names_device;
+	unsigned char what_at;
 };
 
 struct dev_stats {

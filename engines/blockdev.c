@@ -39,6 +39,7 @@ static int open_failed(struct dev *dev, const char *path, enum dev_mode mode,
 				     "permission denied opening for writing";
 	snprintf(dev->error.message, sizeof(dev->error.message), "%s: %s",
 		 path, why);
+	dev->error.names_device = true;
 	return -err;
 }
 

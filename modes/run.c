@@ -388,7 +388,6 @@ void open_device(const struct config *cfg, struct dev *dev,
 		 enum dev_mode mode)
 {
 	char why[MESSAGE_BYTES];
-	const char *what = why;
 
 	if (dev_open(dev, cfg->device, mode) == 0) {
 		/* a detached loop device or an ejected card reads as empty */
@@ -401,11 +400,10 @@ void open_device(const struct config *cfg, struct dev *dev,
 	if (dev->error.usage)
 		usage_error("%s", why);
 	/* backends name the device themselves when they can */
-	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0)
+	if (dev->error.names_device)
 		runtime_error("%s", why);
-	if (strncmp(why, "sim: ", 5) == 0)
-		what = why + 5;		/* the spec names it better */
-	runtime_error("%s: %s", cfg->device, what);
+	/* else the device's own name says more than the backend's */
+	runtime_error("%s: %s", cfg->device, why + dev->error.what_at);
 }
 
 /* An option's value in bytes that must be whole logical blocks. */

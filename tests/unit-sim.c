@@ -585,6 +585,10 @@ static void test_ro(void)
 	UNIT_CHECK(err == -EROFS && !dev.error.usage &&
 		   strstr(dev.error.message, "write-protected"),
 		   "ro card refuses read-write open: %s", dev.error.message);
+	UNIT_CHECK(!dev.error.names_device &&
+		   !strcmp(dev.error.message + dev.error.what_at,
+			   "card is write-protected"),
+		   "its message says what, for the caller to name the card");
 	err = dev_open(&dev, "sim:ro", DEV_READ_ONLY);
 	t = rd(&dev, 0, 4 * KIB);
 	UNIT_CHECK(err == 0 && t != FAIL, "ro card opens and reads read-only");

@@ -121,10 +121,14 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		snprintf(msg, size, "sim: out of memory");
 	if (err == -EINVAL)
 		dev->error.usage = true;
+	/* every message of the card's begins "sim: ", its name for itself */
+	if (err && msg[0])
+		dev->error.what_at = sizeof("sim: ") - 1;
 	if (err)
 		return err;
 	if (p.ro && mode == DEV_READ_WRITE) {
 		snprintf(msg, size, "sim: card is write-protected");
+		dev->error.what_at = sizeof("sim: ") - 1;
 		return -EROFS;
 	}
 	s = sim_model_new(&p);
