@@ -65,7 +65,7 @@ for path in sorted(glob.glob(os.path.join(top, "modes", "*.h"))):
         if not m.group(1).startswith("mode_"):
             names.append("%s: %s()" % (os.path.relpath(path, top),
                                        m.group(1)))
-print("\n".join(sorted(names)))
+sys.stdout.write("".join(n + "\n" for n in sorted(names)))
 PY
 
 test_expect_success 'every function modes/ exports starts with mode_, but those allowed' '
