@@ -32,6 +32,7 @@ int dev_open(struct dev *dev, const char *path, enum dev_mode mode)
 		dev->ops = &dev_sim_ops;
 		spec = path + strlen(SIM_PREFIX);
 	}
+	dev->caps = dev->ops->caps;
 	err = dev->ops->open(dev, spec, mode);
 	if (err) {
 		dev->error.operation = "open";
@@ -50,6 +51,11 @@ void dev_close(struct dev *dev)
 	dev->ops = NULL;
 }
 
+bool dev_has(const struct dev *dev, unsigned caps)
+{
+	return (dev->caps & caps) == caps;
+}
+
 void dev_allow_writes(struct dev *dev, uint64_t start, uint64_t end)
 {
 	dev->write_start = start;
@@ -66,6 +72,8 @@ static int fail(struct dev *dev, const char *operation, uint64_t offset,
 	if (err != -ENODATA)	/* a backend's short transfer keeps its count */
 		dev->error.transferred = 0;
 	dev->error.message[0] = '\0';
+	dev->error.names_device = false;
+	dev->error.what_at = 0;
 	return err;
 }
 
@@ -351,11 +359,13 @@ static int forced_engine(struct dev *dev, enum dev_engine *forced)
 
 int dev_async_setup(struct dev *dev, unsigned depth)
 {
+	/* a model's queue is its own: the host's engines do not apply */
+	bool model = dev_has(dev, DEV_CAP_MODEL_TIME);
 	enum dev_engine forced;
 	int err;
 
 	dev->depth = 1;
-	dev->engine = dev->simulated ? DEV_ENGINE_SIM : DEV_ENGINE_PSYNC;
+	dev->engine = model ? DEV_ENGINE_SIM : DEV_ENGINE_PSYNC;
 	dev->engine_note[0] = '\0';
 	/* depth 1 is the synchronous path whatever the environment says */
 	if (depth <= 1)
@@ -365,11 +375,11 @@ int dev_async_setup(struct dev *dev, unsigned depth)
 		return err;
 	if (depth > DEV_MAX_DEPTH)
 		depth = DEV_MAX_DEPTH;
-	if (depth > 1 && forced == DEV_ENGINE_PSYNC && !dev->simulated)
+	if (depth > 1 && forced == DEV_ENGINE_PSYNC && !model)
 		snprintf(dev->engine_note, sizeof(dev->engine_note),
 			 "FLASHBENCH_ENGINE=psync: running at queue depth 1");
 	if (!dev->ops->async_setup ||
-	    (forced == DEV_ENGINE_PSYNC && !dev->simulated))
+	    (forced == DEV_ENGINE_PSYNC && !model))
 		return 0;
 	err = dev->ops->async_setup(dev, depth, forced);
 	if (err)

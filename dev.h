@@ -37,8 +37,28 @@ enum dev_engine { DEV_ENGINE_PSYNC, DEV_ENGINE_IO_URING, DEV_ENGINE_AIO,
  * a negative errno; a failure never yields a time.  Offsets and lengths
  * reaching a backend are already checked against size and alignment.
  */
+/*
+ * What a backend is, for callers that must act on it (fio's engine
+ * flags): ask dev_has(), never which backend it is.
+ */
+enum dev_cap {
+	/* the path names a file or device node of this host: stat, sysfs
+	   and the host queue know it (not so a sim: spec) */
+	DEV_CAP_HOST_NODE = 1u << 0,
+	/* times are the model's, not the clock's */
+	DEV_CAP_MODEL_TIME = 1u << 1,
+	/* a read returns what was written (not so a simulated card
+	   without fake=, which holds no bytes) */
+	DEV_CAP_KEEPS_DATA = 1u << 2,
+	/* what was written is still there at the next open (a simulated
+	   card is made afresh at each) */
+	DEV_CAP_OUTLIVES_CLOSE = 1u << 3,
+};
+
 struct dev_ops {
 	const char *name;
+	unsigned caps;		/* enum dev_cap: every device of this
+				   backend; open may add to dev->caps */
 	/* spec is the path, or what follows "sim:"; sets size and block size */
 	int (*open)(struct dev *dev, const char *spec, enum dev_mode mode);
 	int (*read)(struct dev *dev, void *buf, uint64_t offset,
@@ -91,6 +111,16 @@ struct dev_error {
 	uint64_t transferred;	/* bytes moved by a short transfer */
 	bool usage;		/* the device spec itself was wrong: exit 2 */
 	char message[256];	/* set for open, usage and refusals */
+	/*
+	 * Whom message names, said by the backend that wrote it, so a
+	 * caller names the device once: names_device, it begins with the
+	 * device's path (print it as it is); else message + what_at says
+	 * what went wrong without naming anything (what_at skips the
+	 * backend's own "sim: "), for the caller to put the device's name
+	 * before it.
+	 */
+	bool names_device;
+	unsigned char what_at;
 };
 
 struct dev_stats {
@@ -150,7 +180,7 @@ struct dev {
 	enum dev_mode mode;
 	uint64_t size_bytes;
 	uint32_t logical_block_bytes;
-	bool simulated;
+	unsigned caps;			/* enum dev_cap, from ops and open */
 	bool regular_file;		/* an image, not a block device */
 	int fd;				/* blockdev backend; -1 otherwise */
 	void *backend;			/* backend's private state */
@@ -173,6 +203,9 @@ struct dev {
  */
 int dev_open(struct dev *dev, const char *path, enum dev_mode mode);
 void dev_close(struct dev *dev);
+
+/* Whether dev has every capability of caps (enum dev_cap). */
+bool dev_has(const struct dev *dev, unsigned caps);
 
 /*
  * Allow writes and discards in [start, end) only.  Every write outside the

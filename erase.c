@@ -62,7 +62,7 @@ static void report_erase(enum report_format format, const char *command,
 	const struct info_device idev = { .path = dev->path,
 		.size_bytes = dev->size_bytes,
 		.logical_block_bytes = dev->logical_block_bytes,
-		.simulated = dev->simulated };
+		.simulated = !dev_has(dev, DEV_CAP_HOST_NODE) };
 	struct report_meta meta = { .test = "erase", .command = command,
 		.device = dev->path, .device_size = dev->size_bytes,
 		.logical_block_size = dev->logical_block_bytes };
@@ -127,7 +127,15 @@ static void check_range(const struct dev *dev, uint64_t start,
 			    (unsigned long long)dev->size_bytes);
 }
 
-int main(int argc, char **argv)
+/* What the command line asks: the kind of erase, the format, the range. */
+struct erase_args {
+	enum dev_erase_kind kind;
+	enum report_format format;
+	const char *device;
+	uint64_t start, length;
+};
+
+static void parse_erase_args(int argc, char **argv, struct erase_args *a)
 {
 	static const struct option longs[] = {
 		{ "secure", no_argument, NULL, 's' },
@@ -137,32 +145,28 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	enum dev_erase_kind kind = DEV_ERASE_DISCARD;
-	enum report_format format = REPORT_TEXT;
-	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF];
-	char *command;
-	FILE *announce;
-	uint64_t start, length, ns = 0;
-	struct dev dev;
+	char why[MESSAGE_BYTES];
 	int c;
 
+	*a = (struct erase_args){ .kind = DEV_ERASE_DISCARD,
+				  .format = REPORT_TEXT };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":szhV", longs, NULL)) != -1) {
 		if (c == 's' || c == 'z') {
-			if (kind != DEV_ERASE_DISCARD)
+			if (a->kind != DEV_ERASE_DISCARD)
 				usage_error("--secure and --zero: one at a "
 					    "time");
-			kind = c == 's' ? DEV_ERASE_SECURE : DEV_ERASE_ZERO;
+			a->kind = c == 's' ? DEV_ERASE_SECURE : DEV_ERASE_ZERO;
 		} else if (c == 'f') {
-			if (report_parse_format(optarg, &format))
+			if (report_parse_format(optarg, &a->format))
 				usage_error("--format: '%s' is not text, csv or "
 					    "json", optarg);
 		} else if (c == 'h') {
 			usage(stdout);
-			return 0;
+			exit(EXIT_OK);	/* help and version: all asked */
 		} else if (c == 'V') {
 			printf("%s %s\n", die_program_name, VERSION);
-			return 0;
+			exit(EXIT_OK);	/* help and version: all asked */
 		} else {
 			usage_error("%s", cli_option_error(c, optopt,
 				    argv[optind - 1], longs, why,
@@ -173,39 +177,68 @@ int main(int argc, char **argv)
 		usage_error("expected <device> <start> <length>, got %d "
 			    "argument%s", argc - optind,
 			    argc - optind == 1 ? "" : "s");
-	start = size_arg("start", argv[optind + 1]);
-	length = size_arg("length", argv[optind + 2]);
-	if (dev_open(&dev, argv[optind], DEV_READ_WRITE)) {
-		dev_strerror(&dev, why, sizeof(why));
-		if (dev.error.usage)
+	a->device = argv[optind];
+	a->start = size_arg("start", argv[optind + 1]);
+	a->length = size_arg("length", argv[optind + 2]);
+}
+
+/* Open the device for writing and check the range on it: exits if not. */
+static void open_erase_device(const struct erase_args *a, struct dev *dev)
+{
+	char why[MESSAGE_BYTES];
+
+	if (dev_open(dev, a->device, DEV_READ_WRITE)) {
+		dev_strerror(dev, why, sizeof(why));
+		if (dev->error.usage)
 			usage_error("%s", why);
 		runtime_error("%s", why);
 	}
-	check_range(&dev, start, length);
+	check_range(dev, a->start, a->length);
 	/* a freed block of a file keeps its data on the disk under it */
-	if (kind == DEV_ERASE_SECURE && dev.regular_file)
+	if (a->kind == DEV_ERASE_SECURE && dev->regular_file)
 		usage_error("--secure: %s is a regular file; only a device "
-			    "erases securely", dev.path);
+			    "erases securely", dev->path);
+}
+
+/* Announce the range, then erase it and flush: its time, or exit 1. */
+static uint64_t erase_range(const struct erase_args *a, struct dev *dev)
+{
+	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF];
 	/* the announcement is the text's first line; else stderr's */
-	announce = format == REPORT_TEXT ? stdout : stderr;
+	FILE *announce = a->format == REPORT_TEXT ? stdout : stderr;
+	uint64_t start = a->start, length = a->length, ns = 0;
+
 	fprintf(announce, "%serasing bytes %llu to %llu (%s to %s) of %s\n",
 		announce == stderr ? "erase: " : "",
 		(unsigned long long)start,
 		(unsigned long long)(start + length - 1),
 		units_format_exact_size(from, start),
-		units_format_exact_size(to, start + length), dev.path);
+		units_format_exact_size(to, start + length), dev->path);
 	fflush(announce);
-	dev_allow_writes(&dev, start, start + length);
+	dev_allow_writes(dev, start, start + length);
 	/* a zero-out is writes: on the medium before "done" says so */
-	if (dev_erase(&dev, kind, start, length, &ns) || dev_flush(&dev)) {
-		dev_strerror(&dev, why, sizeof(why));
-		dev_close(&dev);
-		runtime_error("%s: %s", dev.path, why);
+	if (dev_erase(dev, a->kind, start, length, &ns) || dev_flush(dev)) {
+		dev_strerror(dev, why, sizeof(why));
+		dev_close(dev);
+		runtime_error("%s: %s", dev->path, why);
 	}
+	return ns;
+}
+
+int main(int argc, char **argv)
+{
+	struct erase_args a;
+	struct dev dev;
+	char *command;
+	uint64_t ns;
+
+	parse_erase_args(argc, argv, &a);
+	open_erase_device(&a, &dev);
+	ns = erase_range(&a, &dev);
 	command = cli_join_command(argc, argv);
 	if (!command)
 		runtime_error("out of memory");
-	report_erase(format, command, &dev, kind, start, length, ns);
+	report_erase(a.format, command, &dev, a.kind, a.start, a.length, ns);
 	free(command);
 	dev_close(&dev);
 	return 0;

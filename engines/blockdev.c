@@ -39,6 +39,7 @@ static int open_failed(struct dev *dev, const char *path, enum dev_mode mode,
 				     "permission denied opening for writing";
 	snprintf(dev->error.message, sizeof(dev->error.message), "%s: %s",
 		 path, why);
+	dev->error.names_device = true;
 	return -err;
 }
 
@@ -384,6 +385,7 @@ static void blockdev_close(struct dev *dev)
 
 const struct dev_ops dev_blockdev_ops = {
 	.name = "blockdev",
+	.caps = DEV_CAP_HOST_NODE | DEV_CAP_KEEPS_DATA | DEV_CAP_OUTLIVES_CLOSE,
 	.open = blockdev_open,
 	.read = blockdev_read,
 	.write = blockdev_write,

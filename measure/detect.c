@@ -829,13 +829,13 @@ static void read_sysfs_claim(const struct dev *dev,
 	struct info_device device = { .path = dev->path,
 		.size_bytes = dev->size_bytes,
 		.logical_block_bytes = dev->logical_block_bytes,
-		.simulated = dev->simulated };
+		.simulated = !dev_has(dev, DEV_CAP_HOST_NODE) };
 	struct info_card *card = calloc(1, sizeof(*card));
 	char why[256];
 
 	snprintf(f->identity, sizeof(f->identity), "%s",
-		 dev->simulated ? "simulated card" : "unknown");
-	if (card && !dev->simulated &&
+		 device.simulated ? "simulated card" : "unknown");
+	if (card && !device.simulated &&
 	    info_read_card(&device, o->sysfs_root, card, why,
 			   sizeof(why)) == 0) {
 		describe_card(card, f->identity, sizeof(f->identity));

@@ -520,7 +520,7 @@ uint64_t undo_fingerprint(const struct dev *dev)
 	uint64_t h = STAMP_FNV_BASIS;
 	struct stat st;
 
-	if (dev->simulated ||
+	if (!dev_has(dev, DEV_CAP_HOST_NODE) ||
 	    (dev->fd >= 0 ? fstat(dev->fd, &st) : stat(dev->path, &st)))
 		return stamp_hash(h, dev->path, strlen(dev->path));
 	if (S_ISBLK(st.st_mode))

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <limits.h>
 #include <unistd.h>
-#include "engines/sim.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "measure/capacity.h"
@@ -31,7 +30,7 @@ void check_stamps_fit(const struct config *cfg, const struct dev *dev,
 		usage_error("%s: %s has blocks of %u bytes; stamps need %d",
 			    what, cfg->device, dev->logical_block_bytes,
 			    STAMP_MIN_BYTES);
-	if (dev->simulated && !sim_keeps_data(dev))
+	if (!dev_has(dev, DEV_CAP_KEEPS_DATA))
 		usage_error("%s: the simulated card keeps no data; give it "
 			    "fake=SIZE (fake=%llu for a genuine one)", what,
 			    (unsigned long long)dev->size_bytes);

@@ -46,7 +46,7 @@ int mode_info(struct config *cfg)
 	if (dev_open(&dev, cfg->device, DEV_READ_ONLY) == 0) {
 		device.size_bytes = dev.size_bytes;
 		device.logical_block_bytes = dev.logical_block_bytes;
-		device.simulated = dev.simulated;
+		device.simulated = !dev_has(&dev, DEV_CAP_HOST_NODE);
 		dev_close(&dev);
 	} else if (dev.error.usage) {
 		usage_error("%s", dev_strerror(&dev, why, sizeof(why)));

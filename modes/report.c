@@ -21,7 +21,6 @@
 #include <unistd.h>
 
 #include "analysis/saved.h"
-#include "engines/sim.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "lib/units.h"
@@ -246,7 +245,7 @@ static void part_applies(const struct report_run *r, const struct part_def *d,
 		if (dev->logical_block_bytes < STAMP_MIN_BYTES)
 			snprintf(why, size, "blocks of %u bytes are too small "
 				 "for stamps", dev->logical_block_bytes);
-		else if (dev->simulated && !sim_keeps_data(dev))
+		else if (!dev_has(dev, DEV_CAP_KEEPS_DATA))
 			snprintf(why, size, "the simulated card keeps no data "
 				 "(give it fake=SIZE)");
 		else if (dev->size_bytes <
@@ -1139,7 +1138,7 @@ static void setup_undo(struct report_run *r)
 	r->keep = (struct keep){ .device = cfg->device,
 		.undo_path = r->undo_path, .stop = cfg->stop };
 	/* a simulated card is made afresh at each open: nothing to keep */
-	r->keeps = !r->dev.simulated;
+	r->keeps = dev_has(&r->dev, DEV_CAP_OUTLIVES_CLOSE);
 }
 
 /*

@@ -135,7 +135,9 @@ static char *read_file(const char *path)
 	return text;
 }
 
+/* test's program, or --program's file's when test is NULL */
 static struct vm_program *compile_test(const struct config *cfg,
+				       const struct program_def *test,
 				       const struct program_params *params,
 				       char **text)
 {
@@ -144,15 +146,15 @@ static struct vm_program *compile_test(const struct config *cfg,
 	const char *source;
 
 	*text = NULL;
-	if (cfg->test) {
-		source = cfg->test->text;
+	if (test) {
+		source = test->text;
 	} else {
 		*text = read_file(cfg->program_path);
 		source = *text;
 	}
 	if (vm_compile(source, params->slot, PARAM_COUNT_OF, &program,
 		       &diag))
-		usage_error("%s:%u:%u: %s", cfg->test ? cfg->test->name :
+		usage_error("%s:%u:%u: %s", test ? test->name :
 			    cfg->program_path, diag.line, diag.column,
 			    diag.message);
 	return program;
@@ -200,10 +202,11 @@ static void describe_bad_value(const struct vm_plan *plan, char *buf,
 			 operand, a, plan->error_why);
 }
 
-static void plan_test(const struct config *cfg, const struct dev *dev,
+static void plan_test(const struct config *cfg,
+		      const struct program_def *test, const struct dev *dev,
 		      const struct vm_program *program, struct vm_plan *plan)
 {
-	const char *name = cfg->test ? cfg->test->name : cfg->program_path;
+	const char *name = test ? test->name : cfg->program_path;
 	static const char *const hints[] = {
 		[EINVAL] = "not a multiple of the logical block size",
 		[ENOSPC] = "past the end of the device",
@@ -337,9 +340,19 @@ struct vm_program *plan_run(const struct config *cfg,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text)
 {
-	struct vm_program *program = compile_test(cfg, params, text);
+	return mode_plan_program(cfg, cfg->test, params, dev, what, plan,
+				 text);
+}
 
-	plan_test(cfg, dev, program, plan);
+struct vm_program *mode_plan_program(const struct config *cfg,
+				     const struct program_def *test,
+				     const struct program_params *params,
+				     struct dev *dev, const char *what,
+				     struct vm_plan *plan, char **text)
+{
+	struct vm_program *program = compile_test(cfg, test, params, text);
+
+	plan_test(cfg, test, dev, program, plan);
 	if (plan->write_end > plan->write_start) {
 		dev_close(dev);
 		open_device(cfg, dev, DEV_READ_WRITE);
@@ -388,7 +401,6 @@ void open_device(const struct config *cfg, struct dev *dev,
 		 enum dev_mode mode)
 {
 	char why[MESSAGE_BYTES];
-	const char *what = why;
 
 	if (dev_open(dev, cfg->device, mode) == 0) {
 		/* a detached loop device or an ejected card reads as empty */
@@ -401,11 +413,10 @@ void open_device(const struct config *cfg, struct dev *dev,
 	if (dev->error.usage)
 		usage_error("%s", why);
 	/* backends name the device themselves when they can */
-	if (strncmp(why, cfg->device, strlen(cfg->device)) == 0)
+	if (dev->error.names_device)
 		runtime_error("%s", why);
-	if (strncmp(why, "sim: ", 5) == 0)
-		what = why + 5;		/* the spec names it better */
-	runtime_error("%s: %s", cfg->device, what);
+	/* else the device's own name says more than the backend's */
+	runtime_error("%s: %s", cfg->device, why + dev->error.what_at);
 }
 
 /* An option's value in bytes that must be whole logical blocks. */

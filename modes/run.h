@@ -43,6 +43,12 @@ struct vm_program *plan_run(const struct config *cfg,
 			    const struct program_params *params,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text);
+/* The same for a built-in test the run chose, not the command line. */
+struct vm_program *mode_plan_program(const struct config *cfg,
+				     const struct program_def *test,
+				     const struct program_params *params,
+				     struct dev *dev, const char *what,
+				     struct vm_plan *plan, char **text);
 
 /* Before any write: say which bytes, and let the device allow only them. */
 void announce_writes(const char *what, struct dev *dev, uint64_t start,

@@ -184,7 +184,7 @@ void output_name_device(const struct config *cfg, const struct dev *dev,
 	const struct info_device idev = { .path = cfg->device,
 		.size_bytes = dev->size_bytes,
 		.logical_block_bytes = dev->logical_block_bytes,
-		.simulated = dev->simulated,
+		.simulated = !dev_has(dev, DEV_CAP_HOST_NODE),
 		.debugfs_root = cfg->debugfs_root };
 
 	meta->device = cfg->device;

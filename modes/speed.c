@@ -115,11 +115,12 @@ static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
 /* The test's records, from what the program measured. */
 static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      uint64_t block, uint64_t failed_reads,
-		      const struct info_card *card,
-		      const struct info_card *claimed, bool simulated)
+		      const struct info_card *card, bool host_node)
 {
 	struct speed_exec x = { .sink = { emit_to_sinks, run->sinks },
 				.failed_reads = failed_reads };
+	const struct info_card *claimed = card && card->has_speed ? card :
+					  NULL;
 	struct hostq q;
 	int err;
 
@@ -138,68 +139,115 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 		break;
 	}
 	err = speed_emit_classes(&x, &run->results, claimed);
-	if (!err && !simulated)
+	if (!err && host_node)
 		hostq_read(cfg->device, cfg->sysfs_root, &q);
-	return err ? err : speed_emit_host_queue(&x, simulated ? NULL : &q);
+	return err ? err : speed_emit_host_queue(&x, host_node ? &q : NULL);
+}
+
+/*
+ * The usage checks, which exit before anything is allocated: the write
+ * range [*start, *end) above the write floor, and the block size, which
+ * is returned.
+ */
+static uint64_t speed_check(const struct config *cfg, const struct dev *dev,
+			    uint64_t *start, uint64_t *end)
+{
+	uint64_t block;
+
+	check_alignment(cfg, dev);
+	if (cfg->speed != SPEED_READ &&
+	    speed_write_range(dev, cfg->erasesize, cfg->span, start, end))
+		usage_error("%s: no whole %llu-byte erase block fits above "
+			    "16MiB on %s", cfg->test_option,
+			    (unsigned long long)cfg->erasesize, dev->path);
+	block = speed_block(cfg);
+	if (cfg->speed == SPEED_IOPS && block > *end - *start)
+		usage_error("--iops: --blocksize %llu is larger than the %llu "
+			    "bytes it may use on %s",
+			    (unsigned long long)block,
+			    (unsigned long long)(*end - *start), dev->path);
+	if (cfg->speed == SPEED_READ &&
+	    (cfg->offset >= dev->size_bytes ||
+	     block > dev->size_bytes - cfg->offset))
+		usage_error("%s: --offset %llu plus a %llu-byte block is past "
+			    "the end of %s", cfg->test_option,
+			    (unsigned long long)cfg->offset,
+			    (unsigned long long)block, dev->path);
+	return block;
+}
+
+/*
+ * What sysfs says of the card, read before timing starts: its claims
+ * and its host link.  NULL for a device sysfs does not know; free().
+ */
+static struct info_card *speed_read_card(const struct config *cfg,
+					 const struct dev *dev)
+{
+	const struct info_device idev = { .path = cfg->device,
+		.size_bytes = dev->size_bytes,
+		.logical_block_bytes = dev->logical_block_bytes,
+		.simulated = !dev_has(dev, DEV_CAP_HOST_NODE),
+		.debugfs_root = cfg->debugfs_root };
+	struct info_card *card = calloc(1, sizeof(*card));
+	char why[MESSAGE_BYTES];
+
+	if (!card)
+		runtime_error("out of memory");
+	if (!idev.simulated &&
+	    info_read_card(&idev, cfg->sysfs_root, card, why,
+			   sizeof(why)) == 0)
+		return card;
+	free(card);
+	return NULL;
+}
+
+/* The timed part: the program's run, its records into run->results. */
+static int speed_measure(const struct config *cfg, struct dev *dev,
+			 const struct vm_program *program,
+			 const struct vm_plan *plan, bool skips_bad,
+			 struct speed_run *run, struct vm_exec *exec)
+{
+	int err;
+
+	if (speed_results_init(&run->results, cfg->time_ns))
+		runtime_error("out of memory");
+	prepare_timing(cfg);
+	*exec = (struct vm_exec){ .dev = dev,
+				  .sink = { collect_speed, run },
+				  .progress = speed_progress, .ctx = run,
+				  .stop = cfg->stop,
+				  .skip_read_errors = skips_bad };
+	err = vm_run(program, plan, exec);
+	progress_end(&run->sinks->progress);
+	speed_results_ran_at(&run->results, dev->depth);
+	return err;
 }
 
 int mode_speed(struct config *cfg)
 {
+	/* the speed tests are built-in programs the mode chooses */
+	const struct program_def *test = programs_find(speed_tests[cfg->speed]);
+	struct report_meta meta = { .test = test->name };
 	uint64_t start = 0, end = 0, block;
-	struct info_card *card, *known = NULL, *claimed = NULL;
-	struct info_device idev;
-	struct report_meta meta = { .test = speed_tests[cfg->speed] };
-	struct vm_program *program;
-	struct vm_plan plan;
-	struct vm_exec exec;
-	struct speed_run run;
 	struct program_params params;
+	struct vm_program *program;
+	struct info_card *card;
+	struct speed_run run;
+	struct vm_exec exec;
+	struct vm_plan plan;
 	struct sinks sinks;
-	char why[MESSAGE_BYTES], *text;
 	struct dev dev;
-	int err = 0, emitted;
+	char *text;
+	int err;
 
 	/* plan on a read-only open: nothing can be written by mistake */
 	open_device(cfg, &dev, DEV_READ_ONLY);
-	check_alignment(cfg, &dev);
-	if (cfg->speed != SPEED_READ &&
-	    speed_write_range(&dev, cfg->erasesize, cfg->span, &start, &end))
-		usage_error("%s: no whole %llu-byte erase block fits above "
-			    "16MiB on %s", cfg->test_option,
-			    (unsigned long long)cfg->erasesize, dev.path);
-	block = speed_block(cfg);
-	if (cfg->speed == SPEED_IOPS && block > end - start)
-		usage_error("--iops: --blocksize %llu is larger than the %llu "
-			    "bytes it may use on %s",
-			    (unsigned long long)block,
-			    (unsigned long long)(end - start), dev.path);
-	if (cfg->speed == SPEED_READ &&
-	    (cfg->offset >= dev.size_bytes ||
-	     block > dev.size_bytes - cfg->offset))
-		usage_error("%s: --offset %llu plus a %llu-byte block is past "
-			    "the end of %s", cfg->test_option,
-			    (unsigned long long)cfg->offset,
-			    (unsigned long long)block, dev.path);
-	/* after the usage checks, which exit: nothing to free before them */
-	card = calloc(1, sizeof(*card));
-	if (!card)
-		runtime_error("out of memory");
-	cfg->test = programs_find(meta.test);
+	block = speed_check(cfg, &dev, &start, &end);
 	set_speed_params(cfg, &dev, &params, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
-	program = plan_run(cfg, &params, &dev, cfg->test_option, &plan,
-			   &text);
-	idev = (struct info_device){ .path = cfg->device,
-		.size_bytes = dev.size_bytes,
-		.logical_block_bytes = dev.logical_block_bytes,
-		.simulated = dev.simulated, .debugfs_root = cfg->debugfs_root };
-	/* read before timing starts: the claims and the host link */
-	if (!dev.simulated &&
-	    info_read_card(&idev, cfg->sysfs_root, card, why,
-			   sizeof(why)) == 0)
-		known = card;
-	if (known && card->has_speed)
-		claimed = card;
+	program = mode_plan_program(cfg, test, &params, &dev,
+				    cfg->test_option, &plan, &text);
+	card = speed_read_card(cfg, &dev);
 	if (cfg->speed == SPEED_CLASS) {
 		/* JSON: "classes", keyed by class name, beside "results" */
 		meta.index_member = "classes";
@@ -211,20 +259,12 @@ int mode_speed(struct config *cfg)
 	meta.engine = dev_engine_name(dev.engine);
 	output_open(cfg, &dev, &meta, &sinks);
 	run.sinks = &sinks;
-	if (speed_results_init(&run.results, cfg->time_ns))
-		runtime_error("out of memory");
-	prepare_timing(cfg);
-	exec = (struct vm_exec){ .dev = &dev,
-				 .sink = { collect_speed, &run },
-				 .progress = speed_progress, .ctx = &run,
-				 .stop = cfg->stop,
-				 .skip_read_errors = cfg->test->skips_bad };
-	err = vm_run(program, &plan, &exec);
-	progress_end(&sinks.progress);
-	speed_results_ran_at(&run.results, dev.depth);
+	err = speed_measure(cfg, &dev, program, &plan, test->skips_bad, &run,
+			    &exec);
 	if (!err || err == -EINTR) {
-		emitted = emit_speed(cfg, &run, block, exec.failed_reads,
-				     known, claimed, dev.simulated);
+		int emitted = emit_speed(cfg, &run, block, exec.failed_reads,
+					 card, dev_has(&dev, DEV_CAP_HOST_NODE));
+
 		if (emitted)
 			err = emitted;
 	}
@@ -237,4 +277,3 @@ int mode_speed(struct config *cfg)
 			       &exec.first_failure);
 	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }
-

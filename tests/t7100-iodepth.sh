@@ -23,8 +23,13 @@ iops_json() {
 		--format=json "$@" "$SIM" >qd$d.json
 }
 
-test_expect_success 'sim queue=4: depth 1, 2, 4, 8 run' '
-	iops_json 1 && iops_json 2 && iops_json 4 && iops_json 8
+test_expect_success 'sim queue=4: depth 1, 2, 4, 8 run on the model, each at its depth' '
+	iops_json 1 && iops_json 2 && iops_json 4 && iops_json 8 &&
+	python3 -c "import json
+for d in (1, 2, 4, 8):
+    r = json.load(open(\"qd%d.json\" % d))
+    assert r[\"parameters\"][\"engine\"] == \"sim\", r[\"parameters\"]
+    assert r[\"results\"][0][\"iodepth\"] == d, (d, r[\"results\"])"
 '
 
 test_expect_success 'sim queue=4: depth d <= 4 is exactly d times the reads, same latency' '
@@ -272,6 +277,58 @@ d = json.load(open(\"doc.json\"))
 p = d[\"parameters\"]
 assert p[\"engine\"] == \"psync\" and p[\"iodepth\"] == 1, p
 assert d[\"results\"][0][\"iodepth\"] == 1, d[\"results\"]"
+'
+
+# What reached the kernel, not what flashbench says of itself: strace
+# shows how many reads each io_uring_enter or io_submit handed over.
+
+# test_traced ENGINE NAME BODY: test_engine, skipped where strace cannot
+# follow flashbench (absent, ptrace refused, or under valgrind)
+test_traced() {
+	if ! command -v strace >/dev/null 2>&1; then
+		test_skip "$2" "needs strace"
+	elif ! strace -o /dev/null true 2>/dev/null; then
+		test_skip "$2" "strace cannot trace here"
+	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$2" "strace would follow valgrind"
+	else
+		test_engine "$@"
+	fi
+}
+
+# traced ENGINE: --iops --read-only at depth 32 on ENGINE under strace,
+# its reads' system calls in trace, its stderr in err
+traced() {
+	FLASHBENCH_ENGINE=$1 strace -f -qq -o trace \
+		-e trace=io_uring_enter,io_submit,pread64,preadv,preadv2 \
+		"$FLASHBENCH_REAL" --iops --read-only --time=0.2 --iodepth=32 \
+		--span=32M -q "$LOOP" >/dev/null 2>err &&
+	cat err
+}
+
+# most_at_once: the most operations one io_uring_enter or io_submit
+# handed the kernel (0 when none did)
+most_at_once() {
+	awk '/(io_uring_enter|io_submit)(\(| resumed)/ && /= [0-9]+$/ {
+		if ($NF + 0 > most) most = $NF + 0
+	} END { print most + 0 }' trace
+}
+
+test_traced io_uring 'loop: io_uring hands the kernel 32 reads at once' '
+	traced io_uring && test ! -s err &&
+	test "$(most_at_once)" = 32
+'
+
+test_traced aio 'loop: aio hands the kernel 32 reads at once' '
+	traced aio && test ! -s err &&
+	test "$(most_at_once)" = 32
+'
+
+test_traced psync 'loop: psync forced: one read at a time, each its own pread' '
+	traced psync &&
+	grep "^flashbench: note: FLASHBENCH_ENGINE=psync: running at queue depth 1\$" err &&
+	test "$(most_at_once)" = 0 &&
+	test "$(grep -c "pread64(.*, 4096, [0-9]*) = 4096\$" trace)" -gt 32
 '
 
 test_loop 'loop: psync forced: the QD32 verdicts are not measured, not QD1 figures' '

@@ -139,8 +139,33 @@ static void test_forced_refusal(void)
 	dev_close(&dev);
 }
 
+/* A file is a node of this host that keeps what is written to it. */
+static void test_caps(void)
+{
+	char path[] = "/tmp/unit-engine-caps-XXXXXX";
+	struct dev dev;
+	int fd = mkstemp(path);
+
+	UNIT_CHECK(fd >= 0 && dev_open(&dev, path, DEV_READ_ONLY) == 0 &&
+		   dev_has(&dev, DEV_CAP_HOST_NODE | DEV_CAP_KEEPS_DATA |
+			   DEV_CAP_OUTLIVES_CLOSE) &&
+		   !dev_has(&dev, DEV_CAP_MODEL_TIME),
+		   "a file: a host node that keeps its data, on the clock");
+	dev_close(&dev);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+	UNIT_CHECK(dev_open(&dev, path, DEV_READ_ONLY) == -ENOENT &&
+		   dev.error.names_device &&
+		   !strncmp(dev.error.message, path, strlen(path)),
+		   "a missing file: the message names it (%s)",
+		   dev.error.message);
+}
+
 int main(void)
 {
+	test_caps();
 	test_engine("io_uring", DEV_ENGINE_IO_URING, 8);
 	test_engine("io_uring", DEV_ENGINE_IO_URING, 32);
 	test_engine("aio", DEV_ENGINE_AIO, 8);

@@ -79,7 +79,12 @@ static void test_open(void)
 	UNIT_CHECK(err == 0, "sim: alone opens");
 	UNIT_CHECK(dev.size_bytes == 7948206080ULL, "sim: is the SU08G size");
 	UNIT_CHECK(dev.logical_block_bytes == 512, "512-byte blocks");
-	UNIT_CHECK(dev.simulated && dev.fd == -1, "simulated, no fd");
+	UNIT_CHECK(dev_has(&dev, DEV_CAP_MODEL_TIME) &&
+		   !dev_has(&dev, DEV_CAP_HOST_NODE) && dev.fd == -1,
+		   "simulated, no fd");
+	UNIT_CHECK(!dev_has(&dev, DEV_CAP_KEEPS_DATA) &&
+		   !dev_has(&dev, DEV_CAP_OUTLIVES_CLOSE),
+		   "a plain sim: keeps no data, not even to its close");
 	UNIT_CHECK(sim_geometry(&dev, &g) == 0 && g.erase_bytes == 4 * MIB &&
 		   g.open == 6 && g.open_random == 1,
 		   "sim: has 4MiB erase blocks, 6 open, 1 random");
@@ -580,6 +585,10 @@ static void test_ro(void)
 	UNIT_CHECK(err == -EROFS && !dev.error.usage &&
 		   strstr(dev.error.message, "write-protected"),
 		   "ro card refuses read-write open: %s", dev.error.message);
+	UNIT_CHECK(!dev.error.names_device &&
+		   !strcmp(dev.error.message + dev.error.what_at,
+			   "card is write-protected"),
+		   "its message says what, for the caller to name the card");
 	err = dev_open(&dev, "sim:ro", DEV_READ_ONLY);
 	t = rd(&dev, 0, 4 * KIB);
 	UNIT_CHECK(err == 0 && t != FAIL, "ro card opens and reads read-only");
@@ -1195,6 +1204,9 @@ static void test_compact_stamps(void)
 	struct dev dev;
 
 	open_rw(&dev, "sim:noise=0,size=256M,fake=256M");
+	UNIT_CHECK(dev_has(&dev, DEV_CAP_KEEPS_DATA | DEV_CAP_MODEL_TIME) &&
+		   !dev_has(&dev, DEV_CAP_OUTLIVES_CLOSE),
+		   "a fake= card keeps its data until it is closed");
 	for (uint64_t at = 0; at < card; at += 1 * MIB)
 		wrote &= stamp_at(&dev, at, at, 1 * MIB, SALT);
 	st = stats_of(&dev);

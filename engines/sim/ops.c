@@ -121,10 +121,14 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		snprintf(msg, size, "sim: out of memory");
 	if (err == -EINVAL)
 		dev->error.usage = true;
+	/* every message of the card's begins "sim: ", its name for itself */
+	if (err && msg[0])
+		dev->error.what_at = sizeof("sim: ") - 1;
 	if (err)
 		return err;
 	if (p.ro && mode == DEV_READ_WRITE) {
 		snprintf(msg, size, "sim: card is write-protected");
+		dev->error.what_at = sizeof("sim: ") - 1;
 		return -EROFS;
 	}
 	s = sim_model_new(&p);
@@ -137,7 +141,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
 	dev->logical_block_bytes = SIM_SECTOR;
-	dev->simulated = true;
+	if (s->fake)	/* a fake card holds its real blocks' bytes */
+		dev->caps |= DEV_CAP_KEEPS_DATA;
 	dev->fd = -1;
 	return 0;
 }
@@ -250,6 +255,7 @@ static int sim_batch(struct dev *dev, struct dev_batch *b)
 
 const struct dev_ops dev_sim_ops = {
 	.name = "sim",
+	.caps = DEV_CAP_MODEL_TIME,
 	.open = sim_open,
 	.read = sim_read,
 	.write = sim_write,
