@@ -21,7 +21,7 @@
 #include "lib/cli.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
-#include "measure/undotrust.h"
+#include "measure/undo/trust.h"
 #include "modes/analyze.h"
 #include "modes/capacity.h"
 #include "modes/compare.h"

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "measure/undo.h"
+#include "measure/undo/undo.h"
 #include "output/reportsurface.h"
 
 /* --keep-data's undo file holds at most this many chunks' blocks. */

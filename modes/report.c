@@ -3,7 +3,7 @@
  * runs alone (its options parsed by the same table), its output kept
  * for after the summary and its JSON read for the summary's figures.
  * With --write, what a part overwrites is saved to the one undo file
- * before it writes and put back when it ends (measure/keep.h); the
+ * before it writes and put back when it ends (measure/undo/keep.h); the
  * capacity check uses the same file in its own way.
  */
 #include <errno.h>
@@ -26,9 +26,9 @@
 #include "lib/units.h"
 #include "measure/capacity.h"
 #include "measure/detect.h"
-#include "measure/keep.h"
+#include "measure/undo/keep.h"
 #include "measure/speed.h"
-#include "measure/undotrust.h"
+#include "measure/undo/trust.h"
 #include "modes/capacity.h"
 #include "modes/detect.h"
 #include "modes/info.h"

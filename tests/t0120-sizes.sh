@@ -25,7 +25,6 @@
 cat >"$TRASH/allow-list" <<'EOF_ALLOWED'
 erase.c: main()
 identity/info.c
-measure/undo.c
 modes/speed.c: mode_speed()
 output/plot.c
 output/report.c
