@@ -416,25 +416,28 @@ static int prove(struct undo_log *g, struct dev *dev, struct undo_proof *proof)
 	return err < 0 ? err : 0;
 }
 
+int undo_log_open_judged(struct undo_log *g, int fd, struct dev *dev,
+			 bool want_block_hashes, char *why, size_t size)
+{
+	int err = undo_log_open(g, fd, dev, want_block_hashes, why, size);
+
+	return err ? err : undo_log_judge_end(g, dev);
+}
+
 int undo_check_file(int fd, struct dev *dev,
 		    struct undo_proof *proof, char *why, size_t size)
 {
 	struct undo_log g;
-	int err = undo_log_open(&g, fd, dev, true, why, size);
+	int err = undo_log_open_judged(&g, fd, dev, true, why, size);
 
 	*proof = (struct undo_proof){ .version = g.version };
-	if (!err)
-		err = undo_log_judge_end(&g, dev);
 	if (!err) {
 		proof->identity_differs = g.fingerprint !=
 					  undo_fingerprint(dev);
 		proof->usable_bytes = undo_log_usable(&g);
 		err = prove(&g, dev, proof);
 	}
-	if (err == -ENOMEM)
-		snprintf(why, size, "out of memory");
-	undo_log_close(&g);
-	return err;
+	return undo_log_finish(&g, err);
 }
 
 /* ---- where a chunked run stands ---- */
@@ -453,8 +456,5 @@ int undo_read_progress(int fd, const struct dev *dev,
 	}
 	if (!err)
 		*progress = progress_now(&g);
-	if (err == -ENOMEM)
-		snprintf(why, size, "out of memory");
-	undo_log_close(&g);
-	return err;
+	return undo_log_finish(&g, err);
 }

@@ -60,6 +60,13 @@ int undo_read_progress(int fd, const struct dev *dev,
  */
 int undo_log_judge_end(struct undo_log *g, struct dev *dev);
 
+/*
+ * undo_log_open, then the file's end judged by the device: what every
+ * reader that writes or proves starts with.  0 or -errno, why set.
+ */
+int undo_log_open_judged(struct undo_log *g, int fd, struct dev *dev,
+			 bool want_block_hashes, char *why, size_t size);
+
 /* Does offset lie in a range listed as not put back? */
 bool undo_log_in_damage(const struct undo_log *g, uint64_t offset);
 

@@ -202,11 +202,9 @@ int undo_restore(int fd, struct dev *dev, uint64_t verify_below,
 		 struct undo_result *result, char *why, size_t size)
 {
 	struct undo_log g;
-	int err = undo_log_open(&g, fd, dev, false, why, size);
+	int err = undo_log_open_judged(&g, fd, dev, false, why, size);
 
 	*result = (struct undo_result){ .version = g.version };
-	if (!err)
-		err = undo_log_judge_end(&g, dev);
 	if (!err) {
 		if (verify_below == UNDO_VERIFY_MARKED)
 			verify_below = undo_log_usable(&g);
@@ -217,9 +215,6 @@ int undo_restore(int fd, struct dev *dev, uint64_t verify_below,
 		result->damaged_count = g.damaged_count;
 		g.damaged = NULL;
 	}
-	if (err == -ENOMEM)
-		snprintf(why, size, "out of memory");
-	undo_log_close(&g);
-	return err;
+	return undo_log_finish(&g, err);
 }
 

@@ -613,6 +613,14 @@ static int read_header(struct undo_log *g, char *why, size_t size)
 	return 0;
 }
 
+int undo_log_finish(struct undo_log *g, int err)
+{
+	if (err == -ENOMEM)
+		snprintf(g->why, g->why_size, "out of memory");
+	undo_log_close(g);
+	return err;
+}
+
 void undo_log_close(struct undo_log *g)
 {
 	if (g->fd >= 0)

@@ -103,6 +103,9 @@ int undo_log_open(struct undo_log *g, int fd, const struct dev *dev,
 		  bool want_block_hashes, char *why, size_t size);
 void undo_log_close(struct undo_log *g);
 
+/* Close the log after a reader's work ended in err: err, said in why. */
+int undo_log_finish(struct undo_log *g, int err);
+
 /* A read of the file; a failure says so in g->why. */
 int undo_log_read(const struct undo_log *g, void *buf, size_t length,
 		  off_t at);
