@@ -24,7 +24,7 @@ INSTALL ?= install
 # dependency files go to $(BUILD), the three programs to the root.  The
 # modules are every source but the programs' mains and the emulator.
 BUILD ?= build
-SRC_DIRS = lib engines engines/sim vm analysis output identity measure records modes
+SRC_DIRS = lib engines engines/sim vm analysis output identity measure measure/undo records modes
 MODULE_SRCS = dev.c vm.c $(wildcard $(addsuffix /*.c,$(SRC_DIRS)))
 MODULE_OBJS = $(patsubst %.c,$(BUILD)/%.o,$(MODULE_SRCS))
 # erase needs only the devices (dev, blockdev, sim), sizes, option errors

@@ -21,7 +21,6 @@
 #include "lib/cli.h"
 #include "lib/die.h"
 #include "lib/exitcode.h"
-#include "measure/undotrust.h"
 #include "modes/analyze.h"
 #include "modes/capacity.h"
 #include "modes/compare.h"
@@ -34,6 +33,7 @@
 #include "modes/speed.h"
 #include "modes/surface.h"
 #include "modes/test.h"
+#include "modes/undofile.h"
 
 const char die_program_name[] = "flashbench";
 
@@ -107,27 +107,22 @@ static const char *undo_file_of(const struct config *cfg, char *buf,
 		return cfg->restore_path;
 	if (cfg->mode == MODE_SURFACE && cfg->resume_path)
 		return cfg->resume_path;
-	if (!keeps)
-		return NULL;
-	if (cfg->undo_path)
-		return cfg->undo_path;
-	return undo_default_path(cfg->device, buf, size, why, sizeof(why)) ?
-	       NULL : buf;
+	return keeps ? undofile_path(cfg, buf, size, why, sizeof(why)) : NULL;
 }
 
 static void catch_signals(const struct config *cfg)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], command[UNDOFILE_HINT_BYTES];
 	const char *undo = undo_file_of(cfg, buf, sizeof(buf));
 
 	if (undo && strlen(undo) < sizeof(put_back.path)) {
 		snprintf(put_back.path, sizeof(put_back.path), "%s", undo);
 		snprintf(put_back.note, sizeof(put_back.note), "%s: putting "
 			 "back what was written before stopping (kill -9 "
-			 "would leave it to %s --restore=%s %s)\n",
-			 die_program_name, die_program_name, undo,
-			 cfg->device);
+			 "would leave it to %s)\n", die_program_name,
+			 undofile_command(command, sizeof(command), undo,
+					  cfg->device));
 		put_back.note_bytes = strlen(put_back.note);
 	}
 	/* one handler at a time: the first signal is the run's */

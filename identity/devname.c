@@ -1,7 +1,7 @@
 /*
  * devname: a device's identity and name for the JSON header.  The
  * identity comes from the same sources the undo file's fingerprint
- * hashes (measure/undotrust.c), as text a reader can compare: the card's
+ * hashes (measure/undo/trust.c), as text a reader can compare: the card's
  * CID or serial, the disk's WWID or serial, a device mapper UUID, the
  * backing file of a loop device, the real path of an image file.
  */

@@ -30,6 +30,8 @@
 #include <unistd.h>
 
 #include "measure/capacity.h"
+#include "measure/undo/restore.h"
+#include "measure/undo/write.h"
 #include "vm/programs.h"
 #include "vm/stamp.h"
 #include "vm.h"

@@ -18,7 +18,7 @@
 
 #include "dev.h"
 #include "output/report.h"
-#include "measure/undo.h"
+#include "measure/undo/undo.h"
 
 struct capacity_options {
 	uint64_t cache_limit_bytes;	/* caches up to this are defeated */

@@ -36,6 +36,7 @@
 
 #include "lib/units.h"
 #include "measure/surface.h"
+#include "measure/undo/write.h"
 #include "vm/compile.h"
 #include "vm/programs.h"
 #include "vm/stamp.h"

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "measure/undo.h"
+#include "measure/undo/undo.h"
 #include "vm/stamp.h"
 
 /* Bad ranges a result lists; past them only the count grows. */

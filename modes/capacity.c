@@ -13,11 +13,11 @@
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "measure/capacity.h"
-#include "measure/undo.h"
-#include "measure/undotrust.h"
+#include "measure/undo/restore.h"
 #include "modes/capacity.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
+#include "modes/undofile.h"
 #include "vm/stamp.h"
 
 /* ---- --capacity-check and --restore ---- */
@@ -46,48 +46,7 @@ static void check_capacity_args(const struct config *cfg,
 			    cfg->device,
 			    (unsigned long long)dev->size_bytes,
 			    (unsigned long long)cfg->cache_limit);
-	check_new_undo_file(cfg, undo_path);
-}
-
-void check_new_undo_file(const struct config *cfg, const char *undo_path)
-{
-	char why[PATH_MAX + 160];
-	int err = undo_check_new(undo_path, why, sizeof(why));
-
-	if (err == -EEXIST)
-		usage_error("--undo-file: %s exists (left by a run that did "
-			    "not finish? %s --restore=%s %s puts its blocks "
-			    "back); remove it to start over", undo_path,
-			    die_program_name, undo_path, cfg->device);
-	if (err)
-		usage_error("--undo-file: %s: %s", undo_path, why);
-	err = undo_check_location(undo_path, cfg->device, why, sizeof(why));
-	if (err == -EXDEV)
-		usage_error("--undo-file: %s; put it on another device",
-			    why);
-	if (err)
-		usage_error("--undo-file: %s: %s", undo_path,
-			    strerror(-err));
-}
-
-const char *restore_hint(char *buf, size_t size, const char *undo_path,
-			 const char *device)
-{
-	snprintf(buf, size, "the undo file %s is kept: %s --restore=%s %s",
-		 undo_path, die_program_name, undo_path, device);
-	return buf;
-}
-
-const char *choose_undo_path(const struct config *cfg, char *buf,
-			     size_t size)
-{
-	char why[PATH_MAX + 160];
-
-	if (cfg->undo_path)
-		return cfg->undo_path;
-	if (undo_default_path(cfg->device, buf, size, why, sizeof(why)))
-		usage_error("--undo-file: %s", why);
-	return buf;
+	undofile_check_new(cfg, undo_path);
 }
 
 static void announce_capacity(const struct config *cfg, struct dev *dev,
@@ -96,40 +55,16 @@ static void announce_capacity(const struct config *cfg, struct dev *dev,
 	uint64_t most = capacity_max_write_bytes(dev->size_bytes,
 						 dev->logical_block_bytes,
 						 cfg->cache_limit);
+	char command[UNDOFILE_HINT_BYTES];
 
 	announce_writes("--capacity-check", dev, 0, dev->size_bytes);
 	fprintf(stderr, "%s: --capacity-check writes at most %llu bytes, in "
 		"probe blocks across the device and a flush area at its "
 		"start; each block's old contents go to %s first and are "
-		"put back at the end (after a crash: %s --restore=%s %s)\n",
+		"put back at the end (after a crash: %s)\n",
 		die_program_name, (unsigned long long)most, undo_path,
-		die_program_name, undo_path, dev->path);
-}
-
-void print_undo_damage(const char *device, const struct undo_damage *d)
-{
-	static const char *const why[] = {
-		[UNDO_DAMAGED] = "their record in the undo file is damaged",
-		[UNDO_CUT] = "the undo file ends inside their record, and "
-			     "the run wrote there",
-		[UNDO_LOST] = "the run's stamps lie there, and the undo file "
-			      "holds no record of what those blocks held",
-	};
-
-	if (d->range_known)
-		fprintf(stderr, "%s: %s: bytes %llu to %llu not put back: "
-			"%s\n", die_program_name, device,
-			(unsigned long long)d->offset,
-			(unsigned long long)(d->offset + d->length - 1),
-			why[d->cause]);
-	else
-		fprintf(stderr, "%s: %s: the undo file's bytes %llu to %llu "
-			"are %s; the blocks they held are not known\n",
-			die_program_name, device,
-			(unsigned long long)d->file_offset,
-			(unsigned long long)(d->file_offset + d->file_bytes -
-					     1), d->cause == UNDO_CUT ?
-			"a record cut short" : "damaged");
+		undofile_command(command, sizeof(command), undo_path,
+				 dev->path));
 }
 
 /* After the restore: said on stderr, and a failure is exit 1. */
@@ -138,23 +73,22 @@ static void report_restore(const struct config *cfg,
 			   const char *undo_path, bool interrupted)
 {
 	const struct undo_result *u = &r->restore;
+	char kept[UNDOFILE_HINT_BYTES];
 
 	for (size_t i = 0; i < u->damaged_count; i++)
-		print_undo_damage(cfg->device, &u->damaged[i]);
+		undofile_print_damage(cfg->device, &u->damaged[i]);
 	if (u->blocks_differing == 0 && u->damaged_count == 0)
 		return;
+	undofile_kept(kept, sizeof(kept), undo_path, cfg->device);
 	if (u->blocks_differing == 0)
-		fprintf(stderr, "%s: the undo file %s is kept: %s --restore=%s "
-			"%s\n", die_program_name, undo_path, die_program_name,
-			undo_path, cfg->device);
+		fprintf(stderr, "%s: %s\n", die_program_name, kept);
 	else
 		fprintf(stderr, "%s: %s: %llu of %llu blocks put back do not "
-			"read back as saved (first at %llu); the undo file %s "
-			"is kept: %s --restore=%s %s\n", die_program_name,
-			cfg->device, (unsigned long long)u->blocks_differing,
+			"read back as saved (first at %llu); %s\n",
+			die_program_name, cfg->device,
+			(unsigned long long)u->blocks_differing,
 			(unsigned long long)u->blocks_checked,
-			(unsigned long long)u->first_differing, undo_path,
-			die_program_name, undo_path, cfg->device);
+			(unsigned long long)u->first_differing, kept);
 	if (!interrupted)
 		exit(EXIT_RUNTIME);
 }
@@ -172,7 +106,7 @@ static int verdict_exit(const struct capacity_result *r)
 int mode_capacity(struct config *cfg)
 {
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
-	char undo_hint[RESTORE_HINT_BYTES];
+	char undo_hint[UNDOFILE_HINT_BYTES];
 	const char *undo_path;
 	struct vm_param params[] = {
 		{ "cache_limit", (double)cfg->cache_limit } };
@@ -185,7 +119,7 @@ int mode_capacity(struct config *cfg)
 	int err, status;
 
 	open_device(cfg, &dev, DEV_READ_ONLY);
-	undo_path = choose_undo_path(cfg, default_undo, sizeof(default_undo));
+	undo_path = undofile_choose(cfg, default_undo, sizeof(default_undo));
 	check_capacity_args(cfg, &dev, undo_path);
 	dev_close(&dev);
 	open_device(cfg, &dev, DEV_READ_WRITE);
@@ -203,8 +137,8 @@ int mode_capacity(struct config *cfg)
 	output_close(cfg, &sinks, &dev, err);
 	if (err && err != -EINTR && access(undo_path, F_OK) == 0)
 		fprintf(stderr, "%s: %s\n", die_program_name,
-			restore_hint(undo_hint, sizeof(undo_hint), undo_path,
-				     cfg->device));
+			undofile_kept(undo_hint, sizeof(undo_hint), undo_path,
+				      cfg->device));
 	if (undo_why[0]) {
 		dev_close(&dev);
 		runtime_error("%s", undo_why);
@@ -219,80 +153,6 @@ int mode_capacity(struct config *cfg)
 	return status == EXIT_OK ? verdict_exit(&result) : status;
 }
 
-/*
- * The proof undo_check_file gathered, judged: 0 to go on (saying so
- * when the device's identity is another's, or the file is FBUNDO01), or
- * -ENODEV (another device: exit 2) or -ESTALE (this device, written
- * since: exit 1) with why set.  A failure of the device ends here.
- */
-static int check_undo_proof(const struct config *cfg, const char *path,
-			    int undo_fd, struct dev *dev, char *why,
-			    size_t size)
-{
-	struct undo_proof proof;
-	char what[MESSAGE_BYTES];
-	int err = undo_check_file(undo_fd, dev, &proof, why, size);
-
-	if (err && !why[0])
-		runtime_error("%s: %s", cfg->device,
-			      dev_strerror(dev, what, sizeof(what)));
-	if (!err && !proof.proven)
-		snprintf(why, size, proof.identity_differs ?
-			 "it was made for another device of the same size "
-			 "(its identity differs, and the block at %llu holds "
-			 "data the file neither saved nor wrote)" :
-			 "the block at %llu holds data the file neither saved "
-			 "nor wrote (written since the check?); nothing was "
-			 "put back", (unsigned long long)proof.first_unexplained);
-	if (!err && !proof.proven)
-		return proof.identity_differs ? -ENODEV : -ESTALE;
-	if (!err && proof.version == 1)
-		fprintf(stderr, "%s: --restore: %s: an FBUNDO01 file (from an "
-			"older flashbench): its records are read up to the "
-			"first damaged one, none after it\n", die_program_name,
-			path);
-	if (!err && proof.identity_differs)
-		fprintf(stderr, "%s: --restore: %s: %s is not the device the "
-			"file names (its identity differs), but each of the "
-			"%llu blocks it recorded below %llu holds what the file "
-			"saved or wrote: restoring\n", die_program_name,
-			path, cfg->device,
-			(unsigned long long)proof.blocks_read,
-			(unsigned long long)proof.usable_bytes);
-	return err;
-}
-
-/*
- * Before --restore writes anything: is the undo file one only this user
- * could have written, and this device's?  Its descriptor, opened once:
- * the restore reads what was checked, whatever the name means by then.
- */
-int open_proven_undo(const struct config *cfg, const char *option,
-		     const char *path)
-{
-	char why[PATH_MAX + 160];
-	struct dev dev;
-	int undo_fd = undo_open_trusted(path, why, sizeof(why));
-	int err;
-
-	if (undo_fd == -EPERM)
-		usage_error("%s: %s: %s", option, path, why);
-	if (undo_fd < 0)
-		runtime_error("%s: %s: %s", option, path, why);
-	open_device(cfg, &dev, DEV_READ_ONLY);
-	err = check_undo_proof(cfg, path, undo_fd, &dev, why, sizeof(why));
-	dev_close(&dev);
-	if (err == -ENODEV || err == -EINVAL)
-		usage_error("%s: %s: %s", option, path, why);
-	/* a damaged file is no wrong argument: a failure, the file kept */
-	if (err == -EBADMSG)
-		runtime_error("%s: %s: %s; the file is kept", option, path,
-			      why);
-	if (err)
-		runtime_error("%s: %s: %s", option, path, why);
-	return undo_fd;
-}
-
 int mode_restore(struct config *cfg)
 {
 	struct report_meta meta = { .test = "restore" };
@@ -300,7 +160,8 @@ int mode_restore(struct config *cfg)
 	struct sinks sinks;
 	struct dev dev;
 	char why[PATH_MAX + 160];
-	int undo_fd = open_proven_undo(cfg, "--restore", cfg->restore_path);
+	int undo_fd = undofile_open_proven(cfg, "--restore",
+					   cfg->restore_path);
 	int err;
 
 	open_device(cfg, &dev, DEV_READ_WRITE);
@@ -320,7 +181,7 @@ int mode_restore(struct config *cfg)
 		output_close(cfg, &sinks, &dev, 0);
 	}
 	for (size_t i = 0; !err && i < r.damaged_count; i++)
-		print_undo_damage(cfg->device, &r.damaged[i]);
+		undofile_print_damage(cfg->device, &r.damaged[i]);
 	if (!err && r.damaged_count)
 		runtime_error("--restore: %s: %zu range%s not put back; the "
 			      "file is kept", cfg->restore_path,

@@ -3,7 +3,7 @@
  * runs alone (its options parsed by the same table), its output kept
  * for after the summary and its JSON read for the summary's figures.
  * With --write, what a part overwrites is saved to the one undo file
- * before it writes and put back when it ends (measure/keep.h); the
+ * before it writes and put back when it ends (measure/undo/keep.h); the
  * capacity check uses the same file in its own way.
  */
 #include <errno.h>
@@ -26,9 +26,8 @@
 #include "lib/units.h"
 #include "measure/capacity.h"
 #include "measure/detect.h"
-#include "measure/keep.h"
 #include "measure/speed.h"
-#include "measure/undotrust.h"
+#include "measure/undo/keep.h"
 #include "modes/capacity.h"
 #include "modes/detect.h"
 #include "modes/info.h"
@@ -37,6 +36,7 @@
 #include "modes/sinks.h"
 #include "modes/speed.h"
 #include "modes/test.h"
+#include "modes/undofile.h"
 #include "output/reportsummary.h"
 #include "vm/stamp.h"
 
@@ -491,7 +491,7 @@ static void announce_rates(const struct report_run *r)
 static void announce_plan(const struct report_run *r)
 {
 	uint64_t written = 0, most = 0;
-	char size[UNITS_BUF];
+	char size[UNITS_BUF], command[UNDOFILE_HINT_BYTES];
 
 	announce_time(r);
 	for (size_t i = 0; i < r->count; i++) {
@@ -516,9 +516,10 @@ static void announce_plan(const struct report_run *r)
 	}
 	fprintf(stderr, "each part first saves what it overwrites to %s (at "
 		"most %s at a time) and puts it back when it ends (after a "
-		"crash: %s --restore=%s %s)\n", r->undo_path,
-		units_format_exact_size(size, most), die_program_name,
-		r->undo_path, r->cfg->device);
+		"crash: %s)\n", r->undo_path,
+		units_format_exact_size(size, most),
+		undofile_command(command, sizeof(command), r->undo_path,
+				 r->cfg->device));
 	announce_rates(r);
 }
 
@@ -699,7 +700,7 @@ static int run_part(struct report_run *r, size_t i)
  */
 static bool put_back_left(const struct report_run *r)
 {
-	char option[PATH_MAX + 16];
+	char option[PATH_MAX + 16], command[UNDOFILE_HINT_BYTES];
 	char *argv[] = { (char *)die_program_name, option,
 			 (char *)r->cfg->device, NULL };
 
@@ -707,8 +708,9 @@ static bool put_back_left(const struct report_run *r)
 		return true;
 	snprintf(option, sizeof(option), "--restore=%s", r->undo_path);
 	fprintf(stderr, "%s: --report: the part ended with its range not put "
-		"back: %s --restore=%s %s\n", die_program_name,
-		die_program_name, r->undo_path, r->cfg->device);
+		"back: %s\n", die_program_name,
+		undofile_command(command, sizeof(command), r->undo_path,
+				 r->cfg->device));
 	spawn_part(r, argv, 3, NULL, 0, -1, -1);
 	return access(r->undo_path, F_OK) != 0;
 }
@@ -1115,26 +1117,11 @@ static void summarize(const struct report_run *r, struct report_summary *s)
 static void setup_undo(struct report_run *r)
 {
 	const struct config *cfg = r->cfg;
-	char why[PATH_MAX + 160];
-	int err;
+	char buf[PATH_MAX];
 
-	if (cfg->undo_path)
-		snprintf(r->undo_path, sizeof(r->undo_path), "%s",
-			 cfg->undo_path);
-	else if (undo_default_path(cfg->device, r->undo_path,
-				   sizeof(r->undo_path), why, sizeof(why)))
-		usage_error("--undo-file: %s", why);
-	err = undo_check_new(r->undo_path, why, sizeof(why));
-	if (err == -EEXIST)
-		usage_error("--undo-file: %s exists (left by a run that did "
-			    "not finish? %s --restore=%s %s puts its blocks "
-			    "back); remove it to start over", r->undo_path,
-			    die_program_name, r->undo_path, cfg->device);
-	if (err)
-		usage_error("--undo-file: %s: %s", r->undo_path, why);
-	err = undo_check_location(r->undo_path, cfg->device, why, sizeof(why));
-	if (err)
-		usage_error("--undo-file: %s; put it on another device", why);
+	snprintf(r->undo_path, sizeof(r->undo_path), "%s",
+		 undofile_choose(cfg, buf, sizeof(buf)));
+	undofile_check_new(cfg, r->undo_path);
 	r->keep = (struct keep){ .device = cfg->device,
 		.undo_path = r->undo_path, .stop = cfg->stop };
 	/* a simulated card is made afresh at each open: nothing to keep */
@@ -1211,6 +1198,7 @@ int mode_report(struct config *cfg)
 	struct report_run *r = calloc(1, sizeof(*r));
 	struct report_summary *s = calloc(1, sizeof(*s));
 	struct report_meta device = { 0 };
+	char kept[UNDOFILE_HINT_BYTES];
 	FILE *out;
 	int err, status;
 
@@ -1249,9 +1237,9 @@ int mode_report(struct config *cfg)
 	status = report_status(r);
 	if (err == -ESTALE)
 		runtime_error("%s: --report stopped: what a part wrote is not "
-			      "all back; the undo file %s is kept: %s "
-			      "--restore=%s %s", cfg->device, r->undo_path,
-			      die_program_name, r->undo_path, cfg->device);
+			      "all back; %s", cfg->device,
+			      undofile_kept(kept, sizeof(kept), r->undo_path,
+					    cfg->device));
 	dev_close(&r->dev);
 	for (size_t i = 0; i < r->count; i++) {
 		free(r->parts[i].section);

@@ -16,9 +16,11 @@
 #include "lib/die.h"
 #include "lib/exitcode.h"
 #include "lib/units.h"
-#include "measure/keep.h"
+#include "measure/undo/keep.h"
+#include "measure/undo/restore.h"
 #include "measure/speed.h"
 #include "modes/run.h"
+#include "modes/undofile.h"
 #include "vm/compile.h"
 
 #define MAX_OPERATIONS 100000000ULL	/* refuse programs beyond this */
@@ -287,25 +289,21 @@ static void keep_put_back_announced(const struct config *cfg,
 				    struct dev *dev)
 {
 	struct undo_result result;
-	char why[MESSAGE_BYTES];
+	char why[MESSAGE_BYTES], kept[UNDOFILE_HINT_BYTES];
 	int err;
 
 	if (!cfg->keep || !cfg->keep->saved)
 		return;
+	undofile_kept(kept, sizeof(kept), cfg->keep->undo_path, cfg->device);
 	err = keep_put_back(cfg->keep, dev, &result, why, sizeof(why));
 	if (err)
 		runtime_error("%s: putting back what the test overwrote: %s; "
-			      "the undo file %s is kept: %s --restore=%s %s",
-			      cfg->device, why, cfg->keep->undo_path,
-			      die_program_name, cfg->keep->undo_path,
-			      cfg->device);
+			      "%s", cfg->device, why, kept);
 	if (result.blocks_differing || result.damaged_count)
 		runtime_error("%s: %llu blocks the test overwrote do not read "
-			      "back as saved; the undo file %s is kept: %s "
-			      "--restore=%s %s", cfg->device,
+			      "back as saved; %s", cfg->device,
 			      (unsigned long long)result.blocks_differing,
-			      cfg->keep->undo_path, die_program_name,
-			      cfg->keep->undo_path, cfg->device);
+			      kept);
 	undo_result_free(&result);
 }
 

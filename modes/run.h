@@ -56,7 +56,7 @@ void announce_writes(const char *what, struct dev *dev, uint64_t start,
 
 /*
  * Under --report --write, after the announcement and before any write:
- * the range saved to the undo file (measure/keep.h); a failure exits 1,
+ * the range saved to the undo file (measure/undo/keep.h); a failure exits 1,
  * having written nothing.
  */
 void keep_announced(const struct config *cfg, uint64_t start,

@@ -14,11 +14,13 @@
 #include "lib/exitcode.h"
 #include "lib/units.h"
 #include "measure/surface.h"
-#include "measure/undo.h"
+#include "measure/undo/proof.h"
+#include "measure/undo/restore.h"
 #include "modes/capacity.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "modes/surface.h"
+#include "modes/undofile.h"
 #include "records/surface.h"
 
 static enum surface_mode mode_of(const struct config *cfg)
@@ -69,7 +71,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 	/* a resumed run writes only what is left of its range */
 	uint64_t from = o->resume ? o->resume->next : o->start;
 	uint64_t written = surface_write_bytes(mode, o->end - from);
-	char size[UNITS_BUF];
+	char size[UNITS_BUF], command[UNDOFILE_HINT_BYTES];
 
 	announce_writes("--surface", dev, o->start, o->end);
 	units_format_exact_size(size, written);
@@ -82,11 +84,12 @@ static void announce(const struct config *cfg, struct dev *dev,
 		fprintf(stderr, "%s: --surface --keep-data writes %llu bytes "
 			"(%s), every block twice, a chunk at a time; each "
 			"chunk goes to %s first (at most %llu bytes) and is "
-			"put back (after a crash: %s --restore=%s %s)\n",
+			"put back (after a crash: %s)\n",
 			die_program_name, (unsigned long long)written, size,
 			undo_path, (unsigned long long)
-			surface_undo_bound_bytes(), die_program_name,
-			undo_path, cfg->device);
+			surface_undo_bound_bytes(),
+			undofile_command(command, sizeof(command), undo_path,
+					 cfg->device));
 }
 
 /*
@@ -96,9 +99,9 @@ static void announce(const struct config *cfg, struct dev *dev,
 static void resume_from(const struct config *cfg, struct dev *dev,
 			struct undo_progress *progress)
 {
-	int fd = open_proven_undo(cfg, "--resume", cfg->resume_path);
+	int fd = undofile_open_proven(cfg, "--resume", cfg->resume_path);
 	struct undo_result restored;
-	char why[PATH_MAX + 160], hint[RESTORE_HINT_BYTES];
+	char why[PATH_MAX + 160], hint[UNDOFILE_HINT_BYTES];
 	int err = undo_read_progress(fd, dev, progress, why, sizeof(why));
 
 	if (err == -ENOENT)
@@ -115,12 +118,12 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 		runtime_error("--resume: %s: %s", cfg->device,
 			      strerror(-err));
 	for (size_t i = 0; i < restored.damaged_count; i++)
-		print_undo_damage(cfg->device, &restored.damaged[i]);
+		undofile_print_damage(cfg->device, &restored.damaged[i]);
 	if (restored.blocks_differing || restored.damaged_count)
 		runtime_error("--resume: %s: the chunk in flight is not back "
 			      "as it was; %s", cfg->resume_path,
-			      restore_hint(hint, sizeof(hint), cfg->resume_path,
-					   cfg->device));
+			      undofile_kept(hint, sizeof(hint), cfg->resume_path,
+					    cfg->device));
 	undo_result_free(&restored);
 	fprintf(stderr, "%s: --resume: %llu bytes put back; going on at "
 		"%llu of [%llu, %llu)\n", die_program_name,
@@ -148,15 +151,15 @@ static int verdict_exit(const struct surface_result *r)
 static void fail_run(const struct config *cfg, struct dev *dev,
 		 const struct surface_options *o, const char *why)
 {
-	char hint[RESTORE_HINT_BYTES];
+	char hint[UNDOFILE_HINT_BYTES];
 
 	dev_close(dev);
 	if (o->mode != SURFACE_KEEP)
 		runtime_error("--surface: %s: %s", cfg->device, why);
 	if (access(o->undo_path, F_OK) == 0)
 		runtime_error("--surface: %s: %s; %s", cfg->device, why,
-			      restore_hint(hint, sizeof(hint), o->undo_path,
-					   cfg->device));
+			      undofile_kept(hint, sizeof(hint), o->undo_path,
+					    cfg->device));
 	runtime_error("--surface: %s: %s; every chunk it wrote is back as it "
 		      "was", cfg->device, why);
 }
@@ -175,8 +178,8 @@ static void take_options(const struct config *cfg, struct dev *dev,
 		o->undo_path = cfg->resume_path;
 		return;
 	}
-	o->undo_path = choose_undo_path(cfg, undo, size);
-	check_new_undo_file(cfg, o->undo_path);
+	o->undo_path = undofile_choose(cfg, undo, size);
+	undofile_check_new(cfg, o->undo_path);
 }
 
 /* The JSON parameters: the options, with the range the run checked. */

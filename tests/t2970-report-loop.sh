@@ -4,16 +4,39 @@
 # summary marked incomplete, exit 130), or killed (kill -9, the part and
 # the report) inside each writing part, after which the undo file it
 # names puts every byte back with --restore.  (A kill -9 of the report
-# alone leaves the part to put its range back: t8030.)
+# alone leaves the part to put its range back: t8030.)  An undo file
+# --report --write cannot use is refused in --capacity-check's words:
+# on the device under test, on a read-only file system.
 
 . "$(dirname "$0")/lib.sh"
 
 UNDO=$TRASH/report.undo
 ARGS="--write -e 1M --budget=1 --time=1 --span=32M --undo-file=$UNDO"
 
+MNT=$TRASH/mnt
+RO=$TRASH/ro
+
 if have_loop; then
 	loop_setup LOOP 320M
+	loop_setup MLOOP 64M
+	mkdir -p "$MNT" "$RO"
+	test_at_exit "umount '$MNT'; umount '$RO'"
 fi
+
+# refused_alike LINE DEVICE UNDO: --capacity-check and --report --write
+# refuse the undo file UNDO for DEVICE in the same words (LINE, then the
+# hint), exit 2, the file not made
+refused_alike() {
+	test_expect_code 2 "$FLASHBENCH" --capacity-check --undo-file="$3" \
+		"$2" >cap.out 2>cap.err &&
+	test_expect_code 2 "$FLASHBENCH" --report --write --time=0.2 \
+		--undo-file="$3" "$2" >out 2>err &&
+	cat cap.err err &&
+	test_cmp cap.err err &&
+	test "$(head -n 1 err)" = "$1" &&
+	test "$(wc -l <err)" = 2 &&
+	test ! -s out && test ! -e "$3"
+}
 
 test_loop '--report --write leaves every byte as before' '
 	fill_random "$LOOP" &&
@@ -74,6 +97,21 @@ test_loop '--report --write on a read-only loop device: refused as --write-speed
 	test_cmp ws.err err &&
 	test ! -s out &&
 	test ! -e "$UNDO"
+'
+
+test_loop_ext4 '--report --write and --capacity-check refuse an undo file on the device under test in the same line' '
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$MLOOP" &&
+	mount "$MLOOP" "$MNT" &&
+	refused_alike "flashbench: --undo-file: the undo file $MNT/x.undo would be on $MLOOP itself; put it on another device" \
+		"$MLOOP" "$MNT/x.undo" &&
+	umount "$MNT"
+'
+
+test_loop '--report --write and --capacity-check refuse an undo file on a read-only file system in the same line' '
+	mount -t tmpfs -o ro,mode=0755 tmpfs "$RO" &&
+	refused_alike "flashbench: --undo-file: $RO/x.undo: Read-only file system" \
+		"$LOOP" "$RO/x.undo" &&
+	umount "$RO"
 '
 
 # killed_in PART: kill -9 inside PART, of the part and then of the

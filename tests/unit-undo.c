@@ -1,10 +1,11 @@
 /*
  * unit-undo: the done and progress records of a chunked run's undo file
- * (measure/undo.c).  A damaged one costs only itself: the scan goes on
- * past it to the records after, and the restore still leaves the device
- * as it was - a chunk whose done mark is lost is put back once more, a
- * lost progress only means --resume cannot go on.  A damaged record a
- * later done mark covers is no failure.  A file cut inside its last
+ * (measure/undo/: write.c, scan.c, proof.c, restore.c).  A damaged one
+ * costs only itself: the scan goes on past it to the records after, and
+ * the restore still leaves the device as it was - a chunk whose done
+ * mark is lost is put back once more, a lost progress only means
+ * --resume cannot go on.  A damaged record a later done mark covers is
+ * no failure.  A file cut inside its last
  * record (in the head, the data, the trailer), with the run's stamps or
  * test patterns on the device there or not: the restore puts every byte
  * back or lists what it could not, never leaves a byte changed unsaid.
@@ -22,7 +23,9 @@
 #include <unistd.h>
 
 #include "dev.h"
-#include "measure/undo.h"
+#include "measure/undo/proof.h"
+#include "measure/undo/restore.h"
+#include "measure/undo/write.h"
 #include "unit.h"
 #include "vm/stamp.h"
 

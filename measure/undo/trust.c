@@ -1,5 +1,5 @@
 /*
- * undotrust: where undo files may live, who may have written one, and
+ * undo/trust: where undo files may live, who may have written one, and
  * which device one belongs to - the default undo directory, the checks
  * that an undo file is the user's own and not on the device under test,
  * and the device's identity (its fingerprint).
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "vm/stamp.h"
-#include "measure/undotrust.h"
+#include "measure/undo/trust.h"
 
 /* errno, negative, to return; said in why after prefix ("" or "DIR: "). */
 static int errno_why(const char *prefix, char *why, size_t size)

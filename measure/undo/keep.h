@@ -1,8 +1,8 @@
 /*
  * keep: the data a writing test overwrites, kept.  Before the test
  * writes, every byte of the range it announced is saved to an undo file
- * (measure/undo.c's FBUNDO02, fsync'd before the first overwrite); when
- * the test ends the range is put back from the file, read back and
+ * (FBUNDO02, measure/undo/format.h; fsync'd before the first overwrite);
+ * when the test ends the range is put back from the file, read back and
  * compared, flushed to the medium, and only then is the file removed.
  * A run killed in between leaves the file for --restore, whose proof
  * knows the test patterns such a run writes (UNDO_PATTERN_SALT).
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "dev.h"
-#include "measure/undo.h"
+#include "measure/undo/undo.h"
 
 /* bytes read and appended to the undo file at a time */
 #define KEEP_CHUNK_BYTES (1ULL << 20)

@@ -1,5 +1,5 @@
 /*
- * undotrust: where undo files may live, who may have written one, and
+ * undo/trust: where undo files may live, who may have written one, and
  * which device one belongs to.  The default undo directory (the user's
  * own), the refusal of an undo file anyone else could have written or
  * that is not a new regular file, the refusal of one on the device under

@@ -10,7 +10,9 @@
 #include <unistd.h>
 
 #include "dev.h"
-#include "measure/keep.h"
+#include "measure/undo/keep.h"
+#include "measure/undo/restore.h"
+#include "measure/undo/write.h"
 
 /* What the undo file's failure was, in why. */
 static int file_failed(const struct keep *k, const struct undo *u, int err,

@@ -1,0 +1,293 @@
+/*
+ * undo/write: the writer (write.h).  Each record is appended whole and
+ * the file fsync'd before its blocks are overwritten; a file is
+ * replaced by a rename, never rewritten in place, so a crash leaves one
+ * whole file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/le64.h"
+#include "lib/stampblock.h"
+#include "vm/stamp.h"
+#include "measure/undo/format.h"
+#include "measure/undo/trust.h"
+#include "measure/undo/write.h"
+
+static int write_all(int fd, const void *buf, size_t length)
+{
+	const char *p = buf;
+
+	while (length) {
+		ssize_t n = write(fd, p, length);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		length -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The new file's name must survive a power loss too: sync its directory. */
+static int sync_directory(const char *path)
+{
+	char dir[PATH_MAX];
+	int fd, err = 0;
+
+	undo_directory_of(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Note which of the file's operations failed: err, passed through. */
+static int file_failed(struct undo *u, const char *operation, int err)
+{
+	if (err) {
+		u->failed = operation;
+		u->failed_errno = -err;
+	}
+	return err;
+}
+
+static uint64_t new_file_salt(void)
+{
+	uint64_t salt = 0;
+
+	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
+		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
+	return salt;
+}
+
+int undo_create(struct undo *u, const char *path, const struct dev *dev,
+		const uint64_t *stamp_salts, unsigned salt_count)
+{
+	unsigned char header[UNDO_HEADER_BYTES] = { 0 };
+	int err;
+
+	*u = (struct undo){ .path = path, .device_bytes = dev->size_bytes,
+			    .block_bytes = dev->logical_block_bytes,
+			    .fingerprint = undo_fingerprint(dev),
+			    .file_salt = new_file_salt() };
+	if (salt_count > UNDO_MAX_SALTS)
+		salt_count = UNDO_MAX_SALTS;
+	u->salt_count = salt_count;
+	memcpy(u->salts, stamp_salts, salt_count * sizeof(*stamp_salts));
+	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (u->fd < 0)
+		return file_failed(u, "create", -errno);
+	memcpy(header, undo_magic_header, sizeof(undo_magic_header));
+	put64(header + UNDO_H_DEVICE, u->device_bytes);
+	put64(header + UNDO_H_BLOCK, u->block_bytes);
+	put64(header + UNDO_H_FINGERPRINT, u->fingerprint);
+	put64(header + UNDO_H_SALT, u->file_salt);
+	put64(header + UNDO_H_SALT_COUNT, salt_count);
+	for (unsigned i = 0; i < salt_count; i++)
+		put64(header + UNDO_H_SALTS + 8 * i, stamp_salts[i]);
+	put64(header + UNDO_H_SUM,
+	      stamp_hash(STAMP_FNV_BASIS, header, UNDO_H_SUM));
+	u->unsynced = true;
+	err = file_failed(u, "write", write_all(u->fd, header,
+						sizeof(header)));
+	return err ? err : file_failed(u, "fsync", sync_directory(path));
+}
+
+/* A head, or a trailer under its own magic: the same fields. */
+static void fill_head(const struct undo *u, unsigned char *head,
+		      const char *magic, uint64_t kind, uint64_t offset,
+		      uint64_t length, uint64_t hash, uint64_t extent)
+{
+	memset(head, 0, UNDO_HEAD_BYTES);
+	memcpy(head, magic, 8);
+	put64(head + UNDO_R_KIND, kind);
+	put64(head + UNDO_R_OFFSET, offset);
+	put64(head + UNDO_R_LENGTH, length);
+	put64(head + UNDO_R_HASH, hash);
+	put64(head + UNDO_R_SEQUENCE, u->records);
+	put64(head + UNDO_R_EXTENT, extent);
+	put64(head + UNDO_R_SUM,
+	      undo_salted_sum(u->file_salt, head, UNDO_R_SUM));
+}
+
+static int append(struct undo *u, uint64_t kind, uint64_t offset,
+		  const void *data, uint64_t length, uint64_t extent)
+{
+	unsigned char head[UNDO_HEAD_BYTES], trailer[UNDO_HEAD_BYTES];
+	uint64_t hash = undo_data_hash(kind, data, (size_t)length);
+	int err;
+
+	fill_head(u, head, undo_magic_head, kind, offset, length, hash, extent);
+	fill_head(u, trailer, undo_magic_trailer, kind, offset, length, hash,
+		  extent);
+	err = write_all(u->fd, head, sizeof(head));
+	if (!err)
+		err = write_all(u->fd, data, (size_t)length);
+	if (!err)
+		err = write_all(u->fd, trailer, sizeof(trailer));
+	if (err)
+		return file_failed(u, "write", err);
+	u->records++;
+	u->unsynced = true;
+	return 0;
+}
+
+void undo_refuse_stamps(struct undo *u, const uint64_t *salts,
+			unsigned count)
+{
+	if (count > UNDO_MAX_SALTS)
+		count = UNDO_MAX_SALTS;
+	memcpy(u->foreign_salts, salts, count * sizeof(*salts));
+	u->foreign_count = count;
+}
+
+/* Is block (read at offset) a whole stamp of a salt u refuses? */
+static bool foreign_stamp(const struct undo *u, const unsigned char *block,
+			  uint64_t offset)
+{
+	uint64_t named, salt;
+	enum stamp_state state;
+
+	if (u->block_bytes < STAMP_MIN_BYTES ||
+	    !stampblock_header(block, &named, &salt))
+		return false;
+	state = stamp_classify(block, offset, u->block_bytes, salt, &named);
+	for (unsigned i = 0; i < u->foreign_count; i++)
+		if (u->foreign_salts[i] == salt)
+			return state == STAMP_INTACT || state == STAMP_ALIAS;
+	return false;
+}
+
+int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
+	      uint64_t length, void *buf)
+{
+	uint64_t ns;
+	int err = dev_read(dev, buf, offset, length, &ns);
+
+	/* a stopped run's stamp is what it wrote, not what the card held */
+	for (uint64_t at = 0; !err && u->foreign_count && at < length;
+	     at += u->block_bytes)
+		if (foreign_stamp(u, (const unsigned char *)buf + at,
+				  offset + at)) {
+			u->foreign_at = offset + at;
+			err = -EUCLEAN;
+		}
+	if (!err)
+		err = append(u, UNDO_KIND_WORDS, offset, buf, length, 0);
+	if (!err)
+		u->bytes_saved += length;
+	return err;
+}
+
+int undo_sync(struct undo *u)
+{
+	if (!u->unsynced)
+		return 0;
+	if (fsync(u->fd))
+		return file_failed(u, "fsync", -errno);
+	u->unsynced = false;
+	return 0;
+}
+
+int undo_mark_usable(struct undo *u, uint64_t usable_bytes)
+{
+	int err = append(u, UNDO_KIND_USABLE, usable_bytes, "", 0, 0);
+
+	return err ? err : undo_sync(u);
+}
+
+int undo_mark_done(struct undo *u, uint64_t offset, uint64_t length)
+{
+	return append(u, UNDO_KIND_DONE, offset, "", 0, length);
+}
+
+/*
+ * The run's salts, then those of the stopped run it goes on with (so
+ * its file tells their stamps from data too, to a later --restore or
+ * --resume), as many as fit: into out, their number returned.
+ */
+static unsigned with_refused(const struct undo *u, const uint64_t *salts,
+			     unsigned count, uint64_t *out)
+{
+	unsigned n = count < UNDO_MAX_SALTS ? count : UNDO_MAX_SALTS;
+
+	memcpy(out, salts, n * sizeof(*salts));
+	for (unsigned i = 0; i < u->foreign_count && n < UNDO_MAX_SALTS; i++)
+		out[n++] = u->foreign_salts[i];
+	return n;
+}
+
+/* path with ".new" after it: where a replacement is written first. */
+static int replacement_name(const char *path, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s.new", path);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int undo_replace(struct undo *u, const char *path, const struct dev *dev,
+		 const uint64_t *stamp_salts, unsigned salt_count,
+		 const struct undo_progress *progress)
+{
+	uint64_t salts[UNDO_MAX_SALTS];
+	unsigned char data[UNDO_PROGRESS_BYTES];
+	char fresh[PATH_MAX];
+	struct undo next;
+	int err = replacement_name(path, fresh, sizeof(fresh));
+
+	if (err)
+		return file_failed(u, "create", err);
+	if (u->fd >= 0) {		/* the open file's own salts */
+		salt_count = u->salt_count;
+		memcpy(salts, u->salts, sizeof(salts));
+	} else {
+		salt_count = with_refused(u, stamp_salts, salt_count, salts);
+	}
+	stamp_salts = salts;
+	/* a replacement left by a crash was never renamed: no copy */
+	if (unlink(fresh) && errno != ENOENT)
+		return file_failed(u, "create", -errno);
+	undo_put_progress(data, progress);
+	err = undo_create(&next, fresh, dev, stamp_salts, salt_count);
+	if (!err)
+		err = append(&next, UNDO_KIND_PROGRESS, progress->next, data,
+			     sizeof(data), 0);
+	if (!err)
+		err = file_failed(&next, "fsync", undo_sync(&next));
+	if (!err && rename(fresh, path))
+		err = file_failed(&next, "rename", -errno);
+	if (!err)
+		err = file_failed(&next, "fsync", sync_directory(path));
+	if (err) {
+		u->failed = next.failed;
+		u->failed_errno = next.failed_errno;
+		undo_close(&next);
+		return err;
+	}
+	undo_close(u);
+	next.path = path;
+	undo_refuse_stamps(&next, u->foreign_salts, u->foreign_count);
+	*u = next;
+	return 0;
+}
+
+void undo_close(struct undo *u)
+{
+	if (u->fd >= 0)
+		close(u->fd);
+	u->fd = -1;
+}
