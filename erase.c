@@ -16,7 +16,7 @@
 #include "lib/exitcode.h"
 #include "lib/release.h"
 #include "lib/units.h"
-#include "output/report.h"
+#include "output/render.h"
 
 
 static void usage(FILE *out)
@@ -52,7 +52,7 @@ static const char *const method_names[] = {
  * layer: in text the original "done in" line, in CSV and JSON a record
  * of kind erase in the document every flashbench test writes.
  */
-static void report_erase(enum report_format format, const char *command,
+static void report_erase(enum render_format format, const char *command,
 			 const struct dev *dev, enum dev_erase_kind kind,
 			 uint64_t start, uint64_t length, uint64_t ns)
 {
@@ -63,16 +63,16 @@ static void report_erase(enum report_format format, const char *command,
 		.size_bytes = dev->size_bytes,
 		.logical_block_bytes = dev->logical_block_bytes,
 		.simulated = !dev_has(dev, DEV_CAP_HOST_NODE) };
-	struct report_meta meta = { .test = "erase", .command = command,
+	struct render_meta meta = { .test = "erase", .command = command,
 		.device = dev->path, .device_size = dev->size_bytes,
 		.logical_block_size = dev->logical_block_bytes };
 	struct record rec = { .kind = "erase", .count = 4 };
-	struct report *report;
+	struct render *report;
 	int err;
 
 	if (!names)
 		runtime_error("out of memory");
-	if (format == REPORT_JSON) {
+	if (format == RENDER_JSON) {
 		devname_read(&idev, NULL, names);
 		meta.device_identity = names->has_identity ? names->identity :
 				       NULL;
@@ -86,11 +86,11 @@ static void report_erase(enum report_format format, const char *command,
 		&text_hidden, NULL, (double)length };
 	rec.fields[3] = (struct record_field){ RECORD_TIME, "device_time_ns",
 		&done, NULL, (double)ns };
-	report = report_open(stdout, format, &meta);
+	report = render_open(stdout, format, &meta);
 	if (!report)
 		runtime_error("out of memory");
-	err = report_record(report, &rec);
-	if (report_close(report, &dev->stats, false) || err)
+	err = render_record(report, &rec);
+	if (render_close(report, &dev->stats, false) || err)
 		runtime_error("standard output: write error");
 	free(names);
 }
@@ -130,7 +130,7 @@ static void check_range(const struct dev *dev, uint64_t start,
 /* What the command line asks: the kind of erase, the format, the range. */
 struct erase_args {
 	enum dev_erase_kind kind;
-	enum report_format format;
+	enum render_format format;
 	const char *device;
 	uint64_t start, length;
 };
@@ -149,7 +149,7 @@ static void parse_erase_args(int argc, char **argv, struct erase_args *a)
 	int c;
 
 	*a = (struct erase_args){ .kind = DEV_ERASE_DISCARD,
-				  .format = REPORT_TEXT };
+				  .format = RENDER_TEXT };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":szhV", longs, NULL)) != -1) {
 		if (c == 's' || c == 'z') {
@@ -158,7 +158,7 @@ static void parse_erase_args(int argc, char **argv, struct erase_args *a)
 					    "time");
 			a->kind = c == 's' ? DEV_ERASE_SECURE : DEV_ERASE_ZERO;
 		} else if (c == 'f') {
-			if (report_parse_format(optarg, &a->format))
+			if (render_parse_format(optarg, &a->format))
 				usage_error("--format: '%s' is not text, csv or "
 					    "json", optarg);
 		} else if (c == 'h') {
@@ -205,7 +205,7 @@ static uint64_t erase_range(const struct erase_args *a, struct dev *dev)
 {
 	char why[MESSAGE_BYTES], from[UNITS_BUF], to[UNITS_BUF];
 	/* the announcement is the text's first line; else stderr's */
-	FILE *announce = a->format == REPORT_TEXT ? stdout : stderr;
+	FILE *announce = a->format == RENDER_TEXT ? stdout : stderr;
 	uint64_t start = a->start, length = a->length, ns = 0;
 
 	fprintf(announce, "%serasing bytes %llu to %llu (%s to %s) of %s\n",

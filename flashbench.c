@@ -107,7 +107,7 @@ static const char *undo_file_of(const struct config *cfg, char *buf,
 		return cfg->restore_path;
 	if (cfg->mode == MODE_SURFACE && cfg->resume_path)
 		return cfg->resume_path;
-	return keeps ? undofile_path(cfg, buf, size, why, sizeof(why)) : NULL;
+	return keeps ? mode_undo_path(cfg, buf, size, why, sizeof(why)) : NULL;
 }
 
 static void catch_signals(const struct config *cfg)
@@ -121,7 +121,7 @@ static void catch_signals(const struct config *cfg)
 		snprintf(put_back.note, sizeof(put_back.note), "%s: putting "
 			 "back what was written before stopping (kill -9 "
 			 "would leave it to %s)\n", die_program_name,
-			 undofile_command(command, sizeof(command), undo,
+			 mode_undo_command(command, sizeof(command), undo,
 					  cfg->device));
 		put_back.note_bytes = strlen(put_back.note);
 	}
@@ -186,10 +186,10 @@ int main(int argc, char **argv)
 	struct config cfg;
 	int status;
 
-	parse_args(&cfg, argc, argv);
-	check_outputs(&cfg);
+	mode_parse_args(&cfg, argc, argv);
+	mode_check_outputs(&cfg);
 	mode = find_mode(cfg.mode);
-	if (!mode)	/* parse_args chose none: no row is missing */
+	if (!mode)	/* mode_parse_args chose none: no row is missing */
 		runtime_error("no mode for the options given");
 	cfg.stop = &stop_signal;
 	/* every JSON document names the command that made it */

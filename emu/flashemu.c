@@ -30,7 +30,7 @@
 #include "emu/emustore.h"
 #include "emu/fuseserver.h"
 #include "output/json.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "engines/sim.h"
 #include "lib/units.h"
 
@@ -352,7 +352,7 @@ static void print_figures(const struct figures *f)
 			fputs(i ? "\nflashemu: stats:" : "flashemu: stats:",
 			      stderr);
 		fprintf(stderr, " %s %s", rec.fields[i].key,
-			report_format_number(number, sizeof(number),
+			render_format_number(number, sizeof(number),
 					     rec.fields[i].value,
 					     rec.fields[i].unit));
 	}
@@ -371,14 +371,14 @@ static int write_json(const char *path, const struct options *o,
 		{ "time_scale", o->time_scale },
 		{ "mem_cap", (double)o->mem_cap_bytes },
 	};
-	const struct report_meta meta = { .test = "flashemu",
+	const struct render_meta meta = { .test = "flashemu",
 		.command = o->command, .device = o->spec,
 		.device_name = o->spec, .device_size = c->dev.size_bytes,
 		.logical_block_size = c->dev.logical_block_bytes,
 		.params = params, .param_count = 2 };
 	size_t tmp_len = strlen(path) + 5;
 	char *tmp = malloc(tmp_len);
-	struct report *report;
+	struct render *report;
 	struct record rec;
 	FILE *out;
 	int err;
@@ -392,9 +392,9 @@ static int write_json(const char *path, const struct options *o,
 		return -errno;
 	}
 	figures_record(f, &rec);
-	report = report_open(out, REPORT_JSON, &meta);
-	err = report ? report_record(report, &rec) : -ENOMEM;
-	if (report && report_close(report, &c->dev.stats, false) && !err)
+	report = render_open(out, RENDER_JSON, &meta);
+	err = report ? render_record(report, &rec) : -ENOMEM;
+	if (report && render_close(report, &c->dev.stats, false) && !err)
 		err = -EIO;
 	if (fclose(out) && !err)
 		err = -errno;

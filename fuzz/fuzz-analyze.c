@@ -21,8 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    result.run_count > ANALYZE_MAX_RUNS)
 			abort();
 		analyze_findings(&result, &findings);
-		for (int format = 0; format < REPORT_FORMAT_COUNT; format++)
-			analyze_report(&result, (enum report_format)format,
+		for (int format = 0; format < RENDER_FORMAT_COUNT; format++)
+			analyze_report(&result, (enum render_format)format,
 				       NULL, fuzz_null());
 	}
 	free(text);

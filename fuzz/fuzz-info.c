@@ -10,8 +10,8 @@ static void decode(const char *kind, const char *hex)
 	char err[256];
 
 	err[0] = '\0';
-	for (int format = 0; format < REPORT_FORMAT_COUNT; format++)
-		info_decode(kind, hex, (enum report_format)format, NULL,
+	for (int format = 0; format < RENDER_FORMAT_COUNT; format++)
+		info_decode(kind, hex, (enum render_format)format, NULL,
 			    fuzz_null(), err, sizeof(err));
 	if (!memchr(err, '\0', sizeof(err)))
 		abort();

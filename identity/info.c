@@ -16,7 +16,7 @@
 #include "identity/info.h"
 #include "identity/inforeg.h"
 #include "identity/infosysfs.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "identity/infoutil.h"
 
 #define KiB 1024ULL
@@ -119,8 +119,8 @@ struct out_field {
 };
 
 struct out {
-	struct report *report;
-	struct report_meta meta;
+	struct render *report;
+	struct render_meta meta;
 	struct devname names;		/* the device's identity and name */
 	struct record rec;
 	struct out_field strings[RECORD_MAX_FIELDS];
@@ -196,7 +196,7 @@ static void flush_record(struct out *o)
 			lines[len - 1] = '\0';
 	}
 	rec->layout = &out_layout;
-	if (report_record(o->report, rec))
+	if (render_record(o->report, rec))
 		o->err = -EIO;
 	rec->count = 0;
 }
@@ -209,19 +209,19 @@ static void out_record(struct out *o, const char *kind)
 	o->pending[0] = '\0';
 }
 
-static int out_begin(struct out *o, FILE *f, enum report_format format,
+static int out_begin(struct out *o, FILE *f, enum render_format format,
 		     const char *test, const char *device)
 {
 	o->meta.test = test;
 	o->meta.device = device;
-	o->report = report_open(f, format, &o->meta);
+	o->report = render_open(f, format, &o->meta);
 	return o->report ? 0 : -ENOMEM;
 }
 
 static int out_finish(struct out *o)
 {
 	flush_record(o);
-	if (report_close(o->report, NULL, false) && !o->err)
+	if (render_close(o->report, NULL, false) && !o->err)
 		o->err = -EIO;
 	return o->err;
 }
@@ -686,7 +686,7 @@ static int finish_out(struct out *o, FILE *out, char *err, size_t errlen)
 }
 
 int info_decode(const char *kind, const char *hex,
-		enum report_format format, const char *command, FILE *out,
+		enum render_format format, const char *command, FILE *out,
 		char *err, size_t errlen)
 {
 	struct info_register r;
@@ -1072,7 +1072,7 @@ static void show_unreadable(struct out *o, const struct info_card *c)
 }
 
 int info_print(const struct info_device *dev, const struct info_card *card,
-	       enum report_format format, FILE *out, char *err, size_t errlen)
+	       enum render_format format, FILE *out, char *err, size_t errlen)
 {
 	bool is_card = card->transport == INFO_TRANSPORT_SD ||
 		       card->transport == INFO_TRANSPORT_EMMC;
@@ -1115,7 +1115,7 @@ int info_print(const struct info_device *dev, const struct info_card *card,
 }
 
 int info_show(const struct info_device *dev, const char *sysfs_root,
-	      enum report_format format, FILE *out, char *err, size_t errlen)
+	      enum render_format format, FILE *out, char *err, size_t errlen)
 {
 	struct info_card *card = malloc(sizeof(*card));
 	int ret;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "identity/card.h"
-#include "output/report.h"
+#include "output/render.h"
 
 /* Machine name ("sd", "emmc", "usb"...) and human label of a transport. */
 const char *info_transport_name(enum info_transport transport);
@@ -27,11 +27,11 @@ const char *info_transport_label(enum info_transport transport);
  * err set when the output cannot be written.
  */
 int info_print(const struct info_device *dev, const struct info_card *card,
-	       enum report_format format, FILE *out, char *err, size_t errlen);
+	       enum render_format format, FILE *out, char *err, size_t errlen);
 
 /* info_read_card, then info_print. */
 int info_show(const struct info_device *dev, const char *sysfs_root,
-	      enum report_format format, FILE *out, char *err, size_t errlen);
+	      enum render_format format, FILE *out, char *err, size_t errlen);
 
 /*
  * Decode one register as info_decode_register does, and print it;
@@ -39,7 +39,7 @@ int info_show(const struct info_device *dev, const char *sysfs_root,
  * Return 0, or -EINVAL with a message in err.
  */
 int info_decode(const char *kind, const char *hex,
-		enum report_format format, const char *command, FILE *out,
+		enum render_format format, const char *command, FILE *out,
 		char *err, size_t errlen);
 
 #endif

@@ -357,10 +357,10 @@ static int judge_probes(struct search *s)
 /* A record to the report, and to its copy when there is one. */
 static int emit_record(struct search *s, const struct record *rec)
 {
-	int err = report_record(s->opt->report, rec);
+	int err = render_record(s->opt->report, rec);
 
 	if (!err && s->opt->also_report)
-		err = report_record(s->opt->also_report, rec);
+		err = render_record(s->opt->also_report, rec);
 	return err;
 }
 
@@ -641,7 +641,7 @@ static int emit_fix(struct search *s)
  * why: its record damaged, cut short where the run wrote, or none left
  * for the run's stamps there (then no bytes of the file are named).
  */
-static int emit_damage(struct report *report, const struct undo_damage *d)
+static int emit_damage(struct render *report, const struct undo_damage *d)
 {
 	static const char *const causes[] = { [UNDO_DAMAGED] = "damaged",
 		[UNDO_CUT] = "cut", [UNDO_LOST] = "lost" };
@@ -668,10 +668,10 @@ static int emit_damage(struct report *report, const struct undo_damage *d)
 			       "holds no record of them") :
 		  d->cause == UNDO_CUT ? ALONE("where the run wrote") : HIDDEN,
 		  causes[d->cause], 0);
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
-int capacity_emit_restore(struct report *report,
+int capacity_emit_restore(struct render *report,
 			  const struct undo_result *restore)
 {
 	struct record rec = { .kind = "restore", .layout = &spaced };
@@ -692,7 +692,7 @@ int capacity_emit_restore(struct report *report,
 		  restore->damaged_count ?
 		  SHOWN("(ranges not put back: %)") : HIDDEN, NULL,
 		  (double)restore->damaged_count);
-	err = report_record(report, &rec);
+	err = render_record(report, &rec);
 	for (size_t i = 0; !err && i < restore->damaged_count; i++)
 		err = emit_damage(report, &restore->damaged[i]);
 	return err;

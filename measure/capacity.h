@@ -17,15 +17,15 @@
 #include <stdio.h>
 
 #include "dev.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "measure/undo/undo.h"
 
 struct capacity_options {
 	uint64_t cache_limit_bytes;	/* caches up to this are defeated */
 	const char *undo_path;
 	volatile sig_atomic_t *stop;	/* set by a signal: stop, restore */
-	struct report *report;		/* the records go here */
-	struct report *also_report;	/* and a copy here, or NULL */
+	struct render *report;		/* the records go here */
+	struct render *also_report;	/* and a copy here, or NULL */
 	FILE *out;			/* flushed after each round */
 	bool every_probe;		/* evidence: each probe, not only the
 					   two at the edge */
@@ -70,7 +70,7 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
  * The restore's records: what was put back, how much read back as saved,
  * and each range a damaged record left as it was.
  */
-int capacity_emit_restore(struct report *report,
+int capacity_emit_restore(struct render *report,
 			  const struct undo_result *restore);
 
 #endif

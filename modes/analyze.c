@@ -58,10 +58,10 @@ int mode_analyze(struct config *cfg)
 		runtime_error("--analyze: no input to analyze: no align line "
 			      "or open-AU run in %zu line%s (-v lists them)",
 			      result->lines, result->lines == 1 ? "" : "s");
-	out = open_output(cfg);
+	out = mode_open_output(cfg);
 	err = analyze_report(result, cfg->format, cfg->command, out);
 	free(result);
-	close_output(cfg, out, err);
+	mode_close_output(cfg, out, err);
 	return 0;
 }
 
@@ -83,7 +83,7 @@ int mode_plot(struct config *cfg)
 		if (err)
 			runtime_error("%s: %s", cfg->plot_inputs[i], why);
 	}
-	write_plot(cfg, plot);
+	mode_write_plot(cfg, plot);
 	return 0;
 }
 

@@ -23,7 +23,7 @@
 /* ---- --capacity-check and --restore ---- */
 
 /* Refused before anything is opened for writing: exit 2. */
-void check_stamps_fit(const struct config *cfg, const struct dev *dev,
+void mode_check_stamps_fit(const struct config *cfg, const struct dev *dev,
 		      const char *what)
 {
 	if (dev->logical_block_bytes < STAMP_MIN_BYTES)
@@ -39,14 +39,14 @@ void check_stamps_fit(const struct config *cfg, const struct dev *dev,
 static void check_capacity_args(const struct config *cfg,
 				const struct dev *dev, const char *undo_path)
 {
-	check_stamps_fit(cfg, dev, "--capacity-check");
+	mode_check_stamps_fit(cfg, dev, "--capacity-check");
 	if (dev->size_bytes < capacity_min_device_bytes(cfg->cache_limit))
 		usage_error("--capacity-check: %s (%llu bytes) is too small "
 			    "for --cache-limit %llu; give a smaller one",
 			    cfg->device,
 			    (unsigned long long)dev->size_bytes,
 			    (unsigned long long)cfg->cache_limit);
-	undofile_check_new(cfg, undo_path);
+	mode_undo_check_new(cfg, undo_path);
 }
 
 static void announce_capacity(const struct config *cfg, struct dev *dev,
@@ -57,13 +57,13 @@ static void announce_capacity(const struct config *cfg, struct dev *dev,
 						 cfg->cache_limit);
 	char command[UNDOFILE_HINT_BYTES];
 
-	announce_writes("--capacity-check", dev, 0, dev->size_bytes);
+	mode_announce_writes("--capacity-check", dev, 0, dev->size_bytes);
 	fprintf(stderr, "%s: --capacity-check writes at most %llu bytes, in "
 		"probe blocks across the device and a flush area at its "
 		"start; each block's old contents go to %s first and are "
 		"put back at the end (after a crash: %s)\n",
 		die_program_name, (unsigned long long)most, undo_path,
-		undofile_command(command, sizeof(command), undo_path,
+		mode_undo_command(command, sizeof(command), undo_path,
 				 dev->path));
 }
 
@@ -76,10 +76,10 @@ static void report_restore(const struct config *cfg,
 	char kept[UNDOFILE_HINT_BYTES];
 
 	for (size_t i = 0; i < u->damaged_count; i++)
-		undofile_print_damage(cfg->device, &u->damaged[i]);
+		mode_undo_print_damage(cfg->device, &u->damaged[i]);
 	if (u->blocks_differing == 0 && u->damaged_count == 0)
 		return;
-	undofile_kept(kept, sizeof(kept), undo_path, cfg->device);
+	mode_undo_kept(kept, sizeof(kept), undo_path, cfg->device);
 	if (u->blocks_differing == 0)
 		fprintf(stderr, "%s: %s\n", die_program_name, kept);
 	else
@@ -110,7 +110,7 @@ int mode_capacity(struct config *cfg)
 	const char *undo_path;
 	struct vm_param params[] = {
 		{ "cache_limit", (double)cfg->cache_limit } };
-	struct report_meta meta = { .test = "capacity-check",
+	struct render_meta meta = { .test = "capacity-check",
 				    .params = params, .param_count = 1 };
 	struct capacity_options options;
 	struct capacity_result result;
@@ -118,15 +118,15 @@ int mode_capacity(struct config *cfg)
 	struct dev dev;
 	int err, status;
 
-	open_device(cfg, &dev, DEV_READ_ONLY);
-	undo_path = undofile_choose(cfg, default_undo, sizeof(default_undo));
+	mode_open_device(cfg, &dev, DEV_READ_ONLY);
+	undo_path = mode_undo_choose(cfg, default_undo, sizeof(default_undo));
 	check_capacity_args(cfg, &dev, undo_path);
 	dev_close(&dev);
-	open_device(cfg, &dev, DEV_READ_WRITE);
+	mode_open_device(cfg, &dev, DEV_READ_WRITE);
 	announce_capacity(cfg, &dev, undo_path);
-	output_open(cfg, &dev, &meta, &sinks);
+	mode_output_open(cfg, &dev, &meta, &sinks);
 	progress_end(&sinks.progress);
-	prepare_timing(cfg);
+	mode_prepare_timing(cfg);
 	options = (struct capacity_options){
 		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
 		.stop = cfg->stop, .report = sinks.report,
@@ -134,10 +134,10 @@ int mode_capacity(struct config *cfg)
 		.out = sinks.out, .every_probe = cfg->verbose };
 	err = capacity_run(&dev, &options, &result, undo_why,
 			   sizeof(undo_why));
-	output_close(cfg, &sinks, &dev, err);
+	mode_output_close(cfg, &sinks, &dev, err);
 	if (err && err != -EINTR && access(undo_path, F_OK) == 0)
 		fprintf(stderr, "%s: %s\n", die_program_name,
-			undofile_kept(undo_hint, sizeof(undo_hint), undo_path,
+			mode_undo_kept(undo_hint, sizeof(undo_hint), undo_path,
 				      cfg->device));
 	if (undo_why[0]) {
 		dev_close(&dev);
@@ -148,24 +148,24 @@ int mode_capacity(struct config *cfg)
 			      "the device", cfg->device);
 	report_restore(cfg, &result, undo_path, err == -EINTR);
 	undo_result_free(&result.restore);
-	status = end_run(cfg, &dev, err, "interrupted; every block written "
+	status = mode_end_run(cfg, &dev, err, "interrupted; every block written "
 			 "was put back");
 	return status == EXIT_OK ? verdict_exit(&result) : status;
 }
 
 int mode_restore(struct config *cfg)
 {
-	struct report_meta meta = { .test = "restore" };
+	struct render_meta meta = { .test = "restore" };
 	struct undo_result r;
 	struct sinks sinks;
 	struct dev dev;
 	char why[PATH_MAX + 160];
-	int undo_fd = undofile_open_proven(cfg, "--restore",
+	int undo_fd = mode_undo_open_proven(cfg, "--restore",
 					   cfg->restore_path);
 	int err;
 
-	open_device(cfg, &dev, DEV_READ_WRITE);
-	announce_writes("--restore", &dev, 0, dev.size_bytes);
+	mode_open_device(cfg, &dev, DEV_READ_WRITE);
+	mode_announce_writes("--restore", &dev, 0, dev.size_bytes);
 	err = undo_restore(undo_fd, &dev, UNDO_VERIFY_MARKED, &r, why,
 			   sizeof(why));
 	close(undo_fd);
@@ -175,13 +175,13 @@ int mode_restore(struct config *cfg)
 	if (!err)
 		err = dev_flush(&dev);
 	if (!err) {
-		output_open(cfg, &dev, &meta, &sinks);
+		mode_output_open(cfg, &dev, &meta, &sinks);
 		progress_end(&sinks.progress);
 		capacity_emit_restore(sinks.report, &r);
-		output_close(cfg, &sinks, &dev, 0);
+		mode_output_close(cfg, &sinks, &dev, 0);
 	}
 	for (size_t i = 0; !err && i < r.damaged_count; i++)
-		undofile_print_damage(cfg->device, &r.damaged[i]);
+		mode_undo_print_damage(cfg->device, &r.damaged[i]);
 	if (!err && r.damaged_count)
 		runtime_error("--restore: %s: %zu range%s not put back; the "
 			      "file is kept", cfg->restore_path,
@@ -203,8 +203,8 @@ int mode_restore(struct config *cfg)
 	undo_result_free(&r);
 	/* a signal does not cut a restore short; it ends the run after */
 	if (!err && *cfg->stop)
-		return end_run(cfg, &dev, -EINTR, "--restore: interrupted, "
+		return mode_end_run(cfg, &dev, -EINTR, "--restore: interrupted, "
 			       "after every block was put back");
-	return end_run(cfg, &dev, err, "interrupted");
+	return mode_end_run(cfg, &dev, err, "interrupted");
 }
 

@@ -15,7 +15,7 @@ int mode_capacity(struct config *cfg);	/* --capacity-check */
 int mode_restore(struct config *cfg);	/* --restore=FILE */
 
 /* Stamps need blocks of STAMP_MIN_BYTES and a card that keeps data. */
-void check_stamps_fit(const struct config *cfg, const struct dev *dev,
+void mode_check_stamps_fit(const struct config *cfg, const struct dev *dev,
 		      const char *what);
 
 #endif

@@ -33,7 +33,7 @@ static void refuse_file(const char *path, int err, const char *why)
 static int write_compare_plot(const struct config *cfg,
 			      const struct compare *table)
 {
-	FILE *f = open_plot_output(cfg);
+	FILE *f = mode_open_plot_output(cfg);
 
 	return compare_plot(table, f) | (f == stdout ? fflush(f) : fclose(f)) ?
 	       -EIO : 0;
@@ -60,12 +60,12 @@ int mode_compare(struct config *cfg)
 		refuse_file(cfg->files[i - 1], err, why);
 	}
 	compare_finish(table);
-	out = open_output(cfg);
+	out = mode_open_output(cfg);
 	err = compare_report(table, cfg->format, cfg->command, out);
 	if (!err && cfg->plot_path)
 		plot_err = write_compare_plot(cfg, table);
 	compare_free(table);
-	close_output(cfg, out, err);
+	mode_close_output(cfg, out, err);
 	if (plot_err)
 		runtime_error("%s: write error", cfg->plot_path);
 	return 0;

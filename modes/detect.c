@@ -25,7 +25,7 @@ static void check_detect_erase(const struct config *cfg,
 	uint64_t start, end;
 	int err;
 
-	check_multiple("--erasesize", erase_bytes, dev);
+	mode_check_multiple("--erasesize", erase_bytes, dev);
 	if (!cfg->write)
 		return;
 	err = detect_write_range(dev, erase_bytes, &start, &end);
@@ -44,8 +44,8 @@ static void check_detect_erase(const struct config *cfg,
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
 {
-	announce_writes("detect --write", dev, start, end);
-	keep_announced(ctx, start, end);
+	mode_announce_writes("detect --write", dev, start, end);
+	mode_keep_announced(ctx, start, end);
 	return 0;
 }
 
@@ -54,18 +54,18 @@ static int detect_output(const struct config *cfg, const struct dev *dev,
 			 const struct detect_findings *findings, FILE *out)
 {
 	struct config used = *cfg;
-	struct report_meta meta = { .test = "detect",
+	struct render_meta meta = { .test = "detect",
 		.command = cfg->command, .params = NULL };
 	struct devname names;
 
-	output_name_device(cfg, dev, &meta, &names);
+	mode_output_name_device(cfg, dev, &meta, &names);
 
 	used.erasesize = findings->erase_used;
-	meta.param_count = set_option_json_params(&used);
+	meta.param_count = mode_set_option_json_params(&used);
 	meta.params = used.json_params;
 	meta.param_flags = used.json_flags;
 	if (detect_report(out, cfg->format, &meta, dev, findings) ||
-	    (cfg->also_json && detect_report(cfg->also_json, REPORT_JSON,
+	    (cfg->also_json && detect_report(cfg->also_json, RENDER_JSON,
 					     &meta, dev, findings)))
 		runtime_error("%s: write error", cfg->out_path ?
 			      cfg->out_path : "standard output");
@@ -76,7 +76,7 @@ int mode_detect(struct config *cfg)
 {
 	struct detect_options options = {
 		.write = cfg->write, .budget_ns = cfg->budget_ns,
-		.erase_size = option_given(cfg, 'e') ? cfg->erasesize : 0,
+		.erase_size = mode_option_given(cfg, 'e') ? cfg->erasesize : 0,
 		.sysfs_root = cfg->sysfs_root, .verbose = cfg->verbose };
 	struct detect_findings findings;
 	struct dev dev;
@@ -85,22 +85,22 @@ int mode_detect(struct config *cfg)
 
 	/* the erase size given is checked on a read-only open: nothing
 	   is announced or opened for writing before it holds */
-	open_device(cfg, &dev, DEV_READ_ONLY);
+	mode_open_device(cfg, &dev, DEV_READ_ONLY);
 	if (dev.size_bytes < detect_min_device_bytes())
 		usage_error("--detect: %s is too small to measure: %llu bytes, "
 			    "the read probes need %llu or more", cfg->device,
 			    (unsigned long long)dev.size_bytes,
 			    (unsigned long long)detect_min_device_bytes());
-	if (option_given(cfg, 'e'))
+	if (mode_option_given(cfg, 'e'))
 		check_detect_erase(cfg, &dev, cfg->erasesize);
 	if (cfg->write) {
 		dev_close(&dev);
-		open_device(cfg, &dev, DEV_READ_WRITE);
+		mode_open_device(cfg, &dev, DEV_READ_WRITE);
 	}
 	options.announce = announce_detect;
 	options.ctx = cfg;
-	out = open_output(cfg);
-	prepare_timing(cfg);
+	out = mode_open_output(cfg);
+	mode_prepare_timing(cfg);
 	err = detect_run(&dev, &options, cfg->stop, &findings);
 	if (!err)
 		err = detect_output(cfg, &dev, &findings, out);
@@ -111,6 +111,6 @@ int mode_detect(struct config *cfg)
 	if (err == -ENOSPC && dev.error.operation == NULL)
 		usage_error("--detect --write: %s is too small for the probes",
 			    cfg->device);
-	return end_run(cfg, &dev, err, "interrupted");
+	return mode_end_run(cfg, &dev, err, "interrupted");
 }
 

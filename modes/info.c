@@ -24,11 +24,11 @@ int mode_decode(struct config *cfg)
 	if (info_decode_register(cfg->decode_kind, cfg->decode_hex, &reg,
 				 why, sizeof(why)))
 		usage_error("%s", why);
-	out = open_output(cfg);
+	out = mode_open_output(cfg);
 	if (info_decode(cfg->decode_kind, cfg->decode_hex, cfg->format,
 			cfg->command, out, why, sizeof(why)))
 		runtime_error("%s", why);
-	close_output(cfg, out, 0);
+	mode_close_output(cfg, out, 0);
 	return 0;
 }
 
@@ -54,11 +54,11 @@ int mode_info(struct config *cfg)
 		/* a recorded sysfs tree names devices this machine lacks */
 		runtime_error("%s", dev_strerror(&dev, why, sizeof(why)));
 	}
-	out = open_output(cfg);
+	out = mode_open_output(cfg);
 	err = info_show(&device, cfg->sysfs_root, cfg->format, out, why,
 			sizeof(why));
 	if (!err && cfg->also_json)
-		err = info_show(&device, cfg->sysfs_root, REPORT_JSON,
+		err = info_show(&device, cfg->sysfs_root, RENDER_JSON,
 				cfg->also_json, why, sizeof(why));
 	if (err && out != stdout)
 		fclose(out);
@@ -66,7 +66,7 @@ int mode_info(struct config *cfg)
 		usage_error("%s", why);
 	if (err)
 		runtime_error("%s", why);
-	close_output(cfg, out, 0);
+	mode_close_output(cfg, out, 0);
 	return 0;
 }
 

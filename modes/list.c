@@ -32,7 +32,7 @@ static const struct text_look program_looks[] = {
 static const struct text_layout program_layout = {
 	.style = TEXT_SPACES, .looks = program_looks, .look_count = 3 };
 
-static void emit_program(struct report *report, const struct program_def *def,
+static void emit_program(struct render *report, const struct program_def *def,
 			 const char *listing)
 {
 	struct record rec = { .kind = "program", .count = 3,
@@ -44,22 +44,22 @@ static void emit_program(struct report *report, const struct program_def *def,
 					   def->summary, 0 };
 	rec.fields[2] = (struct record_field){ RECORD_LABEL, "text", NULL,
 					   listing, 0 };
-	report_record(report, &rec);
+	render_record(report, &rec);
 }
 
 int mode_list(struct config *cfg)
 {
-	FILE *out = open_output(cfg);
-	struct report_meta meta = { .test = "list-programs",
+	FILE *out = mode_open_output(cfg);
+	struct render_meta meta = { .test = "list-programs",
 				    .command = cfg->command };
-	struct report *report = report_open(out, cfg->format, &meta);
+	struct render *report = render_open(out, cfg->format, &meta);
 	struct program_params params;
 	int err = 0;
 
 	if (!report)
 		runtime_error("out of memory");
 	/* compiled with the options' values: the table's defaults */
-	set_option_params(cfg, &params);
+	mode_set_option_params(cfg, &params);
 	for (size_t i = 0; i < programs_count; i++) {
 		struct vm_program *program;
 		struct vm_diag diag;
@@ -81,8 +81,8 @@ int mode_list(struct config *cfg)
 		emit_program(report, &programs[i], listing);
 		free(listing);
 	}
-	err = report_close(report, NULL, false);
-	close_output(cfg, out, err);
+	err = render_close(report, NULL, false);
+	mode_close_output(cfg, out, err);
 	return 0;
 }
 

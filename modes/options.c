@@ -20,7 +20,7 @@
 #include "measure/speed.h"
 #include "measure/writerange.h"
 #include "modes/options.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "vm/programs.h"
 
 /* How an option's argument is read, and into what. */
@@ -353,12 +353,12 @@ static const struct option_def *find_option(int id)
 }
 
 /* The default an option's table entry holds, for code that needs it. */
-uint64_t option_default(int id)
+uint64_t mode_option_default(int id)
 {
 	return find_option(id)->def;
 }
 
-bool option_given(const struct config *cfg, int id)
+bool mode_option_given(const struct config *cfg, int id)
 {
 	return cfg->given[find_option(id) - option_defs];
 }
@@ -436,7 +436,7 @@ static void set_value(struct config *cfg, const struct option_def *o,
 /* Every value an option holds starts at its table default. */
 static void set_defaults(struct config *cfg)
 {
-	*cfg = (struct config){ .format = REPORT_TEXT };
+	*cfg = (struct config){ .format = RENDER_TEXT };
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		const struct option_def *o = &option_defs[i];
 
@@ -497,7 +497,7 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 {
 	const struct option_def *o = find_option(id);
 
-	if (!o)		/* getopt's complaints are handled in parse_args */
+	if (!o)		/* getopt's complaints are handled in mode_parse_args */
 		usage_error("unknown option");
 	cfg->given[o - option_defs] = true;
 	if (o->mode != MODE_NONE) {
@@ -506,7 +506,7 @@ static void parse_option(struct config *cfg, int id, const char *arg)
 	}
 	switch (id) {
 	case OPT_FORMAT:
-		if (report_parse_format(arg, &cfg->format))
+		if (render_parse_format(arg, &cfg->format))
 			usage_error("--format: unknown format '%s' (text, "
 				    "csv, json)", arg);
 		break;
@@ -652,7 +652,7 @@ static bool parse_deviceless(struct config *cfg, int argc, char **argv)
 	return false;
 }
 
-void parse_args(struct config *cfg, int argc, char **argv)
+void mode_parse_args(struct config *cfg, int argc, char **argv)
 {
 	struct option longs[OPTION_COUNT + 1];
 	char shorts[2 * OPTION_COUNT + 3];
@@ -685,7 +685,7 @@ void parse_args(struct config *cfg, int argc, char **argv)
 	if (cfg->random && cfg->test_bit == T_OPEN_AU)
 		cfg->test = programs_find("open-au-random");
 	/* writing tests start clear of the FAT area; reading ones at 0 */
-	if (!option_given(cfg, OPT_OFFSET))
+	if (!mode_option_given(cfg, OPT_OFFSET))
 		cfg->offset = cfg->test && cfg->test->writes ?
 			      round_up(cfg->offset, cfg->erasesize) : 0;
 	if (cfg->blocksize > cfg->erasesize &&
@@ -701,7 +701,7 @@ void parse_args(struct config *cfg, int argc, char **argv)
  * the run used (durations in ns).  A --program run reports its variables
  * under their own names instead.
  */
-size_t set_option_json_params(struct config *cfg)
+size_t mode_set_option_json_params(struct config *cfg)
 {
 	size_t count = 0;
 

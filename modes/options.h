@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "output/report.h"
+#include "output/render.h"
 #include "vm/programs.h"
 #include "vm.h"
 
@@ -140,7 +140,7 @@ struct config {
 	const char *sysfs_root;
 	const char *debugfs_root;
 	const char *decode_kind, *decode_hex;
-	enum report_format format;
+	enum render_format format;
 	uint64_t cache_limit;		/* --capacity-check */
 	const char *undo_path, *restore_path;
 	bool keep_data;			/* --surface */
@@ -158,19 +158,19 @@ struct config {
 
 
 /* Read the command line into cfg; bad input exits 2. */
-void parse_args(struct config *cfg, int argc, char **argv);
+void mode_parse_args(struct config *cfg, int argc, char **argv);
 
 /* The default an option's table entry holds, for code that needs it. */
-uint64_t option_default(int id);
+uint64_t mode_option_default(int id);
 
 /* Whether the option id (a short option character or OPT_*) was given. */
-bool option_given(const struct config *cfg, int id);
+bool mode_option_given(const struct config *cfg, int id);
 
 /*
  * The JSON parameters of a built-in test: each option that applies to it,
  * named after the long option, with the value in cfg; in cfg->json_params,
  * their count returned.
  */
-size_t set_option_json_params(struct config *cfg);
+size_t mode_set_option_json_params(struct config *cfg);
 
 #endif

@@ -190,7 +190,7 @@ static int part_argv(const struct config *cfg, const struct part_def *d,
 	for (size_t i = 0; i < 4 && d->args[i]; i++)
 		argv[argc++] = (char *)d->args[i];
 	for (size_t i = 0; i < PASSED_COUNT; i++) {
-		if (!option_given(cfg, passed_options[i].id) ||
+		if (!mode_option_given(cfg, passed_options[i].id) ||
 		    !(passed_options[i].applies & bit))
 			continue;
 		passed_value(cfg, &passed_options[i], store[i],
@@ -224,10 +224,10 @@ static void part_applies(const struct report_run *r, const struct part_def *d,
 	why[0] = '\0';
 	switch (d->check) {
 	case CHECK_READ:
-		if (dev->size_bytes < option_default('t'))
+		if (dev->size_bytes < mode_option_default('t'))
 			snprintf(why, size, "the device is smaller than one "
 				 "%llu-byte block", (unsigned long long)
-				 option_default('t'));
+				 mode_option_default('t'));
 		break;
 	case CHECK_DETECT_WRITE:
 		if (detect_write_range(dev, cfg->erasesize, &start, &end))
@@ -518,7 +518,7 @@ static void announce_plan(const struct report_run *r)
 		"most %s at a time) and puts it back when it ends (after a "
 		"crash: %s)\n", r->undo_path,
 		units_format_exact_size(size, most),
-		undofile_command(command, sizeof(command), r->undo_path,
+		mode_undo_command(command, sizeof(command), r->undo_path,
 				 r->cfg->device));
 	announce_rates(r);
 }
@@ -592,7 +592,7 @@ static void part_process(const struct report_run *r, char *argv[], int argc,
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
 	optind = 0;	/* getopt starts afresh on the part's line */
-	parse_args(&pc, argc, argv);
+	mode_parse_args(&pc, argc, argv);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", out_fd);
 	pc.out_path = d ? path : NULL;
 	pc.stop = r->cfg->stop;
@@ -602,9 +602,9 @@ static void part_process(const struct report_run *r, char *argv[], int argc,
 	if (d && d->check == CHECK_CAPACITY)
 		pc.undo_path = r->undo_path;
 	snprintf(json_path, sizeof(json_path), "/proc/self/fd/%d", json_fd);
-	pc.also_json = d && pc.format != REPORT_JSON ?
+	pc.also_json = d && pc.format != RENDER_JSON ?
 		       fopen(json_path, "w") : NULL;
-	if (d && pc.format != REPORT_JSON && !pc.also_json)
+	if (d && pc.format != RENDER_JSON && !pc.also_json)
 		runtime_error("--report: a memory file: %s", strerror(errno));
 	if (!d)		/* the restore's lines are not the report's */
 		dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -709,7 +709,7 @@ static bool put_back_left(const struct report_run *r)
 	snprintf(option, sizeof(option), "--restore=%s", r->undo_path);
 	fprintf(stderr, "%s: --report: the part ended with its range not put "
 		"back: %s\n", die_program_name,
-		undofile_command(command, sizeof(command), r->undo_path,
+		mode_undo_command(command, sizeof(command), r->undo_path,
 				 r->cfg->device));
 	spawn_part(r, argv, 3, NULL, 0, -1, -1);
 	return access(r->undo_path, F_OK) != 0;
@@ -1120,8 +1120,8 @@ static void setup_undo(struct report_run *r)
 	char buf[PATH_MAX];
 
 	snprintf(r->undo_path, sizeof(r->undo_path), "%s",
-		 undofile_choose(cfg, buf, sizeof(buf)));
-	undofile_check_new(cfg, r->undo_path);
+		 mode_undo_choose(cfg, buf, sizeof(buf)));
+	mode_undo_check_new(cfg, r->undo_path);
 	r->keep = (struct keep){ .device = cfg->device,
 		.undo_path = r->undo_path, .stop = cfg->stop };
 	/* a simulated card is made afresh at each open: nothing to keep */
@@ -1139,7 +1139,7 @@ static void refuse_unwritable(const struct config *cfg)
 {
 	struct dev dev;
 
-	open_device(cfg, &dev, DEV_READ_WRITE);
+	mode_open_device(cfg, &dev, DEV_READ_WRITE);
 	dev_close(&dev);
 }
 
@@ -1197,7 +1197,7 @@ int mode_report(struct config *cfg)
 {
 	struct report_run *r = calloc(1, sizeof(*r));
 	struct report_summary *s = calloc(1, sizeof(*s));
-	struct report_meta device = { 0 };
+	struct render_meta device = { 0 };
 	char kept[UNDOFILE_HINT_BYTES];
 	FILE *out;
 	int err, status;
@@ -1205,7 +1205,7 @@ int mode_report(struct config *cfg)
 	if (!r || !s)
 		runtime_error("out of memory");
 	r->cfg = cfg;
-	open_device(cfg, &r->dev, DEV_READ_ONLY);
+	mode_open_device(cfg, &r->dev, DEV_READ_ONLY);
 	if (cfg->write) {
 		setup_undo(r);
 		refuse_unwritable(cfg);
@@ -1218,7 +1218,7 @@ int mode_report(struct config *cfg)
 		if (!r->parts[i].skipped[0] && !r->parts[i].section)
 			snprintf(r->parts[i].skipped, sizeof(r->parts[i].skipped),
 				 "the report stopped before it");
-	output_name_device(cfg, &r->dev, &device, &r->names);
+	mode_output_name_device(cfg, &r->dev, &device, &r->names);
 	*s = (struct report_summary){ .device = cfg->device,
 		.device_identity = device.device_identity,
 		.device_name = device.device_name,
@@ -1231,14 +1231,14 @@ int mode_report(struct config *cfg)
 			 err == -EINTR ? "interrupted" : "a part's range was "
 			 "not put back");
 	summarize(r, s);
-	out = open_output(cfg);
-	close_output(cfg, out, summary_write(out, cfg->format, s, r->parts,
+	out = mode_open_output(cfg);
+	mode_close_output(cfg, out, summary_write(out, cfg->format, s, r->parts,
 					     r->count));
 	status = report_status(r);
 	if (err == -ESTALE)
 		runtime_error("%s: --report stopped: what a part wrote is not "
 			      "all back; %s", cfg->device,
-			      undofile_kept(kept, sizeof(kept), r->undo_path,
+			      mode_undo_kept(kept, sizeof(kept), r->undo_path,
 					    cfg->device));
 	dev_close(&r->dev);
 	for (size_t i = 0; i < r->count; i++) {

@@ -57,7 +57,7 @@ static void place_open_au(struct config *cfg, const struct dev *dev,
 }
 
 /* The parameters the options set, before any program is compiled. */
-void set_option_params(const struct config *cfg,
+void mode_set_option_params(const struct config *cfg,
 		       struct program_params *params)
 {
 	struct vm_param *p = params->slot;
@@ -83,7 +83,7 @@ void set_option_params(const struct config *cfg,
 	p[PARAM_IODEPTH].value = (double)cfg->iodepth;
 }
 
-void set_params(struct config *cfg, const struct dev *dev,
+void mode_set_params(struct config *cfg, const struct dev *dev,
 		struct program_params *params)
 {
 	uint64_t spacing = OPEN_AU_SPACING * cfg->erasesize;
@@ -91,7 +91,7 @@ void set_params(struct config *cfg, const struct dev *dev,
 
 	if (cfg->test_bit == T_OPEN_AU)
 		place_open_au(cfg, dev, &spacing);
-	set_option_params(cfg, params);
+	mode_set_option_params(cfg, params);
 	p[PARAM_SIZE].value = (double)dev->size_bytes;
 	p[PARAM_LBS].value = dev->logical_block_bytes;
 	p[PARAM_SPACING].value = (double)spacing;
@@ -248,7 +248,7 @@ static void plan_test(const struct config *cfg,
 }
 
 /* Before any write: say which bytes, and let the device allow only them. */
-void announce_writes(const char *what, struct dev *dev,
+void mode_announce_writes(const char *what, struct dev *dev,
 		     uint64_t start, uint64_t end)
 {
 	char from[UNITS_BUF], to[UNITS_BUF];
@@ -261,7 +261,7 @@ void announce_writes(const char *what, struct dev *dev,
 	dev_allow_writes(dev, start, end);
 }
 
-void keep_announced(const struct config *cfg, uint64_t start,
+void mode_keep_announced(const struct config *cfg, uint64_t start,
 		    uint64_t end)
 {
 	char why[MESSAGE_BYTES];
@@ -294,7 +294,7 @@ static void keep_put_back_announced(const struct config *cfg,
 
 	if (!cfg->keep || !cfg->keep->saved)
 		return;
-	undofile_kept(kept, sizeof(kept), cfg->keep->undo_path, cfg->device);
+	mode_undo_kept(kept, sizeof(kept), cfg->keep->undo_path, cfg->device);
 	err = keep_put_back(cfg->keep, dev, &result, why, sizeof(why));
 	if (err)
 		runtime_error("%s: putting back what the test overwrote: %s; "
@@ -333,7 +333,7 @@ static void setup_engine(struct dev *dev, unsigned depth)
  * then, when the plan writes, reopen for writing and announce the
  * plan's range as what's.
  */
-struct vm_program *plan_run(const struct config *cfg,
+struct vm_program *mode_plan_run(const struct config *cfg,
 			    const struct program_params *params,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text)
@@ -353,9 +353,9 @@ struct vm_program *mode_plan_program(const struct config *cfg,
 	plan_test(cfg, test, dev, program, plan);
 	if (plan->write_end > plan->write_start) {
 		dev_close(dev);
-		open_device(cfg, dev, DEV_READ_WRITE);
-		announce_writes(what, dev, plan->write_start, plan->write_end);
-		keep_announced(cfg, plan->write_start, plan->write_end);
+		mode_open_device(cfg, dev, DEV_READ_WRITE);
+		mode_announce_writes(what, dev, plan->write_start, plan->write_end);
+		mode_keep_announced(cfg, plan->write_start, plan->write_end);
 	}
 	setup_engine(dev, plan->max_depth);
 	return program;
@@ -368,7 +368,7 @@ static void print_stats(const struct dev *dev);
  * ended - interrupted (128 + the signal), out of memory, or the device's
  * error as a runtime failure.
  */
-int end_run(const struct config *cfg, struct dev *dev, int err,
+int mode_end_run(const struct config *cfg, struct dev *dev, int err,
 	    const char *interrupted)
 {
 	char why[MESSAGE_BYTES];
@@ -395,7 +395,7 @@ int end_run(const struct config *cfg, struct dev *dev, int err,
 	return 0;
 }
 
-void open_device(const struct config *cfg, struct dev *dev,
+void mode_open_device(const struct config *cfg, struct dev *dev,
 		 enum dev_mode mode)
 {
 	char why[MESSAGE_BYTES];
@@ -418,7 +418,7 @@ void open_device(const struct config *cfg, struct dev *dev,
 }
 
 /* An option's value in bytes that must be whole logical blocks. */
-void check_multiple(const char *option, uint64_t value,
+void mode_check_multiple(const char *option, uint64_t value,
 		    const struct dev *dev)
 {
 	if (value % dev->logical_block_bytes)
@@ -427,11 +427,11 @@ void check_multiple(const char *option, uint64_t value,
 			    dev->logical_block_bytes, dev->path);
 }
 
-void check_alignment(const struct config *cfg, const struct dev *dev)
+void mode_check_alignment(const struct config *cfg, const struct dev *dev)
 {
-	check_multiple("--blocksize", cfg->blocksize, dev);
-	check_multiple("--erasesize", cfg->erasesize, dev);
-	check_multiple("--offset", cfg->offset, dev);
+	mode_check_multiple("--blocksize", cfg->blocksize, dev);
+	mode_check_multiple("--erasesize", cfg->erasesize, dev);
+	mode_check_multiple("--offset", cfg->offset, dev);
 }
 
 /*
@@ -439,7 +439,7 @@ void check_alignment(const struct config *cfg, const struct dev *dev)
  * a timed operation, and with --realtime take real-time priority.  Both
  * are skipped silently when not permitted (said with -v).
  */
-void prepare_timing(const struct config *cfg)
+void mode_prepare_timing(const struct config *cfg)
 {
 	struct sched_param sp = { .sched_priority = 1 };
 	int cpu = sched_getcpu();
@@ -472,7 +472,7 @@ static void print_stats(const struct dev *dev)
 }
 
 /* Unreadable blocks a test went past: said, not fatal. */
-void report_skipped(const char *test, uint64_t blocks,
+void mode_report_skipped(const char *test, uint64_t blocks,
 		    uint64_t failed_reads, const struct dev_error *first)
 {
 	struct dev failed = { .error = *first };

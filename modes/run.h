@@ -15,22 +15,22 @@
 #include "vm/programs.h"
 
 /* Open the device; a failure exits (2 for a bad name, else 1). */
-void open_device(const struct config *cfg, struct dev *dev,
+void mode_open_device(const struct config *cfg, struct dev *dev,
 		 enum dev_mode mode);
 
 /* An option's value in bytes that must be whole logical blocks. */
-void check_multiple(const char *option, uint64_t value,
+void mode_check_multiple(const char *option, uint64_t value,
 		    const struct dev *dev);
 
 /* -b, -e and --offset in whole logical blocks of dev. */
-void check_alignment(const struct config *cfg, const struct dev *dev);
+void mode_check_alignment(const struct config *cfg, const struct dev *dev);
 
 /* A run's parameters: the defaults, then what the options set. */
-void set_option_params(const struct config *cfg,
+void mode_set_option_params(const struct config *cfg,
 		       struct program_params *params);
 
 /* The options' parameters and the device's, for a test's program. */
-void set_params(struct config *cfg, const struct dev *dev,
+void mode_set_params(struct config *cfg, const struct dev *dev,
 		struct program_params *params);
 
 /*
@@ -39,7 +39,7 @@ void set_params(struct config *cfg, const struct dev *dev,
  * reopen for writing and announce its range as what's.  *text holds a
  * --program file's text, for free().
  */
-struct vm_program *plan_run(const struct config *cfg,
+struct vm_program *mode_plan_run(const struct config *cfg,
 			    const struct program_params *params,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text);
@@ -51,7 +51,7 @@ struct vm_program *mode_plan_program(const struct config *cfg,
 				     struct vm_plan *plan, char **text);
 
 /* Before any write: say which bytes, and let the device allow only them. */
-void announce_writes(const char *what, struct dev *dev, uint64_t start,
+void mode_announce_writes(const char *what, struct dev *dev, uint64_t start,
 		     uint64_t end);
 
 /*
@@ -59,14 +59,14 @@ void announce_writes(const char *what, struct dev *dev, uint64_t start,
  * the range saved to the undo file (measure/undo/keep.h); a failure exits 1,
  * having written nothing.
  */
-void keep_announced(const struct config *cfg, uint64_t start,
+void mode_keep_announced(const struct config *cfg, uint64_t start,
 		    uint64_t end);
 
 /* Pin to a CPU and, with --realtime, take real-time priority. */
-void prepare_timing(const struct config *cfg);
+void mode_prepare_timing(const struct config *cfg);
 
 /* Unreadable blocks a test went past: said, not fatal. */
-void report_skipped(const char *test, uint64_t blocks,
+void mode_report_skipped(const char *test, uint64_t blocks,
 		    uint64_t failed_reads, const struct dev_error *first);
 
 /*
@@ -74,7 +74,7 @@ void report_skipped(const char *test, uint64_t blocks,
  * signal stopped the run (interrupted said on stderr), or a device's
  * failure as a runtime error.
  */
-int end_run(const struct config *cfg, struct dev *dev, int err,
+int mode_end_run(const struct config *cfg, struct dev *dev, int err,
 	    const char *interrupted);
 
 #endif

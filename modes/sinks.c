@@ -1,7 +1,7 @@
 /*
  * sinks: a run's output, the same for every test: the report on standard
  * output or --out, a --plot chart and the progress line beside it.
- * Records reach all of them through emit_to_sinks.
+ * Records reach all of them through mode_emit_to_sinks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,13 +13,13 @@
 #include "lib/die.h"
 #include "modes/sinks.h"
 
-int emit_to_sinks(void *ctx, const struct record *record)
+int mode_emit_to_sinks(void *ctx, const struct record *record)
 {
 	struct sinks *sinks = ctx;
 
 	progress_clear(&sinks->progress);
 	sinks->records++;
-	if (sinks->also_json && report_record(sinks->also_json, record))
+	if (sinks->also_json && render_record(sinks->also_json, record))
 		return sinks->emit_error = -EIO;
 	if (sinks->plot && plot_record(sinks->plot, record))
 		return sinks->emit_error = -ENOMEM;
@@ -27,7 +27,7 @@ int emit_to_sinks(void *ctx, const struct record *record)
 }
 
 /* vm_exec.progress: the sinks are its ctx */
-void show_progress(void *ctx, uint64_t done, uint64_t total)
+void mode_show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct sinks *sinks = ctx;
 
@@ -100,7 +100,7 @@ static void check_output_path(const struct config *cfg, const char *option,
 }
 
 /* "-" names standard output, for -o and --plot alike. */
-bool is_stdout_name(const char *path)
+bool mode_is_stdout_name(const char *path)
 {
 	return path && strcmp(path, "-") == 0;
 }
@@ -110,12 +110,12 @@ bool is_stdout_name(const char *path)
  * any device is opened or anything announced.  Results on standard
  * output that the shell pointed at a block device are refused as well.
  */
-void check_outputs(struct config *cfg)
+void mode_check_outputs(struct config *cfg)
 {
-	bool plot_to_stdout = is_stdout_name(cfg->plot_path);
+	bool plot_to_stdout = mode_is_stdout_name(cfg->plot_path);
 	struct stat st;
 
-	if (is_stdout_name(cfg->out_path))
+	if (mode_is_stdout_name(cfg->out_path))
 		cfg->out_path = NULL;	/* -o - is standard output */
 	if (plot_to_stdout && !cfg->plot_inputs && !cfg->out_path)
 		usage_error("--plot: - is standard output, where the results "
@@ -131,7 +131,7 @@ void check_outputs(struct config *cfg)
 }
 
 /*
- * Open an output file that check_outputs let through.  The name may
+ * Open an output file that mode_check_outputs let through.  The name may
  * name something else by now, so nothing is created over or truncated
  * until fstat says what was opened: a block device or a directory is
  * closed unwritten.
@@ -158,28 +158,28 @@ static FILE *open_output_file(const char *option, const char *path)
 	return f;
 }
 
-FILE *open_plot_output(const struct config *cfg)
+FILE *mode_open_plot_output(const struct config *cfg)
 {
-	return is_stdout_name(cfg->plot_path) ? stdout :
+	return mode_is_stdout_name(cfg->plot_path) ? stdout :
 	       open_output_file("--plot", cfg->plot_path);
 }
 
-void write_plot(const struct config *cfg, struct plot *plot)
+void mode_write_plot(const struct config *cfg, struct plot *plot)
 {
-	FILE *f = open_plot_output(cfg);
+	FILE *f = mode_open_plot_output(cfg);
 
 	if (plot_write(plot, f) | (f == stdout ? fflush(f) : fclose(f)))
 		runtime_error("%s: write error", cfg->plot_path);
 	plot_free(plot);
 }
 
-FILE *open_output(const struct config *cfg)
+FILE *mode_open_output(const struct config *cfg)
 {
 	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
 }
 
-void output_name_device(const struct config *cfg, const struct dev *dev,
-			struct report_meta *meta, struct devname *names)
+void mode_output_name_device(const struct config *cfg, const struct dev *dev,
+			struct render_meta *meta, struct devname *names)
 {
 	const struct info_device idev = { .path = cfg->device,
 		.size_bytes = dev->size_bytes,
@@ -190,7 +190,7 @@ void output_name_device(const struct config *cfg, const struct dev *dev,
 	meta->device = cfg->device;
 	meta->device_size = dev->size_bytes;
 	meta->logical_block_size = dev->logical_block_bytes;
-	if (cfg->format != REPORT_JSON)
+	if (cfg->format != RENDER_JSON)
 		return;		/* only JSON's header names them */
 	devname_read(&idev, cfg->sysfs_root, names);
 	meta->device_identity = names->has_identity ? names->identity : NULL;
@@ -198,18 +198,18 @@ void output_name_device(const struct config *cfg, const struct dev *dev,
 }
 
 /* Start a test's output; meta gets the command line and the device. */
-void output_open(const struct config *cfg, const struct dev *dev,
-		 struct report_meta *meta, struct sinks *sinks)
+void mode_output_open(const struct config *cfg, const struct dev *dev,
+		 struct render_meta *meta, struct sinks *sinks)
 {
-	*sinks = (struct sinks){ .out = open_output(cfg) };
+	*sinks = (struct sinks){ .out = mode_open_output(cfg) };
 	meta->command = cfg->command;
-	output_name_device(cfg, dev, meta, &sinks->device);
-	sinks->report = report_open(sinks->out, cfg->format, meta);
+	mode_output_name_device(cfg, dev, meta, &sinks->device);
+	sinks->report = render_open(sinks->out, cfg->format, meta);
 	if (!sinks->report)
 		runtime_error("out of memory");
-	sinks->next = (struct record_sink){ report_record, sinks->report };
+	sinks->next = (struct record_sink){ render_record, sinks->report };
 	if (cfg->also_json) {
-		sinks->also_json = report_open(cfg->also_json, REPORT_JSON,
+		sinks->also_json = render_open(cfg->also_json, RENDER_JSON,
 					       meta);
 		if (!sinks->also_json)
 			runtime_error("out of memory");
@@ -220,7 +220,7 @@ void output_open(const struct config *cfg, const struct dev *dev,
 			runtime_error("out of memory");
 	}
 	progress_start(&sinks->progress, stderr, meta->test,
-		       cfg->format == REPORT_TEXT && !cfg->quiet);
+		       cfg->format == RENDER_TEXT && !cfg->quiet);
 }
 
 /*
@@ -228,7 +228,7 @@ void output_open(const struct config *cfg, const struct dev *dev,
  * file and the chart.  A record the report or the chart could not take
  * ends the program here.
  */
-void output_close(const struct config *cfg, struct sinks *sinks,
+void mode_output_close(const struct config *cfg, struct sinks *sinks,
 		  const struct dev *dev, int err)
 {
 	const char *name = cfg->out_path ? cfg->out_path : "standard output";
@@ -237,20 +237,20 @@ void output_close(const struct config *cfg, struct sinks *sinks,
 	if (sinks->emit_error == -ENOMEM)
 		runtime_error("out of memory");
 	if (sinks->also_json &&
-	    report_close(sinks->also_json, &dev->stats, err == -EINTR) &&
+	    render_close(sinks->also_json, &dev->stats, err == -EINTR) &&
 	    !err)
 		runtime_error("--report: write error");
-	if ((report_close(sinks->report, &dev->stats, err == -EINTR) &&
+	if ((render_close(sinks->report, &dev->stats, err == -EINTR) &&
 	     !err) || sinks->emit_error)
 		runtime_error("%s: write error", name);
 	if (sinks->out != stdout && fclose(sinks->out))
 		runtime_error("%s: write error", name);
 	if (sinks->plot)
-		write_plot(cfg, sinks->plot);
+		mode_write_plot(cfg, sinks->plot);
 }
 
-/* The end of output written with open_output: a write error is fatal. */
-void close_output(const struct config *cfg, FILE *out, int err)
+/* The end of output written with mode_open_output: a write error is fatal. */
+void mode_close_output(const struct config *cfg, FILE *out, int err)
 {
 	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
 		err = -EIO;

@@ -16,19 +16,19 @@
 #include "modes/options.h"
 #include "output/plot.h"
 #include "output/progress.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "vm.h"
 
 /*
  * A run's output, the same for every test: the report on standard output
  * or --out, a --plot chart and the progress line beside it.  Records
- * reach all of them through emit_to_sinks.
+ * reach all of them through mode_emit_to_sinks.
  */
 struct sinks {
 	FILE *out;
 	struct devname device;		/* the JSON header's identity, name */
-	struct report *report;
-	struct report *also_json;	/* --report's copy of each part */
+	struct render *report;
+	struct render *also_json;	/* --report's copy of each part */
 	struct progress progress;
 	uint64_t records;		/* handed to the report */
 	struct plot *plot;
@@ -38,40 +38,40 @@ struct sinks {
 
 
 /* Hand a record to the chart and to sinks->next (the report at first). */
-int emit_to_sinks(void *ctx, const struct record *record);
+int mode_emit_to_sinks(void *ctx, const struct record *record);
 
 /* vm_exec.progress: the sinks are its ctx */
-void show_progress(void *ctx, uint64_t done, uint64_t total);
+void mode_show_progress(void *ctx, uint64_t done, uint64_t total);
 
 /* Refuse -o and --plot where results would overwrite what matters. */
-void check_outputs(struct config *cfg);
+void mode_check_outputs(struct config *cfg);
 
 /* "-" names standard output, for -o and --plot alike. */
-bool is_stdout_name(const char *path);
+bool mode_is_stdout_name(const char *path);
 
 /* --plot's file, or standard output for "-"; the caller closes it. */
-FILE *open_plot_output(const struct config *cfg);
+FILE *mode_open_plot_output(const struct config *cfg);
 
 /* Write the chart to --plot's file and free it. */
-void write_plot(const struct config *cfg, struct plot *plot);
+void mode_write_plot(const struct config *cfg, struct plot *plot);
 
-/* -o's file, or standard output; close it with close_output. */
-FILE *open_output(const struct config *cfg);
-void close_output(const struct config *cfg, FILE *out, int err);
+/* -o's file, or standard output; close it with mode_close_output. */
+FILE *mode_open_output(const struct config *cfg);
+void mode_close_output(const struct config *cfg, FILE *out, int err);
 
 /*
  * The identity and name of the device cfg names, for meta (their text in
  * names, which must outlive meta).
  */
-void output_name_device(const struct config *cfg, const struct dev *dev,
-			struct report_meta *meta, struct devname *names);
+void mode_output_name_device(const struct config *cfg, const struct dev *dev,
+			struct render_meta *meta, struct devname *names);
 
 /* Start a test's output; meta gets the command line and the device. */
-void output_open(const struct config *cfg, const struct dev *dev,
-		 struct report_meta *meta, struct sinks *sinks);
+void mode_output_open(const struct config *cfg, const struct dev *dev,
+		 struct render_meta *meta, struct sinks *sinks);
 
 /* Finish the report (incomplete when err is -EINTR), file and chart. */
-void output_close(const struct config *cfg, struct sinks *sinks,
+void mode_output_close(const struct config *cfg, struct sinks *sinks,
 		  const struct dev *dev, int err);
 
 #endif

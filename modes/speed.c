@@ -31,7 +31,7 @@ static const char *const speed_tests[] = {
  * the span that fit, the queue depth that ran).
  */
 static void speed_params(struct config *cfg, uint64_t block, uint64_t span,
-			 unsigned iodepth, struct report_meta *meta)
+			 unsigned iodepth, struct render_meta *meta)
 {
 	size_t count;
 
@@ -39,7 +39,7 @@ static void speed_params(struct config *cfg, uint64_t block, uint64_t span,
 		cfg->blocksize = block;
 	if (cfg->speed != SPEED_READ)
 		cfg->span = span;
-	count = set_option_json_params(cfg);
+	count = mode_set_option_json_params(cfg);
 	/* what ran: at depth 1 when no engine could queue */
 	for (size_t i = 0; i < count; i++)
 		if (strcmp(cfg->json_params[i].name, "iodepth") == 0)
@@ -56,7 +56,8 @@ static uint64_t speed_block(const struct config *cfg)
 
 	if (cfg->speed != SPEED_READ && cfg->speed != SPEED_IOPS)
 		return cfg->erasesize;
-	return option_given(cfg, 'b') ? cfg->blocksize : option_default(test);
+	return mode_option_given(cfg, 'b') ? cfg->blocksize :
+	       mode_option_default(test);
 }
 
 /* How many blocks of block_bytes a speed test walks from its offset. */
@@ -80,7 +81,7 @@ static void set_speed_params(struct config *cfg, const struct dev *dev,
 {
 	struct vm_param *p = params->slot;
 
-	set_params(cfg, dev, params);
+	mode_set_params(cfg, dev, params);
 	p[PARAM_BLOCKSIZE].value = (double)block;
 	p[PARAM_OFFSET].value = (double)(cfg->speed == SPEED_READ ?
 					 cfg->offset : start);
@@ -109,7 +110,7 @@ static void speed_progress(void *ctx, uint64_t done_ms, uint64_t total_ms)
 {
 	struct speed_run *run = ctx;
 
-	show_progress(run->sinks, done_ms, total_ms);
+	mode_show_progress(run->sinks, done_ms, total_ms);
 }
 
 /* The test's records, from what the program measured. */
@@ -117,7 +118,7 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      uint64_t block, uint64_t failed_reads,
 		      const struct info_card *card, bool host_node)
 {
-	struct speed_exec x = { .sink = { emit_to_sinks, run->sinks },
+	struct speed_exec x = { .sink = { mode_emit_to_sinks, run->sinks },
 				.failed_reads = failed_reads };
 	const struct info_card *claimed = card && card->has_speed ? card :
 					  NULL;
@@ -154,7 +155,7 @@ static uint64_t speed_check(const struct config *cfg, const struct dev *dev,
 {
 	uint64_t block;
 
-	check_alignment(cfg, dev);
+	mode_check_alignment(cfg, dev);
 	if (cfg->speed != SPEED_READ &&
 	    speed_write_range(dev, cfg->erasesize, cfg->span, start, end))
 		usage_error("%s: no whole %llu-byte erase block fits above "
@@ -211,7 +212,7 @@ static int speed_measure(const struct config *cfg, struct dev *dev,
 
 	if (speed_results_init(&run->results, cfg->time_ns))
 		runtime_error("out of memory");
-	prepare_timing(cfg);
+	mode_prepare_timing(cfg);
 	*exec = (struct vm_exec){ .dev = dev,
 				  .sink = { collect_speed, run },
 				  .progress = speed_progress, .ctx = run,
@@ -227,7 +228,7 @@ int mode_speed(struct config *cfg)
 {
 	/* the speed tests are built-in programs the mode chooses */
 	const struct program_def *test = programs_find(speed_tests[cfg->speed]);
-	struct report_meta meta = { .test = test->name };
+	struct render_meta meta = { .test = test->name };
 	uint64_t start = 0, end = 0, block;
 	struct program_params params;
 	struct vm_program *program;
@@ -241,7 +242,7 @@ int mode_speed(struct config *cfg)
 	int err;
 
 	/* plan on a read-only open: nothing can be written by mistake */
-	open_device(cfg, &dev, DEV_READ_ONLY);
+	mode_open_device(cfg, &dev, DEV_READ_ONLY);
 	block = speed_check(cfg, &dev, &start, &end);
 	set_speed_params(cfg, &dev, &params, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
@@ -257,7 +258,7 @@ int mode_speed(struct config *cfg)
 		     dev.depth < cfg->iodepth ? dev.depth : (unsigned)cfg->iodepth,
 		     &meta);
 	meta.engine = dev_engine_name(dev.engine);
-	output_open(cfg, &dev, &meta, &sinks);
+	mode_output_open(cfg, &dev, &meta, &sinks);
 	run.sinks = &sinks;
 	err = speed_measure(cfg, &dev, program, &plan, test->skips_bad, &run,
 			    &exec);
@@ -271,9 +272,9 @@ int mode_speed(struct config *cfg)
 	speed_results_free(&run.results);
 	vm_free(program);
 	free(card);
-	output_close(cfg, &sinks, &dev, err);
+	mode_output_close(cfg, &sinks, &dev, err);
 	if (exec.failed_reads)
-		report_skipped(meta.test, exec.failed_reads, exec.failed_reads,
+		mode_report_skipped(meta.test, exec.failed_reads, exec.failed_reads,
 			       &exec.first_failure);
-	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
+	return mode_end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }

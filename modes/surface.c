@@ -45,16 +45,16 @@ static void choose_range(const struct config *cfg, const struct dev *dev,
 	uint64_t last = dev->size_bytes / dev->logical_block_bytes *
 			dev->logical_block_bytes;
 
-	check_multiple("--offset", cfg->offset, dev);
+	mode_check_multiple("--offset", cfg->offset, dev);
 	if (cfg->offset >= last)
 		usage_error("--offset: %llu is past the end of %s (%llu "
 			    "bytes)", (unsigned long long)cfg->offset,
 			    cfg->device, (unsigned long long)last);
 	*start = cfg->offset;
 	*end = last;
-	if (!option_given(cfg, OPT_SPAN))
+	if (!mode_option_given(cfg, OPT_SPAN))
 		return;
-	check_multiple("--span", cfg->span, dev);
+	mode_check_multiple("--span", cfg->span, dev);
 	if (cfg->span > last - cfg->offset)
 		usage_error("--span: %llu bytes from %llu pass the end of %s "
 			    "(%llu bytes)", (unsigned long long)cfg->span,
@@ -73,7 +73,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 	uint64_t written = surface_write_bytes(mode, o->end - from);
 	char size[UNITS_BUF], command[UNDOFILE_HINT_BYTES];
 
-	announce_writes("--surface", dev, o->start, o->end);
+	mode_announce_writes("--surface", dev, o->start, o->end);
 	units_format_exact_size(size, written);
 	if (mode == SURFACE_WRITE)
 		fprintf(stderr, "%s: --surface --write writes %llu bytes "
@@ -88,7 +88,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 			die_program_name, (unsigned long long)written, size,
 			undo_path, (unsigned long long)
 			surface_undo_bound_bytes(),
-			undofile_command(command, sizeof(command), undo_path,
+			mode_undo_command(command, sizeof(command), undo_path,
 					 cfg->device));
 }
 
@@ -99,7 +99,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 static void resume_from(const struct config *cfg, struct dev *dev,
 			struct undo_progress *progress)
 {
-	int fd = undofile_open_proven(cfg, "--resume", cfg->resume_path);
+	int fd = mode_undo_open_proven(cfg, "--resume", cfg->resume_path);
 	struct undo_result restored;
 	char why[PATH_MAX + 160], hint[UNDOFILE_HINT_BYTES];
 	int err = undo_read_progress(fd, dev, progress, why, sizeof(why));
@@ -118,11 +118,11 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 		runtime_error("--resume: %s: %s", cfg->device,
 			      strerror(-err));
 	for (size_t i = 0; i < restored.damaged_count; i++)
-		undofile_print_damage(cfg->device, &restored.damaged[i]);
+		mode_undo_print_damage(cfg->device, &restored.damaged[i]);
 	if (restored.blocks_differing || restored.damaged_count)
 		runtime_error("--resume: %s: the chunk in flight is not back "
 			      "as it was; %s", cfg->resume_path,
-			      undofile_kept(hint, sizeof(hint), cfg->resume_path,
+			      mode_undo_kept(hint, sizeof(hint), cfg->resume_path,
 					    cfg->device));
 	undo_result_free(&restored);
 	fprintf(stderr, "%s: --resume: %llu bytes put back; going on at "
@@ -158,7 +158,7 @@ static void fail_run(const struct config *cfg, struct dev *dev,
 		runtime_error("--surface: %s: %s", cfg->device, why);
 	if (access(o->undo_path, F_OK) == 0)
 		runtime_error("--surface: %s: %s; %s", cfg->device, why,
-			      undofile_kept(hint, sizeof(hint), o->undo_path,
+			      mode_undo_kept(hint, sizeof(hint), o->undo_path,
 					    cfg->device));
 	runtime_error("--surface: %s: %s; every chunk it wrote is back as it "
 		      "was", cfg->device, why);
@@ -171,25 +171,25 @@ static void take_options(const struct config *cfg, struct dev *dev,
 	choose_range(cfg, dev, &o->start, &o->end);
 	if (o->mode == SURFACE_READ)
 		return;
-	check_stamps_fit(cfg, dev, "--surface");
+	mode_check_stamps_fit(cfg, dev, "--surface");
 	if (o->mode != SURFACE_KEEP)
 		return;
 	if (cfg->resume_path) {
 		o->undo_path = cfg->resume_path;
 		return;
 	}
-	o->undo_path = undofile_choose(cfg, undo, size);
-	undofile_check_new(cfg, o->undo_path);
+	o->undo_path = mode_undo_choose(cfg, undo, size);
+	mode_undo_check_new(cfg, o->undo_path);
 }
 
 /* The JSON parameters: the options, with the range the run checked. */
 static void surface_params(struct config *cfg,
 			   const struct surface_options *o,
-			   struct report_meta *meta)
+			   struct render_meta *meta)
 {
 	cfg->offset = o->start;
 	cfg->span = o->end - o->start;
-	meta->param_count = set_option_json_params(cfg);
+	meta->param_count = mode_set_option_json_params(cfg);
 	meta->params = cfg->json_params;
 	meta->param_flags = cfg->json_flags;
 }
@@ -198,7 +198,7 @@ int mode_surface(struct config *cfg)
 {
 	struct surface_result *result = calloc(1, sizeof(*result));
 	char undo[PATH_MAX], why[PATH_MAX + 160];
-	struct report_meta meta = { .test = "surface" };
+	struct render_meta meta = { .test = "surface" };
 	struct surface_options options = { .stop = cfg->stop };
 	struct undo_progress progress;
 	struct sinks sinks;
@@ -208,15 +208,15 @@ int mode_surface(struct config *cfg)
 
 	if (!result)
 		runtime_error("out of memory");
-	open_device(cfg, &dev, DEV_READ_ONLY);
+	mode_open_device(cfg, &dev, DEV_READ_ONLY);
 	take_options(cfg, &dev, &options, undo, sizeof(undo));
 	if (options.mode != SURFACE_READ) {
 		dev_close(&dev);
-		open_device(cfg, &dev, DEV_READ_WRITE);
+		mode_open_device(cfg, &dev, DEV_READ_WRITE);
 	}
 	if (cfg->resume_path) {
 		resume_from(cfg, &dev, &progress);
-		if (option_given(cfg, OPT_OFFSET) || option_given(cfg, OPT_SPAN))
+		if (mode_option_given(cfg, OPT_OFFSET) || mode_option_given(cfg, OPT_SPAN))
 			fprintf(stderr, "%s: --resume: the range is the "
 				"stopped run's\n", die_program_name);
 		options.start = progress.start;
@@ -226,23 +226,23 @@ int mode_surface(struct config *cfg)
 	if (options.mode != SURFACE_READ)
 		announce(cfg, &dev, &options);
 	surface_params(cfg, &options, &meta);
-	output_open(cfg, &dev, &meta, &sinks);
+	mode_output_open(cfg, &dev, &meta, &sinks);
 	progress_in_bytes(&sinks.progress);
-	options.progress = show_progress;
+	options.progress = mode_show_progress;
 	options.ctx = &sinks;
-	prepare_timing(cfg);
+	mode_prepare_timing(cfg);
 	err = surface_run(&dev, &options, result, why, sizeof(why));
 	progress_end(&sinks.progress);
-	sink = (struct record_sink){ emit_to_sinks, &sinks };
+	sink = (struct record_sink){ mode_emit_to_sinks, &sinks };
 	if (surface_emit(&sink, result) && !err)
 		err = -EIO;
-	output_close(cfg, &sinks, &dev, err);
+	mode_output_close(cfg, &sinks, &dev, err);
 	if (why[0])
 		fail_run(cfg, &dev, &options, why);
 	if (err == -ERANGE)
 		runtime_error("--surface: %s: a window does not fit the device",
 			      cfg->device);
-	status = end_run(cfg, &dev, err, options.mode == SURFACE_KEEP ?
+	status = mode_end_run(cfg, &dev, err, options.mode == SURFACE_KEEP ?
 			 "interrupted; every chunk is back as it was" :
 			 "interrupted; the result is partial");
 	if (status == EXIT_OK)

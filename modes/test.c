@@ -17,7 +17,7 @@
 /* The interval test's reads, kept for the regression as reported. */
 struct interval_run {
 	struct interval_points points;
-	struct report *report;
+	struct render *report;
 };
 
 static int collect_interval(void *ctx, const struct record *record)
@@ -25,7 +25,7 @@ static int collect_interval(void *ctx, const struct record *record)
 	struct interval_run *run = ctx;
 
 	interval_add(&run->points, record);
-	return report_record(run->report, record);
+	return render_record(run->report, record);
 }
 
 /* The bytes a built-in test reaches, from its parameters. */
@@ -110,36 +110,36 @@ int mode_test(struct config *cfg)
 	struct vm_plan plan;
 	struct vm_program *program;
 	struct interval_run interval = { 0 };
-	struct report_meta meta = { 0 };
+	struct render_meta meta = { 0 };
 	struct vm_exec exec = { 0 };
 	struct program_params params;
 	struct sinks sinks;
 	char *text;
 	int err;
 
-	open_device(cfg, &dev, DEV_READ_ONLY);
-	check_alignment(cfg, &dev);
-	set_params(cfg, &dev, &params);
+	mode_open_device(cfg, &dev, DEV_READ_ONLY);
+	mode_check_alignment(cfg, &dev);
+	mode_set_params(cfg, &dev, &params);
 	check_fits(cfg, &dev, &params);
-	program = plan_run(cfg, &params, &dev, cfg->test ? cfg->test->name :
+	program = mode_plan_run(cfg, &params, &dev, cfg->test ? cfg->test->name :
 			   cfg->program_path, &plan, &text);
-	meta = (struct report_meta){
+	meta = (struct render_meta){
 		.test = cfg->test ? cfg->test->name : "program",
 		.params = params.slot, .param_count = PARAM_HEADER_COUNT };
 	if (cfg->test) {
 		meta.params = cfg->json_params;
 		meta.param_flags = cfg->json_flags;
-		meta.param_count = set_option_json_params(cfg);
+		meta.param_count = mode_set_option_json_params(cfg);
 	}
-	output_open(cfg, &dev, &meta, &sinks);
+	mode_output_open(cfg, &dev, &meta, &sinks);
 	interval.report = sinks.report;
-	prepare_timing(cfg);
+	mode_prepare_timing(cfg);
 	if (cfg->test && strcmp(cfg->test->name, "interval") == 0) {
 		sinks.next = (struct record_sink){ collect_interval, &interval };
 	}
 	exec = (struct vm_exec){ .dev = &dev,
-				 .sink = { emit_to_sinks, &sinks },
-				 .progress = show_progress, .ctx = &sinks,
+				 .sink = { mode_emit_to_sinks, &sinks },
+				 .progress = mode_show_progress, .ctx = &sinks,
 				 .stop = cfg->stop,
 				 .skip_read_errors = cfg->test &&
 						     cfg->test->skips_bad };
@@ -147,11 +147,11 @@ int mode_test(struct config *cfg)
 	progress_end(&sinks.progress);
 	if (!err && sinks.next.emit == collect_interval)
 		err = interval_summary(&interval.points,
-				       &(struct record_sink){ report_record,
+				       &(struct record_sink){ render_record,
 							      sinks.report });
-	output_close(cfg, &sinks, &dev, err);
+	mode_output_close(cfg, &sinks, &dev, err);
 	if (exec.failed_reads) {
-		report_skipped(meta.test, exec.dropped_records,
+		mode_report_skipped(meta.test, exec.dropped_records,
 			       exec.failed_reads, &exec.first_failure);
 		if (!err && sinks.records == 0)
 			runtime_error("%s: %s: no block could be read",
@@ -162,6 +162,6 @@ int mode_test(struct config *cfg)
 	if (err == -ENOMEM)
 		runtime_error("out of memory for buffers of %llu bytes",
 			      (unsigned long long)plan.max_length);
-	return end_run(cfg, &dev, err, "interrupted; results are incomplete");
+	return mode_end_run(cfg, &dev, err, "interrupted; results are incomplete");
 }
 

@@ -14,7 +14,7 @@
 #include "modes/run.h"
 #include "modes/undofile.h"
 
-const char *undofile_path(const struct config *cfg, char *buf, size_t size,
+const char *mode_undo_path(const struct config *cfg, char *buf, size_t size,
 			  char *why, size_t why_size)
 {
 	if (cfg->undo_path)
@@ -24,18 +24,18 @@ const char *undofile_path(const struct config *cfg, char *buf, size_t size,
 	return buf;
 }
 
-const char *undofile_choose(const struct config *cfg, char *buf,
+const char *mode_undo_choose(const struct config *cfg, char *buf,
 			    size_t size)
 {
 	char why[PATH_MAX + 160];
-	const char *path = undofile_path(cfg, buf, size, why, sizeof(why));
+	const char *path = mode_undo_path(cfg, buf, size, why, sizeof(why));
 
 	if (!path)
 		usage_error("--undo-file: %s", why);
 	return path;
 }
 
-void undofile_check_new(const struct config *cfg, const char *undo_path)
+void mode_undo_check_new(const struct config *cfg, const char *undo_path)
 {
 	char why[PATH_MAX + 160], command[UNDOFILE_HINT_BYTES];
 	int err = undo_check_new(undo_path, why, sizeof(why));
@@ -44,7 +44,7 @@ void undofile_check_new(const struct config *cfg, const char *undo_path)
 		usage_error("--undo-file: %s exists (left by a run that did "
 			    "not finish? %s puts its blocks back); remove it "
 			    "to start over", undo_path,
-			    undofile_command(command, sizeof(command),
+			    mode_undo_command(command, sizeof(command),
 					     undo_path, cfg->device));
 	if (err)
 		usage_error("--undo-file: %s: %s", undo_path, why);
@@ -58,7 +58,7 @@ void undofile_check_new(const struct config *cfg, const char *undo_path)
 			    strerror(-err));
 }
 
-const char *undofile_command(char *buf, size_t size, const char *undo_path,
+const char *mode_undo_command(char *buf, size_t size, const char *undo_path,
 			     const char *device)
 {
 	snprintf(buf, size, "%s --restore=%s %s", die_program_name, undo_path,
@@ -66,18 +66,18 @@ const char *undofile_command(char *buf, size_t size, const char *undo_path,
 	return buf;
 }
 
-const char *undofile_kept(char *buf, size_t size, const char *undo_path,
+const char *mode_undo_kept(char *buf, size_t size, const char *undo_path,
 			  const char *device)
 {
 	char command[UNDOFILE_HINT_BYTES];
 
 	snprintf(buf, size, "the undo file %s is kept: %s", undo_path,
-		 undofile_command(command, sizeof(command), undo_path,
+		 mode_undo_command(command, sizeof(command), undo_path,
 				  device));
 	return buf;
 }
 
-void undofile_print_damage(const char *device, const struct undo_damage *d)
+void mode_undo_print_damage(const char *device, const struct undo_damage *d)
 {
 	static const char *const why[] = {
 		[UNDO_DAMAGED] = "their record in the undo file is damaged",
@@ -151,7 +151,7 @@ static int check_undo_proof(const struct config *cfg, const char *path,
  * could have written, and this device's?  Its descriptor, opened once:
  * the restore reads what was checked, whatever the name means by then.
  */
-int undofile_open_proven(const struct config *cfg, const char *option,
+int mode_undo_open_proven(const struct config *cfg, const char *option,
 			 const char *path)
 {
 	char why[PATH_MAX + 160];
@@ -163,7 +163,7 @@ int undofile_open_proven(const struct config *cfg, const char *option,
 		usage_error("%s: %s: %s", option, path, why);
 	if (undo_fd < 0)
 		runtime_error("%s: %s: %s", option, path, why);
-	open_device(cfg, &dev, DEV_READ_ONLY);
+	mode_open_device(cfg, &dev, DEV_READ_ONLY);
 	err = check_undo_proof(cfg, path, undo_fd, &dev, why, sizeof(why));
 	dev_close(&dev);
 	if (err == -ENODEV || err == -EINVAL)

@@ -23,11 +23,11 @@
  * in the user's undo directory, written in buf.  NULL, with why set,
  * when the default cannot be had.
  */
-const char *undofile_path(const struct config *cfg, char *buf, size_t size,
+const char *mode_undo_path(const struct config *cfg, char *buf, size_t size,
 			  char *why, size_t why_size);
 
-/* undofile_path, or exit 2 saying why. */
-const char *undofile_choose(const struct config *cfg, char *buf,
+/* mode_undo_path, or exit 2 saying why. */
+const char *mode_undo_choose(const struct config *cfg, char *buf,
 			    size_t size);
 
 /*
@@ -35,29 +35,29 @@ const char *undofile_choose(const struct config *cfg, char *buf,
  * and writable, not on the device under test; else exit 2, in the same
  * words for every mode.
  */
-void undofile_check_new(const struct config *cfg, const char *undo_path);
+void mode_undo_check_new(const struct config *cfg, const char *undo_path);
 
 /* "flashbench --restore=FILE DEVICE", in buf: what puts the blocks back. */
-const char *undofile_command(char *buf, size_t size, const char *undo_path,
+const char *mode_undo_command(char *buf, size_t size, const char *undo_path,
 			     const char *device);
 
 /*
  * What a run says when blocks it wrote are left to its undo file: "the
  * undo file FILE is kept: flashbench --restore=FILE DEVICE", in buf.
  */
-const char *undofile_kept(char *buf, size_t size, const char *undo_path,
+const char *mode_undo_kept(char *buf, size_t size, const char *undo_path,
 			  const char *device);
 
 /* A range an undo file's restore did not put back, and why, on stderr. */
 struct undo_damage;
-void undofile_print_damage(const char *device, const struct undo_damage *d);
+void mode_undo_print_damage(const char *device, const struct undo_damage *d);
 
 /*
  * Open the undo file at path for a restore (option names it in
  * messages): trusted, this device's, proven by its content; its
  * descriptor, or exit (2 for another device's file, else 1).
  */
-int undofile_open_proven(const struct config *cfg, const char *option,
+int mode_undo_open_proven(const struct config *cfg, const char *option,
 			 const char *path);
 
 #endif

@@ -168,7 +168,7 @@ void plot_free(struct plot *plot)
 	free(plot);
 }
 
-int plot_begin_run(struct plot *plot, const struct report_meta *meta,
+int plot_begin_run(struct plot *plot, const struct render_meta *meta,
 		   const char *label)
 {
 	const char *test = meta->test ? meta->test : "program";
@@ -893,7 +893,7 @@ int plot_write_bars(const struct plot_bars *bars, FILE *out)
 static int begin_saved_run(struct plot *plot, const struct saved_run *saved,
 			   const char *path, char *err, size_t errlen)
 {
-	struct report_meta meta = { .test = saved->test,
+	struct render_meta meta = { .test = saved->test,
 		.device = saved->device, .params = saved->params,
 		.param_count = saved->param_count };
 	const char *base = strrchr(path, '/');

@@ -1,7 +1,8 @@
 /*
  * plot: SVG charts of result records, drawn by our own code into one
  * self-contained file.  Records come from a live run (plot_record fits
- * vm_exec.sink (a record_sink)) or from saved JSON documents, several runs to a chart.
+ * vm_exec.sink, a record_sink) or from saved JSON documents, several
+ * runs to a chart.
  * It draws; it neither measures nor analyses beyond a regression line.
  */
 #ifndef FLASHBENCH_PLOT_H
@@ -10,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "output/report.h"
+#include "output/render.h"
 #include "vm.h"
 
 #define PLOT_MAX_RUNS 32
@@ -27,10 +28,10 @@ void plot_free(struct plot *plot);
  * Returns 0, -E2BIG past PLOT_MAX_RUNS, -EINVAL for a run of a test
  * drawn differently from the first, or -ENOMEM.
  */
-int plot_begin_run(struct plot *plot, const struct report_meta *meta,
+int plot_begin_run(struct plot *plot, const struct render_meta *meta,
 		   const char *label);
 
-/* One record of the current run; fits vm_exec.sink (a record_sink).  0 or -ENOMEM. */
+/* One record of the current run; fits a record_sink.  0 or -ENOMEM. */
 int plot_record(void *plot, const struct record *record);
 
 /*

@@ -108,7 +108,7 @@ static void write_json_number(FILE *out, double value, const char *unit)
 	enum record_unit u = strcmp(unit, "bytes") == 0 ? RECORD_BYTES :
 			 strcmp(unit, "ns") == 0 ? RECORD_TIME : RECORD_COUNT;
 
-	fputs(report_format_number(buf, sizeof(buf), value, u), out);
+	fputs(render_format_number(buf, sizeof(buf), value, u), out);
 }
 
 static void write_json_item(FILE *out, const struct summary_item *item)
@@ -173,7 +173,7 @@ static void write_json_part(FILE *out, const struct summary_part *p)
 static int write_json(FILE *out, const struct report_summary *s,
 		      const struct summary_part *parts, size_t count)
 {
-	const struct report_meta device = { .device = s->device,
+	const struct render_meta device = { .device = s->device,
 		.device_size = s->device_bytes,
 		.logical_block_size = s->logical_block_bytes,
 		.device_identity = s->device_identity,
@@ -182,7 +182,7 @@ static int write_json(FILE *out, const struct report_summary *s,
 	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
 	json_write_string(out, s->command);
 	fputs(",\n  \"test\": \"report\",\n  \"device\": ", out);
-	report_json_device(out, &device);
+	render_json_device(out, &device);
 	fprintf(out, ",\n  \"parameters\": {\"write\": %s},\n",
 		s->write ? "true" : "false");
 	write_json_summary(out, s);
@@ -246,7 +246,7 @@ static void csv_member(FILE *out, const char *part, const char *kind,
 	}
 	if (v->type == JSON_NUMBER || v->type == JSON_BOOL)
 		csv_row(out, part, kind, name,
-			report_format_number(num, sizeof(num), v->number,
+			render_format_number(num, sizeof(num), v->number,
 					     RECORD_COUNT), "", "");
 	else if (v->type == JSON_STRING)
 		csv_row(out, part, kind, name, "", "label", v->string);
@@ -290,7 +290,7 @@ static int write_csv(FILE *out, const struct report_summary *s,
 
 		csv_row(out, "summary", item->topic, item->key,
 			isfinite(item->value) ?
-			report_format_number(num, sizeof(num), item->value,
+			render_format_number(num, sizeof(num), item->value,
 					     RECORD_COUNT) : "",
 			item->unit, item->text);
 	}
@@ -304,13 +304,13 @@ static int write_csv(FILE *out, const struct report_summary *s,
 	return 0;
 }
 
-int summary_write(FILE *out, enum report_format format,
+int summary_write(FILE *out, enum render_format format,
 		  const struct report_summary *s,
 		  const struct summary_part *parts, size_t count)
 {
-	if (format == REPORT_JSON)
+	if (format == RENDER_JSON)
 		write_json(out, s, parts, count);
-	else if (format == REPORT_CSV)
+	else if (format == RENDER_CSV)
 		write_csv(out, s, parts, count);
 	else
 		write_text(out, s, parts, count);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "lib/jsonparse.h"
-#include "output/report.h"
+#include "output/render.h"
 
 #define SUMMARY_MAX_ITEMS 48
 #define SUMMARY_TEXT_BYTES 400
@@ -24,7 +24,7 @@ struct summary_item {
 	char text[SUMMARY_TEXT_BYTES];	/* as the text shows it */
 	double value;			/* the figure, NAN for none */
 	double confidence;		/* NAN where there is none */
-	const char *unit;		/* report_unit_name's, or "label" */
+	const char *unit;		/* render_unit_name's, or "label" */
 };
 
 /* A part as the report ran it: its output and its JSON, parsed. */
@@ -59,7 +59,7 @@ struct summary_item *summary_add(struct report_summary *s, const char *topic,
 	__attribute__((format(printf, 6, 7)));
 
 /* The whole report on out: summary, then each part.  0 or -EIO. */
-int summary_write(FILE *out, enum report_format format,
+int summary_write(FILE *out, enum render_format format,
 		  const struct report_summary *s,
 		  const struct summary_part *parts, size_t count);
 

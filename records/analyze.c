@@ -40,7 +40,7 @@ static const struct text_look lower_bound_confidence = {
 		    "--open-au-nr" };
 
 /* "Read 12 align lines in 1 table and 2 open-AU runs; 0 lines ignored" */
-static int emit_input(struct report *report, const struct analyze_result *r,
+static int emit_input(struct render *report, const struct analyze_result *r,
 		      const struct analyze_findings *f)
 {
 	const struct text_look looks[] = {
@@ -67,7 +67,7 @@ static int emit_input(struct report *report, const struct analyze_result *r,
 		rec.fields[rec.count++] = (struct record_field){ RECORD_COUNT,
 			fields[i].key, i < COUNT_OF(looks) ? &looks[i] :
 			&text_hidden, NULL, fields[i].value };
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /* The findings, in the text's order. */
@@ -132,7 +132,7 @@ static const struct analysis_finding *finding_of(
  * (confidence c)", "caption at least N (...)" or "caption not determined:
  * why".
  */
-static int emit_finding(struct report *report,
+static int emit_finding(struct render *report,
 			const struct analyze_findings *f, unsigned row)
 {
 	const struct finding_row *r = &finding_rows[row];
@@ -148,10 +148,10 @@ static int emit_finding(struct report *report,
 		rec.fields[rec.count++] = (struct record_field){ RECORD_BOOL,
 			"lower_bound", NULL, NULL, bound };
 	rec.layout = &r->line;
-	report_hide_fields(&rec);
+	render_hide_fields(&rec);
 	if (r->shown == SHOWN_NEVER ||
 	    (r->shown == SHOWN_IF_KNOWN && !found->known))
-		return report_record(report, &rec);
+		return render_record(report, &rec);
 	if (!found->known) {
 		rec.fields[3].look = &not_determined;
 	} else if (bound) {
@@ -161,7 +161,7 @@ static int emit_finding(struct report *report,
 		rec.fields[1].look = id->bytes ? &detect_exact_size_look : NULL;
 		rec.fields[2].look = &detect_confidence_look;
 	}
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /*
@@ -169,7 +169,7 @@ static int emit_finding(struct report *report,
  * "  random/linear:      0.25 of the linear rate at N=1 (confidence
  * 0.90)", or not determined without a random run and a linear one.
  */
-static int emit_order_cost(struct report *report,
+static int emit_order_cost(struct render *report,
 			   const struct analysis_open *o)
 {
 	const struct analysis_order_cost *c = &o->random_linear;
@@ -182,7 +182,7 @@ static int emit_order_cost(struct report *report,
 }
 
 /* What the text said of the erase size, and whether the reading agrees. */
-static int emit_claim(struct report *report, const struct analyze_result *r,
+static int emit_claim(struct render *report, const struct analyze_result *r,
 		      const struct analysis_geometry *g)
 {
 	static const char *const verdicts[] = {
@@ -200,15 +200,15 @@ static int emit_claim(struct report *report, const struct analyze_result *r,
 	analysis_finding_record("preferred_erase_size", &claim, true, "",
 				&rec);
 	rec.layout = &claim_line;
-	report_hide_fields(&rec);
+	render_hide_fields(&rec);
 	if (claim.known)
 		rec.fields[1].look = &look;
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /* The SD specification's largest erase size for the capacity, if known:
    shown when the reading is above it. */
-static int emit_limit(struct report *report, const struct analysis_geometry *g)
+static int emit_limit(struct render *report, const struct analysis_geometry *g)
 {
 	static const struct text_look above = { .display = TEXT_EXACT_SIZE,
 		.template = "above the % the SD specification allows a card "
@@ -221,7 +221,7 @@ static int emit_limit(struct report *report, const struct analysis_geometry *g)
 	rec.fields[0] = (struct record_field){ RECORD_BYTES, "max_erase_size_bytes",
 		g->erase.known && g->erase.value > g->spec_max_au ? &above :
 		&text_hidden, NULL, (double)g->spec_max_au };
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /* The words after an align line: the largest boundary it is, if any. */
@@ -256,7 +256,7 @@ static void align_heading(const struct analyze_result *r,
 }
 
 /* The align lines of the table used, an "align" record each. */
-static int emit_align(struct report *report, const struct analyze_result *r,
+static int emit_align(struct render *report, const struct analyze_result *r,
 		      const struct analyze_findings *f)
 {
 	static const char *const keys[] = { "pre_ns", "on_ns", "post_ns",
@@ -294,7 +294,7 @@ static int emit_align(struct report *report, const struct analyze_result *r,
 		rec.fields[rec.count++] = (struct record_field){ RECORD_LABEL,
 			"boundary", mark[0] ? &boundary : &text_hidden, mark,
 			0 };
-		err = report_record(report, &rec);
+		err = render_record(report, &rec);
 	}
 	return err;
 }
@@ -328,7 +328,7 @@ static void runs_heading(char *buf, size_t size)
  * One record per N and order, repeated runs combined, the line of the
  * open-AU table: "      6  linear    1     9    0.97  0.93 4MiB  holds".
  */
-static int emit_combined(struct report *report,
+static int emit_combined(struct render *report,
 			 const struct analyze_result *r)
 {
 	char heading[TEMPLATE_MAX];
@@ -379,7 +379,7 @@ static int emit_combined(struct report *report,
 			(double)v.worst_size : NAN };
 		rec.fields[7] = (struct record_field){ RECORD_LABEL, "verdict",
 			&looks[7], verdict_text(run, &v), 0 };
-		err = report_record(report, &rec);
+		err = render_record(report, &rec);
 	}
 	return err;
 }
@@ -389,7 +389,7 @@ static int emit_combined(struct report *report,
  * "open_au_run" with its verdict, then one of kind "open_au_point" per
  * block size, both numbered "run".  Text shows the combined runs.
  */
-static int emit_runs(struct report *report, const struct analyze_result *r)
+static int emit_runs(struct render *report, const struct analyze_result *r)
 {
 	int err = 0;
 
@@ -411,7 +411,7 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 		rec.fields[4] = (struct record_field){ RECORD_COUNT,
 			"median_ratio", &text_hidden, NULL,
 			v.compared ? v.median_ratio : NAN };
-		err = report_record(report, &rec);
+		err = render_record(report, &rec);
 		rec.kind = "open_au_point";
 		for (size_t j = 0; !err && j < run->count; j++) {
 			rec.count = 3;
@@ -420,14 +420,14 @@ static int emit_runs(struct report *report, const struct analyze_result *r)
 				(double)run->size[j] };
 			rec.fields[2] = (struct record_field){ RECORD_RATE,
 				"bytes_per_s", &text_hidden, NULL, run->rate[j] };
-			err = report_record(report, &rec);
+			err = render_record(report, &rec);
 		}
 	}
 	return err;
 }
 
 /* What this input cannot tell, a "cannot_tell" record each. */
-static int emit_cannot_tell(struct report *report,
+static int emit_cannot_tell(struct render *report,
 			    const struct analyze_result *r,
 			    const struct analyze_findings *f)
 {
@@ -458,7 +458,7 @@ static int emit_cannot_tell(struct report *report,
 }
 
 /* The records in the text's order: a line each, or none. */
-static int emit_all(struct report *report, const struct analyze_result *r,
+static int emit_all(struct render *report, const struct analyze_result *r,
 		    const struct analyze_findings *f,
 		    const char (*advice)[ANALYSIS_ADVICE_BYTES],
 		    size_t advice_count)
@@ -501,17 +501,17 @@ static int emit_all(struct report *report, const struct analyze_result *r,
 }
 
 int analyze_report(const struct analyze_result *r,
-		   enum report_format format, const char *command, FILE *out)
+		   enum render_format format, const char *command, FILE *out)
 {
 	static const struct dev_stats nothing;	/* it measures nothing */
 	char advice[ANALYZE_ADVICE_MAX][ANALYSIS_ADVICE_BYTES];
-	const struct report_meta meta = { .test = "analyze",
+	const struct render_meta meta = { .test = "analyze",
 		.command = command,
 		.index_member = "findings", .index_key = "name",
 		.index_schema1 = true };
 	const struct analysis_finding *erase, *page, *linear;
 	struct analyze_findings f;
-	struct report *report;
+	struct render *report;
 	size_t advice_count;
 	int err;
 
@@ -526,13 +526,13 @@ int analyze_report(const struct analyze_result *r,
 					!f.open.linear_lower_bound ?
 					(unsigned)linear->value : 0,
 					advice, ANALYZE_ADVICE_MAX);
-	report = report_open(out, format, &meta);
+	report = render_open(out, format, &meta);
 	if (!report)
 		return -ENOMEM;
 	err = emit_all(report, r, &f,
 		       (const char (*)[ANALYSIS_ADVICE_BYTES])advice,
 		       advice_count);
-	if (report_close(report, &nothing, false) && !err)
+	if (render_close(report, &nothing, false) && !err)
 		err = -EIO;
 	return err ? -EIO : 0;
 }

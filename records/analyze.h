@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "analysis/pasted.h"
-#include "output/report.h"
+#include "output/render.h"
 
 /*
  * Judge a result and report it: text for people, one JSON document (the
@@ -16,6 +16,6 @@
  * table.  Returns 0, or -EIO on a write error.
  */
 int analyze_report(const struct analyze_result *result,
-		   enum report_format format, const char *command, FILE *out);
+		   enum render_format format, const char *command, FILE *out);
 
 #endif

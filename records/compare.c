@@ -57,7 +57,7 @@ static const char *cell_text(const struct compare_card *card,
 
 	if (!isfinite(card->value[c]))
 		return "";
-	return report_field_text(&field, column_display[c], 0, buf, size);
+	return render_field_text(&field, column_display[c], 0, buf, size);
 }
 
 static void measure_widths(const struct compare *table, struct widths *w)
@@ -195,7 +195,7 @@ static const char *matched_by(const struct compare_card *card)
  * A card: its name, the figures (the text row), then what only the
  * machine formats carry: where it came from and which cells are best.
  */
-static int emit_card(struct report *report, const struct compare_card *card,
+static int emit_card(struct render *report, const struct compare_card *card,
 		     const struct widths *w, const char *first_heading)
 {
 	struct row_looks looks;
@@ -229,16 +229,16 @@ static int emit_card(struct report *report, const struct compare_card *card,
 		if (compare_columns[c].ranked)
 			record_add(&rec, RECORD_BOOL, best_keys[c],
 				  &text_hidden, NULL, card->best[c]);
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
-static int emit_note(struct report *report, const char *text,
+static int emit_note(struct render *report, const char *text,
 		     const struct text_look *look)
 {
 	struct record rec = { .kind = "note", .layout = &note_line };
 
 	record_add(&rec, RECORD_LABEL, "note", look, text, 0);
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /*
@@ -246,7 +246,7 @@ static int emit_note(struct report *report, const char *text,
  * In text, a blank line before the legend and another after it: the
  * note that follows is no continuation of "+ at least".
  */
-static int emit_legend(struct report *report, const struct compare *table)
+static int emit_legend(struct render *report, const struct compare *table)
 {
 	static const struct text_look paragraph = { .display = TEXT_AS_UNIT,
 		.template = "\n%" };
@@ -275,19 +275,19 @@ static int emit_legend(struct report *report, const struct compare *table)
 	return err;
 }
 
-int compare_report(const struct compare *table, enum report_format format,
+int compare_report(const struct compare *table, enum render_format format,
 		   const char *command, FILE *out)
 {
-	const struct report_meta meta = { .test = "compare",
+	const struct render_meta meta = { .test = "compare",
 					  .command = command };
 	char first[HEADING_MAX];
-	struct report *report;
+	struct render *report;
 	struct widths w;
 	int err = 0;
 
 	measure_widths(table, &w);
 	heading(table, &w, first, sizeof(first));
-	report = report_open(out, format, &meta);
+	report = render_open(out, format, &meta);
 	if (!report)
 		return -ENOMEM;
 	for (unsigned i = 0; !err && i < table->card_count; i++)
@@ -296,7 +296,7 @@ int compare_report(const struct compare *table, enum report_format format,
 	if (!err)
 		err = emit_legend(report, table);
 	/* it measures nothing: the accounting is null */
-	if (report_close(report, NULL, false) && !err)
+	if (render_close(report, NULL, false) && !err)
 		err = -EIO;
 	return err;
 }

@@ -10,10 +10,10 @@
 #include <stdio.h>
 
 #include "analysis/compare.h"
-#include "output/report.h"
+#include "output/render.h"
 
 /* The table in format on out.  Returns 0, -EIO or -ENOMEM. */
-int compare_report(const struct compare *table, enum report_format format,
+int compare_report(const struct compare *table, enum render_format format,
 		   const char *command, FILE *out);
 
 /* The ranked columns as grouped bars, an SVG document.  0 or -EIO. */

@@ -90,7 +90,7 @@ static unsigned at_least_of(const struct detect_findings *f, unsigned row)
  * never fell off gives.  Text shows "caption value (confidence c)" or
  * "caption not determined: reason", or no line.
  */
-static int emit_finding(struct report *report,
+static int emit_finding(struct render *report,
 			const struct detect_findings *f, unsigned row)
 {
 	const struct finding_row *r = &finding_rows[row];
@@ -110,17 +110,17 @@ static int emit_finding(struct report *report,
 		rec.fields[rec.count++] = (struct record_field){ RECORD_COUNT,
 			"at_least", NULL, NULL, at_least ? (double)at_least : NAN };
 	rec.layout = &r->line;
-	report_hide_fields(&rec);
+	render_hide_fields(&rec);
 	if (shown && found->known) {
 		rec.fields[1].look = id->bytes ? &detect_exact_size_look : NULL;
 		rec.fields[2].look = &detect_confidence_look;
 	} else if (shown) {
 		rec.fields[3].look = &not_determined;
 	}
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
-int detect_report_order_cost(struct report *report,
+int detect_report_order_cost(struct render *report,
 			     const struct analysis_order_cost *c,
 			     const struct text_layout *line, const char *of,
 			     const char *why_key, const char *why, bool shown)
@@ -147,12 +147,12 @@ int detect_report_order_cost(struct report *report,
 	rec.fields[4] = (struct record_field){ RECORD_LABEL, why_key,
 		c->known ? &text_hidden : &not_determined, why, 0 };
 	if (!shown)
-		report_hide_fields(&rec);
-	return report_record(report, &rec);
+		render_hide_fields(&rec);
+	return render_record(report, &rec);
 }
 
 /* random/linear:  0.49 of the in-order rate at N=1 (confidence 0.50) */
-static int emit_order_cost(struct report *report,
+static int emit_order_cost(struct render *report,
 			   const struct detect_findings *f)
 {
 	const struct analysis_order_cost *c = &f->random_linear;
@@ -166,7 +166,7 @@ static int emit_order_cost(struct report *report,
 }
 
 /* "  or:  2MiB (weight 0.40 against 0.60)", when two readings fit. */
-int detect_report_alternative(struct report *report,
+int detect_report_alternative(struct render *report,
 			      const struct analysis_geometry *g,
 			      const struct text_layout *line, const char *tail)
 {
@@ -185,11 +185,11 @@ int detect_report_alternative(struct report *report,
 	rec.fields[0].look = &text_hidden;
 	rec.fields[1].look = &detect_exact_size_look;
 	rec.fields[2].look = &weight;
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /* What the card says of its erase size, and whether it agrees. */
-static int emit_claim(struct report *report, const struct detect_findings *f)
+static int emit_claim(struct render *report, const struct detect_findings *f)
 {
 	const struct analysis_geometry *g = &f->geometry;
 	const struct analysis_finding claim = { .known = f->sysfs_known,
@@ -203,14 +203,14 @@ static int emit_claim(struct report *report, const struct detect_findings *f)
 	analysis_finding_record("preferred_erase_size", &claim, true, NULL,
 				&rec);
 	rec.layout = &claim_line;
-	report_hide_fields(&rec);
+	render_hide_fields(&rec);
 	if (f->sysfs_known)
 		rec.fields[1].look = &verdict;
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /* "device: PATH (N bytes, logical blocks of N)" */
-static int emit_device(struct report *report, const struct dev *dev)
+static int emit_device(struct render *report, const struct dev *dev)
 {
 	static const struct text_look looks[] = {
 		{ .display = TEXT_AS_UNIT },
@@ -227,21 +227,21 @@ static int emit_device(struct report *report, const struct dev *dev)
 	rec.fields[2] = (struct record_field){ RECORD_BYTES,
 		"logical_block_bytes", &looks[2], NULL,
 		(double)dev->logical_block_bytes };
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
-static int emit_card(struct report *report, const struct detect_findings *f)
+static int emit_card(struct render *report, const struct detect_findings *f)
 {
 	struct record rec = { .kind = "card", .count = 1,
 				 .layout = &card_line };
 
 	rec.fields[0] = (struct record_field){ RECORD_LABEL, "identity", NULL,
 					   f->identity, 0 };
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /* "cost: 3.252 s, read 6.56MiB, written 0B" */
-static int emit_cost(struct report *report, const struct dev_stats *stats)
+static int emit_cost(struct render *report, const struct dev_stats *stats)
 {
 	static const struct text_look looks[] = {
 		{ .display = TEXT_SECONDS, .template = "% s,", .digits = 3 },
@@ -257,7 +257,7 @@ static int emit_cost(struct report *report, const struct dev_stats *stats)
 		&looks[1], NULL, (double)stats->bytes_read };
 	rec.fields[2] = (struct record_field){ RECORD_BYTES, "bytes_written",
 		&looks[2], NULL, (double)stats->bytes_written };
-	return report_record(report, &rec);
+	return render_record(report, &rec);
 }
 
 /*
@@ -265,7 +265,7 @@ static int emit_cost(struct report *report, const struct dev_stats *stats)
  * in it ("Staircase (levels of the diff column, noise 935ns per
  * diff):"), then a "level" record each ("  from 4MiB     +99.2µs ...").
  */
-int detect_report_staircase(struct report *report,
+int detect_report_staircase(struct render *report,
 			    const struct analysis_geometry *g, bool shown)
 {
 	static const struct text_look level_looks[] = {
@@ -296,20 +296,20 @@ int detect_report_staircase(struct report *report,
 		"erase_not_visible_confidence", &text_hidden, NULL,
 		g->erase_hidden ? g->hidden_confidence : 0 };
 	if (!shown)
-		report_hide_fields(&rec);
-	err = report_record(report, &rec);
+		render_hide_fields(&rec);
+	err = render_record(report, &rec);
 	for (size_t j = 0; !err && j < g->level_count; j++) {
 		analysis_level_record(&g->levels[j], &rec);
 		rec.layout = &level_layout;
 		if (!shown)
-			report_hide_fields(&rec);
-		err = report_record(report, &rec);
+			render_hide_fields(&rec);
+		err = render_record(report, &rec);
 	}
 	return err;
 }
 
 /* Lines of text, a record of kind each, the first under heading. */
-int detect_report_lines(struct report *report, const char *kind,
+int detect_report_lines(struct render *report, const char *kind,
 			const char *heading,
 			const char (*lines)[ANALYSIS_ADVICE_BYTES],
 			size_t count)
@@ -328,7 +328,7 @@ int detect_report_lines(struct report *report, const char *kind,
 
 		rec.fields[0] = (struct record_field){ RECORD_LABEL, "text",
 			&looks[i ? 1 : 0], lines[i], 0 };
-		err = report_record(report, &rec);
+		err = render_record(report, &rec);
 	}
 	return err;
 }
@@ -338,7 +338,7 @@ int detect_report_lines(struct report *report, const char *kind,
  * alignment: "  4MiB     pre 91.2µs   on 190µs    post 91.0µs   diff
  * 99.2µs    +- 935ns".
  */
-static int emit_evidence(struct report *report,
+static int emit_evidence(struct render *report,
 			 const struct detect_findings *f)
 {
 	static const char *const keys[] = { "pre_ns", "on_ns", "post_ns",
@@ -374,13 +374,13 @@ static int emit_evidence(struct report *report,
 			rec.fields[rec.count++] = (struct record_field){
 				RECORD_TIME, keys[k], &looks[k], NULL,
 				ns[k] };
-		err = report_record(report, &rec);
+		err = render_record(report, &rec);
 	}
 	return err;
 }
 
 /* The records in the text's order: a line each, or none. */
-static int emit_all(struct report *report, const struct dev *dev,
+static int emit_all(struct render *report, const struct dev *dev,
 		    const struct detect_findings *f)
 {
 	int err = emit_device(report, dev);
@@ -418,23 +418,23 @@ static int emit_all(struct report *report, const struct dev *dev,
 	return err;
 }
 
-int detect_report(FILE *out, enum report_format format,
-		  const struct report_meta *meta, const struct dev *dev,
+int detect_report(FILE *out, enum render_format format,
+		  const struct render_meta *meta, const struct dev *dev,
 		  const struct detect_findings *f)
 {
-	struct report_meta indexed = *meta;
-	struct report *report;
+	struct render_meta indexed = *meta;
+	struct render *report;
 	int err;
 
 	/* JSON: "findings": {"erase_size": {"value": ...}, ...} */
 	indexed.index_member = "findings";
 	indexed.index_key = "name";
 	indexed.index_schema1 = true;
-	report = report_open(out, format, &indexed);
+	report = render_open(out, format, &indexed);
 	if (!report)
 		return -ENOMEM;
 	err = emit_all(report, dev, f);
-	if (report_close(report, &dev->stats, false) && !err)
+	if (render_close(report, &dev->stats, false) && !err)
 		err = -EIO;
 	return err;
 }

@@ -10,7 +10,7 @@
 
 #include "analysis/detected.h"
 #include "analysis/findings.h"
-#include "output/report.h"
+#include "output/render.h"
 
 /* The looks of both readings' findings: "12KiB", "(confidence 0.99)". */
 extern const struct text_look detect_exact_size_look;
@@ -22,15 +22,15 @@ extern const struct text_look detect_confidence_look;
  * names the run; JSON adds "findings", the findings keyed by name.
  * Returns 0, -ENOMEM or -EIO.
  */
-int detect_report(FILE *out, enum report_format format,
-		  const struct report_meta *meta, const struct dev *dev,
+int detect_report(FILE *out, enum render_format format,
+		  const struct render_meta *meta, const struct dev *dev,
 		  const struct detect_findings *findings);
 
 /*
  * The second reading of the erase size, where two fit: a "finding",
  * shown on line as "SIZE (weight W against C<tail>)".
  */
-int detect_report_alternative(struct report *report,
+int detect_report_alternative(struct render *report,
 			      const struct analysis_geometry *geometry,
 			      const struct text_layout *line,
 			      const char *tail);
@@ -41,7 +41,7 @@ int detect_report_alternative(struct report *report,
  * on line as "R <of> at N=1 (confidence C)" or "not determined: WHY";
  * shown false: in no text.
  */
-int detect_report_order_cost(struct report *report,
+int detect_report_order_cost(struct render *report,
 			     const struct analysis_order_cost *cost,
 			     const struct text_layout *line, const char *of,
 			     const char *why_key, const char *why,
@@ -51,13 +51,13 @@ int detect_report_order_cost(struct report *report,
  * A "staircase" record (noise, erase visible), then a "level" each;
  * shown: in the text too.
  */
-int detect_report_staircase(struct report *report,
+int detect_report_staircase(struct render *report,
 			    const struct analysis_geometry *geometry,
 			    bool shown);
 
 /* Lines of text (advice, notes), a record of kind each, the first
    under heading. */
-int detect_report_lines(struct report *report, const char *kind,
+int detect_report_lines(struct render *report, const char *kind,
 			const char *heading,
 			const char (*lines)[ANALYSIS_ADVICE_BYTES],
 			size_t count);

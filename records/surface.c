@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output/report.h"
+#include "output/render.h"
 #include "records/surface.h"
 
 #define SHOWN(template_text) \
@@ -52,7 +52,7 @@ static int emit_window(const struct record_sink *sink,
 	    rate(w->bytes, w->read_ns));
 	record_add(&rec, RECORD_RATE, "write_bytes_per_s", NULL, NULL,
 	    rate(w->bytes, w->write_ns));
-	report_hide_fields(&rec);
+	render_hide_fields(&rec);
 	return record_emit(sink, &rec);
 }
 
@@ -334,7 +334,7 @@ static int emit_states(const struct record_sink *sink,
 	for (int s = 0; s <= SURFACE_OLD_DATA; s++)
 		record_add(&rec, RECORD_COUNT, state_keys[s], NULL, NULL,
 		    (double)r->states[s]);
-	report_hide_fields(&rec);
+	render_hide_fields(&rec);
 	return record_emit(sink, &rec);
 }
 

@@ -479,7 +479,7 @@ static void test_random_rule(void)
 
 /* The report of r in one format, as a string to search (NULL if none). */
 static char *render(const struct analyze_result *result,
-		    enum report_format format, const char *what)
+		    enum render_format format, const char *what)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -497,11 +497,11 @@ static void test_lower_bound_reports(void)
 
 	analyze_text("flashbench -O -0 1\n4MiB 9M/s\n1MiB 9M/s\n"
 		     "flashbench -O -0 4\n4MiB 9M/s\n1MiB 9M/s\n", &r);
-	buf = render(&r, REPORT_TEXT, "text report written");
+	buf = render(&r, RENDER_TEXT, "text report written");
 	UNIT_CHECK(buf && strstr(buf, "Open erase blocks:    at least 4 ("),
 		   "text: at least 4");
 	free(buf);
-	buf = render(&r, REPORT_JSON, "JSON report written");
+	buf = render(&r, RENDER_JSON, "JSON report written");
 	UNIT_CHECK(buf && strstr(buf, "\"open_au_linear\": {\"value\": 4, "
 				 "\"confidence\": ") &&
 		   strstr(buf, "\"lower_bound\": true}") &&
@@ -614,14 +614,14 @@ static void test_reports(void)
 
 	if (load("su08g.txt"))
 		return;
-	buf = render(&r, REPORT_TEXT, "text report written");
+	buf = render(&r, RENDER_TEXT, "text report written");
 	UNIT_CHECK(buf && strstr(buf, "Erase block size:     4MiB") &&
 		   strstr(buf, "Open erase blocks:    6") &&
 		   strstr(buf, "falls off") && strstr(buf, "not determined") &&
 		   strstr(buf, "Advice:\n  partition start: sector 8192"),
 		   "text: findings, evidence, what is unknown");
 	free(buf);
-	buf = render(&r, REPORT_JSON, "JSON report written");
+	buf = render(&r, RENDER_JSON, "JSON report written");
 	UNIT_CHECK(buf && buf[0] == '{' &&
 		   strstr(buf, "\"test\": \"analyze\"") &&
 		   strstr(buf, "\"erase_size\": {\"value\": 4194304, ") &&
@@ -635,7 +635,7 @@ static void test_reports(void)
 			  "\"partition start: sector 8192 (4MiB)"),
 		   "JSON: findings, nulls, advice");
 	free(buf);
-	buf = render(&r, REPORT_CSV, "CSV report written");
+	buf = render(&r, RENDER_CSV, "CSV report written");
 	UNIT_CHECK(buf && strncmp(buf, "schema,kind,align_lines,", 24) == 0 &&
 		   strstr(buf, ",name,value,confidence,why,") &&
 		   strstr(buf, "\n3,finding,,,,,,,,,erase_size,4194304,0.") &&

@@ -51,7 +51,7 @@ static char *show(const char *device, const char *name, bool json,
 	FILE *f = open_memstream(&buf, &len);
 
 	*ret = info_show(&dev, name ? tree(name) : NULL,
-			 json ? REPORT_JSON : REPORT_TEXT, f, err,
+			 json ? RENDER_JSON : RENDER_TEXT, f, err,
 			 sizeof(err));
 	fclose(f);
 	return buf;
@@ -64,7 +64,7 @@ static char *decode(const char *kind, const char *hex, bool json, int *ret,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*ret = info_decode(kind, hex, json ? REPORT_JSON : REPORT_TEXT, NULL, f,
+	*ret = info_decode(kind, hex, json ? RENDER_JSON : RENDER_TEXT, NULL, f,
 			  err, errlen);
 	fclose(f);
 	return buf;
@@ -593,7 +593,7 @@ static char *print_card(const struct info_device *dev,
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	*ret = info_print(dev, card, json ? REPORT_JSON : REPORT_TEXT, f, err,
+	*ret = info_print(dev, card, json ? RENDER_JSON : RENDER_TEXT, f, err,
 			 sizeof(err));
 	fclose(f);
 	return buf;

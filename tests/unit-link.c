@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "identity/hostlink.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "measure/speed.h"
 #include "records/speed.h"
 #include "unit.h"
@@ -343,20 +343,20 @@ static void test_class_text(void)
 {
 	struct speed_results r = { .has_rate = true, .rate_ns = 1000000000,
 				   .rate_bytes = 19800000 };
-	struct report_meta meta = { .test = "class-check" };
-	struct speed_exec x = { .sink = { report_record, NULL } };
+	struct render_meta meta = { .test = "class-check" };
+	struct speed_exec x = { .sink = { render_record, NULL } };
 	struct link_info l;
-	struct report *report;
+	struct render *report;
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 
 	judge_ios(&l, LINK_BUS_SD, ios_sd_hs, &u3);
 	x.link = &l;
-	report = out ? report_open(out, REPORT_TEXT, &meta) : NULL;
+	report = out ? render_open(out, RENDER_TEXT, &meta) : NULL;
 	x.sink.ctx = report;
 	UNIT_CHECK(report && speed_emit_classes(&x, &r, NULL) == 0 &&
-		   report_close(report, NULL, false) == 0, "rendered");
+		   render_close(report, NULL, false) == 0, "rendered");
 	if (out)
 		fclose(out);
 	UNIT_CHECK(text && strstr(text, "\nU3      required 30 MB/s; measured "

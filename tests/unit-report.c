@@ -13,7 +13,7 @@
 #include "lib/jsonparse.h"
 #include "output/json.h"
 #include "output/plot.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "unit.h"
 
 static const struct vm_param params[] = {
@@ -23,7 +23,7 @@ static const struct vm_param params[] = {
 static const bool param_flags[] = { false, false, true,
 };
 
-static const struct report_meta meta = {
+static const struct render_meta meta = {
 	.test = "find-fat", .command = "flashbench -f \"x\" sim:",
 	.device = "sim:", .device_size = 1 << 30, .logical_block_size = 512,
 	.params = params, .param_count = 3, .param_flags = param_flags,
@@ -49,17 +49,17 @@ static struct record fat_record(double block, double rate)
 }
 
 /* Render records in a format; the caller frees the text. */
-static char *render(enum report_format format,
+static char *render(enum render_format format,
 		    const struct record *recs, size_t n, bool incomplete)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	struct report *report = report_open(f, format, &meta);
+	struct render *report = render_open(f, format, &meta);
 
 	for (size_t i = 0; i < n; i++)
-		report_record(report, &recs[i]);
-	report_close(report, &stats, incomplete);
+		render_record(report, &recs[i]);
+	render_close(report, &stats, incomplete);
 	fclose(f);
 	return buf;
 }
@@ -68,39 +68,39 @@ static void test_numbers(void)
 {
 	char buf[32];
 
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 4194304,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 4194304,
 					RECORD_BYTES), "4194304",
 		   "integers print whole");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 418123.6,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 418123.6,
 					RECORD_TIME), "418124",
 		   "nanoseconds print as whole numbers");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 19876543.21,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 19876543.21,
 					RECORD_RATE), "19876500",
 		   "rates print to six significant digits, no exponent");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.5e-5,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 1.5e-5,
 					RECORD_COUNT), "0.000015",
 		   "small values print in plain decimals");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 999999.7,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 999999.7,
 					RECORD_RATE), "1000000",
 		   "rounding up carries into a new digit");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), -1234567.8,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), -1234567.8,
 					RECORD_RATE), "-1234570",
 		   "negative rates keep their sign");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 0.989005,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 0.989005,
 					RECORD_COUNT), "0.989005",
 		   "a confidence prints as it is");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 1.0 / 3,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 1.0 / 3,
 					RECORD_COUNT), "0.333333",
 		   "fractions print to six significant digits");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), 123456789,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), 123456789,
 					RECORD_COUNT), "123456789",
 		   "whole counts print whole");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), -0.0,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), -0.0,
 					RECORD_COUNT), "0",
 		   "negative zero prints as 0");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), NAN, RECORD_RATE),
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), NAN, RECORD_RATE),
 		   "null", "NaN is null");
-	UNIT_STREQ(report_format_number(buf, sizeof(buf), -INFINITY,
+	UNIT_STREQ(render_format_number(buf, sizeof(buf), -INFINITY,
 					RECORD_TIME), "null",
 		   "infinity is null");
 }
@@ -144,7 +144,7 @@ static void test_text_readings(void)
 					       NULL, 87300 };
 	recs[1].fields[2] = (struct record_field){ RECORD_COUNT, "z",
 					       &columns[2], NULL, NAN };
-	text = render(REPORT_TEXT, recs, 2, false);
+	text = render(RENDER_TEXT, recs, 2, false);
 	UNIT_STREQ(text, "cost:   3.252 s, 12KiB  (0.99)\n"
 		   "  87.3\xc2\xb5s87.3\xc2\xb5s  |   -\n",
 		   "text: caption, widths in characters, unknown "
@@ -171,11 +171,11 @@ static void test_text_template_alone(void)
 					   &alone, NULL, 4194304 };
 	rec.fields[1] = (struct record_field){ RECORD_LABEL, "life", &text_hidden,
 					   "A", 0 };
-	text = render(REPORT_TEXT, &rec, 1, false);
+	text = render(RENDER_TEXT, &rec, 1, false);
 	UNIT_STREQ(text, "  life time: A 0-10% used\n  size: 4 MiB\n",
 		   "text: a template alone, its percent sign kept, not the value");
 	free(text);
-	text = render(REPORT_CSV, &rec, 1, false);
+	text = render(RENDER_CSV, &rec, 1, false);
 	UNIT_STREQ(text, "schema,kind,size_bytes,life,note\n"
 		   "3,emmc,4194304,A,\n",
 		   "csv: the values, not the template");
@@ -184,22 +184,22 @@ static void test_text_template_alone(void)
 
 static void test_parse_format(void)
 {
-	enum report_format f = REPORT_TEXT;
+	enum render_format f = RENDER_TEXT;
 
-	UNIT_CHECK(report_parse_format("csv", &f) == 0 && f == REPORT_CSV,
+	UNIT_CHECK(render_parse_format("csv", &f) == 0 && f == RENDER_CSV,
 		   "csv parses");
-	UNIT_CHECK(report_parse_format("json", &f) == 0 && f == REPORT_JSON,
+	UNIT_CHECK(render_parse_format("json", &f) == 0 && f == RENDER_JSON,
 		   "json parses");
-	UNIT_CHECK(report_parse_format("text", &f) == 0 && f == REPORT_TEXT,
+	UNIT_CHECK(render_parse_format("text", &f) == 0 && f == RENDER_TEXT,
 		   "text parses");
-	UNIT_CHECK(report_parse_format("xml", &f) == -EINVAL,
+	UNIT_CHECK(render_parse_format("xml", &f) == -EINVAL,
 		   "unknown format refused");
 }
 
 static void test_text(void)
 {
 	struct record rec = fat_record(4194304, 10.7e6);
-	char *text = render(REPORT_TEXT, &rec, 1, false);
+	char *text = render(RENDER_TEXT, &rec, 1, false);
 
 	UNIT_STREQ(text, "4MiB    10.7M/s 21.4M/s 32.1M/s\n",
 		   "text columns unchanged");
@@ -238,13 +238,13 @@ static void test_text_layout(void)
 					       &text_hidden, NULL, 1 };
 	recs[1].fields[1] = (struct record_field){ RECORD_TIME, "b",
 					       &text_hidden, NULL, 1 };
-	text = render(REPORT_TEXT, recs, 2, false);
+	text = render(RENDER_TEXT, recs, 2, false);
 	UNIT_STREQ(text, "3 MiB\tat 2.5\town 2.5M/s\t87.3\xc2\xb5s\n",
 		   "text: looks by position, own look first, units' own "
 		   "past the layout, a record of hidden fields prints no "
 		   "line");
 	free(text);
-	text = render(REPORT_CSV, recs, 1, false);
+	text = render(RENDER_CSV, recs, 1, false);
 	UNIT_STREQ(text, "schema,kind,a,b,c,d,note\n"
 		   "3,measurement,3145728,2500000,2500000,87300,\n",
 		   "csv: the layout changes nothing, base units");
@@ -264,7 +264,7 @@ static void test_csv(void)
 	recs[2].fields[1] = (struct record_field){ RECORD_TIME, "time",
 		&(const struct text_look){ .display = TEXT_MS }, NULL,
 		1500000 };
-	text = render(REPORT_CSV, recs, 3, false);
+	text = render(RENDER_CSV, recs, 3, false);
 	UNIT_STREQ(text,
 		   "schema,kind,block_bytes,bytes_per_s_0,bytes_per_s_1,"
 		   "bytes_per_s_2,name,time,note\n"
@@ -293,14 +293,14 @@ static void test_csv_note(void)
 					       NULL, 32 };
 	recs[1].fields[0] = (struct record_field){ RECORD_LABEL, "queues", NULL,
 					       "yes", 0 };
-	text = render(REPORT_CSV, recs, 2, true);
+	text = render(RENDER_CSV, recs, 2, true);
 	UNIT_STREQ(text, "schema,kind,depth,queues,note\n"
 		   "3,note,32,,slow host\n"
 		   "3,host_queue,,yes,\n"
 		   "3,incomplete,,,interrupted\n",
 		   "csv: the note column last, the incomplete row");
 	free(text);
-	text = render(REPORT_CSV, NULL, 0, true);
+	text = render(RENDER_CSV, NULL, 0, true);
 	UNIT_STREQ(text, "schema,kind,note\n3,incomplete,interrupted\n",
 		   "csv: interrupted before any record: header and the row");
 	free(text);
@@ -321,7 +321,7 @@ static void test_json(void)
 	recs[1].fields[2] = (struct record_field){ RECORD_RATE, "rate",
 		&(const struct text_look){ .display = TEXT_MBPS }, NULL,
 		2.5e6 };
-	text = render(REPORT_JSON, recs, 2, true);
+	text = render(RENDER_JSON, recs, 2, true);
 	UNIT_CHECK(text && strstr(text, "{\"kind\": \"measurement\", "
 				  "\"block_bytes\": 4194304, \"bytes_per_s\": "
 				  "[10000000, null, 30000000]}"),
@@ -349,7 +349,7 @@ static void test_json(void)
 
 static void test_json_empty(void)
 {
-	char *text = render(REPORT_JSON, NULL, 0, false);
+	char *text = render(RENDER_JSON, NULL, 0, false);
 	struct json_value *doc = NULL;
 	char err[128] = "";
 	const struct json_value *results;
@@ -369,7 +369,7 @@ static void test_read_back(void)
 {
 	struct record recs[2] = { fat_record(4194304, 1e7),
 				     fat_record(65536, 3.25) };
-	char *text = render(REPORT_JSON, recs, 2, false);
+	char *text = render(RENDER_JSON, recs, 2, false);
 	struct json_value *doc = NULL;
 	const struct json_value *r, *rate, *cmd;
 	char err[128] = "";
@@ -472,7 +472,7 @@ static void test_plot(void)
 	UNIT_CHECK(count(svg, "MB/s") >= 1 && count(svg, "4MiB") == 1,
 		   "plot: axes in MB/s and binary sizes");
 	free(svg);
-	UNIT_CHECK(plot_begin_run(plot, &(struct report_meta){
+	UNIT_CHECK(plot_begin_run(plot, &(struct render_meta){
 		.test = "align" }, NULL) == -EINVAL,
 		   "plot: an align run does not join find-fat");
 	plot_free(plot);

@@ -3,8 +3,8 @@
  * records every test produces.  Formatters only format; they never
  * measure, and measurements never format.
  */
-#ifndef FLASHBENCH_REPORT_H
-#define FLASHBENCH_REPORT_H
+#ifndef FLASHBENCH_RENDER_H
+#define FLASHBENCH_RENDER_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,15 +13,15 @@
 #include "vm.h"
 #include "vm/layout.h"
 
-enum report_format {
-	REPORT_TEXT,		/* the original tool's lines */
-	REPORT_CSV,		/* header row, raw numbers in base units */
-	REPORT_JSON,		/* one document per run */
-	REPORT_FORMAT_COUNT
+enum render_format {
+	RENDER_TEXT,		/* the original tool's lines */
+	RENDER_CSV,		/* header row, raw numbers in base units */
+	RENDER_JSON,		/* one document per run */
+	RENDER_FORMAT_COUNT
 };
 
 /* What a run was, for the machine formats' headers. */
-struct report_meta {
+struct render_meta {
 	const char *test;		/* "align", "open-au", "program" */
 	const char *command;		/* the command line, joined */
 	const char *device;		/* NULL: the run read no device */
@@ -73,21 +73,21 @@ struct report_meta {
  *   the column name.
  */
 
-struct report;
+struct render;
 
-struct report *report_open(FILE *out, enum report_format format,
-			   const struct report_meta *meta);
-/* One record; fits vm_exec.sink (a record_sink).  Returns non-zero on a write error. */
-int report_record(void *report, const struct record *record);
+struct render *render_open(FILE *out, enum render_format format,
+			   const struct render_meta *meta);
+/* One record; fits a record_sink.  Non-zero on a write error. */
+int render_record(void *report, const struct record *record);
 /*
  * Finish: the machine formats add the accounting, and mark a run that
  * was cut short as incomplete.  Returns non-zero on a write error.
  */
-int report_close(struct report *report, const struct dev_stats *stats,
+int render_close(struct render *report, const struct dev_stats *stats,
 		 bool incomplete);
 
 /* Text of one field's value, as the text format shows it in display. */
-const char *report_field_text(const struct record_field *field,
+const char *render_field_text(const struct record_field *field,
 			      enum text_display display, unsigned digits,
 			      char *buf, size_t size);
 
@@ -96,22 +96,22 @@ const char *report_field_text(const struct record_field *field,
  * line); CSV and JSON carry it as usual.  Callers then give the fields
  * the text shows their looks.
  */
-void report_hide_fields(struct record *rec);
+void render_hide_fields(struct record *rec);
 
 /*
  * The JSON document's "device" member for meta's device: path, size,
  * logical block, identity and name; null when the run read no device.
  */
-void report_json_device(FILE *out, const struct report_meta *meta);
+void render_json_device(FILE *out, const struct render_meta *meta);
 
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
-int report_parse_format(const char *name, enum report_format *format);
+int render_parse_format(const char *name, enum render_format *format);
 
 /*
  * Base unit of a field's value as the machine formats name it: "bytes",
  * "ns", "bytes/s", "count", "label" or "boolean".
  */
-const char *report_unit_name(enum record_unit unit);
+const char *render_unit_name(enum record_unit unit);
 
 /*
  * value as the machine formats print it: bytes and ns as integers,
@@ -120,7 +120,7 @@ const char *report_unit_name(enum record_unit unit);
  * "null" if not finite.
  */
 #define REPORT_NUMBER_MAX 400	/* the longest a double prints so */
-const char *report_format_number(char *buf, size_t size, double value,
+const char *render_format_number(char *buf, size_t size, double value,
 				 enum record_unit unit);
 
 #endif

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "output/json.h"
-#include "output/report.h"
+#include "output/render.h"
 #include "lib/units.h"
 
 #define COLUMN_WIDTH 7
@@ -112,11 +112,11 @@ static int buffer_close(struct text_buffer *b)
 	return err;
 }
 
-struct report {
+struct render {
 	FILE *out;
 	bool terminal;			/* flush every record */
-	enum report_format format;
-	const struct report_meta *meta;
+	enum render_format format;
+	const struct render_meta *meta;
 	unsigned records;
 	/* CSV: every column seen, and the rows kept until the end */
 	struct key_table columns;
@@ -131,13 +131,13 @@ struct report {
 
 struct formatter {
 	const char *name;
-	void (*begin)(struct report *report);
-	void (*record)(struct report *report, const struct record *rec);
-	void (*end)(struct report *report, const struct dev_stats *stats,
+	void (*begin)(struct render *report);
+	void (*record)(struct render *report, const struct record *rec);
+	void (*end)(struct render *report, const struct dev_stats *stats,
 		    bool incomplete);
 };
 
-void report_hide_fields(struct record *rec)
+void render_hide_fields(struct record *rec)
 {
 	for (unsigned i = 0; i < rec->count; i++)
 		rec->fields[i].look = &text_hidden;
@@ -178,7 +178,7 @@ static void text_as_unit(const struct record_field *field, char *buf,
 	}
 }
 
-const char *report_field_text(const struct record_field *field,
+const char *render_field_text(const struct record_field *field,
 			      enum text_display display, unsigned digits,
 			      char *buf, size_t size)
 {
@@ -270,7 +270,7 @@ static void field_with_template(const struct record_field *field,
 			      !isfinite(field->value)))
 		snprintf(text, sizeof(text), "%s", look->unknown);
 	else
-		report_field_text(field, look->display, look->digits, text,
+		render_field_text(field, look->display, look->digits, text,
 				  sizeof(text));
 	pad_to_width(look, text, value, sizeof(value));
 	if (!look->template) {
@@ -291,7 +291,7 @@ static bool text_hidden_at(const struct record *rec, unsigned i)
 	return look->template && !look->template[0];
 }
 
-static void text_record(struct report *report, const struct record *rec)
+static void text_record(struct render *report, const struct record *rec)
 {
 	enum text_style style = rec->layout ? rec->layout->style :
 				TEXT_COLUMNS;
@@ -327,7 +327,7 @@ static void text_record(struct report *report, const struct record *rec)
 	fputc('\n', report->out);
 }
 
-static void text_end(struct report *report, const struct dev_stats *stats,
+static void text_end(struct render *report, const struct dev_stats *stats,
 		     bool incomplete)
 {
 	(void)stats;
@@ -337,7 +337,7 @@ static void text_end(struct report *report, const struct dev_stats *stats,
 
 /* ---- shared by the machine formats ---- */
 
-const char *report_unit_name(enum record_unit unit)
+const char *render_unit_name(enum record_unit unit)
 {
 	switch (unit) {
 	case RECORD_BYTES:
@@ -358,8 +358,8 @@ const char *report_unit_name(enum record_unit unit)
 /* Does unit count whole bytes or nanoseconds? */
 static bool unit_is_integral(enum record_unit unit)
 {
-	return strcmp(report_unit_name(unit), "bytes") == 0 ||
-	       strcmp(report_unit_name(unit), "ns") == 0;
+	return strcmp(render_unit_name(unit), "bytes") == 0 ||
+	       strcmp(render_unit_name(unit), "ns") == 0;
 }
 
 /*
@@ -401,7 +401,7 @@ static void format_plain(char *buf, size_t size, double value)
 	snprintf(buf, size, "%s", text);
 }
 
-const char *report_format_number(char *buf, size_t size, double value,
+const char *render_format_number(char *buf, size_t size, double value,
 				 enum record_unit unit)
 {
 	if (!isfinite(value)) {
@@ -474,7 +474,7 @@ static const char *kind_of(const struct record *rec)
 }
 
 /* Index of the column called name, added if new. */
-static unsigned csv_column(struct report *report, const char *name)
+static unsigned csv_column(struct render *report, const char *name)
 {
 	return key_index(&report->columns, name, RECORD_LABEL);
 }
@@ -489,7 +489,7 @@ static void csv_cell(FILE *out, const struct record_field *field)
 	else if (field->unit == RECORD_BOOL && isfinite(field->value))
 		fputs(field->value != 0 ? "true" : "false", out);
 	else if (isfinite(field->value))
-		fputs(report_format_number(number, sizeof(number),
+		fputs(render_format_number(number, sizeof(number),
 					   field->value, field->unit), out);
 }
 
@@ -498,7 +498,7 @@ static void csv_cell(FILE *out, const struct record_field *field)
  * report->rows: the header is the union of every kind's columns, and is
  * known only when the last record is in.
  */
-static void csv_record(struct report *report, const struct record *rec)
+static void csv_record(struct render *report, const struct record *rec)
 {
 	FILE *rows = report->rows.out;
 
@@ -528,7 +528,7 @@ static const char *next_part(const char **at)
  * The column of the cells keyed "note" (prose about the row), which the
  * header puts last whether any record has one or not; columns when none.
  */
-static unsigned note_column(const struct report *report)
+static unsigned note_column(const struct render *report)
 {
 	for (unsigned i = 0; i < report->columns.count; i++)
 		if (strcmp(report->columns.keys[i], "note") == 0)
@@ -540,7 +540,7 @@ static unsigned note_column(const struct report *report)
  * cells[0..] in header order: the kind, every column but the note, then
  * the note (note_text instead, when given).
  */
-static void csv_write_cells(struct report *report, const char **cells,
+static void csv_write_cells(struct render *report, const char **cells,
 			    const char *note_text)
 {
 	unsigned columns = report->columns.count, note = note_column(report);
@@ -559,7 +559,7 @@ static void csv_write_cells(struct report *report, const char **cells,
 
 /* One stored row, each cell in its column (cells: one per column and
    the kind's, all NULL), the others empty. */
-static const char *csv_write_row(struct report *report, const char *at,
+static const char *csv_write_row(struct render *report, const char *at,
 				 const char **cells)
 {
 	unsigned count = (unsigned)strtoul(next_part(&at), NULL, 10);
@@ -582,7 +582,7 @@ static const char *csv_write_row(struct report *report, const char *at,
  * its cells empty and the reason in "note": rows before it are whole,
  * and every row is data with the header's columns.
  */
-static void csv_end(struct report *report, const struct dev_stats *stats,
+static void csv_end(struct render *report, const struct dev_stats *stats,
 		    bool incomplete)
 {
 	unsigned columns = report->columns.count, note;
@@ -626,7 +626,7 @@ static void json_number(FILE *out, double value, enum record_unit unit)
 {
 	char number[REPORT_NUMBER_MAX];
 
-	fputs(report_format_number(number, sizeof(number), value, unit), out);
+	fputs(render_format_number(number, sizeof(number), value, unit), out);
 }
 
 static void json_value(FILE *out, const struct record_field *field)
@@ -650,7 +650,7 @@ static void json_string_or_null(FILE *out, const char *text)
 		fputs("null", out);
 }
 
-void report_json_device(FILE *out, const struct report_meta *meta)
+void render_json_device(FILE *out, const struct render_meta *meta)
 {
 	if (!meta->device || !*meta->device) {
 		fputs("null", out);
@@ -668,9 +668,9 @@ void report_json_device(FILE *out, const struct report_meta *meta)
 	fputc('}', out);
 }
 
-static void json_begin(struct report *report)
+static void json_begin(struct render *report)
 {
-	const struct report_meta *meta = report->meta;
+	const struct render_meta *meta = report->meta;
 	FILE *out = report->out;
 
 	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
@@ -678,7 +678,7 @@ static void json_begin(struct report *report)
 	fputs(",\n  \"test\": ", out);
 	json_write_string(out, meta->test);
 	fputs(",\n  \"device\": ", out);
-	report_json_device(out, meta);
+	render_json_device(out, meta);
 	fputs(",\n  \"parameters\": {", out);
 	for (size_t i = 0; i < meta->param_count; i++) {
 		fputs(i ? ", " : "", out);
@@ -698,7 +698,7 @@ static void json_begin(struct report *report)
 	fputs("},\n  \"results\": [", out);
 }
 
-static void json_note_unit(struct report *report, const char *key,
+static void json_note_unit(struct render *report, const char *key,
 			   enum record_unit unit)
 {
 	key_index(&report->unit_keys, key, unit);
@@ -733,7 +733,8 @@ static bool in_group(const struct record_field *field, const char *prefix,
 }
 
 /* Do fields a and b make one member at this level? */
-static bool same_member(const struct record_field *a, const struct record_field *b,
+static bool same_member(const struct record_field *a,
+			const struct record_field *b,
 			size_t prefix_len)
 {
 	const char *na, *nb;
@@ -757,7 +758,7 @@ static bool joins(const struct record_field *a, const struct record_field *b,
  * prefix (prefix_len characters, "" at the top).  A key the record
  * repeats becomes an array, in order; "a.b" and "a.c" become "a": {...}.
  */
-static void json_members(struct report *report, FILE *out,
+static void json_members(struct render *report, FILE *out,
 			 const struct record *rec, unsigned from,
 			 const char *prefix, size_t prefix_len)
 {
@@ -836,7 +837,7 @@ static bool has_value(const struct record *rec)
  * lower_bound as NAME_is_lower_bound, its confidence (0 for one not
  * determined; none for a stated value) and its reason, where it has one.
  */
-static void schema1_members(struct report *report, const char *name,
+static void schema1_members(struct render *report, const char *name,
 			    const struct record *rec)
 {
 	bool valued = has_value(rec);
@@ -871,10 +872,10 @@ static void schema1_members(struct report *report, const char *name,
 }
 
 /* A record of the index: under its first field's label, the others. */
-static void json_index_record(struct report *report,
+static void json_index_record(struct render *report,
 			      const struct record *rec)
 {
-	const struct report_meta *meta = report->meta;
+	const struct render_meta *meta = report->meta;
 	const struct record_field *first = &rec->fields[0];
 
 	if (!report->index.out || !rec->count ||
@@ -890,7 +891,7 @@ static void json_index_record(struct report *report,
 		schema1_members(report, first->label, rec);
 }
 
-static void json_record(struct report *report, const struct record *rec)
+static void json_record(struct render *report, const struct record *rec)
 {
 	FILE *out = report->out;
 
@@ -905,7 +906,7 @@ static void json_record(struct report *report, const struct record *rec)
 }
 
 /* The schema-1 members, for its readers: see report_meta.index_schema1. */
-static void json_schema1_end(struct report *report)
+static void json_schema1_end(struct render *report)
 {
 	FILE *out = report->out;
 	const char *top = buffer_text(&report->schema1_top);
@@ -920,7 +921,7 @@ static void json_schema1_end(struct report *report)
 		(int)report->schema1_why.size, why);
 }
 
-static void json_end(struct report *report, const struct dev_stats *stats,
+static void json_end(struct render *report, const struct dev_stats *stats,
 		     bool incomplete)
 {
 	FILE *out = report->out;
@@ -952,30 +953,30 @@ static void json_end(struct report *report, const struct dev_stats *stats,
 		json_write_string(out, report->unit_keys.keys[i]);
 		fputs(": ", out);
 		json_write_string(out,
-				  report_unit_name(report->unit_keys.units[i]));
+				  render_unit_name(report->unit_keys.units[i]));
 	}
 	fputs("}\n}\n", out);
 }
 
-static const struct formatter formatters[REPORT_FORMAT_COUNT] = {
-	[REPORT_TEXT] = { "text", NULL, text_record, text_end },
-	[REPORT_CSV] = { "csv", NULL, csv_record, csv_end },
-	[REPORT_JSON] = { "json", json_begin, json_record, json_end },
+static const struct formatter formatters[RENDER_FORMAT_COUNT] = {
+	[RENDER_TEXT] = { "text", NULL, text_record, text_end },
+	[RENDER_CSV] = { "csv", NULL, csv_record, csv_end },
+	[RENDER_JSON] = { "json", json_begin, json_record, json_end },
 };
 
-int report_parse_format(const char *name, enum report_format *format)
+int render_parse_format(const char *name, enum render_format *format)
 {
-	for (int i = 0; i < REPORT_FORMAT_COUNT; i++)
+	for (int i = 0; i < RENDER_FORMAT_COUNT; i++)
 		if (formatters[i].name &&
 		    strcmp(formatters[i].name, name) == 0) {
-			*format = (enum report_format)i;
+			*format = (enum render_format)i;
 			return 0;
 		}
 	return -EINVAL;
 }
 
 /* 0, or -ENOMEM when a write to one of them failed. */
-static int close_buffers(struct report *report)
+static int close_buffers(struct render *report)
 {
 	int err = buffer_close(&report->rows);
 
@@ -986,10 +987,10 @@ static int close_buffers(struct report *report)
 	return err;
 }
 
-struct report *report_open(FILE *out, enum report_format format,
-			   const struct report_meta *meta)
+struct render *render_open(FILE *out, enum render_format format,
+			   const struct render_meta *meta)
 {
-	struct report *report = calloc(1, sizeof(*report));
+	struct render *report = calloc(1, sizeof(*report));
 
 	if (!report)
 		return NULL;
@@ -997,10 +998,10 @@ struct report *report_open(FILE *out, enum report_format format,
 	report->format = format;
 	report->meta = meta;
 	report->terminal = isatty(fileno(out));
-	if ((format == REPORT_CSV && !buffer_open(&report->rows)) ||
-	    (format == REPORT_JSON && meta->index_member &&
+	if ((format == RENDER_CSV && !buffer_open(&report->rows)) ||
+	    (format == RENDER_JSON && meta->index_member &&
 	     !buffer_open(&report->index)) ||
-	    (format == REPORT_JSON && meta->index_schema1 &&
+	    (format == RENDER_JSON && meta->index_schema1 &&
 	     (!buffer_open(&report->schema1_top) ||
 	      !buffer_open(&report->schema1_confidence) ||
 	      !buffer_open(&report->schema1_why)))) {
@@ -1015,9 +1016,9 @@ struct report *report_open(FILE *out, enum report_format format,
 	return report;
 }
 
-int report_record(void *ctx, const struct record *record)
+int render_record(void *ctx, const struct record *record)
 {
-	struct report *report = ctx;
+	struct render *report = ctx;
 
 	/* whole records only: a later failure leaves no partial line */
 	if (__fpending(report->out) > REPORT_BUFFER - REPORT_RECORD_MAX)
@@ -1029,7 +1030,7 @@ int report_record(void *ctx, const struct record *record)
 	return ferror(report->out) ? -EIO : 0;
 }
 
-int report_close(struct report *report, const struct dev_stats *stats,
+int render_close(struct render *report, const struct dev_stats *stats,
 		 bool incomplete)
 {
 	int err;
