@@ -234,6 +234,17 @@ static void class_text(char *buf, size_t len, const char *prefix,
 		snprintf(buf, len, "none");
 }
 
+/* A speed class: "U3" or "none" for people, the number for machines. */
+static void put_class(struct info_out *o, const char *key, const char *label,
+		      const char *prefix, unsigned value)
+{
+	char text[48], json[16];
+
+	snprintf(json, sizeof(json), "%u", value);
+	class_text(text, sizeof(text), prefix, value);
+	info_put_text(o, RECORD_COUNT, key, label, json, text);
+}
+
 static void show_ssr_classes(struct info_out *o, const struct info_ssr *ssr)
 {
 	char text[48], json[16];
@@ -244,18 +255,10 @@ static void show_ssr_classes(struct info_out *o, const struct info_ssr *ssr)
 		 ssr->speed_class_code);
 	info_put_text(o, RECORD_COUNT, "speed_class", "speed class", json,
 		      text);
-	snprintf(json, sizeof(json), "%u", ssr->uhs_grade);
-	class_text(text, sizeof(text), "U", ssr->uhs_grade);
-	info_put_text(o, RECORD_COUNT, "uhs_grade", "UHS speed grade", json,
-		      text);
-	snprintf(json, sizeof(json), "%u", ssr->video_class);
-	class_text(text, sizeof(text), "V", ssr->video_class);
-	info_put_text(o, RECORD_COUNT, "video_class", "video speed class", json,
-		      text);
-	snprintf(json, sizeof(json), "%u", ssr->app_class);
-	class_text(text, sizeof(text), "A", ssr->app_class);
-	info_put_text(o, RECORD_COUNT, "app_class", "application class", json,
-		      text);
+	put_class(o, "uhs_grade", "UHS speed grade", "U", ssr->uhs_grade);
+	put_class(o, "video_class", "video speed class", "V",
+		  ssr->video_class);
+	put_class(o, "app_class", "application class", "A", ssr->app_class);
 }
 
 static void show_ssr(struct info_out *o, const struct info_ssr *ssr)
@@ -292,6 +295,20 @@ static void show_ssr(struct info_out *o, const struct info_ssr *ssr)
 	info_put_bool(o, "fule", "full user area erase", true, ssr->fule);
 }
 
+/* The register kind names ("cid", "csd", "scr", "ssr") of r. */
+static void show_register(struct info_out *o, const char *kind,
+			  const struct info_register *r)
+{
+	if (!strcmp(kind, "cid"))
+		show_cid(o, &r->cid);
+	else if (!strcmp(kind, "csd"))
+		show_csd(o, &r->csd);
+	else if (!strcmp(kind, "scr"))
+		show_scr(o, &r->scr);
+	else
+		show_ssr(o, &r->ssr);
+}
+
 /* ---- info_decode ---- */
 
 int info_decode(const char *kind, const char *hex,
@@ -322,14 +339,7 @@ int info_decode(const char *kind, const char *hex,
 	info_out_record(o, kind);
 	info_put_s(o, "register", NULL, kind);
 	info_out_section(o, NULL, kind);
-	if (!strcmp(kind, "cid"))
-		show_cid(o, &r.cid);
-	else if (!strcmp(kind, "csd"))
-		show_csd(o, &r.csd);
-	else if (!strcmp(kind, "scr"))
-		show_scr(o, &r.scr);
-	else
-		show_ssr(o, &r.ssr);
+	show_register(o, kind, &r);
 	return info_out_close(o, out, err, errlen);
 }
 
@@ -632,37 +642,23 @@ static void show_emmc(struct info_out *o, const struct info_emmc *e)
 
 static void show_registers(struct info_out *o, const struct info_card *c)
 {
-	info_out_record(o, "cid");
-	if (c->has_cid) {
-		info_out_section(o, "cid", "cid");
-		show_cid(o, &c->cid);
-		info_out_end(o, "cid");
-	} else {
-		info_out_null_section(o, "cid");
-	}
-	info_out_record(o, "csd");
-	if (c->has_csd) {
-		info_out_section(o, "csd", "csd");
-		show_csd(o, &c->csd);
-		info_out_end(o, "csd");
-	} else {
-		info_out_null_section(o, "csd");
-	}
-	info_out_record(o, "scr");
-	if (c->has_scr) {
-		info_out_section(o, "scr", "scr");
-		show_scr(o, &c->scr);
-		info_out_end(o, "scr");
-	} else {
-		info_out_null_section(o, "scr");
-	}
-	info_out_record(o, "ssr");
-	if (c->has_ssr) {
-		info_out_section(o, "ssr", "ssr");
-		show_ssr(o, &c->ssr);
-		info_out_end(o, "ssr");
-	} else {
-		info_out_null_section(o, "ssr");
+	const struct info_register r = { .cid = c->cid, .csd = c->csd,
+					 .scr = c->scr, .ssr = c->ssr };
+	const struct {
+		const char *kind;
+		bool has;
+	} regs[] = { { "cid", c->has_cid }, { "csd", c->has_csd },
+		     { "scr", c->has_scr }, { "ssr", c->has_ssr } };
+
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		info_out_record(o, regs[i].kind);
+		if (!regs[i].has) {
+			info_out_null_section(o, regs[i].kind);
+			continue;
+		}
+		info_out_section(o, regs[i].kind, regs[i].kind);
+		show_register(o, regs[i].kind, &r);
+		info_out_end(o, regs[i].kind);
 	}
 }
 
