@@ -3,7 +3,7 @@
  * it is and, for CID and CSD, after "mmc:", printed as text and as JSON.
  */
 #include "fuzz.h"
-#include "identity/info.h"
+#include "records/info.h"
 
 static void decode(const char *kind, const char *hex)
 {

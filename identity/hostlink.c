@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "identity/hostlink.h"
-#include "vm/layout.h"
 
 #define MB 1e6
 
@@ -610,8 +609,13 @@ static const char *const bus_names[] = {
 	[LINK_BUS_MMC] = "mmc", [LINK_BUS_USB] = "usb",
 };
 
+const char *link_bus_name(const struct link_info *l)
+{
+	return bus_names[l->bus];
+}
+
 /* The JSON timing: the kernel's name, or the USB speed's. */
-static const char *timing_name(const struct link_info *l)
+const char *link_timing_name(const struct link_info *l)
 {
 	int speed;
 
@@ -623,9 +627,14 @@ static const char *timing_name(const struct link_info *l)
 	return speed < 0 ? NULL : usb_speeds[speed].name;
 }
 
-static bool mmc_read(const struct link_info *l)
+bool link_mmc_read(const struct link_info *l)
 {
 	return l->state == LINK_READ && l->bus != LINK_BUS_USB;
+}
+
+uint64_t link_clock_hz(const struct link_info *l)
+{
+	return effective_clock(&l->ios);
 }
 
 static struct link_field *add_field(struct link_field *f, size_t *n,
@@ -727,15 +736,15 @@ static const char *answer_text(enum link_answer a)
 size_t link_fields(const struct link_info *l, struct link_field *f,
 		   size_t max)
 {
-	bool mmc = mmc_read(l);
+	bool mmc = link_mmc_read(l);
 	char text[LINK_REASON_BYTES], mb[32];
 	struct link_field *field;
 	size_t n = 0;
 
-	string_field(f, &n, max, "bus", NULL, bus_names[l->bus]);
+	string_field(f, &n, max, "bus", NULL, link_bus_name(l));
 	bus_text(l, text, sizeof(text));
 	string_field(f, &n, max, NULL, "bus", text);
-	string_field(f, &n, max, "timing", NULL, timing_name(l));
+	string_field(f, &n, max, "timing", NULL, link_timing_name(l));
 	timing_text(l, text, sizeof(text));
 	string_field(f, &n, max, NULL, l->state == LINK_READ ? "timing" :
 		     NULL, text);
@@ -764,49 +773,4 @@ size_t link_fields(const struct link_info *l, struct link_field *f,
 	}
 	string_field(f, &n, max, "reason", "why", l->reason);
 	return n;
-}
-
-/* The link record's text: its reason alone, "link: the host runs ..." */
-static const struct text_look reason_text = { .display = TEXT_AS_UNIT,
-					      .template = "link: %" };
-static const struct text_layout link_layout = { .style = TEXT_SPACES };
-
-static void record_label(struct record *rec, const char *key,
-			 const struct text_look *look, const char *label)
-{
-	rec->fields[rec->count++] = (struct record_field){ .unit = RECORD_LABEL,
-		.key = key, .look = look, .label = label };
-}
-
-/* a value for the machine formats: the text shows the reason only */
-static void record_value(struct record *rec, enum record_unit unit,
-			 const char *key, bool known, double value)
-{
-	rec->fields[rec->count++] = (struct record_field){ .unit = unit,
-		.key = key, .look = &text_hidden,
-		.value = known ? value : NAN };
-}
-
-void link_record(const struct link_info *l, struct record *rec)
-{
-	bool mmc = mmc_read(l);
-
-	*rec = (struct record){ .layout = &link_layout, .kind = "link" };
-	record_label(rec, "link.bus", &text_hidden, bus_names[l->bus]);
-	record_label(rec, "link.timing", &text_hidden, timing_name(l));
-	record_value(rec, RECORD_COUNT, "link.clock_hz",
-		     mmc && l->ios.has_clock,
-		     (double)effective_clock(&l->ios));
-	record_value(rec, RECORD_COUNT, "link.bus_width_bits",
-		     mmc && l->ios.has_bus_width,
-		     (double)l->ios.bus_width_bits);
-	record_label(rec, "link.signal_voltage", &text_hidden,
-		     mmc && l->ios.has_signal_voltage ?
-		     l->ios.signal_voltage : NULL);
-	record_value(rec, RECORD_RATE, "link.ceiling_bytes_per_s",
-		     l->has_ceiling, (double)l->ceiling_bytes_per_s);
-	record_value(rec, RECORD_BOOL, "link.limits_card",
-		     l->limits_card != LINK_UNKNOWN,
-		     l->limits_card == LINK_YES);
-	record_label(rec, "link.reason", &reason_text, l->reason);
 }

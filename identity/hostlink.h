@@ -16,7 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/record.h"
 #include "lib/sysattr.h"
 
 #define LINK_PATH_BYTES 4096
@@ -183,11 +182,15 @@ struct link_field {
 size_t link_fields(const struct link_info *link, struct link_field *fields,
 		   size_t max);
 
-/*
- * The link as a result record of kind "link" for the speed tests: the
- * fields of --info's "link" object under "link.", the text line
- * "link: " and the reason.  The record points into link.
- */
-void link_record(const struct link_info *link, struct record *rec);
+/* The link's JSON bus ("sd", "mmc", "usb"; NULL: none) and timing (the
+   kernel's name, or the USB speed's; NULL: not read). */
+const char *link_bus_name(const struct link_info *link);
+const char *link_timing_name(const struct link_info *link);
+
+/* The MMC host's ios was read: its clock, width and voltage mean something. */
+bool link_mmc_read(const struct link_info *link);
+
+/* The clock the card runs at: the actual one when the host says it. */
+uint64_t link_clock_hz(const struct link_info *link);
 
 #endif

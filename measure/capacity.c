@@ -342,30 +342,7 @@ static int judge_probes(struct search *s)
 	return err;
 }
 
-/* ---- records ---- */
-
-/* The text line's look of a field: its template, or none (layout.h). */
-#define SHOWN(template_text) \
-	(&(const struct text_look){ .display = TEXT_AS_UNIT, \
-				    .template = template_text })
-#define HIDDEN (&text_hidden)
-/* A template shown as it is, without the value. */
-#define ALONE(template_text) \
-	(&(const struct text_look){ .display = TEXT_TEMPLATE_ALONE, \
-				    .template = template_text })
-
-/* A record to the report, and to its copy when there is one. */
-static int emit_record(struct search *s, const struct record *rec)
-{
-	int err = render_record(s->opt->report, rec);
-
-	if (!err && s->opt->also_report)
-		err = render_record(s->opt->also_report, rec);
-	return err;
-}
-
-/* Every capacity record's text: fields separated by a space. */
-static const struct text_layout spaced = { .style = TEXT_SPACES };
+/* ---- the evidence ---- */
 
 static const char *probe_result(const struct probe *p)
 {
@@ -376,23 +353,18 @@ static const char *probe_result(const struct probe *p)
 	return stamp_state_name((enum stamp_state)p->state);
 }
 
+/* A probe to the sink, as the round's evidence. */
 static int emit_probe(struct search *s, const struct probe *p)
 {
-	struct record rec = { .kind = "capacity-probe",
-				 .layout = &spaced };
-	bool alias = p->bad && p->state == STAMP_ALIAS;
+	const struct capacity_sink *sink = &s->opt->sink;
+	struct capacity_probe out = {
+		.round = s->round + 1, .offset_bytes = p->offset,
+		.result = probe_result(p),
+		.shares_storage = p->bad && p->state == STAMP_ALIAS,
+		.named_offset_bytes = p->named, .good = !p->bad,
+	};
 
-	record_add(&rec, RECORD_COUNT, "round", SHOWN("round %:"), NULL,
-		  s->round + 1);
-	record_add(&rec, RECORD_BYTES, "offset_bytes", SHOWN("block at %"), NULL,
-		  (double)p->offset);
-	record_add(&rec, RECORD_LABEL, "result",
-		  SHOWN("%"), probe_result(p), 0);
-	record_add(&rec, RECORD_BYTES, "named_offset_bytes",
-		  alias ? SHOWN("(shares storage with %)") : HIDDEN, NULL,
-		  alias ? (double)p->named : NAN);
-	record_add(&rec, RECORD_BOOL, "good", SHOWN("good: %"), NULL, !p->bad);
-	return emit_record(s, &rec);
+	return sink->probe ? sink->probe(sink->ctx, &out) : 0;
 }
 
 /* ---- the search ---- */
@@ -535,25 +507,6 @@ static const char *fake_kind(const struct search *s)
 	return "limbo";
 }
 
-static const char *certainty(const struct search *s)
-{
-	const struct capacity_result *r = s->result;
-
-	if (!r->fake_kind && !strcmp(r->verdict, "genuine"))
-		return "every probe across the device read back intact after "
-		       "a flush larger than --cache-limit; a larger write "
-		       "cache could still hide a fake";
-	if (r->usable_bytes == 0)
-		return "cannot tell where the real capacity ends: it is below "
-		       "the flush area at the start of the device";
-	if (!strcmp(r->verdict, "damaged"))
-		return "blocks past a bad one read back intact: bad areas, "
-		       "not a capacity limit; the usable size is up to the "
-		       "first one";
-	return "sure: the block at the usable size does not keep data, "
-	       "the one below it does";
-}
-
 static void set_verdict(struct search *s)
 {
 	struct capacity_result *r = s->result;
@@ -577,125 +530,6 @@ static bool clean_edge(const struct search *s)
 {
 	return s->lo == s->hi && s->hi < s->end && s->lo &&
 	       !(s->bad_below_good && !s->aliased);
-}
-
-static int emit_summary(struct search *s)
-{
-	struct capacity_result *r = s->result;
-	struct record rec = { .kind = "capacity",
-				 .layout = &spaced };
-
-	record_add(&rec, RECORD_LABEL, "verdict",
-		  SHOWN("verdict: %"), r->verdict, 0);
-	record_add(&rec, RECORD_LABEL, "fake_kind",
-		  r->fake_kind ? SHOWN("(%)") : HIDDEN, r->fake_kind, 0);
-	record_add(&rec, RECORD_BYTES, "usable_bytes",
-		  SHOWN("usable % bytes"), NULL, (double)r->usable_bytes);
-	record_add(&rec, RECORD_BYTES, "announced_bytes",
-		  SHOWN("of % announced;"), NULL, (double)r->announced_bytes);
-	record_add(&rec, RECORD_BYTES, "cache_bytes",
-		  isnan(r->cache_bytes) ? HIDDEN :
-		  SHOWN("write cache about % bytes;"), NULL, r->cache_bytes);
-	record_add(&rec, RECORD_BYTES, "probe_bytes_written",
-		  SHOWN("written %,"), NULL, (double)r->bytes_written);
-	record_add(&rec, RECORD_BYTES, "bytes_restored",
-		  SHOWN("restored %,"), NULL, (double)r->bytes_restored);
-	record_add(&rec, RECORD_TIME, "device_time_ns", SHOWN("device time %;"),
-		  NULL, (double)r->device_time_ns);
-	record_add(&rec, RECORD_COUNT, "rounds",
-		  SHOWN("% rounds;"), NULL, r->rounds);
-	record_add(&rec, RECORD_LABEL, "certainty",
-		  SHOWN("%"), certainty(s), 0);
-	return emit_record(s, &rec);
-}
-
-/* A partition that ends at the real capacity, 1 MiB aligned. */
-static int emit_fix(struct search *s)
-{
-	const uint64_t mib = 1024 * 1024;
-	uint64_t end_mib = s->result->usable_bytes / mib;
-	struct record rec = { .kind = "capacity-fix",
-				 .layout = &spaced };
-	char sfdisk[512], parted[512];
-	int err;
-
-	if (end_mib < 2)
-		return 0;
-	snprintf(sfdisk, sizeof(sfdisk), "echo 'start=2048, size=%llu, "
-		 "type=c' | sfdisk %s", (unsigned long long)((end_mib - 1) *
-		 (mib / 512)), s->dev->path);
-	snprintf(parted, sizeof(parted), "parted -s %s mklabel msdos mkpart "
-		 "primary fat32 1MiB %lluMiB", s->dev->path,
-		 (unsigned long long)end_mib);
-	record_add(&rec, RECORD_LABEL, "tool", SHOWN("%:"), "sfdisk", 0);
-	record_add(&rec, RECORD_LABEL, "command", SHOWN("%"), sfdisk, 0);
-	err = emit_record(s, &rec);
-	rec.count = 0;
-	record_add(&rec, RECORD_LABEL, "tool", SHOWN("%:"), "parted", 0);
-	record_add(&rec, RECORD_LABEL, "command", SHOWN("%"), parted, 0);
-	return err ? err : emit_record(s, &rec);
-}
-
-/*
- * A range a restore left as it was: where, where its record was, and
- * why: its record damaged, cut short where the run wrote, or none left
- * for the run's stamps there (then no bytes of the file are named).
- */
-static int emit_damage(struct render *report, const struct undo_damage *d)
-{
-	static const char *const causes[] = { [UNDO_DAMAGED] = "damaged",
-		[UNDO_CUT] = "cut", [UNDO_LOST] = "lost" };
-	struct record rec = { .kind = "restore-damaged",
-				 .layout = &spaced };
-	bool known = d->range_known, lost = d->cause == UNDO_LOST;
-
-	record_add(&rec, RECORD_BYTES, "offset_bytes",
-		  known ? SHOWN("not put back: bytes at %") :
-		  ALONE("not put back: an unknown range:"), NULL,
-		  known ? (double)d->offset : NAN);
-	record_add(&rec, RECORD_BYTES, "length_bytes",
-		  known ? SHOWN("(+%):") : HIDDEN, NULL,
-		  known ? (double)d->length : NAN);
-	record_add(&rec, RECORD_BYTES, "file_bytes",
-		  lost ? HIDDEN : SHOWN("the undo file's % bytes"), NULL,
-		  (double)d->file_bytes);
-	record_add(&rec, RECORD_BYTES, "file_offset_bytes",
-		  lost ? HIDDEN : d->cause == UNDO_CUT ?
-		  SHOWN("at % are a record cut short") :
-		  SHOWN("at % are damaged"), NULL, (double)d->file_offset);
-	record_add(&rec, RECORD_LABEL, "cause",
-		  lost ? ALONE("the run's stamps lie there, and the undo file "
-			       "holds no record of them") :
-		  d->cause == UNDO_CUT ? ALONE("where the run wrote") : HIDDEN,
-		  causes[d->cause], 0);
-	return render_record(report, &rec);
-}
-
-int capacity_emit_restore(struct render *report,
-			  const struct undo_result *restore)
-{
-	struct record rec = { .kind = "restore", .layout = &spaced };
-	int err;
-
-	record_add(&rec, RECORD_BYTES, "bytes_restored",
-		  SHOWN("restored % bytes"), NULL,
-		  (double)restore->bytes_restored);
-	record_add(&rec, RECORD_COUNT, "records",
-		  SHOWN("from % records;"), NULL, (double)restore->records);
-	record_add(&rec, RECORD_COUNT, "blocks_checked",
-		  SHOWN("% blocks read back,"), NULL,
-		  (double)restore->blocks_checked);
-	record_add(&rec, RECORD_COUNT, "blocks_differing",
-		  SHOWN("% not as saved"), NULL,
-		  (double)restore->blocks_differing);
-	record_add(&rec, RECORD_COUNT, "records_damaged",
-		  restore->damaged_count ?
-		  SHOWN("(ranges not put back: %)") : HIDDEN, NULL,
-		  (double)restore->damaged_count);
-	err = render_record(report, &rec);
-	for (size_t i = 0; !err && i < restore->damaged_count; i++)
-		err = emit_damage(report, &restore->damaged[i]);
-	return err;
 }
 
 /* ---- setting up, and putting everything back ---- */
@@ -826,7 +660,8 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 	struct search *s = calloc(1, sizeof(*s));
 	int err, restore_err;
 
-	*result = (struct capacity_result){ .cache_bytes = NAN };
+	*result = (struct capacity_result){ .device_path = dev->path,
+					    .cache_bytes = NAN };
 	undo_error[0] = '\0';
 	if (!s)
 		return -ENOMEM;
@@ -847,16 +682,12 @@ int capacity_run(struct dev *dev, const struct capacity_options *options,
 		      restore(s, err ? dev->size_bytes : result->usable_bytes,
 			      !err, undo_error, size) : 0;
 	result->device_time_ns = dev->stats.time_ns;
-	if (!err && !restore_err)
-		err = emit_summary(s);
-	if (!err && result->fake_kind)
-		err = emit_fix(s);
+	if (!err && !restore_err && options->sink.verdict)
+		err = options->sink.verdict(options->sink.ctx, result);
 	/* what was not put back goes on record too, not only on stderr */
-	if (!err && !restore_err && s->undo.records && !result->restored)
-		err = capacity_emit_restore(options->report, &result->restore);
 	if (!err && !restore_err && s->undo.records && !result->restored &&
-	    options->also_report)
-		err = capacity_emit_restore(options->also_report,
+	    options->sink.restore)
+		err = options->sink.restore(options->sink.ctx,
 					    &result->restore);
 	free(s->saved);
 	free(s->chunk);

@@ -6,7 +6,8 @@
  * to the logical block, measures a write cache if one hides the fake,
  * and restores every block it wrote from the undo file (undo.h), then
  * flushes the device before the file is removed.  The verdict and the
- * evidence go out as records.
+ * evidence go out through a struct capacity_sink (records/capacity.c
+ * makes records of them).
  */
 #ifndef FLASHBENCH_CAPACITY_H
 #define FLASHBENCH_CAPACITY_H
@@ -17,22 +18,22 @@
 #include <stdio.h>
 
 #include "dev.h"
-#include "output/render.h"
 #include "measure/undo/undo.h"
 
-struct capacity_options {
-	uint64_t cache_limit_bytes;	/* caches up to this are defeated */
-	const char *undo_path;
-	volatile sig_atomic_t *stop;	/* set by a signal: stop, restore */
-	struct render *report;		/* the records go here */
-	struct render *also_report;	/* and a copy here, or NULL */
-	FILE *out;			/* flushed after each round */
-	bool every_probe;		/* evidence: each probe, not only the
-					   two at the edge */
+/* One probe of a round, as the round's evidence shows it. */
+struct capacity_probe {
+	unsigned round;			/* from 1 */
+	uint64_t offset_bytes;
+	const char *result;		/* its read-back: a stamp state's name,
+					   "old-data" */
+	bool shares_storage;		/* it read back another block's stamp */
+	uint64_t named_offset_bytes;	/* that block, when it shares */
+	bool good;
 };
 
 /* What the check found, and what it cost. */
 struct capacity_result {
+	const char *device_path;
 	const char *verdict;		/* "genuine", "fake", "damaged" */
 	const char *fake_kind;		/* "wraparound", "limbo", "io-error",
 					   or NULL */
@@ -44,6 +45,30 @@ struct capacity_result {
 	unsigned rounds;
 	struct undo_result restore;
 	bool restored;			/* every block put back and checked */
+};
+
+/*
+ * Where the check hands what it finds, as it finds it: each probe of a
+ * round's evidence (both sides of the edge, or all with every_probe),
+ * the verdict once everything is put back, and a restore that left
+ * blocks as they were.  Each returns 0 or an error that ends the check
+ * (restoring all the same); a NULL callback takes nothing.
+ */
+struct capacity_sink {
+	int (*probe)(void *ctx, const struct capacity_probe *probe);
+	int (*verdict)(void *ctx, const struct capacity_result *result);
+	int (*restore)(void *ctx, const struct undo_result *restore);
+	void *ctx;
+};
+
+struct capacity_options {
+	uint64_t cache_limit_bytes;	/* caches up to this are defeated */
+	const char *undo_path;
+	volatile sig_atomic_t *stop;	/* set by a signal: stop, restore */
+	struct capacity_sink sink;	/* the results go here */
+	FILE *out;			/* flushed after each round */
+	bool every_probe;		/* evidence: each probe, not only the
+					   two at the edge */
 };
 
 /* Smallest device the check takes with a given cache limit. */
@@ -65,12 +90,5 @@ uint64_t capacity_max_write_bytes(uint64_t device_bytes, uint32_t lbs,
 int capacity_run(struct dev *dev, const struct capacity_options *options,
 		 struct capacity_result *result, char *undo_error,
 		 size_t size);
-
-/*
- * The restore's records: what was put back, how much read back as saved,
- * and each range a damaged record left as it was.
- */
-int capacity_emit_restore(struct render *report,
-			  const struct undo_result *restore);
 
 #endif

@@ -18,6 +18,7 @@
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "modes/undofile.h"
+#include "records/capacity.h"
 #include "vm/stamp.h"
 
 /* ---- --capacity-check and --restore ---- */
@@ -103,6 +104,17 @@ static int verdict_exit(const struct capacity_result *r)
 	return EXIT_OK;
 }
 
+/* A record to the report, and to --report's copy when there is one. */
+static int emit_capacity(void *ctx, const struct record *rec)
+{
+	const struct sinks *sinks = ctx;
+	int err = render_record(sinks->report, rec);
+
+	if (!err && sinks->also_json)
+		err = render_record(sinks->also_json, rec);
+	return err;
+}
+
 int mode_capacity(struct config *cfg)
 {
 	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
@@ -115,6 +127,7 @@ int mode_capacity(struct config *cfg)
 	struct capacity_options options;
 	struct capacity_result result;
 	struct sinks sinks;
+	struct record_sink records = { emit_capacity, &sinks };
 	struct dev dev;
 	int err, status;
 
@@ -129,8 +142,7 @@ int mode_capacity(struct config *cfg)
 	mode_prepare_timing(cfg);
 	options = (struct capacity_options){
 		.cache_limit_bytes = cfg->cache_limit, .undo_path = undo_path,
-		.stop = cfg->stop, .report = sinks.report,
-		.also_report = sinks.also_json,
+		.stop = cfg->stop, .sink = capacity_sink_to(&records),
 		.out = sinks.out, .every_probe = cfg->verbose };
 	err = capacity_run(&dev, &options, &result, undo_why,
 			   sizeof(undo_why));
@@ -177,7 +189,9 @@ int mode_restore(struct config *cfg)
 	if (!err) {
 		mode_output_open(cfg, &dev, &meta, &sinks);
 		progress_end(&sinks.progress);
-		capacity_emit_restore(sinks.report, &r);
+		capacity_emit_restore(&(struct record_sink){ render_record,
+							     sinks.report },
+				      &r);
 		mode_output_close(cfg, &sinks, &dev, 0);
 	}
 	for (size_t i = 0; !err && i < r.damaged_count; i++)

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "identity/info.h"
 #include "identity/inforeg.h"
 #include "lib/die.h"
 #include "modes/info.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
+#include "records/info.h"
 
 int mode_decode(struct config *cfg)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "identity/hostq.h"
+#include "records/hostlink.h"
 #include "records/speed.h"
 #include "vm/layout.h"
 

@@ -127,6 +127,12 @@ test_expect_success 'the check sees a header that serves two .c files' '
 	grep "lib/both.h declares functions of lib/one.c, lib/two.c" out
 '
 
+test_expect_success 'measure/ and identity/ include nothing from output/' '
+	(cd "$TOP" && grep -rn "^#include \"output/" measure identity) >found ||
+	test $? = 1 &&
+	test_cmp /dev/null found
+'
+
 test_expect_success 'no object or dependency file outside build/' '
 	(cd "$TOP" && find . -path ./build -prune -o \
 		\( -name "*.o" -o -name "*.d" \) -print) >strays &&

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "identity/info.h"
 #include "identity/inforeg.h"
 #include "identity/infosysfs.h"
+#include "records/info.h"
 #include "unit.h"
 
 static const char *trees = "sysfs";

@@ -13,6 +13,7 @@
 #include "identity/hostlink.h"
 #include "output/render.h"
 #include "measure/speed.h"
+#include "records/hostlink.h"
 #include "records/speed.h"
 #include "unit.h"
 
