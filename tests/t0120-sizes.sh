@@ -25,7 +25,6 @@
 cat >"$TRASH/allow-list" <<'EOF_ALLOWED'
 identity/info.c
 modes/report.c
-output/render.c
 vm/list.c: list_node()
 EOF_ALLOWED
 
