@@ -35,11 +35,13 @@ ERASE_OBJS = $(patsubst %,$(BUILD)/%.o,lib/cli lib/die lib/units dev \
 	$(SIM_OBJS)
 # erase reports through the output layer, naming the device as every
 # JSON document does
-ERASE_REPORT_OBJS = $(patsubst %,$(BUILD)/%.o,output/render output/json \
+ERASE_REPORT_OBJS = $(patsubst %,$(BUILD)/%.o,output/render output/renderjson \
+	output/renderstate output/json \
 	identity/devname identity/infosysfs identity/inforeg identity/hostlink \
 	identity/hostq lib/sysattr lib/readfile lib/record lib/jsonparse)
 # flashemu: the devices, the store, the FUSE server and the output layer
-EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json output/render emu/emustore \
+EMU_OBJS = $(ERASE_OBJS) $(patsubst %,$(BUILD)/%.o,output/json output/render \
+	output/renderjson output/renderstate emu/emustore \
 	emu/fuseserver lib/readfile lib/record lib/jsonparse)
 PROGRAMS = flashbench erase flashemu
 UNIT_TESTS = $(basename $(wildcard tests/unit-*.c))

@@ -1,6 +1,7 @@
 /*
- * report: text, CSV and JSON renderings of result records.  Each format
- * is a row of the formatter table; the text format reproduces the
+ * render: text, CSV and JSON renderings of result records.  Each format
+ * is a row of the formatter table (JSON's steps in renderjson.c, the
+ * state they share in renderstate.c); the text format reproduces the
  * original tool's lines byte for byte (tabs, 7-character columns).  The
  * machine formats carry raw numbers in base units: bytes, ns, bytes/s.
  */
@@ -13,6 +14,8 @@
 
 #include "output/json.h"
 #include "output/render.h"
+#include "output/renderjson.h"
+#include "output/renderstate.h"
 #include "lib/units.h"
 
 #define COLUMN_WIDTH 7
@@ -20,9 +23,6 @@
 const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
 				       .template = "" };
 
-#define KEY_MAX (RECORD_KEY_MAX + 12)	/* a key, "_" and a repeat's number */
-#define FIELD_TEXT_MAX 4096	/* one field's text, a long label included (a
-				   program listing) */
 
 /*
  * Output is flushed only between records: at once on a terminal, else
@@ -31,103 +31,6 @@ const struct text_look text_hidden = { .display = TEXT_AS_UNIT,
  */
 #define REPORT_BUFFER (64 * 1024)
 #define REPORT_RECORD_MAX (8 * 1024)	/* more than any one record */
-
-/* Keys in the order first seen (CSV columns, JSON units), as many as
-   the run reports. */
-struct key_table {
-	char (*keys)[KEY_MAX];
-	enum record_unit *units;
-	unsigned count, capacity;
-	bool full;			/* out of memory: the report fails */
-};
-
-/* The index of key, added (with unit) if new; count if it cannot be. */
-static unsigned key_index(struct key_table *t, const char *key,
-			  enum record_unit unit)
-{
-	unsigned i;
-
-	for (i = 0; i < t->count; i++)
-		if (strcmp(t->keys[i], key) == 0)
-			return i;
-	if (t->count == t->capacity) {
-		unsigned capacity = t->capacity ? 2 * t->capacity : 64;
-		char (*keys)[KEY_MAX] = realloc(t->keys,
-						capacity * sizeof(*keys));
-		enum record_unit *units = keys ? realloc(t->units,
-					capacity * sizeof(*units)) : NULL;
-
-		if (keys)
-			t->keys = keys;
-		if (!units) {
-			t->full = true;
-			return t->count;
-		}
-		t->units = units;
-		t->capacity = capacity;
-	}
-	snprintf(t->keys[i], KEY_MAX, "%s", key);
-	t->units[i] = unit;
-	return t->count++;
-}
-
-static void key_table_free(struct key_table *t)
-{
-	free(t->keys);
-	free(t->units);
-}
-
-/* Text gathered in memory while the records go by, written at the end. */
-struct text_buffer {
-	FILE *out;			/* NULL: not gathered */
-	char *text;
-	size_t size;
-	unsigned count;			/* members written, for separators */
-};
-
-static bool buffer_open(struct text_buffer *b)
-{
-	b->out = open_memstream(&b->text, &b->size);
-	return b->out != NULL;
-}
-
-/* The buffer's text so far (flushed), size bytes of it. */
-static const char *buffer_text(struct text_buffer *b)
-{
-	fflush(b->out);
-	return b->text;
-}
-
-/* 0, or -ENOMEM when a write to it failed. */
-static int buffer_close(struct text_buffer *b)
-{
-	int err = 0;
-
-	if (b->out) {
-		err = ferror(b->out) ? -ENOMEM : 0;
-		fclose(b->out);
-		free(b->text);
-	}
-	*b = (struct text_buffer){ 0 };
-	return err;
-}
-
-struct render {
-	FILE *out;
-	bool terminal;			/* flush every record */
-	enum render_format format;
-	const struct render_meta *meta;
-	unsigned records;
-	/* CSV: every column seen, and the rows kept until the end */
-	struct key_table columns;
-	struct text_buffer rows;
-	/* JSON: every key seen, with its base unit */
-	struct key_table unit_keys;
-	/* JSON: the members of meta->index_member, written at the end */
-	struct text_buffer index;
-	/* JSON, meta->index_schema1: the schema-1 members and objects */
-	struct text_buffer schema1_top, schema1_confidence, schema1_why;
-};
 
 struct formatter {
 	const char *name;
@@ -259,7 +162,7 @@ static void field_with_template(const struct record_field *field,
 				const struct text_look *look, char *buf,
 				size_t size)
 {
-	char text[FIELD_TEXT_MAX], value[FIELD_TEXT_MAX];
+	char text[RENDER_FIELD_TEXT_MAX], value[RENDER_FIELD_TEXT_MAX];
 	const char *mark;
 
 	if (look->display == TEXT_TEMPLATE_ALONE) {
@@ -306,7 +209,7 @@ static void text_record(struct render *report, const struct record *rec)
 		fprintf(report->out, "%-*s", (int)rec->layout->caption_width,
 			rec->layout->caption);
 	for (unsigned i = 0; i < shown; i++) {
-		char field[2 * FIELD_TEXT_MAX];
+		char field[2 * RENDER_FIELD_TEXT_MAX];
 		bool last = i + 1 == shown;
 
 		if (text_hidden_at(rec, i))
@@ -468,15 +371,10 @@ static void csv_string(FILE *out, const char *text)
 	fputc('"', out);
 }
 
-static const char *kind_of(const struct record *rec)
-{
-	return rec->kind ? rec->kind : "measurement";
-}
-
 /* Index of the column called name, added if new. */
 static unsigned csv_column(struct render *report, const char *name)
 {
-	return key_index(&report->columns, name, RECORD_LABEL);
+	return render_keys_index(&report->columns, name, RECORD_LABEL);
 }
 
 /* One cell's text, as CSV writes it (empty for an unknown value). */
@@ -504,9 +402,9 @@ static void csv_record(struct render *report, const struct record *rec)
 
 	fprintf(rows, "%u", rec->count + 1);
 	fprintf(rows, "%c%u%c", 0, 0u, 0);
-	csv_string(rows, kind_of(rec));
+	csv_string(rows, render_kind_of(rec));
 	for (unsigned i = 0; i < rec->count; i++) {
-		char name[KEY_MAX];
+		char name[RENDER_KEY_MAX];
 
 		column_name(rec, i, name, sizeof(name));
 		fprintf(rows, "%c%u%c", 0, csv_column(report, name) + 1, 0);
@@ -590,7 +488,7 @@ static void csv_end(struct render *report, const struct dev_stats *stats,
 	const char *at, *end;
 
 	(void)stats;
-	buffer_text(&report->rows);
+	render_buffer_text(&report->rows);
 	if (!cells) {
 		report->columns.full = true;
 		return;
@@ -620,348 +518,12 @@ static void csv_end(struct render *report, const struct dev_stats *stats,
 	free(cells);
 }
 
-/* ---- JSON (RFC 8259) ---- */
-
-static void json_number(FILE *out, double value, enum record_unit unit)
-{
-	char number[REPORT_NUMBER_MAX];
-
-	fputs(render_format_number(number, sizeof(number), value, unit), out);
-}
-
-static void json_value(FILE *out, const struct record_field *field)
-{
-	if (field->unit == RECORD_LABEL && (!field->label || !*field->label))
-		fputs("null", out);	/* a label not known, or none */
-	else if (field->unit == RECORD_LABEL)
-		json_write_string(out, field->label);
-	else if (field->unit == RECORD_BOOL && isfinite(field->value))
-		fputs(field->value != 0 ? "true" : "false", out);
-	else
-		json_number(out, field->value, field->unit);
-}
-
-/* text as a JSON string, or null for none */
-static void json_string_or_null(FILE *out, const char *text)
-{
-	if (text && *text)
-		json_write_string(out, text);
-	else
-		fputs("null", out);
-}
-
-void render_json_device(FILE *out, const struct render_meta *meta)
-{
-	if (!meta->device || !*meta->device) {
-		fputs("null", out);
-		return;
-	}
-	fputs("{\"path\": ", out);
-	json_write_string(out, meta->device);
-	fprintf(out, ", \"size_bytes\": %llu, \"logical_block_bytes\": %u, "
-		"\"identity\": ", (unsigned long long)meta->device_size,
-		(unsigned)meta->logical_block_size);
-	json_string_or_null(out, meta->device_identity);
-	fputs(", \"name\": ", out);
-	json_string_or_null(out, meta->device_name ? meta->device_name :
-			    meta->device);
-	fputc('}', out);
-}
-
-static void json_begin(struct render *report)
-{
-	const struct render_meta *meta = report->meta;
-	FILE *out = report->out;
-
-	fprintf(out, "{\n  \"schema\": %d,\n  \"command\": ", JSON_SCHEMA);
-	json_string_or_null(out, meta->command);
-	fputs(",\n  \"test\": ", out);
-	json_write_string(out, meta->test);
-	fputs(",\n  \"device\": ", out);
-	render_json_device(out, meta);
-	fputs(",\n  \"parameters\": {", out);
-	for (size_t i = 0; i < meta->param_count; i++) {
-		fputs(i ? ", " : "", out);
-		json_write_string(out, meta->params[i].name);
-		fputs(": ", out);
-		if (meta->param_flags && meta->param_flags[i])
-			fputs(meta->params[i].value != 0 ? "true" : "false",
-			      out);
-		else
-			json_number(out, meta->params[i].value, RECORD_COUNT);
-	}
-	if (meta->engine) {
-		fputs(meta->param_count ? ", \"engine\": " : "\"engine\": ",
-		      out);
-		json_write_string(out, meta->engine);
-	}
-	fputs("},\n  \"results\": [", out);
-}
-
-static void json_note_unit(struct render *report, const char *key,
-			   enum record_unit unit)
-{
-	key_index(&report->unit_keys, key, unit);
-}
-
-static const char *key_of(const struct record_field *field)
-{
-	return field->key ? field->key : "value";
-}
-
-/*
- * The name a field has at one level of nesting: its key from prefix_len
- * on, up to the next dot.  Sets *nested when a dot follows.
- */
-static size_t member_name(const struct record_field *field, size_t prefix_len,
-			  const char **name, bool *nested)
-{
-	const char *dot;
-
-	*name = key_of(field) + prefix_len;
-	dot = strchr(*name, '.');
-	*nested = dot != NULL;
-	return dot ? (size_t)(dot - *name) : strlen(*name);
-}
-
-/* Is field inside the object whose members' keys start with prefix? */
-static bool in_group(const struct record_field *field, const char *prefix,
-		     size_t prefix_len)
-{
-	return strncmp(key_of(field), prefix, prefix_len) == 0 &&
-	       strlen(key_of(field)) > prefix_len;
-}
-
-/* Do fields a and b make one member at this level? */
-static bool same_member(const struct record_field *a,
-			const struct record_field *b,
-			size_t prefix_len)
-{
-	const char *na, *nb;
-	bool da, db;
-	size_t la = member_name(a, prefix_len, &na, &da);
-	size_t lb = member_name(b, prefix_len, &nb, &db);
-
-	return da == db && la == lb && strncmp(na, nb, la) == 0;
-}
-
-/* Is field b, in the object of prefix, part of the member a makes? */
-static bool joins(const struct record_field *a, const struct record_field *b,
-		  const char *prefix, size_t prefix_len)
-{
-	return (!prefix_len || in_group(b, prefix, prefix_len)) &&
-	       same_member(a, b, prefix_len);
-}
-
-/*
- * The members of an object: fields [from, count) whose keys start with
- * prefix (prefix_len characters, "" at the top).  A key the record
- * repeats becomes an array, in order; "a.b" and "a.c" become "a": {...}.
- */
-static void json_members(struct render *report, FILE *out,
-			 const struct record *rec, unsigned from,
-			 const char *prefix, size_t prefix_len)
-{
-	bool first = true;
-
-	for (unsigned i = from; i < rec->count; i++) {
-		const struct record_field *field = &rec->fields[i];
-		const char *name;
-		char key[FIELD_TEXT_MAX];
-		unsigned repeats = 0, j;
-		bool nested;
-		size_t len;
-
-		if (prefix_len && !in_group(field, prefix, prefix_len))
-			continue;
-		for (j = from; j < i; j++)
-			if (joins(field, &rec->fields[j], prefix, prefix_len))
-				break;
-		if (j < i)
-			continue;	/* written with its first occurrence */
-		len = member_name(field, prefix_len, &name, &nested);
-		fputs(first ? "" : ", ", out);
-		first = false;
-		snprintf(key, sizeof(key), "%.*s", (int)len, name);
-		json_write_string(out, key);
-		fputs(": ", out);
-		if (nested) {
-			fputc('{', out);
-			json_members(report, out, rec, i, key_of(field),
-				     prefix_len + len + 1);
-			fputc('}', out);
-			continue;
-		}
-		json_note_unit(report, key_of(field), field->unit);
-		for (j = i; j < rec->count; j++)
-			repeats += joins(field, &rec->fields[j], prefix,
-					 prefix_len);
-		if (repeats == 1) {
-			json_value(out, field);
-			continue;
-		}
-		fputc('[', out);
-		for (j = i; j < rec->count; j++) {
-			if (!joins(field, &rec->fields[j], prefix, prefix_len))
-				continue;
-			fputs(j > i ? ", " : "", out);
-			json_value(out, &rec->fields[j]);
-		}
-		fputc(']', out);
-	}
-}
-
-/* One member "name": value of an object gathered in b. */
-static void buffer_member(struct text_buffer *b, const char *separator,
-			  const char *name, const struct record_field *field)
-{
-	fputs(b->count++ ? separator : "", b->out);
-	json_write_string(b->out, name);
-	fputs(": ", b->out);
-	json_value(b->out, field);
-}
-
-/* Does the finding rec have a value?  (One the card states, such as its
-   preferred_erase_size, has a value and no confidence.) */
-static bool has_value(const struct record *rec)
-{
-	for (unsigned i = 1; i < rec->count; i++)
-		if (strcmp(key_of(&rec->fields[i]), "value") == 0)
-			return isfinite(rec->fields[i].value);
-	return false;
-}
-
-/*
- * What schema 1 wrote of an indexed record (a finding), kept for the
- * scripts that read it: its value at the top level under its name, its
- * lower_bound as NAME_is_lower_bound, its confidence (0 for one not
- * determined; none for a stated value) and its reason, where it has one.
- */
-static void schema1_members(struct render *report, const char *name,
-			    const struct record *rec)
-{
-	bool valued = has_value(rec);
-
-	for (unsigned i = 1; i < rec->count; i++) {
-		struct record_field field = rec->fields[i];
-		const char *key = key_of(&field);
-		char bound[KEY_MAX + 16];
-
-		if (strcmp(key, "value") == 0) {
-			buffer_member(&report->schema1_top, ",\n  ", name,
-				      &field);
-		} else if (strcmp(key, "lower_bound") == 0) {
-			snprintf(bound, sizeof(bound), "%s_is_lower_bound",
-				 name);
-			buffer_member(&report->schema1_top, ",\n  ", bound,
-				      &field);
-		} else if (strcmp(key, "confidence") == 0) {
-			if (!isfinite(field.value) && valued)
-				continue;
-			if (!isfinite(field.value))
-				field.value = 0;
-			buffer_member(&report->schema1_confidence, ", ", name,
-				      &field);
-		} else if ((strcmp(key, "why") == 0 ||
-			    strcmp(key, "reason") == 0) && field.label &&
-			   field.label[0]) {
-			buffer_member(&report->schema1_why, ", ", name,
-				      &field);
-		}
-	}
-}
-
-/* A record of the index: under its first field's label, the others. */
-static void json_index_record(struct render *report,
-			      const struct record *rec)
-{
-	const struct render_meta *meta = report->meta;
-	const struct record_field *first = &rec->fields[0];
-
-	if (!report->index.out || !rec->count ||
-	    first->unit != RECORD_LABEL ||
-	    strcmp(key_of(first), meta->index_key ? meta->index_key : ""))
-		return;
-	fputs(report->index.count++ ? ",\n    " : "\n    ", report->index.out);
-	json_write_string(report->index.out, first->label);
-	fputs(": {", report->index.out);
-	json_members(report, report->index.out, rec, 1, "", 0);
-	fputc('}', report->index.out);
-	if (report->meta->index_schema1)
-		schema1_members(report, first->label, rec);
-}
-
-static void json_record(struct render *report, const struct record *rec)
-{
-	FILE *out = report->out;
-
-	fputs(report->records ? ",\n    {\"kind\": " : "\n    {\"kind\": ",
-	      out);
-	json_write_string(out, kind_of(rec));
-	if (rec->count)
-		fputs(", ", out);
-	json_members(report, out, rec, 0, "", 0);
-	fputc('}', out);
-	json_index_record(report, rec);
-}
-
-/* The schema-1 members, for its readers: see report_meta.index_schema1. */
-static void json_schema1_end(struct render *report)
-{
-	FILE *out = report->out;
-	const char *top = buffer_text(&report->schema1_top);
-	const char *confidence = buffer_text(&report->schema1_confidence);
-	const char *why = buffer_text(&report->schema1_why);
-
-	if (report->schema1_top.count)
-		fprintf(out, "  %.*s,\n", (int)report->schema1_top.size, top);
-	fprintf(out, "  \"confidence\": {%.*s},\n",
-		(int)report->schema1_confidence.size, confidence);
-	fprintf(out, "  \"not_determined\": {%.*s},\n",
-		(int)report->schema1_why.size, why);
-}
-
-static void json_end(struct render *report, const struct dev_stats *stats,
-		     bool incomplete)
-{
-	FILE *out = report->out;
-
-	fprintf(out, "%s],\n  \"incomplete\": %s,\n",
-		report->records ? "\n  " : "", incomplete ? "true" : "false");
-	if (stats)
-		fprintf(out, "  \"device_time_ns\": %llu,\n"
-			"  \"bytes_read\": %llu,\n  \"bytes_written\": %llu,\n",
-			(unsigned long long)stats->time_ns,
-			(unsigned long long)stats->bytes_read,
-			(unsigned long long)stats->bytes_written);
-	else
-		fputs("  \"device_time_ns\": null,\n  \"bytes_read\": null,\n"
-		      "  \"bytes_written\": null,\n", out);
-	if (report->index.out) {
-		const char *text = buffer_text(&report->index);
-
-		fputs("  ", out);
-		json_write_string(out, report->meta->index_member);
-		fprintf(out, ": {%.*s%s},\n", (int)report->index.size, text,
-			report->index.count ? "\n  " : "");
-	}
-	if (report->schema1_top.out)
-		json_schema1_end(report);
-	fputs("  \"units\": {", out);
-	for (unsigned i = 0; i < report->unit_keys.count; i++) {
-		fputs(i ? ", " : "", out);
-		json_write_string(out, report->unit_keys.keys[i]);
-		fputs(": ", out);
-		json_write_string(out,
-				  render_unit_name(report->unit_keys.units[i]));
-	}
-	fputs("}\n}\n", out);
-}
 
 static const struct formatter formatters[RENDER_FORMAT_COUNT] = {
 	[RENDER_TEXT] = { "text", NULL, text_record, text_end },
 	[RENDER_CSV] = { "csv", NULL, csv_record, csv_end },
-	[RENDER_JSON] = { "json", json_begin, json_record, json_end },
+	[RENDER_JSON] = { "json", render_json_begin, render_json_record,
+			 render_json_end },
 };
 
 int render_parse_format(const char *name, enum render_format *format)
@@ -978,12 +540,12 @@ int render_parse_format(const char *name, enum render_format *format)
 /* 0, or -ENOMEM when a write to one of them failed. */
 static int close_buffers(struct render *report)
 {
-	int err = buffer_close(&report->rows);
+	int err = render_buffer_close(&report->rows);
 
-	err = buffer_close(&report->index) ? -ENOMEM : err;
-	err = buffer_close(&report->schema1_top) ? -ENOMEM : err;
-	err = buffer_close(&report->schema1_confidence) ? -ENOMEM : err;
-	err = buffer_close(&report->schema1_why) ? -ENOMEM : err;
+	err = render_buffer_close(&report->index) ? -ENOMEM : err;
+	err = render_buffer_close(&report->schema1_top) ? -ENOMEM : err;
+	err = render_buffer_close(&report->schema1_confidence) ? -ENOMEM : err;
+	err = render_buffer_close(&report->schema1_why) ? -ENOMEM : err;
 	return err;
 }
 
@@ -998,13 +560,13 @@ struct render *render_open(FILE *out, enum render_format format,
 	report->format = format;
 	report->meta = meta;
 	report->terminal = isatty(fileno(out));
-	if ((format == RENDER_CSV && !buffer_open(&report->rows)) ||
+	if ((format == RENDER_CSV && !render_buffer_open(&report->rows)) ||
 	    (format == RENDER_JSON && meta->index_member &&
-	     !buffer_open(&report->index)) ||
+	     !render_buffer_open(&report->index)) ||
 	    (format == RENDER_JSON && meta->index_schema1 &&
-	     (!buffer_open(&report->schema1_top) ||
-	      !buffer_open(&report->schema1_confidence) ||
-	      !buffer_open(&report->schema1_why)))) {
+	     (!render_buffer_open(&report->schema1_top) ||
+	      !render_buffer_open(&report->schema1_confidence) ||
+	      !render_buffer_open(&report->schema1_why)))) {
 		close_buffers(report);
 		free(report);
 		return NULL;
@@ -1041,8 +603,8 @@ int render_close(struct render *report, const struct dev_stats *stats,
 	err = ferror(report->out) ? -EIO : 0;
 	if (report->columns.full || report->unit_keys.full)
 		err = -ENOMEM;
-	key_table_free(&report->columns);
-	key_table_free(&report->unit_keys);
+	render_keys_free(&report->columns);
+	render_keys_free(&report->unit_keys);
 	if (close_buffers(report))
 		err = -ENOMEM;
 	free(report);

@@ -98,12 +98,6 @@ const char *render_field_text(const struct record_field *field,
  */
 void render_hide_fields(struct record *rec);
 
-/*
- * The JSON document's "device" member for meta's device: path, size,
- * logical block, identity and name; null when the run read no device.
- */
-void render_json_device(FILE *out, const struct render_meta *meta);
-
 /* "text", "csv" or "json".  Returns 0 or -EINVAL. */
 int render_parse_format(const char *name, enum render_format *format);
 

@@ -10,6 +10,7 @@
 
 #include "analysis/saved.h"
 #include "output/json.h"
+#include "output/renderjson.h"
 #include "output/reportsummary.h"
 
 /* The topics in the order the summary shows them, with their headings. */

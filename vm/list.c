@@ -115,6 +115,71 @@ static void list_depth(const struct vm_program *prog, const struct node *n,
 		 strchr(text, ' ') ? ")" : "");
 }
 
+/* A loop's head: "for VAR in SERIES ...", "repeat N", its reductions. */
+static void list_loop_head(const struct vm_program *prog,
+			   const struct node *n, char *line, size_t size)
+{
+	if (n->op == VM_FOR || n->op == VM_FOR_TIME)
+		snprintf(line + strlen(line), size - strlen(line),
+			 " %s in %s", prog->vars[n->var],
+			 vm_series_table[n->series].name);
+	list_operands(prog, n, 0, n->operand_count -
+		      (n->op == VM_FOR_TIME), line, size);
+	if (n->op == VM_FOR_TIME) {
+		snprintf(line + strlen(line), size - strlen(line), " within");
+		list_operands(prog, n, n->operand_count - 1,
+			      n->operand_count, line, size);
+		if (n->resume)
+			snprintf(line + strlen(line), size - strlen(line),
+				 " resume");
+		if (n->has_depth)
+			list_depth(prog, n, line, size);
+	}
+	for (unsigned i = 0; i < n->reduce_count; i++)
+		snprintf(line + strlen(line), size - strlen(line), "%s%s",
+			 i ? ", " : n->reduce_count > 1 ? " (" : " ",
+			 vm_reduce_names[n->reduce[i]]);
+	snprintf(line + strlen(line), size - strlen(line), "%s {",
+		 n->reduce_count > 1 ? ")" : "");
+}
+
+/* "let A, B =" and its value, if it has one (else a block follows). */
+static void list_let_head(const struct vm_program *prog,
+			  const struct node *n, char *line, size_t size)
+{
+	snprintf(line + strlen(line), size - strlen(line), " %s",
+		 prog->vars[n->var]);
+	for (unsigned i = 1; i < n->var_count; i++)
+		snprintf(line + strlen(line), size - strlen(line), ", %s",
+			 prog->vars[n->more_vars[i - 1]]);
+	snprintf(line + strlen(line), size - strlen(line), " =");
+	list_operands(prog, n, 0, n->operand_count, line, size);
+}
+
+/* A statement that is one line: its words after the op's name. */
+static void list_simple(const struct vm_program *prog, const struct node *n,
+			char *line, size_t size)
+{
+	if (n->op == VM_REPORT) {
+		snprintf(line + strlen(line), size - strlen(line), " %s %s",
+			 vm_unit_table[n->unit_word].name, n->key);
+		if (n->text)
+			snprintf(line + strlen(line), size - strlen(line),
+				 " \"%s\"", n->text);
+		if (n->label)
+			snprintf(line + strlen(line), size - strlen(line),
+				 " \"%s\"", n->label);
+	}
+	list_operands(prog, n, 0, n->operand_count, line, size);
+	if (n->op == VM_WRITE)
+		snprintf(line + strlen(line), size - strlen(line), " %s",
+			 vm_pattern_names[n->pattern]);
+}
+
+/*
+ * Node index as lines, depth tabs in (none when inline_let: the value
+ * of a let); returns the index of the node after it and its body.
+ */
 static unsigned list_node(const struct vm_program *prog, unsigned index,
 			  unsigned depth, void (*out)(void *, const char *),
 			  void *ctx, bool inline_let)
@@ -122,92 +187,30 @@ static unsigned list_node(const struct vm_program *prog, unsigned index,
 	const struct node *n = &prog->nodes[index];
 	char line[4 * EXPR_TEXT];
 	size_t indent = inline_let ? 0 : depth;
+	bool block;
 
 	memset(line, '\t', indent);
 	line[indent] = '\0';
-	if (inline_let)
-		line[0] = '\0';
 	snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s",
 		 vm_op_table[n->op].name);
-	switch (n->op) {
-	case VM_FOR:
-	case VM_FOR_TIME:
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s in %s", prog->vars[n->var],
-			 vm_series_table[n->series].name);
-		/* fall through */
-	case VM_REPEAT:
-		list_operands(prog, n, 0, n->operand_count -
-			      (n->op == VM_FOR_TIME), line, sizeof(line));
-		if (n->op == VM_FOR_TIME) {
-			snprintf(line + strlen(line),
-				 sizeof(line) - strlen(line), " within");
-			list_operands(prog, n, n->operand_count - 1,
-				      n->operand_count, line, sizeof(line));
-			if (n->resume)
-				snprintf(line + strlen(line),
-					 sizeof(line) - strlen(line),
-					 " resume");
-			if (n->has_depth)
-				list_depth(prog, n, line, sizeof(line));
-		}
-		for (unsigned i = 0; i < n->reduce_count; i++)
-			snprintf(line + strlen(line),
-				 sizeof(line) - strlen(line), "%s%s",
-				 i ? ", " : n->reduce_count > 1 ? " (" : " ",
-				 vm_reduce_names[n->reduce[i]]);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 "%s {", n->reduce_count > 1 ? ")" : "");
-		out(ctx, line);
-		list_body(prog, index + 1, n->end, depth + 1, out, ctx);
+	block = n->op == VM_FOR || n->op == VM_FOR_TIME ||
+		n->op == VM_REPEAT || (n->op == VM_LET && !n->operand_count);
+	if (n->op == VM_LET)
+		list_let_head(prog, n, line, sizeof(line));
+	else if (block)
+		list_loop_head(prog, n, line, sizeof(line));
+	else
+		list_simple(prog, n, line, sizeof(line));
+	out(ctx, line);
+	if (!block)
+		return index + 1;
+	list_body(prog, index + 1, n->end, depth + 1, out, ctx);
+	if (n->op != VM_LET) {
 		memset(line, '\t', depth);
 		snprintf(line + depth, sizeof(line) - depth, "}");
 		out(ctx, line);
-		return n->end;
-	case VM_LET:
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s", prog->vars[n->var]);
-		for (unsigned i = 1; i < n->var_count; i++)
-			snprintf(line + strlen(line),
-				 sizeof(line) - strlen(line), ", %s",
-				 prog->vars[n->more_vars[i - 1]]);
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " =");
-		if (n->operand_count) {
-			list_operands(prog, n, 0, n->operand_count, line,
-				      sizeof(line));
-			break;
-		}
-		out(ctx, line);
-		list_body(prog, index + 1, n->end, depth + 1, out, ctx);
-		return n->end;
-	case VM_REPORT:
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s %s", vm_unit_table[n->unit_word].name, n->key);
-		if (n->text)
-			snprintf(line + strlen(line),
-				 sizeof(line) - strlen(line), " \"%s\"",
-				 n->text);
-		if (n->label)
-			snprintf(line + strlen(line),
-				 sizeof(line) - strlen(line), " \"%s\"",
-				 n->label);
-		list_operands(prog, n, 0, n->operand_count, line,
-			      sizeof(line));
-		break;
-	case VM_WRITE:
-		list_operands(prog, n, 0, n->operand_count, line,
-			      sizeof(line));
-		snprintf(line + strlen(line), sizeof(line) - strlen(line),
-			 " %s", vm_pattern_names[n->pattern]);
-		break;
-	default:
-		list_operands(prog, n, 0, n->operand_count, line,
-			      sizeof(line));
-		break;
 	}
-	out(ctx, line);
-	return index + 1;
+	return n->end;
 }
 
 void vm_list(const struct vm_program *program,
