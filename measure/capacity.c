@@ -29,6 +29,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "lib/units.h"
 #include "measure/capacity.h"
 #include "measure/undo/restore.h"
 #include "measure/undo/write.h"
@@ -86,14 +87,10 @@ struct search {
 	bool cache_lost;
 };
 
-static uint64_t round_up(uint64_t value, uint64_t step)
-{
-	return (value + step - 1) / step * step;
-}
-
 static uint64_t flush_bytes_for(uint64_t cache_limit_bytes)
 {
-	return round_up(cache_limit_bytes + cache_limit_bytes / 4, CHUNK_BYTES);
+	return units_round_up(cache_limit_bytes + cache_limit_bytes / 4,
+			      CHUNK_BYTES);
 }
 
 uint64_t capacity_min_device_bytes(uint64_t cache_limit_bytes)
@@ -215,7 +212,7 @@ static uint64_t place_probes(struct search *s)
  */
 static void set_scan(struct search *s, uint64_t gap)
 {
-	uint64_t scan = round_up(gap + s->lbs, CHUNK_BYTES), cap;
+	uint64_t scan = units_round_up(gap + s->lbs, CHUNK_BYTES), cap;
 
 	if (scan > s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES)
 		scan = s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES;

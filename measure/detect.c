@@ -20,7 +20,6 @@
 #include "vm.h"
 #include "vm/compile.h"
 
-#define MIB (1024ULL * 1024)
 #define MAX_ALIGNS DETECT_MAX_ALIGNS
 #define BOUNDARIES DETECT_BOUNDARIES	/* per alignment */
 #define REPS_PER_ROUND 4

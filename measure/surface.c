@@ -42,8 +42,6 @@
 #include "vm/stamp.h"
 #include "vm.h"
 
-#define MIB (1024ULL * 1024)
-
 /* A transfer that failed: read again a block at a time. */
 struct failed {
 	uint64_t offset, length;
