@@ -697,18 +697,6 @@ int capacity_emit_restore(struct render *report,
 
 /* ---- setting up, and putting everything back ---- */
 
-static int compile_builtin(struct search *s, const char *name,
-			   struct vm_program **program)
-{
-	const struct program_def *def = programs_find(name);
-	struct vm_diag diag;
-
-	if (!def || vm_compile(def->text, s->params.slot, PARAM_COUNT_OF,
-			       program, &diag))
-		return -EINVAL;
-	return 0;
-}
-
 static int setup(struct search *s)
 {
 	uint64_t salt = 0;
@@ -745,10 +733,11 @@ static int setup(struct search *s)
 static int search(struct search *s)
 {
 	struct vm_program *rounds = NULL, *cache = NULL;
-	int err = compile_builtin(s, "capacity-check", &rounds);
+	int err = programs_compile("capacity-check", &s->params,
+				   &rounds);
 
 	if (!err)
-		err = compile_builtin(s, "capacity-cache", &cache);
+		err = programs_compile("capacity-cache", &s->params, &cache);
 	while (!err && s->lo < s->hi && s->round < MAX_ROUNDS) {
 		err = run_round(s, rounds);
 		if (!err && s->opt->stop && *s->opt->stop)

@@ -106,9 +106,7 @@ static void probe_defaults(struct detect *d)
 
 static int run_probe(struct detect *d, const char *name)
 {
-	const struct program_def *probe = programs_find(name);
 	struct vm_program *program;
-	struct vm_diag diag;
 	struct vm_plan plan;
 	struct vm_exec exec = { .dev = d->dev,
 				.sink = { collect, &d->samples },
@@ -116,8 +114,7 @@ static int run_probe(struct detect *d, const char *name)
 	int err;
 
 	d->samples.count = 0;
-	if (!probe || vm_compile(probe->text, d->params.slot, PARAM_COUNT_OF,
-				 &program, &diag))
+	if (programs_compile(name, &d->params, &program))
 		return -EINVAL;		/* a bug in programs.c */
 	err = vm_plan(program, d->dev, 10000000, &plan);
 	if (!err)

@@ -674,18 +674,6 @@ static void set_verdict(struct pass *p)
 
 /* ---- setting up ---- */
 
-static int compile(struct pass *p, const char *name,
-		   struct vm_program **program)
-{
-	const struct program_def *def = programs_find(name);
-	struct vm_diag diag;
-
-	if (!def || vm_compile(def->text, p->params.slot, PARAM_COUNT_OF,
-			       program, &diag))
-		return -EINVAL;
-	return 0;
-}
-
 static uint64_t new_salt(void)
 {
 	uint64_t salt = 0;
@@ -723,10 +711,12 @@ static int setup(struct pass *p)
 	p->failed_cap = (size_t)(r->window_bytes / chunk) + 2;
 	p->failed = calloc(p->failed_cap, sizeof(*p->failed));
 	p->probe = dev_alloc_buffer(p->lbs, DEV_PATTERN_ZEROS);
-	err = p->failed && p->probe ? compile(p, "surface-verify", &p->verify) :
-				      -ENOMEM;
+	err = p->failed && p->probe ?
+	      programs_compile("surface-verify", &p->params, &p->verify) :
+	      -ENOMEM;
 	if (!err && r->mode != SURFACE_READ)
-		err = compile(p, "surface-stamp", &p->stamp);
+		err = programs_compile("surface-stamp", &p->params,
+				       &p->stamp);
 	if (!err && r->mode == SURFACE_KEEP) {
 		p->saved = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					    DEV_PATTERN_ZEROS);
