@@ -221,7 +221,7 @@ static int speed_measure(const struct config *cfg, struct dev *dev,
 	mode_prepare_timing(cfg);
 	*exec = (struct vm_exec){ .dev = dev,
 				  .sink = { collect_speed, run },
-				  .progress = speed_progress, .ctx = run,
+				  .on_progress = speed_progress, .ctx = run,
 				  .stop = cfg->stop,
 				  .skip_read_errors = skips_bad };
 	err = vm_run(program, plan, exec);

@@ -91,7 +91,7 @@ static int run_job(struct dev *dev, struct speed_job *job)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct vm_exec exec = { .dev = dev, .sink = { job_collect, job },
-				.progress = job->progress, .ctx = job,
+				.on_progress = job->progress, .ctx = job,
 				.stop = job->stop,
 				.skip_read_errors = def && def->skips_bad };
 	struct program_params params;
