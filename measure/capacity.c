@@ -26,7 +26,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "lib/units.h"
@@ -699,16 +698,12 @@ int capacity_emit_restore(struct render *report,
 
 static int setup(struct search *s)
 {
-	uint64_t salt = 0;
-
 	s->lbs = s->dev->logical_block_bytes;
 	s->flush_bytes = flush_bytes_for(s->opt->cache_limit_bytes);
 	s->lo = s->flush_bytes;
 	s->end = s->dev->size_bytes / s->lbs * s->lbs;
 	s->hi = s->end;
-	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
-		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
-	s->salt = salt;
+	s->salt = stamp_new_salt();
 	program_params_init(&s->params);
 	s->params.slot[PARAM_SIZE].value = (double)s->dev->size_bytes;
 	s->params.slot[PARAM_LBS].value = s->lbs;

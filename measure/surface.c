@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "lib/units.h"
@@ -674,15 +673,6 @@ static void set_verdict(struct pass *p)
 
 /* ---- setting up ---- */
 
-static uint64_t new_salt(void)
-{
-	uint64_t salt = 0;
-
-	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
-		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
-	return salt;
-}
-
 static int setup(struct pass *p)
 {
 	struct surface_result *r = p->r;
@@ -690,7 +680,7 @@ static int setup(struct pass *p)
 	int err;
 
 	p->lbs = p->dev->logical_block_bytes;
-	p->salt = new_salt();
+	p->salt = stamp_new_salt();
 	p->alias_low = UINT64_MAX;
 	p->answered_at = UINT64_MAX;
 	r->block_bytes = p->lbs;
