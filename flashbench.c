@@ -98,7 +98,7 @@ static void on_signal(int signo)
 static const char *undo_file_of(const struct config *cfg, char *buf,
 				size_t size)
 {
-	char why[PATH_MAX + 160];
+	char why[MESSAGE_PATH_BYTES];
 	bool keeps = cfg->mode == MODE_CAPACITY ||
 		     (cfg->mode == MODE_SURFACE && cfg->keep_data) ||
 		     (cfg->mode == MODE_REPORT && cfg->write);

@@ -439,8 +439,8 @@ static int run_io(struct run *r, const struct node *n, double *value)
 		return err;
 	r->timed_done_ns += ns;
 	*value = (double)ns;
-	if (r->exec->progress && !r->timed_total_ns && (++r->done & 63) == 0)
-		r->exec->progress(r->exec->ctx, r->done, r->total);
+	if (r->exec->on_progress && !r->timed_total_ns && (++r->done & 63) == 0)
+		r->exec->on_progress(r->exec->ctx, r->done, r->total);
 	return 0;
 }
 
@@ -760,10 +760,10 @@ static bool timed_stopped(struct run *r)
 
 static void timed_progress(struct run *r)
 {
-	if (!r->exec->progress || r->timed_done_ns < r->next_progress_ns)
+	if (!r->exec->on_progress || r->timed_done_ns < r->next_progress_ns)
 		return;
 	r->next_progress_ns = r->timed_done_ns + TIMED_PROGRESS_NS;
-	r->exec->progress(r->exec->ctx, r->timed_done_ns / 1000000,
+	r->exec->on_progress(r->exec->ctx, r->timed_done_ns / 1000000,
 			  r->timed_total_ns / 1000000);
 }
 

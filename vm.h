@@ -82,7 +82,7 @@ struct vm_exec {
 	/* called every so often with operations done, for progress; when
 	   the plan has time-bounded loops, with ms of their device time;
 	   ctx is its context and check's */
-	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void (*on_progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by a signal: end the run */
 	uint64_t max_operations;	/* plan refuses more than this */

@@ -9,8 +9,6 @@
 #include "analysis/advice.h"
 #include "lib/units.h"
 
-#define MIB (1024ULL * 1024)
-
 size_t analysis_recommend(uint64_t erase, uint64_t page,
 			  unsigned open_linear,
 			  char lines[][ANALYSIS_ADVICE_BYTES], size_t max)

@@ -11,6 +11,7 @@
 
 #include "analysis/staircase.h"
 #include "analysis/fit.h"
+#include "lib/units.h"
 
 /* Separations below this many noise units are not findings. */
 #define MIN_Z 3.0
@@ -36,8 +37,6 @@
 #define MIN_STEP_NS 1000.0
 /* standard error of a median over that of a mean, for normal noise */
 #define MEDIAN_SE 1.2533
-#define KIB 1024ULL
-#define MIB (1024ULL * 1024)
 /* sizes an erase block can have on a device that says nothing else */
 #define ERASE_MIN_BYTES (128 * KIB)
 #define ERASE_MAX_BYTES (64 * MIB)

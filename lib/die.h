@@ -7,10 +7,13 @@
 #ifndef FLASHBENCH_DIE_H
 #define FLASHBENCH_DIE_H
 
+#include <limits.h>
 #include <stdarg.h>
 
 /* Room for one message: a path and what went wrong with it. */
 #define MESSAGE_BYTES 320
+/* Room for a message that may quote a whole path: PATH_MAX and the why. */
+#define MESSAGE_PATH_BYTES (PATH_MAX + 160)
 
 /* The program's name as messages start: "flashbench", "erase"... */
 extern const char die_program_name[];

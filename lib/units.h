@@ -9,6 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Binary size units, for sizes written in bytes ("16 * MIB"). */
+#define KIB 1024ULL
+#define MIB (1024ULL * KIB)
+#define GIB (1024ULL * MIB)
+
 /* Longest string any units_format_* writes, with its NUL. */
 #define UNITS_BUF 48
 
@@ -54,6 +59,12 @@ const char *units_format_rate(char *buf, double bytes_per_s);
 
 /* Human size for prose: exact when it is a whole number of units ("12MiB"). */
 const char *units_format_exact_size(char *buf, uint64_t bytes);
+
+/* value rounded up to a whole number of steps (step > 0). */
+static inline uint64_t units_round_up(uint64_t value, uint64_t step)
+{
+	return (value + step - 1) / step * step;
+}
 
 /* The greatest common divisor of a and b (a when b is 0). */
 uint64_t units_gcd(uint64_t a, uint64_t b);

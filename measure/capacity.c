@@ -26,9 +26,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
+#include "lib/units.h"
 #include "measure/capacity.h"
 #include "measure/undo/restore.h"
 #include "measure/undo/write.h"
@@ -86,14 +86,10 @@ struct search {
 	bool cache_lost;
 };
 
-static uint64_t round_up(uint64_t value, uint64_t step)
-{
-	return (value + step - 1) / step * step;
-}
-
 static uint64_t flush_bytes_for(uint64_t cache_limit_bytes)
 {
-	return round_up(cache_limit_bytes + cache_limit_bytes / 4, CHUNK_BYTES);
+	return units_round_up(cache_limit_bytes + cache_limit_bytes / 4,
+			      CHUNK_BYTES);
 }
 
 uint64_t capacity_min_device_bytes(uint64_t cache_limit_bytes)
@@ -215,7 +211,7 @@ static uint64_t place_probes(struct search *s)
  */
 static void set_scan(struct search *s, uint64_t gap)
 {
-	uint64_t scan = round_up(gap + s->lbs, CHUNK_BYTES), cap;
+	uint64_t scan = units_round_up(gap + s->lbs, CHUNK_BYTES), cap;
 
 	if (scan > s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES)
 		scan = s->dev->size_bytes / CHUNK_BYTES * CHUNK_BYTES;
@@ -534,30 +530,14 @@ static bool clean_edge(const struct search *s)
 
 /* ---- setting up, and putting everything back ---- */
 
-static int compile_builtin(struct search *s, const char *name,
-			   struct vm_program **program)
-{
-	const struct program_def *def = programs_find(name);
-	struct vm_diag diag;
-
-	if (!def || vm_compile(def->text, s->params.slot, PARAM_COUNT_OF,
-			       program, &diag))
-		return -EINVAL;
-	return 0;
-}
-
 static int setup(struct search *s)
 {
-	uint64_t salt = 0;
-
 	s->lbs = s->dev->logical_block_bytes;
 	s->flush_bytes = flush_bytes_for(s->opt->cache_limit_bytes);
 	s->lo = s->flush_bytes;
 	s->end = s->dev->size_bytes / s->lbs * s->lbs;
 	s->hi = s->end;
-	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
-		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
-	s->salt = salt;
+	s->salt = stamp_new_salt();
 	program_params_init(&s->params);
 	s->params.slot[PARAM_SIZE].value = (double)s->dev->size_bytes;
 	s->params.slot[PARAM_LBS].value = s->lbs;
@@ -582,10 +562,11 @@ static int setup(struct search *s)
 static int search(struct search *s)
 {
 	struct vm_program *rounds = NULL, *cache = NULL;
-	int err = compile_builtin(s, "capacity-check", &rounds);
+	int err = programs_compile("capacity-check", &s->params,
+				   &rounds);
 
 	if (!err)
-		err = compile_builtin(s, "capacity-cache", &cache);
+		err = programs_compile("capacity-cache", &s->params, &cache);
 	while (!err && s->lo < s->hi && s->round < MAX_ROUNDS) {
 		err = run_round(s, rounds);
 		if (!err && s->opt->stop && *s->opt->stop)

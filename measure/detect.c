@@ -21,7 +21,6 @@
 #include "vm.h"
 #include "vm/compile.h"
 
-#define MIB (1024ULL * 1024)
 #define MAX_ALIGNS DETECT_MAX_ALIGNS
 #define BOUNDARIES DETECT_BOUNDARIES	/* per alignment */
 #define REPS_PER_ROUND 4
@@ -108,9 +107,7 @@ static void probe_defaults(struct detect *d)
 
 static int run_probe(struct detect *d, const char *name)
 {
-	const struct program_def *probe = programs_find(name);
 	struct vm_program *program;
-	struct vm_diag diag;
 	struct vm_plan plan;
 	struct vm_exec exec = { .dev = d->dev,
 				.sink = { collect, &d->samples },
@@ -118,8 +115,7 @@ static int run_probe(struct detect *d, const char *name)
 	int err;
 
 	d->samples.count = 0;
-	if (!probe || vm_compile(probe->text, d->params.slot, PARAM_COUNT_OF,
-				 &program, &diag))
+	if (programs_compile(name, &d->params, &program))
 		return -EINVAL;		/* a bug in programs.c */
 	err = vm_plan(program, d->dev, 10000000, &plan);
 	if (!err)

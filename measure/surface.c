@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "lib/units.h"
@@ -41,8 +40,6 @@
 #include "vm/programs.h"
 #include "vm/stamp.h"
 #include "vm.h"
-
-#define MIB (1024ULL * 1024)
 
 /* A transfer that failed: read again a block at a time. */
 struct failed {
@@ -676,27 +673,6 @@ static void set_verdict(struct pass *p)
 
 /* ---- setting up ---- */
 
-static int compile(struct pass *p, const char *name,
-		   struct vm_program **program)
-{
-	const struct program_def *def = programs_find(name);
-	struct vm_diag diag;
-
-	if (!def || vm_compile(def->text, p->params.slot, PARAM_COUNT_OF,
-			       program, &diag))
-		return -EINVAL;
-	return 0;
-}
-
-static uint64_t new_salt(void)
-{
-	uint64_t salt = 0;
-
-	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
-		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
-	return salt;
-}
-
 static int setup(struct pass *p)
 {
 	struct surface_result *r = p->r;
@@ -704,7 +680,7 @@ static int setup(struct pass *p)
 	int err;
 
 	p->lbs = p->dev->logical_block_bytes;
-	p->salt = new_salt();
+	p->salt = stamp_new_salt();
 	p->alias_low = UINT64_MAX;
 	p->answered_at = UINT64_MAX;
 	r->block_bytes = p->lbs;
@@ -725,10 +701,12 @@ static int setup(struct pass *p)
 	p->failed_cap = (size_t)(r->window_bytes / chunk) + 2;
 	p->failed = calloc(p->failed_cap, sizeof(*p->failed));
 	p->probe = dev_alloc_buffer(p->lbs, DEV_PATTERN_ZEROS);
-	err = p->failed && p->probe ? compile(p, "surface-verify", &p->verify) :
-				      -ENOMEM;
+	err = p->failed && p->probe ?
+	      programs_compile("surface-verify", &p->params, &p->verify) :
+	      -ENOMEM;
 	if (!err && r->mode != SURFACE_READ)
-		err = compile(p, "surface-stamp", &p->stamp);
+		err = programs_compile("surface-stamp", &p->params,
+				       &p->stamp);
 	if (!err && r->mode == SURFACE_KEEP) {
 		p->saved = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					    DEV_PATTERN_ZEROS);

@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
-#define MEASURE_WRITE_FLOOR_BYTES (16ULL << 20)
+#include "lib/units.h"
+
+/* Messages format this constant (units_format_exact_size), never "16MiB". */
+#define MEASURE_WRITE_FLOOR_BYTES (16 * MIB)
 
 /*
  * The first byte a write test on erase blocks of erase_bytes (not 0) may

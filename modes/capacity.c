@@ -117,7 +117,7 @@ static int emit_capacity(void *ctx, const struct record *rec)
 
 int mode_capacity(struct config *cfg)
 {
-	char default_undo[PATH_MAX], undo_why[PATH_MAX + 160];
+	char default_undo[PATH_MAX], undo_why[MESSAGE_PATH_BYTES];
 	char undo_hint[UNDOFILE_HINT_BYTES];
 	const char *undo_path;
 	struct vm_param params[] = {
@@ -171,7 +171,7 @@ int mode_restore(struct config *cfg)
 	struct undo_result r;
 	struct sinks sinks;
 	struct dev dev;
-	char why[PATH_MAX + 160];
+	char why[MESSAGE_PATH_BYTES];
 	int undo_fd = mode_undo_open_proven(cfg, "--restore",
 					   cfg->restore_path);
 	int err;

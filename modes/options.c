@@ -605,11 +605,6 @@ static void check_options(const struct config *cfg)
 	}
 }
 
-static uint64_t round_up(uint64_t value, uint64_t step)
-{
-	return (value + step - 1) / step * step;
-}
-
 /* Options that take no device, or that draw saved runs. */
 static bool parse_deviceless(struct config *cfg, int argc, char **argv)
 {
@@ -687,7 +682,7 @@ void mode_parse_args(struct config *cfg, int argc, char **argv)
 	/* writing tests start clear of the FAT area; reading ones at 0 */
 	if (!mode_option_given(cfg, OPT_OFFSET))
 		cfg->offset = cfg->test && cfg->test->writes ?
-			      round_up(cfg->offset, cfg->erasesize) : 0;
+			      units_round_up(cfg->offset, cfg->erasesize) : 0;
 	if (cfg->blocksize > cfg->erasesize &&
 	    (cfg->test && cfg->test->writes))
 		usage_error("--blocksize %llu is larger than --erasesize %llu",

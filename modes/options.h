@@ -14,11 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/units.h"
 #include "output/render.h"
 #include "vm/programs.h"
 #include "vm.h"
 
-#define MIB (1024ULL * 1024)
 /* options a built-in test's JSON header names at most */
 #define OPTION_JSON_PARAMS 32
 
@@ -155,7 +155,6 @@ struct config {
 	struct vm_param json_params[OPTION_JSON_PARAMS];
 	bool json_flags[OPTION_JSON_PARAMS];	/* a yes/no option's */
 };
-
 
 /* Read the command line into cfg; bad input exits 2. */
 void mode_parse_args(struct config *cfg, int argc, char **argv);

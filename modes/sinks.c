@@ -26,7 +26,7 @@ int mode_emit_to_sinks(void *ctx, const struct record *record)
 	return sinks->emit_error = record_emit(&sinks->next, record);
 }
 
-/* vm_exec.progress: the sinks are its ctx */
+/* vm_exec.on_progress: the sinks are its ctx */
 void mode_show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct sinks *sinks = ctx;

@@ -40,7 +40,7 @@ struct sinks {
 /* Hand a record to the chart and to sinks->next (the report at first). */
 int mode_emit_to_sinks(void *ctx, const struct record *record);
 
-/* vm_exec.progress: the sinks are its ctx */
+/* vm_exec.on_progress: the sinks are its ctx */
 void mode_show_progress(void *ctx, uint64_t done, uint64_t total);
 
 /* Refuse -o and --plot where results would overwrite what matters. */

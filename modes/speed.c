@@ -12,6 +12,8 @@
 #include "identity/infosysfs.h"
 #include "lib/die.h"
 #include "lib/lfsr.h"
+#include "lib/units.h"
+#include "measure/writerange.h"
 #include "measure/speed.h"
 #include "records/speed.h"
 #include "modes/speed.h"
@@ -153,14 +155,18 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 static uint64_t speed_check(const struct config *cfg, const struct dev *dev,
 			    uint64_t *start, uint64_t *end)
 {
+	char floor[UNITS_BUF];
 	uint64_t block;
 
 	mode_check_alignment(cfg, dev);
 	if (cfg->speed != SPEED_READ &&
 	    speed_write_range(dev, cfg->erasesize, cfg->span, start, end))
 		usage_error("%s: no whole %llu-byte erase block fits above "
-			    "16MiB on %s", cfg->test_option,
-			    (unsigned long long)cfg->erasesize, dev->path);
+			    "%s on %s", cfg->test_option,
+			    (unsigned long long)cfg->erasesize,
+			    units_format_exact_size(floor,
+						    MEASURE_WRITE_FLOOR_BYTES),
+			    dev->path);
 	block = speed_block(cfg);
 	if (cfg->speed == SPEED_IOPS && block > *end - *start)
 		usage_error("--iops: --blocksize %llu is larger than the %llu "
@@ -215,7 +221,7 @@ static int speed_measure(const struct config *cfg, struct dev *dev,
 	mode_prepare_timing(cfg);
 	*exec = (struct vm_exec){ .dev = dev,
 				  .sink = { collect_speed, run },
-				  .progress = speed_progress, .ctx = run,
+				  .on_progress = speed_progress, .ctx = run,
 				  .stop = cfg->stop,
 				  .skip_read_errors = skips_bad };
 	err = vm_run(program, plan, exec);

@@ -101,7 +101,7 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 {
 	int fd = mode_undo_open_proven(cfg, "--resume", cfg->resume_path);
 	struct undo_result restored;
-	char why[PATH_MAX + 160], hint[UNDOFILE_HINT_BYTES];
+	char why[MESSAGE_PATH_BYTES], hint[UNDOFILE_HINT_BYTES];
 	int err = undo_read_progress(fd, dev, progress, why, sizeof(why));
 
 	if (err == -ENOENT)
@@ -197,7 +197,7 @@ static void surface_params(struct config *cfg,
 int mode_surface(struct config *cfg)
 {
 	struct surface_result *result = calloc(1, sizeof(*result));
-	char undo[PATH_MAX], why[PATH_MAX + 160];
+	char undo[PATH_MAX], why[MESSAGE_PATH_BYTES];
 	struct render_meta meta = { .test = "surface" };
 	struct surface_options options = { .stop = cfg->stop };
 	struct undo_progress progress;

@@ -139,7 +139,7 @@ int mode_test(struct config *cfg)
 	}
 	exec = (struct vm_exec){ .dev = &dev,
 				 .sink = { mode_emit_to_sinks, &sinks },
-				 .progress = mode_show_progress, .ctx = &sinks,
+				 .on_progress = mode_show_progress, .ctx = &sinks,
 				 .stop = cfg->stop,
 				 .skip_read_errors = cfg->test &&
 						     cfg->test->skips_bad };

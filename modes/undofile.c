@@ -27,7 +27,7 @@ const char *mode_undo_path(const struct config *cfg, char *buf, size_t size,
 const char *mode_undo_choose(const struct config *cfg, char *buf,
 			    size_t size)
 {
-	char why[PATH_MAX + 160];
+	char why[MESSAGE_PATH_BYTES];
 	const char *path = mode_undo_path(cfg, buf, size, why, sizeof(why));
 
 	if (!path)
@@ -37,7 +37,7 @@ const char *mode_undo_choose(const struct config *cfg, char *buf,
 
 void mode_undo_check_new(const struct config *cfg, const char *undo_path)
 {
-	char why[PATH_MAX + 160], command[UNDOFILE_HINT_BYTES];
+	char why[MESSAGE_PATH_BYTES], command[UNDOFILE_HINT_BYTES];
 	int err = undo_check_new(undo_path, why, sizeof(why));
 
 	if (err == -EEXIST)
@@ -154,7 +154,7 @@ static int check_undo_proof(const struct config *cfg, const char *path,
 int mode_undo_open_proven(const struct config *cfg, const char *option,
 			 const char *path)
 {
-	char why[PATH_MAX + 160];
+	char why[MESSAGE_PATH_BYTES];
 	struct dev dev;
 	int undo_fd = undo_open_trusted(path, why, sizeof(why));
 	int err;

@@ -14,6 +14,7 @@
 
 #include "analysis/findings.h"
 #include "analysis/saved.h"
+#include "lib/grow.h"
 #include "lib/units.h"
 #include "output/json.h"
 #include "output/plot.h"
@@ -212,24 +213,6 @@ static int intern_key(struct run *run, const char *key, enum record_unit unit)
 	return (int)i;
 }
 
-static int grow(void **array, size_t *cap, size_t need, size_t size)
-{
-	void *more;
-	size_t n;
-
-	if (need <= *cap)
-		return 0;
-	n = *cap ? *cap * 2 : 64;
-	while (n < need)
-		n *= 2;
-	more = realloc(*array, n * size);
-	if (!more)
-		return -ENOMEM;
-	*array = more;
-	*cap = n;
-	return 0;
-}
-
 int plot_record(void *ctx, const struct record *record)
 {
 	struct plot *plot = ctx;
@@ -243,9 +226,9 @@ int plot_record(void *ctx, const struct record *record)
 		plot->truncated = true;
 		return 0;
 	}
-	if (grow((void **)&run->rows, &run->row_cap, run->row_count + 1,
+	if (grow_array((void **)&run->rows, &run->row_cap, run->row_count + 1,
 		 sizeof(*run->rows)) ||
-	    grow((void **)&run->fields, &run->field_cap,
+	    grow_array((void **)&run->fields, &run->field_cap,
 		 run->field_count + record->count, sizeof(*run->fields)))
 		return -ENOMEM;
 	row = &run->rows[run->row_count++];

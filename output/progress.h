@@ -31,7 +31,7 @@ struct progress {
 void progress_start(struct progress *progress, FILE *out, const char *test,
 		    bool want);
 
-/* Operations done of total, from vm_exec.progress.  Rate-limited. */
+/* Operations done of total, from vm_exec.on_progress.  Rate-limited. */
 void progress_update(struct progress *progress, uint64_t done,
 		     uint64_t total);
 

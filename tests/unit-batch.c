@@ -11,10 +11,9 @@
 #include <string.h>
 
 #include "dev.h"
+#include "lib/units.h"
 #include "unit.h"
 
-#define KIB 1024ULL
-#define MIB (1024ULL * KIB)
 /* 4 KiB reads: 100us + 4096 B / 4096000 B/s = 1.1 ms, nothing else */
 #define CARD "sim:noise=0,spikes=0,size=64M,erase=4M,page=4K,prog=4K," \
 	     "read-lat=100us,read-rate=4096000,page-cross=0,au-cross=0"

@@ -34,10 +34,8 @@
 #include "dev.h"
 #include "emu/emustore.h"
 #include "engines/sim.h"
+#include "lib/units.h"
 #include "unit.h"
-
-#define KIB 1024ULL
-#define MIB (1024 * KIB)
 
 static int all_bytes(const unsigned char *buf, size_t n, unsigned char v)
 {
@@ -209,7 +207,6 @@ static void test_shared(const char *dir)
 	unlink(mine);
 	rmdir(shared);
 }
-
 
 /* Write count blocks of erase block size in turn, rounds times. */
 static void round_robin(struct dev *dev, unsigned count, unsigned rounds,

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "dev.h"
+#include "lib/units.h"
 #include "unit.h"
 
-#define KIB 1024ULL
 #define FILE_BYTES (1024 * KIB)
 #define IO_BYTES (64 * KIB)
 #define IO_COUNT (FILE_BYTES / IO_BYTES)

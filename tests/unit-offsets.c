@@ -14,10 +14,9 @@
 #include <unistd.h>
 
 #include "dev.h"
+#include "lib/units.h"
 #include "unit.h"
 
-#define KIB 1024ULL
-#define GIB (1024ULL * 1024 * 1024)
 #define IMAGE_BYTES (8 * GIB)
 #define PIECE_BYTES (64 * KIB)
 

@@ -15,11 +15,10 @@
 
 #include "dev.h"
 #include "engines/sim.h"
+#include "lib/units.h"
 #include "unit.h"
 #include "vm/stamp.h"
 
-#define KIB	1024ULL
-#define MIB	(1024ULL * KIB)
 #define US	1000ULL
 #define MS	(1000ULL * US)
 #define FAIL	UINT64_MAX	/* what op() returns for a failed call */

@@ -13,6 +13,7 @@
 
 #include "dev.h"
 #include "lib/lfsr.h"
+#include "lib/units.h"
 #include "vm/compile.h"
 #include "vm/programs.h"
 #include "measure/speed.h"
@@ -20,7 +21,6 @@
 #include "unit.h"
 
 #define SEC 1000000000ULL
-#define MIB (1024ULL * 1024)
 
 /* common to every card: no noise, no crossing costs, no gc */
 #define QUIET "noise=0,spikes=0,page-cross=0,au-cross=0,gc=0"
@@ -91,7 +91,7 @@ static int run_job(struct dev *dev, struct speed_job *job)
 	struct vm_program *program;
 	struct vm_diag diag;
 	struct vm_exec exec = { .dev = dev, .sink = { job_collect, job },
-				.progress = job->progress, .ctx = job,
+				.on_progress = job->progress, .ctx = job,
 				.stop = job->stop,
 				.skip_read_errors = def && def->skips_bad };
 	struct program_params params;

@@ -10,10 +10,9 @@
 
 #include "analysis/findings.h"
 #include "analysis/pasted.h"
+#include "lib/units.h"
 #include "unit.h"
 
-#define KIB 1024ULL
-#define MIB (1024ULL * 1024)
 #define MAX_POINTS 128
 
 struct step {

@@ -15,12 +15,12 @@
 #include "engines/sim.h"
 #include "lib/le64.h"
 #include "lib/stampblock.h"
+#include "lib/units.h"
 #include "vm/stamp.h"
 #include "unit.h"
 #include "vm.h"
 #include "vm/compile.h"
 
-#define MIB (1024ULL * 1024)
 #define SALT 0x1234abcd5678ef01ULL
 
 static unsigned char block[4096], other[4096];

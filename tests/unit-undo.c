@@ -23,13 +23,13 @@
 #include <unistd.h>
 
 #include "dev.h"
+#include "lib/units.h"
 #include "measure/undo/proof.h"
 #include "measure/undo/restore.h"
 #include "measure/undo/write.h"
 #include "unit.h"
 #include "vm/stamp.h"
 
-#define MIB (1024ULL * 1024)
 #define CHUNK MIB
 #define SALT 0x7e57ab1e5a17ULL
 #define CARD "sim:noise=0,size=16M,fake=16M"

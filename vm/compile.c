@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/units.h"
 #include "vm/compile.h"
 #include "vm/prog.h"
@@ -220,16 +221,6 @@ static int expect_name(struct parser *p, const char *what,
 
 /* ---- program building ---- */
 
-static void *grow(void *array, unsigned *cap, size_t item)
-{
-	unsigned n = *cap ? *cap * 2 : 32;
-	void *bigger = realloc(array, n * item);
-
-	if (bigger)
-		*cap = n;
-	return bigger;
-}
-
 static struct node *new_node(struct parser *p, enum vm_op op)
 {
 	struct vm_program *prog = p->program;
@@ -241,13 +232,11 @@ static struct node *new_node(struct parser *p, enum vm_op op)
 		return NULL;
 	}
 	if (prog->node_count == prog->node_cap) {
-		struct node *nodes = grow(prog->nodes, &prog->node_cap,
-					  sizeof(*nodes));
-		if (!nodes) {
+		if (grow_array((void **)&prog->nodes, &prog->node_cap,
+			       prog->node_count + 1, sizeof(*prog->nodes))) {
 			error_here(p, "out of memory");
 			return NULL;
 		}
-		prog->nodes = nodes;
 	}
 	n = &prog->nodes[prog->node_count++];
 	memset(n, 0, sizeof(*n));
@@ -264,13 +253,11 @@ static void emit_insn(struct parser *p, enum insn_code code, unsigned index,
 	struct vm_program *prog = p->program;
 
 	if (prog->insn_count == prog->insn_cap) {
-		struct insn *insns = grow(prog->insns, &prog->insn_cap,
-					  sizeof(*insns));
-		if (!insns) {
+		if (grow_array((void **)&prog->insns, &prog->insn_cap,
+			       prog->insn_count + 1, sizeof(*prog->insns))) {
 			error_here(p, "out of memory");
 			return;
 		}
-		prog->insns = insns;
 	}
 	prog->insns[prog->insn_count++] =
 		(struct insn){ .code = code, .index = index, .number = number };

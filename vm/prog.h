@@ -150,9 +150,11 @@ struct node {
 
 struct vm_program {
 	struct node *nodes;
-	unsigned node_count, node_cap;
+	unsigned node_count;
+	size_t node_cap;
 	struct insn *insns;
-	unsigned insn_count, insn_cap;
+	unsigned insn_count;
+	size_t insn_cap;
 	char *vars[VM_MAX_VARS];
 	bool measured[VM_MAX_VARS];	/* value comes from a measurement */
 	unsigned var_count;

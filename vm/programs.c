@@ -3,8 +3,10 @@
  * note on reading its output.  The text is compiled like a --program
  * file; `flashbench --list-programs` prints these listings.
  */
+#include <errno.h>
 #include <string.h>
 
+#include "vm/compile.h"
 #include "vm/programs.h"
 
 /*
@@ -562,4 +564,16 @@ const struct program_def *programs_find(const char *name)
 		if (strcmp(programs[i].name, name) == 0)
 			return &programs[i];
 	return NULL;
+}
+
+int programs_compile(const char *name, const struct program_params *params,
+		     struct vm_program **program)
+{
+	const struct program_def *def = programs_find(name);
+	struct vm_diag diag;
+
+	if (!def || vm_compile(def->text, params->slot, PARAM_COUNT_OF,
+			       program, &diag))
+		return -EINVAL;
+	return 0;
 }

@@ -96,4 +96,13 @@ extern const size_t programs_count;
 
 const struct program_def *programs_find(const char *name);
 
+/*
+ * Compile the built-in program name against params (which the program
+ * reads when it runs, so they must outlive it).  Returns 0, or -EINVAL
+ * when no program has that name or its text does not compile: a bug in
+ * this file, never the user's.
+ */
+int programs_compile(const char *name, const struct program_params *params,
+		     struct vm_program **program);
+
 #endif

@@ -3,7 +3,10 @@
  * (magic, offset, salt, checksum, filler of offset and salt).
  */
 #include <stdbool.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "dev.h"
 #include "lib/stampblock.h"
 #include "vm/stamp.h"
 
@@ -62,4 +65,13 @@ const char *stamp_state_name(enum stamp_state state)
 		       "one name per state");
 
 	return state < STAMP_STATE_COUNT ? names[state] : "?";
+}
+
+uint64_t stamp_new_salt(void)
+{
+	uint64_t salt = 0;
+
+	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
+		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
+	return salt;
 }

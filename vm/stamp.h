@@ -48,4 +48,11 @@ const char *stamp_state_name(enum stamp_state state);
 #define STAMP_FNV_BASIS STAMPBLOCK_FNV_BASIS
 uint64_t stamp_hash(uint64_t hash, const void *data, size_t length);
 
+/*
+ * A fresh random salt for a run's stamps or an undo file: from the
+ * kernel's random pool, or, where that fails, the clock and the process
+ * id, which still differ from one run to the next.
+ */
+uint64_t stamp_new_salt(void);
+
 #endif

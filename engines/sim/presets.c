@@ -9,9 +9,8 @@
 
 #include "engines/sim/card.h"
 #include "engines/sim/presets.h"
+#include "lib/units.h"
 
-#define KIB	1024ULL
-#define MIB	(1024ULL * KIB)
 #define US	1000ULL
 #define MS	(1000ULL * US)
 

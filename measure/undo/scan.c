@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "lib/le64.h"
 #include "lib/stampblock.h"
 #include "vm/stamp.h"
@@ -52,28 +53,11 @@ int undo_log_read(const struct undo_log *g, void *buf, size_t length,
 	return err;
 }
 
-/* Room for one more of size bytes in *array, holding *count of *cap. */
-static int grow(void **array, size_t *cap, size_t count, size_t size)
-{
-	void *bigger;
-	size_t more;
-
-	if (count < *cap)
-		return 0;
-	more = *cap ? *cap * 2 : 64;
-	bigger = realloc(*array, more * size);
-	if (!bigger)
-		return -ENOMEM;
-	*array = bigger;
-	*cap = more;
-	return 0;
-}
-
 int undo_log_add_saved(struct undo_log *g, const struct undo_head *h,
 		       off_t data_at)
 {
-	int err = grow((void **)&g->saved, &g->cap, g->count,
-		       sizeof(*g->saved));
+	int err = grow_array((void **)&g->saved, &g->cap, g->count + 1,
+			     sizeof(*g->saved));
 
 	if (!err)
 		g->saved[g->count++] = (struct undo_saved){ h->offset,
@@ -86,8 +70,8 @@ int undo_log_add_saved(struct undo_log *g, const struct undo_head *h,
 int undo_log_add_damage(struct undo_log *g, const struct undo_damage *d,
 			bool confirmed)
 {
-	int err = grow((void **)&g->damaged, &g->damaged_cap,
-		       g->damaged_count, sizeof(*g->damaged));
+	int err = grow_array((void **)&g->damaged, &g->damaged_cap,
+			     g->damaged_count + 1, sizeof(*g->damaged));
 
 	if (err)
 		return err;
@@ -102,7 +86,8 @@ int undo_log_add_hashes(uint64_t **hashes, size_t *count, size_t *cap,
 			uint32_t block_bytes)
 {
 	for (uint64_t at = 0; at < length; at += block_bytes) {
-		int err = grow((void **)hashes, cap, *count, sizeof(**hashes));
+		int err = grow_array((void **)hashes, cap, *count + 1,
+				     sizeof(**hashes));
 
 		if (err)
 			return err;
@@ -123,8 +108,8 @@ int undo_log_keep_block_hashes(struct undo_log *g,
 
 static int add_tail(struct undo_log *g, const struct undo_tail *t)
 {
-	int err = grow((void **)&g->tails, &g->tail_cap, g->tail_count,
-		       sizeof(*g->tails));
+	int err = grow_array((void **)&g->tails, &g->tail_cap,
+			     g->tail_count + 1, sizeof(*g->tails));
 
 	if (!err)
 		g->tails[g->tail_count++] = *t;
@@ -253,8 +238,8 @@ static int take_mark(struct undo_log *g, const struct undo_head *h, off_t at)
 		g->usable_bytes = h->offset;
 		g->usable_marked = true;
 	} else if (h->kind == UNDO_KIND_DONE) {
-		if (grow((void **)&g->done, &g->done_cap, g->done_count,
-			 sizeof(*g->done)))
+		if (grow_array((void **)&g->done, &g->done_cap,
+			       g->done_count + 1, sizeof(*g->done)))
 			return -ENOMEM;
 		g->done[g->done_count++] = (struct undo_done){ h->offset,
 							  h->extent, g->count,

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,15 +64,6 @@ static int file_failed(struct undo *u, const char *operation, int err)
 	return err;
 }
 
-static uint64_t new_file_salt(void)
-{
-	uint64_t salt = 0;
-
-	if (getrandom(&salt, sizeof(salt), 0) != (ssize_t)sizeof(salt))
-		salt = dev_now_ns() ^ (uint64_t)getpid() << 32;
-	return salt;
-}
-
 int undo_create(struct undo *u, const char *path, const struct dev *dev,
 		const uint64_t *stamp_salts, unsigned salt_count)
 {
@@ -83,7 +73,7 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev,
 	*u = (struct undo){ .path = path, .device_bytes = dev->size_bytes,
 			    .block_bytes = dev->logical_block_bytes,
 			    .fingerprint = undo_fingerprint(dev),
-			    .file_salt = new_file_salt() };
+			    .file_salt = stamp_new_salt() };
 	if (salt_count > UNDO_MAX_SALTS)
 		salt_count = UNDO_MAX_SALTS;
 	u->salt_count = salt_count;
