@@ -26,6 +26,7 @@
 #include "measure/capacity.h"
 #include "measure/detect.h"
 #include "measure/speed.h"
+#include "measure/writerange.h"
 #include "measure/undo/keep.h"
 #include "modes/capacity.h"
 #include "modes/detect.h"
@@ -219,6 +220,7 @@ static void part_applies(const struct report_run *r, const struct part_def *d,
 {
 	const struct config *cfg = r->cfg;
 	const struct dev *dev = &r->dev;
+	char floor[UNITS_BUF];
 	uint64_t start, end;
 
 	why[0] = '\0';
@@ -238,8 +240,9 @@ static void part_applies(const struct report_run *r, const struct part_def *d,
 		if (speed_write_range(dev, cfg->erasesize, cfg->span, &start,
 				      &end))
 			snprintf(why, size, "no whole %llu-byte erase block "
-				 "fits above 16MiB", (unsigned long long)
-				 cfg->erasesize);
+				 "fits above %s", (unsigned long long)
+				 cfg->erasesize, units_format_exact_size(floor,
+				 MEASURE_WRITE_FLOOR_BYTES));
 		break;
 	case CHECK_CAPACITY:
 		if (dev->logical_block_bytes < STAMP_MIN_BYTES)
