@@ -54,18 +54,19 @@ static struct {
 	char path[PATH_MAX];
 	char note[2 * PATH_MAX + 200];
 	size_t note_bytes;
-} put_back;
+} pending_undo;
 
 /* What the run wrote is not all back yet: its undo file is there. */
 static bool put_back_waiting(void)
 {
-	return put_back.path[0] && access(put_back.path, F_OK) == 0;
+	return pending_undo.path[0] && access(pending_undo.path, F_OK) == 0;
 }
 
 /* Said at each further signal while the data goes back. */
 static void say_putting_back(void)
 {
-	ssize_t n = write(STDERR_FILENO, put_back.note, put_back.note_bytes);
+	ssize_t n = write(STDERR_FILENO, pending_undo.note,
+			  pending_undo.note_bytes);
 
 	(void)n;	/* with standard error gone, nowhere to say it */
 }
@@ -116,14 +117,14 @@ static void catch_signals(const struct config *cfg)
 	char buf[PATH_MAX], command[UNDOFILE_HINT_BYTES];
 	const char *undo = undo_file_of(cfg, buf, sizeof(buf));
 
-	if (undo && strlen(undo) < sizeof(put_back.path)) {
-		snprintf(put_back.path, sizeof(put_back.path), "%s", undo);
-		snprintf(put_back.note, sizeof(put_back.note), "%s: putting "
+	if (undo && strlen(undo) < sizeof(pending_undo.path)) {
+		snprintf(pending_undo.path, sizeof(pending_undo.path), "%s", undo);
+		snprintf(pending_undo.note, sizeof(pending_undo.note), "%s: putting "
 			 "back what was written before stopping (kill -9 "
 			 "would leave it to %s)\n", die_program_name,
 			 mode_undo_command(command, sizeof(command), undo,
 					  cfg->device));
-		put_back.note_bytes = strlen(put_back.note);
+		pending_undo.note_bytes = strlen(pending_undo.note);
 	}
 	/* one handler at a time: the first signal is the run's */
 	exit_signal_set(&sa.sa_mask);

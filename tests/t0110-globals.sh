@@ -15,7 +15,7 @@ cat >"$TRASH/allowed" <<'EOF_ALLOWED'
 emu/flashemu.o: report_wanted
 emu/flashemu.o: stop_signals
 emu/flashemu.o: stop_signo
-flashbench.o: put_back
+flashbench.o: pending_undo
 flashbench.o: stop_signal
 EOF_ALLOWED
 
