@@ -637,9 +637,10 @@ uint64_t link_clock_hz(const struct link_info *l)
 	return effective_clock(&l->ios);
 }
 
-static struct link_field *add_field(struct link_field *f, size_t *n,
-				    size_t max, const char *key,
-				    const char *label, bool is_string)
+/* The link's next fact (not a record: records/hostlink.c makes that). */
+static struct link_field *next_link_field(struct link_field *f, size_t *n,
+					  size_t max, const char *key,
+					  const char *label, bool is_string)
 {
 	struct link_field *field;
 
@@ -655,7 +656,7 @@ static struct link_field *add_field(struct link_field *f, size_t *n,
 static void string_field(struct link_field *f, size_t *n, size_t max,
 			 const char *key, const char *label, const char *s)
 {
-	struct link_field *field = add_field(f, n, max, key, label, true);
+	struct link_field *field = next_link_field(f, n, max, key, label, true);
 
 	if (!field)
 		return;
@@ -668,7 +669,7 @@ static void number_field(struct link_field *f, size_t *n, size_t max,
 			 const char *key, const char *label, bool known,
 			 uint64_t v, const char *text)
 {
-	struct link_field *field = add_field(f, n, max, key, label, false);
+	struct link_field *field = next_link_field(f, n, max, key, label, false);
 
 	if (!field)
 		return;
@@ -763,7 +764,7 @@ size_t link_fields(const struct link_info *l, struct link_field *f,
 		 "", mb);
 	number_field(f, &n, max, "ceiling_bytes_per_s", "ceiling",
 		     l->has_ceiling, l->ceiling_bytes_per_s, text);
-	field = add_field(f, &n, max, "limits_card", "limits the card", false);
+	field = next_link_field(f, &n, max, "limits_card", "limits the card", false);
 	if (field) {
 		field->known = l->limits_card != LINK_UNKNOWN;
 		snprintf(field->value, sizeof(field->value), "%s",
