@@ -134,8 +134,9 @@ static void catch_signals(const struct config *cfg)
 
 /*
  * The modes, one row each, as the options choose them.  A mode that
- * touches a device stops cleanly on SIGINT and SIGTERM (results marked
- * incomplete, written blocks put back); the others end at once.
+ * touches a device stops cleanly on every signal of exit_signals
+ * (results marked incomplete, written blocks put back); the others end
+ * at once.
  */
 static const struct mode {
 	enum run_mode mode;
