@@ -206,7 +206,19 @@ int dev_discard(struct dev *dev, uint64_t offset, uint64_t length,
 
 int dev_flush(struct dev *dev)
 {
-	if (dev->mode != DEV_READ_WRITE || dev->fd < 0)
+	uint64_t ns = 0;
+	int err;
+
+	if (dev->mode != DEV_READ_WRITE)
+		return 0;
+	if (dev->ops->flush) {
+		err = dev->ops->flush(dev, &ns);
+		if (err)
+			return fail(dev, "flush", 0, 0, err);
+		dev->stats.time_ns += ns;
+		return 0;
+	}
+	if (dev->fd < 0)
 		return 0;
 	if (fsync(dev->fd) == 0)
 		return 0;
@@ -214,6 +226,20 @@ int dev_flush(struct dev *dev)
 	snprintf(dev->error.message, sizeof(dev->error.message),
 		 "flush (fsync): %s", strerror(dev->error.errnum));
 	return -dev->error.errnum;
+}
+
+int dev_power_cut(struct dev *dev, uint64_t after_ns)
+{
+	if (!dev->ops->power_cut)
+		return -EOPNOTSUPP;
+	return dev->ops->power_cut(dev, after_ns);
+}
+
+int dev_power_on(struct dev *dev)
+{
+	if (!dev->ops->power_on)
+		return -EOPNOTSUPP;
+	return dev->ops->power_on(dev);
 }
 
 int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,

@@ -97,6 +97,20 @@ struct dev_ops {
 		     uint64_t salt, uint64_t *ns);
 	int (*verify_stamps)(struct dev *dev, uint64_t offset,
 			     uint64_t length, uint64_t salt, uint64_t *ns);
+	/*
+	 * Optional, for a card with a volatile write cache and a power
+	 * that can fail (the simulated card).  flush makes what was
+	 * written durable as far as the card honours a flush (NULL: the
+	 * fd's fsync, or nothing), its time in *ns.  power_cut makes the
+	 * power fail once the card's own clock has run after_ns more (0:
+	 * at once): the operation in flight then is torn and fails with
+	 * -EIO, as does every later one until power_on; what the card
+	 * loses or damages is decided at that moment.  power_on: 0, or
+	 * -ENODEV when the card does not come back.
+	 */
+	int (*flush)(struct dev *dev, uint64_t *ns);
+	int (*power_cut)(struct dev *dev, uint64_t after_ns);
+	int (*power_on)(struct dev *dev);
 };
 
 extern const struct dev_ops dev_blockdev_ops;	/* blockdev.c */
@@ -282,10 +296,20 @@ int dev_erase(struct dev *dev, enum dev_erase_kind kind, uint64_t offset,
 /*
  * Flush what was written through dev to the medium: fsync, which sends a
  * block device a cache flush (O_DIRECT writes only reach the card's
- * volatile cache).  A no-op for the simulated card and for a device
- * opened read-only.  0, or a negative errno with dev->error set.
+ * volatile cache); the backend's own flush where it has one (the
+ * simulated card's volatile=).  A no-op for a device opened read-only.
+ * 0, or a negative errno with dev->error set.
  */
 int dev_flush(struct dev *dev);
+
+/*
+ * Cut the card's power once its clock has run after_ns more (0: now),
+ * and power it on again (dev_ops.power_cut, power_on): -EOPNOTSUPP for
+ * a backend whose power this tool cannot cut (a real card: the user or
+ * a --cut-command does).  dev_power_on: -ENODEV when the card is gone.
+ */
+int dev_power_cut(struct dev *dev, uint64_t after_ns);
+int dev_power_on(struct dev *dev);
 
 /* Check offset and length: aligned to the logical block, inside the device. */
 int dev_check_range(const struct dev *dev, uint64_t offset, uint64_t length);

@@ -60,7 +60,8 @@ report_exits() {
 	"$FLASHBENCH" --report $ARGS "$@" >"$re_out" 2>err
 	re_got=$?
 	echo "exit $re_got"
-	test "$re_got" = "$re_code" && test ! -e "$UNDO"
+	test "$re_got" = "$re_code" || { sed "s/^/# stderr: /" err; return 1; }
+	test ! -e "$UNDO"
 }
 
 test_emu 'flashemu serves a card that keeps its data, random data on it' '
