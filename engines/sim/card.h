@@ -97,6 +97,7 @@ struct sim_params {
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
 	/* the power-fault model (power.c); all 0: an honest card */
+	bool power_keys;		/* one of its keys was given */
 	uint64_t volatile_bytes;	/* volatile=: 0, no write cache */
 	enum sim_flush flush;		/* flush= */
 	uint64_t flush_late_ns;		/* flush=late:MS */
@@ -113,15 +114,13 @@ static inline uint64_t sim_block_count(const struct sim_params *p)
 }
 
 /*
- * Does p ask for the power-fault model: a volatile cache or a fault at a
- * cut?  Such a card keeps its data (a card that holds no bytes cannot
- * lose them), as a fake key's does.
+ * Does p ask for the power-fault model: one of its keys given, even as 0
+ * (a sweep over P starts there)?  Such a card keeps its data (a card
+ * that holds no bytes cannot lose them), as a fake key's does.
  */
 static inline bool sim_power_faults(const struct sim_params *p)
 {
-	return p->volatile_bytes || p->flush != SIM_FLUSH_HONEST ||
-	       p->cut_damage > 0 || p->cut_shorn > 0 || p->cut_map ||
-	       p->cut_dead > 0;
+	return p->power_keys;
 }
 
 /* Do two ranges share a byte? */

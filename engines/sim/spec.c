@@ -452,6 +452,9 @@ static int parse_item(char *item, bool first, struct sim_params *p,
 	if (!key)
 		return unknown_key(item, msg, size);
 	seen->keys |= 1ULL << (key - keys);
+	if (key->field == FIELD(volatile_bytes) || key->kind == SIM_FLUSH ||
+	    strncmp(key->name, "cut-", 4) == 0)
+		p->power_keys = true;
 	if (key->kind == SIM_CROSS)
 		seen->cross = true;
 	else if (key->field == FIELD(page_cross_ns) ||
@@ -500,6 +503,9 @@ static int check_power(const struct sim_params *p, char *msg, size_t size)
 		return usage(msg, size, "sim: flush=%s needs volatile=SIZE, "
 			     "a write cache to flush",
 			     p->flush == SIM_FLUSH_IGNORE ? "ignore" : "late");
+	if (p->cut_map == 1)
+		return usage(msg, size, "sim: cut-map=1 forgets nothing (the "
+			     "newest write always survives); give 2 or more");
 	return 0;
 }
 
