@@ -317,19 +317,23 @@ static void test_torn(void)
 }
 
 /*
- * Old data over 512 KiB, then 8 writes of 4 KiB 64 KiB apart, then the
- * cut.  What each range holds after: its write (the index), old data
- * (-1), another write's bytes (-2 - that write), or garbage (-100).
+ * Old data over 512 KiB, then 8 writes of 4 KiB 64 KiB apart, a flush
+ * after write i where bit i of flushes is set, then the cut.  What each
+ * range holds after: its write (the index), old data (-1), another
+ * write's bytes (-2 - that write), or garbage (-100).
  */
-static void map_case(const char *spec, int *got)
+static void map_flushed(const char *spec, unsigned flushes, int *got)
 {
 	struct dev dev;
 
 	if (!open_rw(&dev, spec))
 		return;
 	put(&dev, 0, 512 * KIB, 9);
-	for (unsigned i = 0; i < 8; i++)
+	for (unsigned i = 0; i < 8; i++) {
 		put(&dev, i * 64 * KIB, 4 * KIB, 10 + i);
+		if (flushes >> i & 1)
+			dev_flush(&dev);
+	}
 	dev_power_cut(&dev, 0);
 	dev_power_on(&dev);
 	for (unsigned i = 0; i < 8; i++) {
@@ -348,6 +352,37 @@ static void map_case(const char *spec, int *got)
 		}
 	}
 	dev_close(&dev);
+}
+
+static void map_case(const char *spec, int *got)
+{
+	map_flushed(spec, 0, got);
+}
+
+/*
+ * Writes 0-3, a flush, writes 4-7, a flush, the cut: the card forgets
+ * only writes a later survivor came after the flush of (0-3), never one
+ * whose flush no survivor followed (4-6): those would be acknowledged
+ * writes simply lost, another class.
+ */
+static void test_map_flushed(void)
+{
+	char spec[128];
+	int got[8];
+	bool early = true, late = true;
+
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		snprintf(spec, sizeof(spec), CARD ",cut-map=8,seed=%u", seed);
+		map_flushed(spec, 1u << 3 | 1u << 7, got);
+		late = late && got[4] == 4 && got[5] == 5 && got[6] == 6 &&
+		       got[7] == 7;
+		early = early && (got[0] != 0 || got[1] != 1 || got[2] != 2 ||
+				  got[3] != 3);
+	}
+	UNIT_CHECK(late, "cut-map=8: writes after the last flush but one "
+		   "survive when the last flush came after them");
+	UNIT_CHECK(early, "cut-map=8: a write before that flush is lost in "
+		   "every cut (unserializable)");
 }
 
 static void test_map(void)
@@ -528,6 +563,7 @@ int main(void)
 	test_damage();
 	test_torn();
 	test_map();
+	test_map_flushed();
 	test_dead();
 	test_determinism();
 	test_memory();
