@@ -21,9 +21,10 @@
  *
  * At a cut, after the cache is lost: cut-map=N forgets a seeded subset
  * of the last N durable writes (their ranges read as before them: the
- * mapping table rolled back, not in order), always keeping the newest,
- * and some forgotten ones read back another of those writes' bytes (a
- * flying write); cut-damage=P turns each page of the erase block last
+ * mapping table rolled back, not in order), always keeping the newest
+ * and forgetting only writes a flush separates from it (or none, when
+ * nothing was flushed since), and some forgotten ones read back another
+ * of those writes' bytes (a flying write); cut-damage=P turns each page of the erase block last
  * programmed that lies before the write programmed there (programmed
  * earlier, as NAND fills a block) into garbage with probability P;
  * cut-dead=P, with probability P, keeps the card from coming back.
