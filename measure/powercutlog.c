@@ -688,7 +688,14 @@ int powercut_log_replay(int fd, const struct powercut_expect *expect,
 	struct reader rd = { .out = out, .expect = expect, .why = why,
 			     .why_size = why_size };
 	int copy = dup(fd), err;
-	FILE *f = copy >= 0 ? fdopen(copy, "r") : NULL;
+	FILE *f;
+
+	/* from its start, wherever fd stands (a pipe has no start to seek) */
+	if (copy >= 0 && lseek(copy, 0, SEEK_SET) < 0 && errno != ESPIPE) {
+		close(copy);
+		copy = -1;
+	}
+	f = copy >= 0 ? fdopen(copy, "r") : NULL;
 	char *text = NULL;
 	size_t length = 0;
 
