@@ -44,7 +44,7 @@ struct powercut_cut {
  */
 struct powercut_state {
 	struct powercut_run run;
-	uint64_t units;			/* span / unit_bytes */
+	size_t units;			/* span / unit_bytes */
 	uint32_t *written;		/* per unit: newest completed seq */
 	uint32_t *acked;		/* per unit: newest acknowledged seq */
 	uint32_t *found;		/* per unit: the last verification's
