@@ -178,13 +178,35 @@ static int no_fault(const struct powercut_cycle *c)
 	return only(c, POWERCUT_FAULTS, 0) && !powercut_cycle_faulty(c);
 }
 
+/* What the progress hook was last told, and how often. */
+struct told {
+	unsigned calls;
+	uint64_t done_bytes, total_bytes;
+};
+
+static void tell(void *ctx, uint64_t done_bytes, uint64_t total_bytes)
+{
+	struct told *t = ctx;
+
+	t->calls++;
+	t->done_bytes = done_bytes;
+	t->total_bytes = total_bytes;
+}
+
 static void test_untouched(void)
 {
 	struct fixture fx;
+	struct told told = { 0 };
 	int ok = fx_start(&fx) == 0 && wrote(&fx, 1, 10, 4) == 0 &&
 		 flushed(&fx, 1) == 0 && wrote(&fx, 2, 100, 16) == 0 &&
-		 wrote(&fx, 3, 12, 1) == 0 && cut_now(&fx) == 0 &&
-		 powercut_verify(&fx.dev, &fx.st, &fx.c) == 0;
+		 wrote(&fx, 3, 12, 1) == 0 && cut_now(&fx) == 0;
+
+	fx.st.progress = tell;
+	fx.st.progress_ctx = &told;
+	ok = ok && powercut_verify(&fx.dev, &fx.st, &fx.c) == 0;
+	UNIT_CHECK(ok && told.calls == SPAN / POWERCUT_CHUNK_BYTES &&
+		   told.done_bytes == SPAN && told.total_bytes == SPAN,
+		   "verifying tells its progress chunk by chunk");
 
 	UNIT_CHECK(ok && no_fault(&fx.c) && fx.c.intact == SPAN / UNIT &&
 		   fx.c.counts[POWERCUT_UNFLUSHED_LOST] == 0,
