@@ -662,6 +662,30 @@ static void test_log_order(void)
 	unlink(path);
 }
 
+static void test_log_pipe(void)
+{
+	struct powercut_run run = test_run();
+	struct powercut_replay r;
+	struct powercut_log *log;
+	char why[256] = "";
+	int fds[2], err = -1;
+
+	if (pipe(fds) != 0)
+		return;
+	log = powercut_log_open(fds[1], &run, why, sizeof(why));
+	close(fds[1]);
+	if (log && powercut_log_old(log) == 0 &&
+	    powercut_log_cycle(log, 1, 1) == 0 &&
+	    powercut_log_write(log, 1, AT(4), UNIT, 10) == 0 &&
+	    powercut_log_flush(log, 1, 20) == 0 && powercut_log_close(log) == 0)
+		err = powercut_log_replay(fds[0], NULL, &r, why, sizeof(why));
+	UNIT_CHECK(err == 0 && r.state.flushed_seq == 1 &&
+		   r.state.acked[4] == 1 && (powercut_replay_free(&r), 1),
+		   "the log streams through a pipe and reads back from one (%s)",
+		   why);
+	close(fds[0]);
+}
+
 int main(void)
 {
 	test_stamps();
@@ -678,5 +702,6 @@ int main(void)
 	test_summary();
 	test_log();
 	test_log_order();
+	test_log_pipe();
 	return UNIT_DONE();
 }
