@@ -36,6 +36,19 @@ void devfind_key_of(const char *path, const char *sysfs_root,
 	free(card);
 }
 
+const char *devfind_key_text(const struct devfind_key *key, char *buf,
+			     size_t size)
+{
+	if (!key->has_identity)
+		snprintf(buf, size, "%s", "");
+	else if (key->partition)
+		snprintf(buf, size, "%s,partition=%u", key->identity,
+			 key->partition);
+	else
+		snprintf(buf, size, "%s", key->identity);
+	return buf;
+}
+
 bool devfind_same(const struct devfind_key *a, const struct devfind_key *b)
 {
 	return a->has_identity && b->has_identity &&
@@ -43,14 +56,15 @@ bool devfind_same(const struct devfind_key *a, const struct devfind_key *b)
 	       a->partition == b->partition;
 }
 
-/* node is a block device now with key. */
+/* node is a block device (or, named, an image file) now with key. */
 static bool node_has(const char *node, const struct devfind_key *key,
-		     const char *sysfs_root)
+		     const char *sysfs_root, bool named)
 {
 	struct devfind_key now;
 	struct stat st;
 
-	if (stat(node, &st) != 0 || !S_ISBLK(st.st_mode))
+	if (stat(node, &st) != 0 ||
+	    !(S_ISBLK(st.st_mode) || (named && S_ISREG(st.st_mode))))
 		return false;
 	devfind_key_of(node, sysfs_root, &now);
 	return devfind_same(&now, key);
@@ -64,7 +78,7 @@ int devfind_node(const struct devfind_key *key, const char *path,
 	bool found = false;
 	DIR *d;
 
-	if (node_has(path, key, sysfs_root)) {
+	if (node_has(path, key, sysfs_root, true)) {
 		snprintf(node, size, "%s", path);
 		return 0;
 	}
@@ -77,7 +91,7 @@ int devfind_node(const struct devfind_key *key, const char *path,
 		if (ent->d_name[0] == '.')
 			continue;
 		snprintf(cand, sizeof(cand), "/dev/%s", ent->d_name);
-		found = node_has(cand, key, sysfs_root);
+		found = node_has(cand, key, sysfs_root, false);
 	}
 	closedir(d);
 	if (!found)

@@ -28,13 +28,21 @@ struct devfind_key {
 void devfind_key_of(const char *path, const char *sysfs_root,
 		    struct devfind_key *key);
 
+/*
+ * The key as one string, what a log records: the identity, and for a
+ * partition ",partition=N" after it ("cid:0353...,partition=3"); "" for
+ * a device nothing identifies.
+ */
+const char *devfind_key_text(const struct devfind_key *key, char *buf,
+			     size_t size);
+
 /* Whether two keys name the same device (both must have an identity). */
 bool devfind_same(const struct devfind_key *a, const struct devfind_key *b);
 
 /*
  * The node (/dev/NAME) of a block device whose key is key, in node:
- * first path itself when it has that key, else the first one sysfs
- * lists.  0, or -ENOENT when none has it now.
+ * first path itself when it has that key (a block device or an image
+ * file), else the first block device sysfs lists.  0, or -ENOENT when none has it now.
  */
 int devfind_node(const struct devfind_key *key, const char *path,
 		 const char *sysfs_root, char *node, size_t size);
