@@ -158,6 +158,7 @@ struct config {
 	/* --power-cut */
 	uint64_t cycles, seed;
 	const char *log_path, *cut_command, *power_command, *verify_path;
+	bool results_on_stderr;		/* the log takes standard output */
 	bool given[64];			/* by option_defs[] index */
 	volatile sig_atomic_t *stop;	/* set by lib/exitcode.h's signals */
 	/* --report sets these for the parts it runs; NULL otherwise */
