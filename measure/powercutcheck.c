@@ -441,7 +441,7 @@ int powercut_verify(struct dev *dev, struct powercut_state *st,
 			mark_unreadable(&v, powercut_unit_of(st, at + off));
 	}
 	resolve_ack_lost(&v);
-	st->verified = true;
+	powercut_mark_verified(st);
 	return 0;
 }
 

@@ -78,7 +78,7 @@ struct powercut_replay {
 
 /*
  * Read the log on fd (opened by the caller, trusted as an undo file is)
- * into *out.  Every line's checksum is checked; a bad last line is
+ * from its start into *out.  Every line's checksum is checked; a bad last line is
  * ignored (torn_tail), a bad line before it refused.  0; -EBADMSG with
  * why set ("line N: ...") for a damaged or malformed log; -EXDEV with
  * why set for a log of another device or run than expect says; -ENOMEM;

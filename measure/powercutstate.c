@@ -173,6 +173,11 @@ int powercut_cut(struct powercut_state *st, const struct powercut_cut *cut)
 	return 0;
 }
 
+void powercut_mark_verified(struct powercut_state *st)
+{
+	st->verified = true;
+}
+
 void powercut_settled(struct powercut_state *st)
 {
 	memcpy(st->acked, st->written, st->units * sizeof(*st->acked));

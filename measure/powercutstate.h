@@ -117,6 +117,9 @@ int powercut_flushed(struct powercut_state *st, uint32_t seq, uint64_t t_ns);
  */
 int powercut_cut(struct powercut_state *st, const struct powercut_cut *cut);
 
+/* The current cycle was verified (powercut_verify, or its log line). */
+void powercut_mark_verified(struct powercut_state *st);
+
 /*
  * The range was settled (powercut_settle, or its log line read back):
  * every unit holds its newest written version, acknowledged.

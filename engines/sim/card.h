@@ -19,6 +19,10 @@
 #define SIM_MAX_CROSS	8	/* cross= levels per card */
 /* fake-cache= is allocated when the card opens: a card's RAM, not more */
 #define SIM_MAX_FAKE_CACHE	(256ULL << 20)
+/* volatile= too: the write cache a power cut empties */
+#define SIM_MAX_VOLATILE	(256ULL << 20)
+/* cut-map=: the writes whose old contents the card keeps to forget them */
+#define SIM_MAX_CUT_MAP		256
 
 struct sim_range {
 	uint64_t offset;
@@ -35,6 +39,13 @@ struct sim_slow {
 struct sim_cross {
 	uint64_t size_bytes;
 	uint64_t cost_ns;
+};
+
+/* flush=: what the card does with a flush of its volatile= cache. */
+enum sim_flush {
+	SIM_FLUSH_HONEST,	/* the cache becomes durable */
+	SIM_FLUSH_IGNORE,	/* nothing: only evictions make it durable */
+	SIM_FLUSH_LATE,		/* durable flush_late_ns after the flush */
 };
 
 /* Everything a spec sets; a preset is one filled-in instance. */
@@ -85,12 +96,31 @@ struct sim_params {
 	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
+	/* the power-fault model (power.c); all 0: an honest card */
+	bool power_keys;		/* one of its keys was given */
+	uint64_t volatile_bytes;	/* volatile=: 0, no write cache */
+	enum sim_flush flush;		/* flush= */
+	uint64_t flush_late_ns;		/* flush=late:MS */
+	double cut_damage;		/* cut-damage=P */
+	double cut_shorn;		/* cut-shorn=P */
+	uint64_t cut_map;		/* cut-map=N */
+	double cut_dead;		/* cut-dead=P */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */
 static inline uint64_t sim_block_count(const struct sim_params *p)
 {
 	return (p->size_bytes + p->erase_bytes - 1) / p->erase_bytes;
+}
+
+/*
+ * Does p ask for the power-fault model: one of its keys given, even as 0
+ * (a sweep over P starts there)?  Such a card keeps its data (a card
+ * that holds no bytes cannot lose them), as a fake key's does.
+ */
+static inline bool sim_power_faults(const struct sim_params *p)
+{
+	return p->power_keys;
 }
 
 /* Do two ranges share a byte? */

@@ -151,9 +151,11 @@ static void map_free(struct fake_map *m)
 	free(m->slots);
 }
 
+/* A fake key, or a power-fault key: a card that can lose data keeps it. */
 static bool fake_wanted(const struct sim_params *p)
 {
-	return p->fake_bytes || p->fake_mode || p->fake_cache_bytes;
+	return p->fake_bytes || p->fake_mode || p->fake_cache_bytes ||
+	       sim_power_faults(p);
 }
 
 int sim_fake_open(const struct sim_params *p, struct sim_fake **out)

@@ -721,6 +721,23 @@ uint64_t sim_model_write(struct sim_state *s, uint64_t offset,
 }
 
 /*
+ * A flush of bytes the card held in its volatile cache (volatile=): they
+ * are programmed at write-rate after one write-lat; nothing to program,
+ * no time.  Counted as busy time.
+ */
+uint64_t sim_model_flush(struct sim_state *s, uint64_t bytes)
+{
+	uint64_t ns;
+
+	if (!bytes)
+		return 0;
+	ns = s->p.write_lat_ns + transfer_ns(bytes, s->p.write_rate);
+	s->stats.busy_ns += ns;
+	pace(&s->p);
+	return ns;
+}
+
+/*
  * Whole erase blocks in the range return to the erased state (closed, at
  * no cost); partial ones are left alone.  Costs one write-lat, after the
  * reader (reader-cache=) has written what it holds.

@@ -14,6 +14,7 @@
 #include "engines/sim/card.h"
 
 struct sim_fake;
+struct sim_power;
 struct sim_reader;
 
 /*
@@ -46,7 +47,10 @@ struct sim_state {
 	struct sim_stats stats;	/* what the model did, for sim_stats() */
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
-	struct sim_fake *fake;		/* the data, with a fake key only */
+	struct sim_fake *fake;		/* the data, with a fake key or a
+					   power-fault key only */
+	struct sim_power *power;	/* its power: on, off, the volatile
+					   cache and the faults of a cut */
 	struct sim_reader *reader;	/* with reader-cache= only */
 	struct sim_block blocks[];	/* p.open of them */
 };
@@ -73,5 +77,8 @@ uint64_t sim_model_write(struct sim_state *s, uint64_t offset,
 			 uint64_t length);
 uint64_t sim_model_discard(struct sim_state *s, uint64_t offset,
 			   uint64_t length);
+
+/* A flush that programs bytes held in the volatile cache: its time. */
+uint64_t sim_model_flush(struct sim_state *s, uint64_t bytes);
 
 #endif

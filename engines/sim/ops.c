@@ -1,9 +1,11 @@
 /*
  * The simulated card behind the dev ops table, reached as "sim:SPEC":
- * each operation checked, its data kept or read back by the fake store
- * (fake.c, with a fake key only) and timed by the model (model.c) on a
- * virtual clock; queue= overlaps operations in flight.  Also what the
- * front end may ask of an open card (engines/sim.h).
+ * each operation checked, then passed to the card's power (power.c: on
+ * or off, its volatile cache), which keeps or reads back the data in the
+ * fake store (fake.c, with a fake key or a power-fault key only) and
+ * times it by the model (model.c) on a virtual clock; queue= overlaps
+ * operations in flight.  Also what the front end may ask of an open card
+ * (engines/sim.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,6 +20,7 @@
 #include "engines/sim/card.h"
 #include "engines/sim/fake.h"
 #include "engines/sim/model.h"
+#include "engines/sim/power.h"
 #include "engines/sim/presets.h"
 #include "engines/sim/spec.h"
 
@@ -27,12 +30,7 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 	struct sim_state *s = dev->backend;
 	int err = sim_model_check_io(&s->p, offset, length);
 
-	if (!err && s->fake)
-		err = sim_fake_read(s->fake, buf, offset, length);
-	if (err)
-		return err;
-	*ns = sim_model_read(s, offset, length);
-	return 0;
+	return err ? err : sim_power_read(s, buf, offset, length, ns);
 }
 
 static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
@@ -41,23 +39,19 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 	struct sim_state *s = dev->backend;
 	int err = sim_model_check_io(&s->p, offset, length);
 
-	if (!err && s->fake)
-		err = sim_fake_write(s->fake, buf, offset, length);
-	if (err)
-		return err;
-	*ns = sim_model_write(s, offset, length);
-	return 0;
+	return err ? err : sim_power_write(s, buf, offset, length, ns);
 }
 
 /*
  * Can the card take stamps of the range without their bytes?  Its
  * blocks must be its sectors and a fake key keep its data; the write
- * cache (fake-cache=) keeps bytes, so it takes them the usual way.
+ * cache (fake-cache=) keeps bytes, so it takes them the usual way, and
+ * so does a card whose power can fail (or has), through its power.
  */
 static bool stamps_kept(const struct dev *dev, const struct sim_state *s)
 {
 	return s->fake && sim_fake_takes_stamps(s->fake) &&
-	       dev->logical_block_bytes == SIM_SECTOR;
+	       dev->logical_block_bytes == SIM_SECTOR && sim_power_plain(s);
 }
 
 static int sim_stamp(struct dev *dev, uint64_t offset, uint64_t length,
@@ -101,12 +95,23 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 	struct sim_state *s = dev->backend;
 	int err = sim_model_check_io(&s->p, offset, length);
 
-	if (!err && s->fake)
-		err = sim_fake_punch(s->fake, offset, length);
-	if (err)
-		return err;
-	*ns = sim_model_discard(s, offset, length);
-	return 0;
+	return err ? err : sim_power_discard(s, offset, length, ns);
+}
+
+/* The card's power (power.c): flush=, a cut, power on again. */
+static int sim_flush(struct dev *dev, uint64_t *ns)
+{
+	return sim_power_flush(dev->backend, ns);
+}
+
+static int sim_power_cut_op(struct dev *dev, uint64_t after_ns)
+{
+	return sim_power_cut(dev->backend, after_ns);
+}
+
+static int sim_power_on_op(struct dev *dev)
+{
+	return sim_power_on(dev->backend);
 }
 
 static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
@@ -134,7 +139,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	s = sim_model_new(&p);
 	if (!s)
 		return -ENOMEM;
-	if (sim_fake_open(&p, &s->fake)) {
+	if (sim_fake_open(&p, &s->fake) || sim_power_open(&p, &s->power)) {
+		sim_fake_close(s->fake);
 		sim_model_free(s);
 		return -ENOMEM;
 	}
@@ -151,8 +157,10 @@ static void sim_close(struct dev *dev)
 {
 	struct sim_state *s = dev->backend;
 
-	if (s)
+	if (s) {
 		sim_fake_close(s->fake);
+		sim_power_close(s->power);
+	}
 	sim_model_free(s);
 	dev->backend = NULL;
 	free(dev->async);
@@ -265,6 +273,9 @@ const struct dev_ops dev_sim_ops = {
 	.batch = sim_batch,
 	.stamp = sim_stamp,
 	.verify_stamps = sim_verify_stamps,
+	.flush = sim_flush,
+	.power_cut = sim_power_cut_op,
+	.power_on = sim_power_on_op,
 };
 
 /* --- for the front end ---------------------------------------------- */

@@ -32,6 +32,8 @@ enum sim_kind {
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
+	SIM_CAPACITY,	/* units_parse_size, a multiple of 512; 0 is none */
+	SIM_FLUSH,	/* honest, ignore or late:MS */
 };
 
 struct sim_key {
@@ -94,6 +96,12 @@ static const struct sim_key keys[] = {
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
 	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
+	KEY("volatile", SIM_CAPACITY, volatile_bytes),
+	{ .name = "flush", .kind = SIM_FLUSH },
+	FRACTION("cut-damage", cut_damage, 1.0),
+	FRACTION("cut-shorn", cut_shorn, 1.0),
+	COUNT("cut-map", cut_map, 0, SIM_MAX_CUT_MAP),
+	FRACTION("cut-dead", cut_dead, 1.0),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -270,6 +278,10 @@ static int parse_number(const struct sim_key *key, const char *text,
 		if (units_parse_size(text, u))
 			return -EINVAL;
 		return *u && *u % SIM_SECTOR == 0 ? 0 : -EINVAL;
+	case SIM_CAPACITY:
+		if (units_parse_size(text, u))
+			return -EINVAL;
+		return *u % SIM_SECTOR == 0 ? 0 : -EINVAL;
 	case SIM_TIME:
 		return units_parse_duration(text, u) ? -EINVAL : 0;
 	case SIM_RATE:
@@ -304,6 +316,46 @@ static int parse_fake_mode(const char *text, struct sim_params *p)
 	return -EINVAL;
 }
 
+/*
+ * flush=honest|ignore|late:MS.  MS is milliseconds, as the name says;
+ * a unit (late:1s, late:200us) is taken as written.
+ */
+static int parse_flush(const char *text, struct sim_params *p)
+{
+	const char *late = text + strlen("late:");
+	uint64_t ms;
+
+	if (strcmp(text, "honest") == 0 || strcmp(text, "ignore") == 0) {
+		p->flush = text[0] == 'h' ? SIM_FLUSH_HONEST :
+					    SIM_FLUSH_IGNORE;
+		return 0;
+	}
+	if (strncmp(text, "late:", strlen("late:")) != 0)
+		return -EINVAL;
+	p->flush = SIM_FLUSH_LATE;
+	if (late[strspn(late, "0123456789")] == '\0' &&
+	    !units_parse_count(late, 0, UINT64_MAX / 1000000, &ms)) {
+		p->flush_late_ns = ms * 1000000;
+		return 0;
+	}
+	return units_parse_duration(late, &p->flush_late_ns) ? -EINVAL : 0;
+}
+
+/* What the power-fault keys take, for their error: the rest say it in
+   doc/simulator.md. */
+static const char *value_hint(const struct sim_key *key)
+{
+	if (key->kind == SIM_FLUSH)
+		return " (honest, ignore or late:MS)";
+	if (key->kind == SIM_CAPACITY)
+		return " (a size, a multiple of 512: 0, 64K, 1M)";
+	if (strncmp(key->name, "cut-map", 7) == 0)
+		return " (a count of writes, 0 to 256)";
+	if (strncmp(key->name, "cut-", 4) == 0)
+		return " (a probability from 0 to 1)";
+	return "";
+}
+
 static int set_value(const struct sim_key *key, const char *text,
 		     struct sim_params *p, char *msg, size_t size)
 {
@@ -320,6 +372,8 @@ static int set_value(const struct sim_key *key, const char *text,
 		err = parse_fake_mode(text, p);
 	else if (key->kind == SIM_CROSS)
 		err = parse_cross(text, p);
+	else if (key->kind == SIM_FLUSH)
+		err = parse_flush(text, p);
 	else
 		err = parse_number(key, text, (char *)p + key->field);
 	if (err == -ENOSPC && key->kind == SIM_CROSS)
@@ -330,8 +384,8 @@ static int set_value(const struct sim_key *key, const char *text,
 			     key->name, key->kind == SIM_SLOW ? SIM_MAX_SLOW :
 							       SIM_MAX_BAD);
 	if (err)
-		return usage(msg, size, "sim: bad value for %s: '%s'",
-			     key->name, text);
+		return usage(msg, size, "sim: bad value for %s: '%s'%s",
+			     key->name, text, value_hint(key));
 	return 0;
 }
 
@@ -398,6 +452,9 @@ static int parse_item(char *item, bool first, struct sim_params *p,
 	if (!key)
 		return unknown_key(item, msg, size);
 	seen->keys |= 1ULL << (key - keys);
+	if (key->field == FIELD(volatile_bytes) || key->kind == SIM_FLUSH ||
+	    strncmp(key->name, "cut-", 4) == 0)
+		p->power_keys = true;
 	if (key->kind == SIM_CROSS)
 		seen->cross = true;
 	else if (key->field == FIELD(page_cross_ns) ||
@@ -430,6 +487,25 @@ static int check_fake(const struct sim_params *p, char *msg, size_t size)
 			     "announced size %llu",
 			     (unsigned long long)p->fake_bytes,
 			     (unsigned long long)p->size_bytes);
+	return 0;
+}
+
+/*
+ * The power-fault keys: the volatile cache is allocated when the card
+ * opens (a card's RAM, not more), and a flush= other than honest needs
+ * a cache to lie about.
+ */
+static int check_power(const struct sim_params *p, char *msg, size_t size)
+{
+	if (p->volatile_bytes > SIM_MAX_VOLATILE)
+		return usage(msg, size, "sim: volatile is at most 256MiB");
+	if (p->flush != SIM_FLUSH_HONEST && !p->volatile_bytes)
+		return usage(msg, size, "sim: flush=%s needs volatile=SIZE, "
+			     "a write cache to flush",
+			     p->flush == SIM_FLUSH_IGNORE ? "ignore" : "late");
+	if (p->cut_map == 1)
+		return usage(msg, size, "sim: cut-map=1 forgets nothing (the "
+			     "newest write always survives); give 2 or more");
 	return 0;
 }
 
@@ -504,6 +580,8 @@ static int check_params(const struct sim_params *p, char *msg, size_t size)
 		return usage(msg, size, "sim: pace is at most 1s per "
 			     "operation");
 	err = check_fake(p, msg, size);
+	if (!err)
+		err = check_power(p, msg, size);
 	return err ? err : check_ranges(p, msg, size);
 }
 
