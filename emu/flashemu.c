@@ -4,9 +4,10 @@
  * an empty directory; each read, write and hole punch of MOUNTPOINT/card
  * is charged to the model (engines/sim/) as the kernel delivers it, moves
  * data in the store (emustore.c), and completes when the model says, on
- * the wall clock.  SIGINT and SIGTERM drain: the card is served until its
- * last holder lets go, then unmounted; SIGUSR1 reports what the card did
- * so far.
+ * the wall clock.  An fsync of it is the card's flush; MOUNTPOINT/power
+ * switches its power off and on.  SIGINT and SIGTERM drain: the card is
+ * served until its last holder lets go, then unmounted; SIGUSR1 reports
+ * what the card did so far.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,6 +36,7 @@
 #include "lib/units.h"
 
 #define CARD_NAME "card"
+#define POWER_NAME "power"
 #define SECTOR_BYTES 512ULL
 #define DEFAULT_MEM_CAP (1024ULL * 1024 * 1024)
 #define NS_PER_S 1000000000ULL
@@ -59,6 +61,9 @@ static void usage(FILE *out)
 	      "on SIGUSR1 and at exit\n"
 	      " -h, --help           display this help\n"
 	      " -V, --version        display version\n\n"
+	      "Writing off to <mountpoint>/power cuts the card's power (I/O "
+	      "fails with EIO\nand the card's power-fault keys strike), on "
+	      "powers it again; an fsync of\nthe card is its flush.\n\n"
 	      "SIGINT or SIGTERM serves the card until its last user lets go, "
 	      "then unmounts\nand exits (a second one stops at once); "
 	      "SIGUSR1 prints the statistics.\n\n"
@@ -79,6 +84,7 @@ struct card {
 	bool full_told;			/* the memory cap was reported */
 	unsigned char *bounce;		/* a fake card's part-sector reads */
 	uint64_t bounce_bytes;
+	bool power_off;			/* MOUNTPOINT/power says off */
 };
 
 static uint64_t monotonic_ns(void)
@@ -233,11 +239,18 @@ static int card_punch(void *ctx, uint64_t offset, uint64_t length)
 	return err;
 }
 
-/* The model keeps nothing in a volatile cache: a flush is immediate. */
+/*
+ * An fsync (what a loop device makes of a flush) is the card's flush: its
+ * volatile= cache made durable as its flush= says, in the model's time.
+ */
 static int card_sync(void *ctx)
 {
-	(void)ctx;
-	return 0;
+	struct card *c = ctx;
+	uint64_t start_ns = monotonic_ns(), before_ns = c->dev.stats.time_ns;
+	int err = dev_flush(&c->dev);
+
+	complete_at(c, start_ns, c->dev.stats.time_ns - before_ns);
+	return err;
 }
 
 static const struct fuse_file_ops card_ops = {
@@ -245,6 +258,48 @@ static const struct fuse_file_ops card_ops = {
 	.write = card_write,
 	.punch = card_punch,
 	.sync = card_sync,
+};
+
+/* --- MOUNTPOINT/power: the card's power switch ------------------------- */
+
+static size_t power_show(void *ctx, char *text, size_t size)
+{
+	const struct card *c = ctx;
+
+	return (size_t)snprintf(text, size, "%s\n",
+				c->power_off ? "off" : "on");
+}
+
+/*
+ * off cuts the power at once (every request fails with EIO until on);
+ * on powers the card again, with what its fault keys left.  A card that
+ * does not come back (cut-dead=) keeps failing: the switch is on, the
+ * card gone.  Any other word is refused.
+ */
+static int power_store(void *ctx, const char *text, size_t length)
+{
+	struct card *c = ctx;
+
+	while (length && (text[length - 1] == '\n' || text[length - 1] == ' '))
+		length--;
+	if (length == 3 && memcmp(text, "off", 3) == 0) {
+		dev_power_cut(&c->dev, 0);
+		c->power_off = true;
+		return 0;
+	}
+	if (length != 2 || memcmp(text, "on", 2) != 0)
+		return -EINVAL;
+	if (c->power_off && dev_power_on(&c->dev) == -ENODEV)
+		fprintf(stderr, "flashemu: power on: the card did not come "
+			"back; its I/O fails with EIO\n");
+	c->power_off = false;
+	return 0;
+}
+
+static const struct fuse_control_ops power_ops = {
+	.name = POWER_NAME,
+	.show = power_show,
+	.store = power_store,
 };
 
 /* --- statistics -------------------------------------------------------- */
@@ -827,6 +882,7 @@ int main(int argc, char **argv)
 	fs.size_bytes = c.dev.size_bytes;
 	fs.read_only = c.dev.mode == DEV_READ_ONLY;
 	fs.ops = &card_ops;
+	fs.control = &power_ops;
 	fs.ctx = &c;
 	setup_signals(&unblocked);
 	err = fuse_server_mount(&fs, o.mountpoint, why, sizeof(why));

@@ -2,9 +2,9 @@
  * fuseserver: one file over /dev/fuse.  The kernel writes requests (a
  * fuse_in_header, then the opcode's argument) and reads back replies (a
  * fuse_out_header, then the opcode's result); the handlers below are a
- * table from opcode to what to do.  Two inodes exist: the root directory
- * and the file.  Requests are served one at a time, as a card serves one
- * command at a time.
+ * table from opcode to what to do.  Three inodes exist: the root
+ * directory, the file and the control file (when there is one).  Requests
+ * are served one at a time, as a card serves one command at a time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +23,8 @@
 #include "emu/fuseserver.h"
 
 #define FILE_ID 2		/* the one file's inode; FUSE_ROOT_ID is 1 */
+#define CONTROL_ID 3		/* the control file's */
+#define CONTROL_BYTES 64	/* the most its text or a word written is */
 #define ATTR_VALID_S 3600	/* nothing about either inode ever changes */
 #define HEADER_ROOM 4096	/* a request's headers, before WRITE data */
 #define DEFAULT_MAX_PAGES 256	/* the kernel's limit unless raised */
@@ -148,8 +150,12 @@ static void fill_attr(const struct fuse_server *fs, uint64_t node,
 		attr->nlink = 2;
 		return;
 	}
-	attr->mode = S_IFREG | (fs->read_only ? 0444 : 0644);
 	attr->nlink = 1;
+	if (node == CONTROL_ID) {	/* its size: what a read returns */
+		attr->mode = S_IFREG | 0644;
+		return;
+	}
+	attr->mode = S_IFREG | (fs->read_only ? 0444 : 0644);
 	attr->size = fs->size_bytes;
 	attr->blocks = fs->size_bytes / 512;
 }
@@ -188,6 +194,12 @@ static int do_init(struct fuse_server *fs, const struct request *r)
 	return reply(fs, r->in->unique, 0, &out, sizeof(out));
 }
 
+/* Is the name a LOOKUP asks for this one? */
+static bool named(const struct request *r, const char *name)
+{
+	return strncmp(r->arg, name, r->arg_bytes) == 0;
+}
+
 static int do_lookup(struct fuse_server *fs, const struct request *r)
 {
 	struct fuse_entry_out out = {
@@ -197,10 +209,12 @@ static int do_lookup(struct fuse_server *fs, const struct request *r)
 		.attr_valid = ATTR_VALID_S,
 	};
 
-	if (r->in->nodeid != FUSE_ROOT_ID ||
-	    strncmp(r->arg, fs->file_name, r->arg_bytes) != 0)
+	if (r->in->nodeid == FUSE_ROOT_ID && fs->control &&
+	    named(r, fs->control->name))
+		out.nodeid = CONTROL_ID;
+	else if (r->in->nodeid != FUSE_ROOT_ID || !named(r, fs->file_name))
 		return reply(fs, r->in->unique, -ENOENT, NULL, 0);
-	fill_attr(fs, FILE_ID, &out.attr);
+	fill_attr(fs, out.nodeid, &out.attr);
 	return reply(fs, r->in->unique, 0, &out, sizeof(out));
 }
 
@@ -212,22 +226,33 @@ static int do_getattr(struct fuse_server *fs, const struct request *r)
 	return reply(fs, r->in->unique, 0, &out, sizeof(out));
 }
 
-/* The card's size is fixed: a truncate to any other size is refused. */
+/*
+ * The card's size is fixed: a truncate to any other size is refused.  The
+ * control file's O_TRUNC (echo off > power) changes nothing.
+ */
 static int do_setattr(struct fuse_server *fs, const struct request *r)
 {
 	const struct fuse_setattr_in *in = r->arg;
 
-	if ((in->valid & FATTR_SIZE) && in->size != fs->size_bytes)
+	if ((in->valid & FATTR_SIZE) && in->size != fs->size_bytes &&
+	    r->in->nodeid != CONTROL_ID)
 		return reply(fs, r->in->unique, -EPERM, NULL, 0);
 	return do_getattr(fs, r);
 }
 
+/*
+ * Both files bypass the page cache (direct I/O): every access reaches the
+ * callbacks.  The handle names the file, so a RELEASE says which.
+ */
 static int do_open(struct fuse_server *fs, const struct request *r)
 {
 	const struct fuse_open_in *in = r->arg;
-	struct fuse_open_out out = { .open_flags = FOPEN_DIRECT_IO };
+	struct fuse_open_out out = { .fh = r->in->nodeid,
+				     .open_flags = FOPEN_DIRECT_IO };
 	int err;
 
+	if (r->in->nodeid == CONTROL_ID)
+		return reply(fs, r->in->unique, 0, &out, sizeof(out));
 	if (fs->read_only && (in->flags & O_ACCMODE) != O_RDONLY)
 		return reply(fs, r->in->unique, -EROFS, NULL, 0);
 	/* counted once the opener has its file: each gets a RELEASE */
@@ -241,7 +266,9 @@ static int do_open(struct fuse_server *fs, const struct request *r)
    detached. */
 static int do_release(struct fuse_server *fs, const struct request *r)
 {
-	if (fs->open_files)
+	const struct fuse_release_in *in = r->arg;
+
+	if (in->fh != CONTROL_ID && fs->open_files)
 		fs->open_files--;
 	return reply(fs, r->in->unique, 0, NULL, 0);
 }
@@ -280,11 +307,13 @@ static int do_readdir(struct fuse_server *fs, const struct request *r)
 		{ FUSE_ROOT_ID, ".", DT_DIR },
 		{ FUSE_ROOT_ID, "..", DT_DIR },
 		{ FILE_ID, fs->file_name, DT_REG },
+		{ CONTROL_ID, fs->control ? fs->control->name : NULL, DT_REG },
 	};
 	size_t used = 0, room = in->size < fs->max_write_bytes ?
 				 in->size : fs->max_write_bytes;
 
-	for (uint64_t i = in->offset; i < sizeof(list) / sizeof(list[0]); i++) {
+	for (uint64_t i = in->offset; i < sizeof(list) / sizeof(list[0]) &&
+	     list[i].name; i++) {
 		size_t now = add_dirent(r->out, used, room, list[i].ino, i + 1,
 					list[i].name, list[i].type);
 
@@ -306,12 +335,40 @@ static uint32_t clip(const struct fuse_server *fs, uint64_t offset,
 	return length;
 }
 
+/* The control file's text from the offset on, as far as asked. */
+static int control_read(struct fuse_server *fs, const struct request *r)
+{
+	const struct fuse_read_in *in = r->arg;
+	char text[CONTROL_BYTES];
+	size_t length = fs->control->show(fs->ctx, text, sizeof(text));
+	size_t from = in->offset < length ? (size_t)in->offset : length;
+	size_t n = length - from < in->size ? length - from : in->size;
+
+	return reply(fs, r->in->unique, 0, text + from, n);
+}
+
+/* A word written to the control file, whole: longer ones are refused. */
+static int control_write(struct fuse_server *fs, const struct request *r)
+{
+	const struct fuse_write_in *in = r->arg;
+	struct fuse_write_out out = { .size = in->size };
+	int err = -EINVAL;
+
+	if (r->arg_bytes >= sizeof(*in) + in->size &&
+	    in->size < CONTROL_BYTES)
+		err = fs->control->store(fs->ctx, (const char *)(in + 1),
+					 in->size);
+	return reply(fs, r->in->unique, err, &out, sizeof(out));
+}
+
 static int do_read(struct fuse_server *fs, const struct request *r)
 {
 	const struct fuse_read_in *in = r->arg;
 	uint32_t length = clip(fs, in->offset, in->size);
 	int err = 0;
 
+	if (r->in->nodeid == CONTROL_ID)
+		return control_read(fs, r);
 	if (length > fs->max_write_bytes)
 		length = fs->max_write_bytes;
 	fs->counts.reads++;
@@ -328,6 +385,8 @@ static int do_write(struct fuse_server *fs, const struct request *r)
 	struct fuse_write_out out = { .size = in->size };
 	int err = 0;
 
+	if (r->in->nodeid == CONTROL_ID)
+		return control_write(fs, r);
 	fs->counts.writes++;
 	if (in->size > fs->counts.max_write_bytes)
 		fs->counts.max_write_bytes = in->size;
@@ -353,8 +412,10 @@ static int do_fallocate(struct fuse_server *fs, const struct request *r)
 	uint32_t zeroing = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE;
 	int err = 0;
 
-	if (in->offset >= fs->size_bytes ||
-	    in->length > fs->size_bytes - in->offset)
+	if (r->in->nodeid == CONTROL_ID)
+		err = -EOPNOTSUPP;
+	else if (in->offset >= fs->size_bytes ||
+		 in->length > fs->size_bytes - in->offset)
 		err = (in->mode & FALLOC_FL_KEEP_SIZE) ? 0 : -EFBIG;
 	else if (in->mode & ~(zeroing | FALLOC_FL_KEEP_SIZE))
 		err = -EOPNOTSUPP;
@@ -367,8 +428,11 @@ static int do_fallocate(struct fuse_server *fs, const struct request *r)
 	return reply(fs, r->in->unique, err, NULL, 0);
 }
 
+/* An fsync of the file (a loop device's flush) is the card's flush. */
 static int do_fsync(struct fuse_server *fs, const struct request *r)
 {
+	if (r->in->nodeid == CONTROL_ID)
+		return reply(fs, r->in->unique, 0, NULL, 0);
 	fs->counts.syncs++;
 	return reply(fs, r->in->unique, fs->ops->sync(fs->ctx), NULL, 0);
 }
@@ -423,7 +487,7 @@ static const struct operation operations[] = {
 	{ FUSE_FSYNC, 0, do_fsync, 0 },
 	{ FUSE_FSYNCDIR, 0, do_ok, 0 },
 	{ FUSE_FLUSH, 0, do_ok, 0 },
-	{ FUSE_RELEASE, 0, do_release, 0 },
+	{ FUSE_RELEASE, sizeof(struct fuse_release_in), do_release, 0 },
 	{ FUSE_RELEASEDIR, 0, do_ok, 0 },
 	{ FUSE_STATFS, 0, do_statfs, 0 },
 	{ FUSE_DESTROY, 0, do_ok, 0 },

@@ -3,7 +3,8 @@
  * kernel's own protocol (linux/fuse.h), without libfuse.  The mountpoint holds
  * one regular file of a fixed size; its reads, writes, hole punches and
  * syncs go to callbacks, one request at a time, as the kernel delivers
- * them.  The file is opened with direct I/O, so every access reaches the
+ * them.  Beside it may stand a control file: a word written to it, and
+ * its text read back, go to callbacks too.  The file is opened with direct I/O, so every access reaches the
  * callbacks: no page cache stands between the caller and the card.  The
  * server counts the opens of the file not yet released, so that its
  * caller knows when nothing holds the file any more.
@@ -28,6 +29,17 @@ struct fuse_file_ops {
 	int (*sync)(void *ctx);
 };
 
+/*
+ * The control file (optional): show writes its text (at most size bytes)
+ * and returns its length; store takes what a write wrote, 0 or a negative
+ * errno for the writer.
+ */
+struct fuse_control_ops {
+	const char *name;
+	size_t (*show)(void *ctx, char *text, size_t size);
+	int (*store)(void *ctx, const char *text, size_t length);
+};
+
 /* Requests served, by kind, and the largest transfers the kernel sent. */
 struct fuse_counts {
 	uint64_t requests;
@@ -47,10 +59,11 @@ struct fuse_server {
 	uint32_t max_pages;
 	bool initialized;
 	const struct fuse_file_ops *ops;
-	void *ctx;
+	const struct fuse_control_ops *control;	/* or NULL */
+	void *ctx;			/* of both */
 	struct fuse_counts counts;
-	/* opens of the file not yet released: a loop device holds one
-	   from attach to detach */
+	/* opens of the file (not the control file) not yet released: a
+	   loop device holds one from attach to detach */
 	uint64_t open_files;
 	unsigned char *buf;		/* one request, up to max_write */
 	size_t buf_bytes;

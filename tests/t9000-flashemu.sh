@@ -180,7 +180,7 @@ test_emu 'start: the ready line, and a card of the spec'\''s size' '
 	test "$(cat "$TRASH/main.out")" = \
 		"ready $TRASH/main/card $CARD_BYTES bytes" &&
 	test "$(stat -c %s "$TRASH/main/card")" = $CARD_BYTES &&
-	test "$(ls "$TRASH/main")" = card
+	test "$(ls "$TRASH/main")" = "$(printf "card\npower")"
 '
 
 test_emu 'start: a mountpoint already mounted is refused with exit 2' '
