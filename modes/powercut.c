@@ -304,6 +304,8 @@ static int cut_or_fail(struct cut_run *r, int err, struct powercut_cut *cut,
 {
 	if (!mode_cut_seen(err))
 		return err;
+	/* when the run saw it: a torn write's start (a failure takes no
+	   time), on the clock the writes' times are on */
 	cut->t_ns = cycle_ns(r);
 	cut->errnum = -err;
 	cut->torn = torn != NULL;
@@ -474,6 +476,21 @@ static int cycles(struct cut_run *r)
 	return err;
 }
 
+/* The end of a run whose device is gone: nothing to flush. */
+static int gone_end(struct cut_run *r, int err)
+{
+	char why[MESSAGE_BYTES];
+
+	if (r->dev.ops)
+		dev_close(&r->dev);
+	if (err == -EINTR)
+		fprintf(stderr, "%s: interrupted\n", die_program_name);
+	else if (err)
+		runtime_error("%s: %s", r->cfg->device,
+			      dev_strerror(&r->dev, why, sizeof(why)));
+	return err;
+}
+
 /*
  * The end of a run: the summary (none after a failure), the output and
  * the log closed, and the exit status - the verdict's, 128 + a signal,
@@ -492,13 +509,11 @@ static int finish(struct cut_run *r, int err)
 	mode_output_close(cfg, &r->sinks, &r->dev, err);
 	if (log_err && !err)
 		logged(r, log_err);
-	if (!r->dev.ops && err == -EINTR)	/* stopped while it was away */
-		fprintf(stderr, "%s: interrupted\n", die_program_name);
-	if (!r->dev.ops)
-		status = err;
-	else
+	if (r->dev.ops && !r->out.sum.dead)
 		status = mode_end_run(cfg, &r->dev, err, "interrupted; the "
 				      "range holds the run's stamps");
+	else
+		status = gone_end(r, err);
 	if (status == EXIT_OK && r->out.sum.faulty)
 		status = EXIT_DAMAGED;
 	powercut_state_free(&r->st);

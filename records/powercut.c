@@ -22,6 +22,9 @@
 #define HIDDEN (&text_hidden)
 
 static const struct text_layout spaced = { .style = TEXT_SPACES };
+/* (a look a loop hands out lives at file scope, not in the loop) */
+static const struct text_look unflushed_look = {
+	.display = TEXT_AS_UNIT, .template = "% unflushed lost (expected);" };
 
 /*
  * Each class: its key for a count (CSV, JSON: the core's name with _ for
@@ -29,21 +32,24 @@ static const struct text_layout spaced = { .style = TEXT_SPACES };
  */
 static const struct {
 	const char *key;
+	const char *cuts_key;	/* the summary's: cuts with units of it */
 	const char *name;
 	const char *example;	/* an example line's start */
 } classes[POWERCUT_CLASSES] = {
-	[POWERCUT_FLYING] = { "flying", "flying writes",
+	[POWERCUT_FLYING] = { "flying", "flying_cuts", "flying writes",
 			      "  flying write:" },
-	[POWERCUT_SHORN] = { "shorn", "shorn writes", "  shorn write:" },
+	[POWERCUT_SHORN] = { "shorn", "shorn_cuts", "shorn writes",
+			     "  shorn write:" },
 	[POWERCUT_UNSERIALIZABLE] = { "unserializable",
-		"unserializable writes", "  unserializable:" },
-	[POWERCUT_ACK_LOST] = { "acknowledged_lost", "acknowledged writes lost",
-				"  acknowledged write lost:" },
-	[POWERCUT_OLD_DAMAGED] = { "old_damaged", "old data damaged",
-				   "  old data damaged:" },
-	[POWERCUT_UNREADABLE] = { "unreadable", "unreadable units",
-				  "  unreadable:" },
-	[POWERCUT_UNFLUSHED_LOST] = { "unflushed_lost",
+		"unserializable_cuts", "unserializable writes",
+		"  unserializable:" },
+	[POWERCUT_ACK_LOST] = { "acknowledged_lost", "acknowledged_lost_cuts",
+		"acknowledged writes lost", "  acknowledged write lost:" },
+	[POWERCUT_OLD_DAMAGED] = { "old_damaged", "old_damaged_cuts",
+		"old data damaged", "  old data damaged:" },
+	[POWERCUT_UNREADABLE] = { "unreadable", "unreadable_cuts",
+		"unreadable units", "  unreadable:" },
+	[POWERCUT_UNFLUSHED_LOST] = { "unflushed_lost", "unflushed_lost_cuts",
 		"unflushed writes lost", "  unflushed write lost:" },
 };
 
@@ -110,17 +116,17 @@ static int emit_cycle_line(const struct record_sink *sink,
 			.template = "cut at %;",
 			.unknown = "an unknown moment" },
 		   NULL, known(c->cut_ns));
-	record_add(&rec, RECORD_COUNT, "units", SHOWN("% units:"), NULL,
-		   (double)c->units);
-	record_add(&rec, RECORD_COUNT, "intact", SHOWN("% intact,"), NULL,
-		   (double)c->intact);
+	record_add(&rec, RECORD_COUNT, "units", c->dead ? HIDDEN :
+		   SHOWN("% units:"), NULL, (double)c->units);
+	record_add(&rec, RECORD_COUNT, "intact", c->dead ? HIDDEN :
+		   SHOWN("% intact,"), NULL, (double)c->intact);
 	record_add(&rec, RECORD_COUNT, "newer", HIDDEN, NULL,
 		   (double)c->newer);
 	for (int k = 0; k < POWERCUT_CLASSES; k++)
 		record_add(&rec, RECORD_COUNT, classes[k].key,
-			   k == POWERCUT_UNFLUSHED_LOST ?
-			   SHOWN("% unflushed lost (expected);") : HIDDEN,
-			   NULL, (double)c->counts[k]);
+			   k == POWERCUT_UNFLUSHED_LOST && !c->dead ?
+			   &unflushed_look : HIDDEN, NULL,
+			   (double)c->counts[k]);
 	record_add(&rec, RECORD_TIME, "acknowledged_lost_before_cut_ns", HIDDEN, NULL,
 		   known(c->ack_lost_before_cut_ns));
 	record_add(&rec, RECORD_BYTES, "capacity_bytes", HIDDEN, NULL,
@@ -136,11 +142,19 @@ static int emit_cycle_line(const struct record_sink *sink,
 }
 
 /* What a unit holds, as an example's line says it. */
+static const struct text_look holds_seq = {
+	.display = TEXT_AS_UNIT, .template = "holds seq %" };
+static const struct text_look holds_old = {
+	.display = TEXT_TEMPLATE_ALONE, .template = "holds the old data" };
+static const struct text_look holds_nothing = {
+	.display = TEXT_TEMPLATE_ALONE,
+	.template = "holds no stamp of this run" };
+
 static const struct text_look *found_look(uint32_t found_seq)
 {
 	if (found_seq == POWERCUT_SEQ_NONE)
-		return ALONE("holds no stamp of this run");
-	return found_seq ? SHOWN("holds seq %") : ALONE("holds the old data");
+		return &holds_nothing;
+	return found_seq ? &holds_seq : &holds_old;
 }
 
 static int emit_example(const struct record_sink *sink, uint32_t cycle,
@@ -203,20 +217,24 @@ static void count_part(char *buf, size_t size, const char *what,
 static void ack_clause(char *buf, size_t size,
 		       const struct powercut_summary *s)
 {
+	/* a card that did not come back kept nothing anyone could see */
+	uint32_t seen = s->cycles - s->dead;
+	const char *cuts = seen == 1 ? "cut" : "cuts";
 	char when[UNITS_BUF];
-	const char *cuts = s->cycles == 1 ? "cut" : "cuts";
 
-	if (!s->ack_lost_cycles)
+	if (!seen)
+		snprintf(buf, size, "no cut could be verified");
+	else if (!s->ack_lost_cycles)
 		snprintf(buf, size, "kept every acknowledged write in %u of "
-			 "%u %s", s->cycles, s->cycles, cuts);
+			 "%u %s", seen, seen, cuts);
 	else if (s->ack_lost_before_cut_ns == POWERCUT_UNKNOWN)
 		snprintf(buf, size, "lost acknowledged writes in %u of %u %s",
-			 s->ack_lost_cycles, s->cycles, cuts);
+			 s->ack_lost_cycles, seen, cuts);
 	else
 		snprintf(buf, size, "lost acknowledged writes in %u of %u %s "
-			 "(up to %s of them)", s->ack_lost_cycles, s->cycles,
-			 cuts, units_format_time(when,
-			 (double)s->ack_lost_before_cut_ns));
+			 "(up to %s of them)", s->ack_lost_cycles, seen, cuts,
+			 units_format_time(when,
+					   (double)s->ack_lost_before_cut_ns));
 }
 
 /* The verdict in one sentence: the faults after the two clauses. */
@@ -233,7 +251,9 @@ static const char *sentence(const struct powercut_summary *s, char *buf,
 		return buf;
 	}
 	ack_clause(buf, size, s);
-	if (s->with[POWERCUT_OLD_DAMAGED])
+	if (s->cycles == s->dead)
+		;	/* nothing was read back to judge the old data by */
+	else if (s->with[POWERCUT_OLD_DAMAGED])
 		count_part(buf, size, "old data damaged", "in",
 			   s->with[POWERCUT_OLD_DAMAGED]);
 	else
@@ -270,19 +290,19 @@ int powercut_emit_summary(const struct record_sink *sink,
 {
 	const struct powercut_summary *s = &o->sum;
 	struct record rec = { .kind = "power-cut", .layout = &spaced };
-	char text[768], key[48];
+	char text[768];
 
 	record_add(&rec, RECORD_LABEL, "verdict", HIDDEN, powercut_verdict(s),
 		   0);
 	record_add(&rec, RECORD_COUNT, "cuts", HIDDEN, NULL, s->cycles);
 	record_add(&rec, RECORD_COUNT, "faulty_cuts", HIDDEN, NULL, s->faulty);
-	record_add(&rec, RECORD_COUNT, "acknowledged_lost_any_cuts", HIDDEN,
+	record_add(&rec, RECORD_COUNT, "lost_acknowledged_writes_cuts", HIDDEN,
 		   NULL, s->ack_lost_cycles);
 	for (int k = 0; k < POWERCUT_CLASSES; k++) {
-		snprintf(key, sizeof(key), "%s_cuts", classes[k].key);
 		record_add(&rec, RECORD_COUNT, classes[k].key, HIDDEN, NULL,
 			   (double)s->counts[k]);
-		record_add(&rec, RECORD_COUNT, key, HIDDEN, NULL, s->with[k]);
+		record_add(&rec, RECORD_COUNT, classes[k].cuts_key, HIDDEN,
+			   NULL, s->with[k]);
 	}
 	record_add(&rec, RECORD_TIME, "acknowledged_lost_before_cut_ns",
 		   HIDDEN, NULL, known(s->ack_lost_before_cut_ns));
