@@ -190,16 +190,6 @@ test_expect_success 'options that do not fit are refused' '
 		--power-cut --log=exists.log "$CARD,volatile=1M"
 '
 
-# signum NAME: the number of the signal NAME (HUP: 1)
-signum() {
-	sn_n=1
-	while [ $sn_n -lt 65 ]; do
-		[ "$(kill -l $sn_n 2>/dev/null)" = "$1" ] && echo $sn_n && return
-		sn_n=$((sn_n + 1))
-	done
-	return 1
-}
-
 # whole_lines LOG: every line but a torn last one ends in its checksum
 whole_lines() {
 	awk 'NR > 1 && prev !~ /sum=[0-9a-f]+$/ { bad = 1 }
@@ -207,9 +197,7 @@ whole_lines() {
 }
 
 test_expect_success 'every signal of the table stops a run: 128 + the signal, the log whole' '
-	for name in $(sed -n "/exit_signals\[\] = {/,/};/p" "$TOP/lib/exitcode.c" |
-		      tr -s ", \t" "\n\n\n" | sed -n "s/^SIG\([A-Z0-9]*\)$/\1/p")
-	do
+	for name in $(table_signals); do
 		rm -f "$TRASH/sig.log" &&
 		fb_start --power-cut --seed=7 --span=8M --cycles=1000 \
 			--log="$TRASH/sig.log" "$CARD,volatile=1M,pace=1ms" &&

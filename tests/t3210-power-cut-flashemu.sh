@@ -11,9 +11,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
-[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
-
 stop_cards() {
 	emu_stop honest
 	emu_stop liar

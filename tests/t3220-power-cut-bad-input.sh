@@ -9,9 +9,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
-[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
-
 test_at_exit 'emu_stop card; umount "$TRASH/mnt" 2>/dev/null'
 
 CARD=sim:size=64M,volatile=1M,flush=honest
@@ -51,22 +48,25 @@ test_loop_ext4 'a log on a file system of the device under test is refused' '
 	test ! -e "$TRASH/mnt/cut.log"
 '
 
-test_loop 'a cut command that fails ends the run (exit 1), nothing written outside the range' '
-	fill_random "$LOOP" && outside "$LOOP" >before &&
-	test_expect_code 1 "$FLASHBENCH" $ARGS --cut-command=false \
-		--log="$TRASH/false.log" "$LOOP" >out 2>err &&
+# cut_fails CMD REGEX: a run on $LOOP whose --cut-command is CMD exits
+# 1, the last line of stderr matching REGEX, and writes nothing outside
+# its range
+cut_fails() {
+	outside "$LOOP" >before &&
+	test_expect_code 1 "$FLASHBENCH" $ARGS --cut-command="$1" \
+		--log="$TRASH/$1.log" "$LOOP" >out 2>err &&
 	cat err &&
-	last_line_is "^flashbench: --cut-command: .false. failed \(exit 1\); bytes 16777216 to 25165823 of $LOOP hold the run.s stamps$" &&
+	last_line_is "$2" &&
 	outside "$LOOP" | test_cmp before -
+}
+
+test_loop 'a cut command that fails ends the run (exit 1), nothing written outside the range' '
+	fill_random "$LOOP" &&
+	cut_fails false "^flashbench: --cut-command: .false. failed \(exit 1\); bytes 16777216 to 25165823 of $LOOP hold the run.s stamps$"
 '
 
 test_loop 'a cut command after which the device keeps writing ends the run (exit 1)' '
-	outside "$LOOP" >before &&
-	test_expect_code 1 "$FLASHBENCH" $ARGS --cut-command=true \
-		--log="$TRASH/true.log" "$LOOP" >out 2>err &&
-	cat err &&
-	last_line_is "^flashbench: --cut-command: .true. ran, but $LOOP kept writing \([0-9]+ writes\); bytes 16777216 to 25165823 hold the run.s stamps$" &&
-	outside "$LOOP" | test_cmp before -
+	cut_fails true "^flashbench: --cut-command: .true. ran, but $LOOP kept writing \([0-9]+ writes\); bytes 16777216 to 25165823 hold the run.s stamps$"
 '
 
 # A log of a cut on flashemu's card, for --verify to be given wrongly.
