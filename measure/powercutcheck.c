@@ -50,6 +50,13 @@ static bool read_error(int err)
 	return err == -EIO || err == -ENODATA || err == -EILSEQ;
 }
 
+static void progress(const struct powercut_state *st, uint64_t done_bytes,
+		     uint64_t total_bytes)
+{
+	if (st->progress)
+		st->progress(st->progress_ctx, done_bytes, total_bytes);
+}
+
 /* Stamp [offset, +length) with seq of cycle and write it. */
 static int write_stamps(struct dev *dev, struct powercut_state *st,
 			uint64_t offset, uint64_t length, uint32_t seq,
@@ -93,10 +100,12 @@ long long powercut_stamp_old(struct dev *dev, struct powercut_state *st)
 	int err;
 
 	for (uint64_t at = r->offset_bytes; at < end; at += POWERCUT_CHUNK_BYTES) {
-		err = write_stamps(dev, st, at,
-				   min64(POWERCUT_CHUNK_BYTES, end - at), 0, 0);
+		uint64_t length = min64(POWERCUT_CHUNK_BYTES, end - at);
+
+		err = write_stamps(dev, st, at, length, 0, 0);
 		if (err)
 			return err;
+		progress(st, at + length - r->offset_bytes, 2 * r->span_bytes);
 	}
 	err = dev_flush(dev);
 	if (err)
@@ -108,6 +117,8 @@ long long powercut_stamp_old(struct dev *dev, struct powercut_state *st)
 		if (err)
 			return err;
 		bad += old_mismatches(st, at, length);
+		progress(st, r->span_bytes + at + length - r->offset_bytes,
+			 2 * r->span_bytes);
 	}
 	if (bad == 0)
 		powercut_old(st);
@@ -439,6 +450,7 @@ int powercut_verify(struct dev *dev, struct powercut_state *st,
 			return err;
 		for (uint64_t off = whole; off < length; off += r->unit_bytes)
 			mark_unreadable(&v, powercut_unit_of(st, at + off));
+		progress(st, at + length - r->offset_bytes, r->span_bytes);
 	}
 	resolve_ack_lost(&v);
 	powercut_mark_verified(st);
@@ -470,10 +482,12 @@ long long powercut_settle(struct dev *dev, struct powercut_state *st)
 		if (err)
 			return err;
 		rewritten += n;
+		progress(st, (uint64_t)u * unit, st->run.span_bytes);
 	}
 	err = dev_flush(dev);
 	if (err)
 		return err;
+	progress(st, st->run.span_bytes, st->run.span_bytes);
 	powercut_settled(st);
 	return (long long)rewritten;
 }

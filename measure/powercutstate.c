@@ -23,6 +23,7 @@ static bool run_holds(const struct powercut_run *run)
 	       run->span_bytes > 0 && run->span_bytes % unit == 0 &&
 	       run->offset_bytes % unit == 0 &&
 	       run->span_bytes / unit <= UINT32_MAX &&
+	       run->span_bytes / unit <= SIZE_MAX / sizeof(uint32_t) &&
 	       memchr(run->identity, 0, sizeof(run->identity)) != NULL;
 }
 
@@ -33,7 +34,7 @@ int powercut_state_init(struct powercut_state *st,
 	if (!run_holds(run))
 		return -EINVAL;
 	st->run = *run;
-	st->units = run->span_bytes / run->unit_bytes;
+	st->units = (size_t)(run->span_bytes / run->unit_bytes);
 	st->written = calloc(st->units, sizeof(*st->written));
 	st->acked = calloc(st->units, sizeof(*st->acked));
 	st->found = calloc(st->units, sizeof(*st->found));

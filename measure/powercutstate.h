@@ -44,7 +44,7 @@ struct powercut_cut {
  */
 struct powercut_state {
 	struct powercut_run run;
-	uint64_t units;			/* span / unit_bytes */
+	size_t units;			/* span / unit_bytes */
 	uint32_t *written;		/* per unit: newest completed seq */
 	uint32_t *acked;		/* per unit: newest acknowledged seq */
 	uint32_t *found;		/* per unit: the last verification's
@@ -68,6 +68,14 @@ struct powercut_state {
 	bool settled;			/* and settled */
 	void *buf;			/* POWERCUT_CHUNK_BYTES, aligned for
 					   direct I/O: verify's and settle's */
+	/*
+	 * Optional, set by the caller: told after each chunk that
+	 * powercut_stamp_old, powercut_verify and powercut_settle
+	 * (powercutcheck.h) move, done_bytes of total_bytes, for a
+	 * progress line on a slow card.
+	 */
+	void (*progress)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+	void *progress_ctx;
 };
 
 /*

@@ -178,13 +178,35 @@ static int no_fault(const struct powercut_cycle *c)
 	return only(c, POWERCUT_FAULTS, 0) && !powercut_cycle_faulty(c);
 }
 
+/* What the progress hook was last told, and how often. */
+struct told {
+	unsigned calls;
+	uint64_t done_bytes, total_bytes;
+};
+
+static void tell(void *ctx, uint64_t done_bytes, uint64_t total_bytes)
+{
+	struct told *t = ctx;
+
+	t->calls++;
+	t->done_bytes = done_bytes;
+	t->total_bytes = total_bytes;
+}
+
 static void test_untouched(void)
 {
 	struct fixture fx;
+	struct told told = { 0 };
 	int ok = fx_start(&fx) == 0 && wrote(&fx, 1, 10, 4) == 0 &&
 		 flushed(&fx, 1) == 0 && wrote(&fx, 2, 100, 16) == 0 &&
-		 wrote(&fx, 3, 12, 1) == 0 && cut_now(&fx) == 0 &&
-		 powercut_verify(&fx.dev, &fx.st, &fx.c) == 0;
+		 wrote(&fx, 3, 12, 1) == 0 && cut_now(&fx) == 0;
+
+	fx.st.progress = tell;
+	fx.st.progress_ctx = &told;
+	ok = ok && powercut_verify(&fx.dev, &fx.st, &fx.c) == 0;
+	UNIT_CHECK(ok && told.calls == SPAN / POWERCUT_CHUNK_BYTES &&
+		   told.done_bytes == SPAN && told.total_bytes == SPAN,
+		   "verifying tells its progress chunk by chunk");
 
 	UNIT_CHECK(ok && no_fault(&fx.c) && fx.c.intact == SPAN / UNIT &&
 		   fx.c.counts[POWERCUT_UNFLUSHED_LOST] == 0,
@@ -640,6 +662,30 @@ static void test_log_order(void)
 	unlink(path);
 }
 
+static void test_log_pipe(void)
+{
+	struct powercut_run run = test_run();
+	struct powercut_replay r;
+	struct powercut_log *log;
+	char why[256] = "";
+	int fds[2], err = -1;
+
+	if (pipe(fds) != 0)
+		return;
+	log = powercut_log_open(fds[1], &run, why, sizeof(why));
+	close(fds[1]);
+	if (log && powercut_log_old(log) == 0 &&
+	    powercut_log_cycle(log, 1, 1) == 0 &&
+	    powercut_log_write(log, 1, AT(4), UNIT, 10) == 0 &&
+	    powercut_log_flush(log, 1, 20) == 0 && powercut_log_close(log) == 0)
+		err = powercut_log_replay(fds[0], NULL, &r, why, sizeof(why));
+	UNIT_CHECK(err == 0 && r.state.flushed_seq == 1 &&
+		   r.state.acked[4] == 1 && (powercut_replay_free(&r), 1),
+		   "the log streams through a pipe and reads back from one (%s)",
+		   why);
+	close(fds[0]);
+}
+
 int main(void)
 {
 	test_stamps();
@@ -656,5 +702,6 @@ int main(void)
 	test_summary();
 	test_log();
 	test_log_order();
+	test_log_pipe();
 	return UNIT_DONE();
 }
