@@ -844,6 +844,9 @@ static int finish(const struct options *o, struct card *c,
 		status = EXIT_SIGNAL_BASE + stopped;
 	}
 	unmount(fs);
+	/* a clean stop flushes the card, as a host does before power-off:
+	   what a volatile= cache holds reaches the store as flush= says */
+	dev_flush(&c->dev);
 	err = emustore_flush(c->store);
 	if (err) {
 		fprintf(stderr, "flashemu: store %s: fsync: %s\n",

@@ -53,7 +53,9 @@ struct sim_stats {
 	uint64_t held_bytes;		/* memory the data of a card with a
 					   fake key takes (its fake-cache=
 					   only, when a caller's store holds
-					   the rest: sim_keep_data_in) */
+					   the rest: sim_keep_data_in), its
+					   volatile= cache and what cut-map=
+					   keeps included */
 	uint64_t stamp_runs;		/* of it, runs of stamps kept as what
 					   names them */
 };

@@ -1,6 +1,7 @@
 /*
  * fuzz-sim: "sim:" device specs.  What opens is read in a few places,
- * then opened for writing, written and discarded a little, and closed.
+ * then opened for writing, written and discarded a little, flushed, its
+ * power cut in the middle of writes and turned on again, and closed.
  */
 #include "dev.h"
 #include "fuzz.h"
@@ -36,6 +37,20 @@ static void exercise(struct dev *dev, bool write)
 	}
 }
 
+/* A flush, a cut 1 ms of device time ahead, writes into it, power on. */
+static void cut(struct dev *dev)
+{
+	uint64_t ns;
+
+	dev_flush(dev);
+	dev_power_cut(dev, 1000000);
+	for (int i = 0; i < 4; i++)
+		dev_write(dev, buf, 0, IO_BYTES, &ns);
+	dev_flush(dev);
+	dev_power_on(dev);
+	dev_read(dev, buf, 0, IO_BYTES, &ns);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *spec;
@@ -57,6 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dev_open(&dev, spec, DEV_READ_WRITE) == 0) {
 		dev_allow_writes(&dev, 0, dev.size_bytes);
 		exercise(&dev, true);
+		if (dev.size_bytes >= IO_BYTES)
+			cut(&dev);
 		dev_close(&dev);
 	}
 	free(spec);

@@ -11,11 +11,6 @@
 
 . "$(dirname "$0")/lib.sh"
 
-# beside the flashbench under test (the sanitized build's, say), else the
-# tree's
-FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
-[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
-
 # At the end, whatever a failed test left: detach, stop, unmount.
 stop_cards() {
 	emu_stop honest

@@ -307,6 +307,8 @@ int sim_stats(const struct dev *dev, struct sim_stats *out)
 	*out = s->stats;
 	if (s->fake)
 		sim_fake_held(s->fake, out);
+	/* the volatile cache is the card's RAM, as fake-cache= is */
+	out->held_bytes += sim_power_held(s->power);
 	return 0;
 }
 

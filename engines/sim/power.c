@@ -21,9 +21,10 @@
  *
  * At a cut, after the cache is lost: cut-map=N forgets a seeded subset
  * of the last N durable writes (their ranges read as before them: the
- * mapping table rolled back, not in order), always keeping the newest,
- * and some forgotten ones read back another of those writes' bytes (a
- * flying write); cut-damage=P turns each page of the erase block last
+ * mapping table rolled back, not in order), always keeping the newest
+ * and forgetting only writes a flush separates from it (or none, when
+ * nothing was flushed since), and some forgotten ones read back another
+ * of those writes' bytes (a flying write); cut-damage=P turns each page of the erase block last
  * programmed that lies before the write programmed there (programmed
  * earlier, as NAND fills a block) into garbage with probability P;
  * cut-dead=P, with probability P, keeps the card from coming back.
@@ -49,20 +50,27 @@
 #define UNIT_BYTES	4096ULL		/* a file system's block */
 #define NOT_FLUSHED	UINT64_MAX	/* a cached write no flush covers */
 
-/* A write the volatile cache holds: its bytes at ring offset at. */
+/*
+ * A write the host made: in the volatile cache, its bytes at ring offset
+ * at.  Its epoch is the number of flushes the host had made before it:
+ * a flush that came after it has a number of its own.
+ */
 struct cached_write {
 	uint64_t offset, length;
 	uint64_t at;
 	uint64_t durable_ns;	/* flush=late: durable from then on */
+	uint64_t epoch;
 };
 
 /* A durable write cut-map= may forget, and what its range held before. */
 struct undo {
 	uint64_t offset, length;
+	uint64_t epoch;		/* the host's write's (cached_write) */
 	unsigned char *prior;	/* length bytes, when saved */
 	size_t cap;
 	bool saved;		/* prior holds them: it can be forgotten */
 	bool torn;		/* the write the cut fell in: kept */
+	bool candidate;		/* at the cut: one it may forget */
 	bool kept;		/* decided at the cut */
 };
 
@@ -70,6 +78,7 @@ struct sim_power {
 	bool off, dead, armed;
 	bool tearing;		/* the write the cut fell in is being kept */
 	uint64_t clock_ns;	/* the card's clock */
+	uint64_t flushes;	/* the host's, whatever the card did */
 	uint64_t cut_ns;	/* armed: when the power fails */
 	uint64_t rng;		/* splitmix64, from seed= */
 	/* volatile=: a ring of ring_bytes, used_bytes of it from head */
@@ -139,6 +148,17 @@ void sim_power_close(struct sim_power *pw)
 	free(pw);
 }
 
+uint64_t sim_power_held(const struct sim_power *pw)
+{
+	uint64_t bytes = pw->ring_bytes +
+			 (uint64_t)pw->writes_cap * sizeof(*pw->writes) +
+			 (uint64_t)pw->undo_cap * sizeof(*pw->undo);
+
+	for (size_t i = 0; i < pw->undo_cap; i++)
+		bytes += pw->undo[i].cap;
+	return bytes;
+}
+
 bool sim_power_plain(const struct sim_state *s)
 {
 	const struct sim_power *pw = s->power;
@@ -155,11 +175,12 @@ static struct undo *undo_at(const struct sim_power *pw, size_t k)
 			 pw->undo_cap];
 }
 
-/* cut-map=: what [offset, offset + length) holds before a write. */
-static int remember(struct sim_state *s, uint64_t offset, uint64_t length,
+/* cut-map=: what the range of write w holds before it. */
+static int remember(struct sim_state *s, const struct cached_write *w,
 		    bool torn)
 {
 	struct sim_power *pw = s->power;
+	uint64_t offset = w->offset, length = w->length;
 	struct undo *u;
 
 	if (!pw->undo_cap)
@@ -170,6 +191,7 @@ static int remember(struct sim_state *s, uint64_t offset, uint64_t length,
 		pw->nundo++;
 	u->offset = offset;
 	u->length = length;
+	u->epoch = w->epoch;
 	u->torn = torn;
 	u->saved = false;
 	if (u->cap < length) {
@@ -186,29 +208,40 @@ static int remember(struct sim_state *s, uint64_t offset, uint64_t length,
 }
 
 /*
- * Program a write (its bytes in one or two pieces) into the store; torn,
- * the part of the write the cut fell in.
+ * Program write w into the store: its first a_bytes from a, the rest
+ * from b (the ring's start, where a cached write wraps); torn, the part
+ * of the write the cut fell in.
  */
-static int durable_write(struct sim_state *s, uint64_t offset,
+static int durable_write(struct sim_state *s, const struct cached_write *w,
 			 const unsigned char *a, uint64_t a_bytes,
-			 const unsigned char *b, uint64_t b_bytes, bool torn)
+			 const unsigned char *b, bool torn)
 {
 	struct sim_power *pw = s->power;
 	int err;
 
 	if (!s->fake)		/* a card that keeps no data */
 		return 0;
-	err = remember(s, offset, a_bytes + b_bytes, torn);
+	err = remember(s, w, torn);
 	if (!err)
-		err = sim_fake_write(s->fake, a, offset, a_bytes);
-	if (!err && b_bytes)
-		err = sim_fake_write(s->fake, b, offset + a_bytes, b_bytes);
+		err = sim_fake_write(s->fake, a, w->offset, a_bytes);
+	if (!err && w->length > a_bytes)
+		err = sim_fake_write(s->fake, b, w->offset + a_bytes,
+				     w->length - a_bytes);
 	if (err)
 		return err;
 	pw->programmed = true;
-	pw->prog_offset = offset;
-	pw->prog_length = a_bytes + b_bytes;
+	pw->prog_offset = w->offset;
+	pw->prog_length = w->length;
 	return 0;
+}
+
+/* Straight to the store, without the cache. */
+static int write_through(struct sim_state *s, const void *buf,
+			 uint64_t offset, uint64_t length)
+{
+	struct cached_write w = { offset, length, 0, 0, s->power->flushes };
+
+	return durable_write(s, &w, buf, length, NULL, s->power->tearing);
 }
 
 /* --- the volatile cache (volatile=, flush=) -------------------------- */
@@ -242,8 +275,8 @@ static int evict_oldest(struct sim_state *s)
 	const struct cached_write *w = &pw->writes[pw->first];
 	uint64_t first = pw->ring_bytes - w->at < w->length ?
 			 pw->ring_bytes - w->at : w->length;
-	int err = durable_write(s, w->offset, pw->ring + w->at, first,
-				pw->ring, w->length - first, false);
+	int err = durable_write(s, w, pw->ring + w->at, first, pw->ring,
+				false);
 
 	if (err)
 		return err;
@@ -285,8 +318,7 @@ static int cache_write(struct sim_state *s, const void *buf,
 
 	if (length > pw->ring_bytes) {
 		err = evict_all(s);
-		return err ? err : durable_write(s, offset, buf, length,
-						 NULL, 0, pw->tearing);
+		return err ? err : write_through(s, buf, offset, length);
 	}
 	while (!err && pw->used_bytes + length > pw->ring_bytes)
 		err = evict_oldest(s);
@@ -296,7 +328,8 @@ static int cache_write(struct sim_state *s, const void *buf,
 	at = (pw->head + pw->used_bytes) % pw->ring_bytes;
 	ring_in(pw, at, buf, length);
 	pw->writes[(pw->first + pw->nwrites) % pw->writes_cap] =
-		(struct cached_write){ offset, length, at, NOT_FLUSHED };
+		(struct cached_write){ offset, length, at, NOT_FLUSHED,
+				       pw->flushes };
 	pw->nwrites++;
 	pw->used_bytes += length;
 	return 0;
@@ -306,8 +339,7 @@ static int take_write(struct sim_state *s, const void *buf, uint64_t offset,
 		      uint64_t length)
 {
 	return s->power->ring ? cache_write(s, buf, offset, length) :
-				durable_write(s, offset, buf, length, NULL, 0,
-					      s->power->tearing);
+				write_through(s, buf, offset, length);
 }
 
 /* A read: the store's bytes, the cached writes over them, oldest first. */
@@ -334,35 +366,51 @@ static int read_data(struct sim_state *s, unsigned char *buf,
 
 /* --- the cut ----------------------------------------------------------- */
 
-/* cut-map=: which of the last N durable writes the card forgets. */
+/*
+ * cut-map=: which of the last N durable writes the card forgets.  The
+ * newest survives.  It may forget those that came before a flush that
+ * came before the newest (a write after the flush that acknowledged them
+ * survives them: unserializable), or when the host made no flush since
+ * the newest, any before it (none of them acknowledged).  Each with
+ * probability 1/2, and at least one where one may be.
+ */
 static void choose_forgotten(struct sim_state *s)
 {
 	struct sim_power *pw = s->power;
-	size_t window = 0, forgotten = 0, pick;
+	const struct undo *newest = NULL;
+	size_t window = 0, candidates = 0, forgotten = 0, pick;
 
 	for (size_t k = 0; k < pw->nundo; k++) {
 		struct undo *u = undo_at(pw, k);
 
 		u->kept = true;
+		u->candidate = false;
 		if (u->torn || !u->saved || window == s->p.cut_map)
 			continue;
-		/* the newest durable write survives: the rest came before */
-		if (window++ && happens(pw, 0.5)) {
+		window++;
+		if (!newest) {
+			newest = u;
+			continue;
+		}
+		if (u->epoch >= newest->epoch && pw->flushes != newest->epoch)
+			continue;
+		u->candidate = true;
+		candidates++;
+		if (happens(pw, 0.5)) {
 			u->kept = false;
 			forgotten++;
 		}
 	}
-	if (forgotten || window < 2)
+	if (forgotten || !candidates)
 		return;
-	/* at least one: a cut-map= card always shows what it does */
-	pick = 1 + (size_t)(next_random(pw) % (window - 1));
-	for (size_t k = 0, seen = 0; k < pw->nundo; k++) {
+	pick = (size_t)(next_random(pw) % candidates);
+	for (size_t k = 0; k < pw->nundo; k++) {
 		struct undo *u = undo_at(pw, k);
 
-		if (u->torn || !u->saved || seen++ != pick)
-			continue;
-		u->kept = false;
-		return;
+		if (u->candidate && !pick--) {
+			u->kept = false;
+			return;
+		}
 	}
 }
 
@@ -663,7 +711,7 @@ static uint64_t late_ns(const struct sim_power *pw, uint64_t ns)
 	       pw->clock_ns + ns;
 }
 
-int sim_power_flush(struct sim_state *s, uint64_t *ns)
+static int flush_cache(struct sim_state *s, uint64_t *ns)
 {
 	struct sim_power *pw = s->power;
 	int err = begin(s);
@@ -688,6 +736,16 @@ int sim_power_flush(struct sim_state *s, uint64_t *ns)
 		return torn_flush(s, t);
 	err = evict_all(s);
 	return err ? err : done(pw, t, ns);
+}
+
+/* A flush the card acknowledged counts, whatever the card did with it. */
+int sim_power_flush(struct sim_state *s, uint64_t *ns)
+{
+	int err = flush_cache(s, ns);
+
+	if (!err)
+		s->power->flushes++;
+	return err;
 }
 
 int sim_power_cut(struct sim_state *s, uint64_t after_ns)

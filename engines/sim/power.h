@@ -23,6 +23,9 @@ int sim_power_open(const struct sim_params *p, struct sim_power **out);
 /* Free pw and what it holds; NULL is nothing to free. */
 void sim_power_close(struct sim_power *pw);
 
+/* The memory its cache and what cut-map= keeps take, in bytes. */
+uint64_t sim_power_held(const struct sim_power *pw);
+
 /*
  * Nothing stands between the card's store and its clock: no cache, no
  * fault key, the power on and no cut armed.  Only then may stamps go to
