@@ -218,10 +218,11 @@ static void announce(struct cut_run *r)
 		"card's own mapping tables), not only in this range: it "
 		"should hold nothing of value\n", die_program_name,
 		cfg->device);
-	fprintf(stderr, "%s: --power-cut: %llu cycles; %s; seed %llu "
+	fprintf(stderr, "%s: --power-cut: %llu cycle%s; %s; seed %llu "
 		"(--seed=%llu repeats the writes and the cut moments)\n",
 		die_program_name, (unsigned long long)cfg->cycles,
-		mode_cut_how(&r->cut), (unsigned long long)r->run.seed,
+		cfg->cycles == 1 ? "" : "s", mode_cut_how(&r->cut),
+		(unsigned long long)r->run.seed,
 		(unsigned long long)r->run.seed);
 }
 
@@ -595,10 +596,10 @@ static int verify_log(struct config *cfg)
 	r->run = rp.run;
 	cfg->cycles = rp.state.cycle;
 	r->out.verify_only = true;
-	fprintf(stderr, "%s: --verify: %s: %u cuts logged, the last one %s\n",
-		die_program_name, cfg->verify_path, rp.state.cycle,
-		!rp.state.cycle ? "(none)" : rp.state.verified ?
-		"verified by its run" : "verified now");
+	fprintf(stderr, "%s: --verify: %s: %u cut%s logged, the last one "
+		"%s\n", die_program_name, cfg->verify_path, rp.state.cycle,
+		rp.state.cycle == 1 ? "" : "s", !rp.state.cycle ? "(none)" :
+		rp.state.verified ? "verified by its run" : "verified now");
 	open_output(r);
 	err = verify_rest(r, &rp);
 	powercut_replay_free(&rp);

@@ -117,7 +117,7 @@ test_emu 'a run stopped at its cut, --verify once the power is back: the honest 
 	"$FLASHBENCH" --power-cut --verify="$TRASH/honest.cut.log" \
 		"$(cat "$TRASH/honest.dev")" >out 2>err &&
 	cat err &&
-	grep -q "1 cuts logged, the last one verified now" err &&
+	grep -q "1 cut logged, the last one verified now" err &&
 	tail -n 1 out >got &&
 	echo "kept every acknowledged write in 1 of 1 cut; old data intact" >want &&
 	test_cmp want got &&
