@@ -21,12 +21,12 @@
 #include "measure/powercutcheck.h"
 #include "measure/powercutlog.h"
 #include "measure/powercutstamp.h"
+#include "measure/undo/trust.h"
 #include "measure/writerange.h"
 #include "modes/cutpower.h"
 #include "modes/powercut.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
-#include "measure/undo/trust.h"
 #include "modes/undofile.h"
 #include "records/powercut.h"
 #include "vm/stamp.h"
@@ -104,9 +104,11 @@ static void choose_range(struct cut_run *r, uint64_t unit)
 	uint64_t size = r->dev.size_bytes / unit * unit;
 	uint64_t offset = cfg->offset, span;
 
+	/* past the FAT area, rounded to the erase blocks -A, -O assume */
 	if (!mode_option_given(cfg, OPT_OFFSET))
 		offset = r->dev.size_bytes < SMALL_CARD_BYTES ? 0 :
-			 units_round_up(measure_write_floor(4 * MIB), unit);
+			 units_round_up(measure_write_floor(
+				 mode_option_default('e')), unit);
 	if (offset % unit)
 		usage_error("--offset %llu is not a multiple of the power-cut "
 			    "test's unit, %llu bytes", (unsigned long long)offset,
