@@ -19,6 +19,8 @@
 #define SIM_MAX_CROSS	8	/* cross= levels per card */
 /* fake-cache= is allocated when the card opens: a card's RAM, not more */
 #define SIM_MAX_FAKE_CACHE	(256ULL << 20)
+/* slc= without a rate: the cache takes writes this many times faster */
+#define SIM_SLC_RATE_FACTOR	4
 
 struct sim_range {
 	uint64_t offset;
@@ -85,6 +87,9 @@ struct sim_params {
 	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
+	uint64_t slc_bytes;		/* slc=: 0, no SLC write cache */
+	uint64_t slc_rate;		/* 0: SIM_SLC_RATE_FACTOR x write-rate */
+	uint64_t slc_fold_rate;		/* slc-fold=; 0: write-rate */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */

@@ -48,6 +48,8 @@ struct sim_state {
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_fake *fake;		/* the data, with a fake key only */
 	struct sim_reader *reader;	/* with reader-cache= only */
+	uint64_t slc_held_bytes;	/* slc=: written to the SLC cache and
+					   not yet folded into the card */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -73,5 +75,11 @@ uint64_t sim_model_write(struct sim_state *s, uint64_t offset,
 			 uint64_t length);
 uint64_t sim_model_discard(struct sim_state *s, uint64_t offset,
 			   uint64_t length);
+
+/*
+ * The card was idle for ns on its clock (no operation in flight): it
+ * folds its SLC cache (slc=) at slc-fold meanwhile.  Costs nothing.
+ */
+void sim_model_idle(struct sim_state *s, uint64_t ns);
 
 #endif
