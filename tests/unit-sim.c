@@ -1185,7 +1185,10 @@ static void test_slc(void)
 	dev_close(&dev);
 	open_rw(&dev, BASE ",slc=1M");		/* 4 x 8 MB/s */
 	t[5] = wr(&dev, 8 * MIB, 256 * KIB);
+	t[0] = wr(&dev, 8 * MIB + 256 * KIB, 4 * KIB);
 	dev_close(&dev);
+	UNIT_CHECK(t[0] == 200 * US + 512 * US, "slc: a small write "
+		   "programs a whole 16KiB unit there");
 	UNIT_CHECK(t[0] == fast, "slc: writes at its rate while it has room");
 	UNIT_CHECK(t[1] == slow, "slc: full, writes at write-rate");
 	UNIT_CHECK(t[2] == 200 * US + 4096 * US + 16384 * US,

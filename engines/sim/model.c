@@ -601,19 +601,23 @@ static void slc_fold(struct sim_state *s, uint64_t ns)
 }
 
 /*
- * A write of length bytes whose transfer at write-rate is in t: the bytes
- * the cache has room for move at its rate instead.
+ * A write that programs units_bytes (whole program units), whose transfer
+ * at write-rate is in t: the bytes the cache has room for are programmed
+ * there, at its rate, instead.
  */
-static uint64_t slc_write_ns(struct sim_state *s, uint64_t length, uint64_t t)
+static uint64_t slc_write_ns(struct sim_state *s, uint64_t units_bytes,
+			     uint64_t t)
 {
 	const struct sim_params *p = &s->p;
 	uint64_t room = p->slc_bytes - s->slc_held_bytes;
-	uint64_t taken = length < room ? length : room;
+	uint64_t taken = units_bytes < room ? units_bytes : room;
+	uint64_t native_ns = transfer_ns(taken, p->write_rate);
 
 	if (!taken)
 		return t;
 	s->slc_held_bytes += taken;
-	return t - transfer_ns(taken, p->write_rate) +
+	/* a slow= range's rate, faster than write-rate, took less */
+	return (t > native_ns ? t - native_ns : 0) +
 	       transfer_ns(taken, slc_rate(p));
 }
 
@@ -679,15 +683,16 @@ static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
 			      uint64_t length)
 {
 	const struct sim_params *p = &s->p;
+	uint64_t units_bytes = touched(offset, length, p->prog_bytes) *
+			       p->prog_bytes;
 	uint64_t t, pos, end = offset + length;
 
-	t = p->write_lat_ns +
-	    transfer_ns(touched(offset, length, p->prog_bytes) *
-			p->prog_bytes, p->write_rate);
-	t = slc_write_ns(s, length, t);
+	t = p->write_lat_ns + transfer_ns(units_bytes, p->write_rate);
 	if (p->buffer_bytes && length > p->buffer_bytes)
 		t += transfer_ns(length - p->buffer_bytes, p->write_rate);
 	t = slow_ns(p, offset, length, p->write_rate, t);
+	if (p->slc_bytes)
+		t = slc_write_ns(s, units_bytes, t);
 	for (pos = offset; pos < end; ) {
 		uint64_t index = pos / p->erase_bytes;
 		uint64_t base = index * p->erase_bytes;
