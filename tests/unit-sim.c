@@ -1169,7 +1169,7 @@ static void test_slc(void)
 	const char *spec = BASE ",slc=1M:32M,slc-fold=1M";
 	/* 256KiB at 32 MB/s, at 8 MB/s */
 	const uint64_t fast = 200 * US + 8192 * US, slow = 200 * US + 32768 * US;
-	uint64_t t[6];
+	uint64_t t[7];
 	struct dev dev;
 
 	open_rw(&dev, spec);
@@ -1185,9 +1185,9 @@ static void test_slc(void)
 	dev_close(&dev);
 	open_rw(&dev, BASE ",slc=1M");		/* 4 x 8 MB/s */
 	t[5] = wr(&dev, 8 * MIB, 256 * KIB);
-	t[0] = wr(&dev, 8 * MIB + 256 * KIB, 4 * KIB);
+	t[6] = wr(&dev, 8 * MIB + 256 * KIB, 4 * KIB);
 	dev_close(&dev);
-	UNIT_CHECK(t[0] == 200 * US + 512 * US, "slc: a small write "
+	UNIT_CHECK(t[6] == 200 * US + 512 * US, "slc: a small write "
 		   "programs a whole 16KiB unit there");
 	UNIT_CHECK(t[0] == fast, "slc: writes at its rate while it has room");
 	UNIT_CHECK(t[1] == slow, "slc: full, writes at write-rate");
