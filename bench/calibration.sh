@@ -153,14 +153,13 @@ done
 status=0
 python3 - "$tmp/writes" "$seeds" <<'EOF' || status=1
 import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "bench")
+from calibration_bands import band_lines, found
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 kinds = ("erase_size", "page_size", "open_au_linear", "open_au_random",
          "min_write_size")
 names = ("erase", "page", "open", "out of order", "smallest write")
-bands = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 0.995), (0.995, 1.01)]
-label = lambda lo, hi: "1.00" if lo >= 0.995 else \
-    "%.2f-%.2f" % (lo, min(hi, 0.99))
-found = lambda r: r[3] != "-" and not r[3].startswith(">=")
 runs = len(rows) // len(kinds)
 print("Today's cards, written to: %d cards of tests/detect/today.tsv x 2 "
       "(as built, with read jitter and drift) x %s seeds = %d runs of "
@@ -169,17 +168,8 @@ print("Today's cards, written to: %d cards of tests/detect/today.tsv x 2 "
       % (runs // 2 // int(sys.argv[2]), sys.argv[2], runs))
 print("| confidence | " + " | ".join(names) + " | all: share right |")
 print("|---|" + "---:|" * (len(kinds) + 1))
-for lo, hi in bands:
-    cells, right_all, total = [], 0, 0
-    for k in kinds:
-        f = [r for r in rows if r[1] == k and found(r) and
-             lo <= float(r[4]) < hi]
-        right = sum(int(r[5]) for r in f)
-        right_all += right
-        total += len(f)
-        cells.append("%d / %d" % (right, len(f)))
-    share = "%.0f%%" % (100.0 * right_all / total) if total else "-"
-    print("| %s | %s | %s |" % (label(lo, hi), " | ".join(cells), share))
+for line in band_lines(rows, kinds):
+    print(line)
 print("| at least (right) / not determined | " + " | ".join(
     "%d (%d) / %d" % (
         sum(1 for r in rows if r[1] == k and r[3].startswith(">=")),
@@ -205,11 +195,11 @@ EOF
 
 python3 - "$tmp/runs" "$seeds" <<'EOF' || status=1
 import sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, "bench")
+from calibration_bands import band_lines
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 seeds = sys.argv[2]
-bands = [(0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 0.995), (0.995, 1.01)]
-label = lambda lo, hi: "1.00" if lo >= 0.995 else \
-    "%.2f-%.2f" % (lo, min(hi, 0.99))
 status = 0
 families = 4
 cards = len(rows) // 4 // int(seeds) // families
@@ -224,19 +214,8 @@ for mode, title in (("detect", "--detect"),
     print("| confidence | erase: right / findings | page: right / findings "
           "| all: share right |")
     print("|---|---:|---:|---:|")
-    for lo, hi in bands:
-        cell = []
-        total_right = total = 0
-        for kind in ("erase", "page"):
-            f = [r for r in mine if r[1] == kind and r[3] != "-" and
-                 lo <= float(r[4]) < hi]
-            right = sum(int(r[5]) for r in f)
-            total_right += right
-            total += len(f)
-            cell.append("%d / %d" % (right, len(f)))
-        share = "%.0f%%" % (100.0 * total_right / total) if total else "-"
-        print("| %s | %s | %s | %s |" % (label(lo, hi), cell[0], cell[1],
-                                          share))
+    for line in band_lines(mine, ("erase", "page")):
+        print(line)
     none = {k: sum(1 for r in mine if r[1] == k and r[3] == "-")
             for k in ("erase", "page")}
     print("| not determined | %d | %d | |" % (none["erase"], none["page"]))
