@@ -25,7 +25,13 @@
 #define BOUNDARIES DETECT_BOUNDARIES	/* per alignment */
 #define REPS_PER_ROUND 4
 #define MAX_ROUNDS 12
-#define MAX_OPEN 32		/* open-count search stops here */
+#define MAX_OPEN 32		/* open-count search stops here ... */
+#define MAX_OPEN_LARGE 128	/* ... or here on a large device: */
+#define LARGE_DEVICE_BYTES (32 * GIB)	/* cards sold as 64 GB and more
+					   (a 32 GB card is less), some of
+					   which keep 64 units open */
+#define LARGE_RANGE_SHARE 4	/* the larger search takes a quarter of
+				   the device at most */
 #define MIN_REGION 4		/* blocks per order: a search up to 4 at least */
 #define MAX_RUNS DETECT_MAX_RUNS	/* open-count probes of a detection */
 #define OPEN_ROUNDS DETECT_OPEN_ROUNDS	/* timed rounds of a probe at most */
@@ -671,16 +677,43 @@ static uint64_t pool_base(uint64_t erase)
 	return base < FAT_CANDIDATES * erase ? FAT_CANDIDATES * erase : base;
 }
 
+/* The blocks of a region that fit when the whole range, both regions
+   and the control and size blocks after them, ends by size_bytes. */
+static uint64_t regions_within(uint64_t size_bytes, uint64_t erase)
+{
+	uint64_t base = pool_base(erase);
+
+	if (size_bytes < base + (2 * MIN_REGION + EXTRA_BLOCKS) * erase)
+		return 0;
+	return ((size_bytes - base) / erase - EXTRA_BLOCKS) / 2;
+}
+
+/*
+ * The largest count searched: MAX_OPEN, as on the cards of 2011; on a
+ * device of LARGE_DEVICE_BYTES and more, as many more as its range fits
+ * in a share of the device, up to MAX_OPEN_LARGE.  The size alone
+ * decides, before any write, so the range announced is the one used.
+ */
+static uint64_t open_limit(const struct dev *dev, uint64_t erase)
+{
+	uint64_t fit = regions_within(dev->size_bytes / LARGE_RANGE_SHARE,
+				      erase);
+
+	if (dev->size_bytes < LARGE_DEVICE_BYTES || fit <= MAX_OPEN)
+		return MAX_OPEN;
+	return fit < MAX_OPEN_LARGE ? fit : MAX_OPEN_LARGE;
+}
+
 /* The largest count the device has room to search: a region of that
    many blocks for each order, and the control and size blocks after. */
 static uint64_t room_for(const struct dev *dev, uint64_t erase)
 {
-	uint64_t base = pool_base(erase), per_region;
+	uint64_t per_region = regions_within(dev->size_bytes, erase),
+		 limit = open_limit(dev, erase);
 
-	if (dev->size_bytes < base + (2 * MIN_REGION + EXTRA_BLOCKS) * erase)
+	if (per_region < MIN_REGION)
 		return 0;
-	per_region = ((dev->size_bytes - base) / erase - EXTRA_BLOCKS) / 2;
-	return per_region > MAX_OPEN ? MAX_OPEN : per_region;
+	return per_region > limit ? limit : per_region;
 }
 
 int detect_write_range(const struct dev *dev, uint64_t erase,
