@@ -156,7 +156,7 @@ python3 - "$tmp/writes" "$seeds" <<'EOF' || status=1
 import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, "bench")
-from calibration_bands import band_lines, found
+from calibration_bands import band_lines, found, print_wrong, sure_share
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 kinds = ("erase_size", "page_size", "open_au_linear", "open_au_random",
          "min_write_size")
@@ -177,20 +177,13 @@ print("| at least (right) / not determined | " + " | ".join(
         sum(int(r[5]) for r in rows if r[1] == k and r[3].startswith(">=")),
         sum(1 for r in rows if r[1] == k and r[3] == "-"))
     for k in kinds) + " | |")
-sure = [r for r in rows if found(r) and float(r[4]) >= 0.9]
-right = sum(int(r[5]) for r in sure)
-share = 100.0 * right / len(sure) if sure else 100.0
+sure, right, share = sure_share(rows)
 held = share >= 98
 print("\n--detect --write: %d of %d findings right; at confidence >= 0.9: "
       "%d of %d right (%.1f%%), target 98%% %s\n" %
       (sum(int(r[5]) for r in rows), len(rows), right, len(sure), share,
        "HOLDS" if held else "FAILS"))
-wrong = [r for r in rows if not int(r[5])]
-for r in wrong:
-    print("- wrong at %.2f: %s %s, expected %s: `%s`" %
-          (float(r[4]), r[1], r[3], r[2], r[6]))
-if wrong:
-    print()
+print_wrong(rows)
 sys.exit(not held)
 EOF
 
@@ -198,7 +191,7 @@ python3 - "$tmp/runs" "$seeds" <<'EOF' || status=1
 import sys
 sys.dont_write_bytecode = True
 sys.path.insert(0, "bench")
-from calibration_bands import band_lines
+from calibration_bands import band_lines, print_wrong, sure_share
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
 seeds = sys.argv[2]
 status = 0
@@ -220,9 +213,7 @@ for mode, title in (("detect", "--detect"),
     none = {k: sum(1 for r in mine if r[1] == k and r[3] == "-")
             for k in ("erase", "page")}
     print("| not determined | %d | %d | |" % (none["erase"], none["page"]))
-    sure = [r for r in mine if r[3] != "-" and float(r[4]) >= 0.9]
-    right = sum(int(r[5]) for r in sure)
-    share = 100.0 * right / len(sure) if sure else 100.0
+    sure, right, share = sure_share(mine)
     erase_ok = sum(int(r[5]) for r in mine if r[1] == "erase")
     page_ok = sum(int(r[5]) for r in mine if r[1] == "page")
     hidden = [r for r in mine if r[1] == "erase" and r[2] == "hidden"]
@@ -234,12 +225,7 @@ for mode, title in (("detect", "--detect"),
           (title, erase_ok, len(mine) // 2, page_ok, len(mine) // 2,
            sum(int(r[5]) for r in hidden), len(hidden), right, len(sure),
            share, "HOLDS" if held else "FAILS"))
-    wrong = [r for r in sure if not int(r[5])]
-    for r in wrong:
-        print("- wrong at %.2f: %s %s, expected %s: `%s`" %
-              (float(r[4]), r[1], r[3], r[2], r[6]))
-    if wrong:
-        print()
+    print_wrong(sure)
 sys.exit(status)
 EOF
 exit $status

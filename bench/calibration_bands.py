@@ -28,3 +28,21 @@ def band_lines(rows, kinds):
             cells.append("%d / %d" % (right, len(f)))
         share = "%.0f%%" % (100.0 * right_all / total) if total else "-"
         yield "| %s | %s | %s |" % (label(lo, hi), " | ".join(cells), share)
+
+
+def sure_share(rows):
+    """The findings at confidence >= 0.9: (them, how many right, percent
+    right)."""
+    sure = [r for r in rows if found(r) and float(r[4]) >= 0.9]
+    right = sum(int(r[5]) for r in sure)
+    return sure, right, 100.0 * right / len(sure) if sure else 100.0
+
+
+def print_wrong(rows):
+    """A line for each wrong finding of rows, and a blank line after."""
+    wrong = [r for r in rows if not int(r[5])]
+    for r in wrong:
+        print("- wrong at %.2f: %s %s, expected %s: `%s`" %
+              (float(r[4]), r[1], r[3], r[2], r[6]))
+    if wrong:
+        print()
