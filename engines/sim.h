@@ -64,6 +64,14 @@ struct sim_stats {
 int sim_stats(const struct dev *dev, struct sim_stats *out);
 
 /*
+ * The card opened on dev was idle for ns of its time, between two
+ * operations (a host with a wall clock, flashemu, knows such gaps): it
+ * does its background work meanwhile - folds its SLC cache (slc=).
+ * -EINVAL when dev is not a simulated card.
+ */
+int sim_idle(struct dev *dev, uint64_t ns);
+
+/*
  * Preset i (0 is what "sim:" alone means): its name, and its one-line
  * description in *description.  NULL past the last preset.
  */

@@ -23,6 +23,8 @@
 #define SIM_MAX_VOLATILE	(256ULL << 20)
 /* cut-map=: the writes whose old contents the card keeps to forget them */
 #define SIM_MAX_CUT_MAP		256
+/* slc= without a rate: the cache takes writes this many times faster */
+#define SIM_SLC_RATE_FACTOR	4
 
 struct sim_range {
 	uint64_t offset;
@@ -105,6 +107,12 @@ struct sim_params {
 	double cut_shorn;		/* cut-shorn=P */
 	uint64_t cut_map;		/* cut-map=N */
 	double cut_dead;		/* cut-dead=P */
+	uint64_t slc_bytes;		/* slc=: 0, no SLC write cache */
+	uint64_t slc_rate;		/* 0: SIM_SLC_RATE_FACTOR x write-rate */
+	uint64_t slc_fold_rate;		/* slc-fold=; 0: write-rate */
+	uint64_t cache_any;		/* cache-any=1: the small-write cache
+					   takes small writes to blocks that
+					   are not open too */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */

@@ -52,6 +52,8 @@ struct sim_state {
 	struct sim_power *power;	/* its power: on, off, the volatile
 					   cache and the faults of a cut */
 	struct sim_reader *reader;	/* with reader-cache= only */
+	uint64_t slc_held_bytes;	/* slc=: written to the SLC cache and
+					   not yet folded into the card */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -80,5 +82,10 @@ uint64_t sim_model_discard(struct sim_state *s, uint64_t offset,
 
 /* A flush that programs bytes held in the volatile cache: its time. */
 uint64_t sim_model_flush(struct sim_state *s, uint64_t bytes);
+/*
+ * The card was idle for ns on its clock (no operation in flight): it
+ * folds its SLC cache (slc=) at slc-fold meanwhile.  Costs nothing.
+ */
+void sim_model_idle(struct sim_state *s, uint64_t ns);
 
 #endif

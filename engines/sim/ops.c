@@ -312,6 +312,16 @@ int sim_stats(const struct dev *dev, struct sim_stats *out)
 	return 0;
 }
 
+int sim_idle(struct dev *dev, uint64_t ns)
+{
+	struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	sim_model_idle(s, ns);
+	return 0;
+}
+
 const char *sim_preset(size_t i, const char **description)
 {
 	const struct sim_preset *preset = sim_preset_at(i);

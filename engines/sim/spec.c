@@ -34,6 +34,7 @@ enum sim_kind {
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
 	SIM_CAPACITY,	/* units_parse_size, a multiple of 512; 0 is none */
 	SIM_FLUSH,	/* honest, ignore or late:MS */
+	SIM_SLC,	/* SIZE[:RATE], the SLC write cache; 0 none */
 };
 
 struct sim_key {
@@ -102,6 +103,9 @@ static const struct sim_key keys[] = {
 	FRACTION("cut-shorn", cut_shorn, 1.0),
 	COUNT("cut-map", cut_map, 0, SIM_MAX_CUT_MAP),
 	FRACTION("cut-dead", cut_dead, 1.0),
+	{ .name = "slc", .kind = SIM_SLC },
+	KEY("slc-fold", SIM_RATE, slc_fold_rate),
+	COUNT("cache-any", cache_any, 0, 1),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -356,6 +360,30 @@ static const char *value_hint(const struct sim_key *key)
 	return "";
 }
 
+/*
+ * slc=SIZE[:RATE]: SIZE a multiple of 512, 0 for no cache (a preset's
+ * taken away); RATE positive, or the default when not given.
+ */
+static int parse_slc(const char *text, struct sim_params *p)
+{
+	char size[64];
+	const char *colon = strchr(text, ':');
+	size_t len = colon ? (size_t)(colon - text) : strlen(text);
+	uint64_t rate = 0;
+
+	if (len >= sizeof(size))
+		return -EINVAL;
+	memcpy(size, text, len);
+	size[len] = '\0';
+	if (units_parse_size(size, &p->slc_bytes) ||
+	    p->slc_bytes % SIM_SECTOR)
+		return -EINVAL;
+	if (colon && (units_parse_rate(colon + 1, &rate) || !rate))
+		return -EINVAL;
+	p->slc_rate = rate;
+	return 0;
+}
+
 static int set_value(const struct sim_key *key, const char *text,
 		     struct sim_params *p, char *msg, size_t size)
 {
@@ -374,6 +402,8 @@ static int set_value(const struct sim_key *key, const char *text,
 		err = parse_cross(text, p);
 	else if (key->kind == SIM_FLUSH)
 		err = parse_flush(text, p);
+	else if (key->kind == SIM_SLC)
+		err = parse_slc(text, p);
 	else
 		err = parse_number(key, text, (char *)p + key->field);
 	if (err == -ENOSPC && key->kind == SIM_CROSS)
@@ -557,6 +587,25 @@ static void fit_defaults(struct sim_params *p, const struct spec_seen *seen)
 		p->open_random = p->open;
 }
 
+/*
+ * The SLC cache lies on the card, and slc-fold= needs one: given without
+ * it, the key would silently do nothing.
+ */
+static int check_slc(const struct sim_params *p, const struct spec_seen *seen,
+		     char *msg, size_t size)
+{
+	char a[UNITS_BUF], b[UNITS_BUF];
+
+	if (p->slc_bytes > p->size_bytes)
+		return usage(msg, size, "sim: slc %s is more than the card's "
+			     "size %s", units_format_exact_size(a, p->slc_bytes),
+			     units_format_exact_size(b, p->size_bytes));
+	if (given(seen, "slc-fold") && !p->slc_bytes)
+		return usage(msg, size, "sim: slc-fold needs an SLC cache "
+			     "(slc=SIZE)");
+	return 0;
+}
+
 /* Geometry that no single key can check alone. */
 static int check_params(const struct sim_params *p, char *msg, size_t size)
 {
@@ -615,5 +664,7 @@ int sim_spec_parse(const char *spec, struct sim_params *p, char *msg,
 		p->ncross = 0;
 	if (!err)
 		fit_defaults(p, &seen);
-	return err ? err : check_params(p, msg, size);
+	if (!err)
+		err = check_params(p, msg, size);
+	return err ? err : check_slc(p, &seen, msg, size);
 }
