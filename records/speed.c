@@ -126,9 +126,9 @@ static const char *sustained_reason(const struct sustained_result *s,
 			 "longer --time and --span write further)");
 		break;
 	case SUSTAINED_TOO_FEW:
-		snprintf(buf, size, "cache not looked for: %zu chunks "
+		snprintf(buf, size, "cache not looked for: %zu chunk%s "
 			 "written, a window is %d", s->chunks,
-			 SUSTAINED_WINDOW);
+			 s->chunks == 1 ? "" : "s", SUSTAINED_WINDOW);
 		break;
 	default:
 		return NULL;
