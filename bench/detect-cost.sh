@@ -138,6 +138,12 @@ card preset wirenboard-ncard sim:wirenboard-ncard 4194304 8192 2 2
 # its open counts are read at the erase size it is built with
 card preset wirenboard-su04g sim:wirenboard-su04g 4194304 8192 4 0 \
 	--erasesize=4M
+# today's cards; the A2 card keeps 64 open, more than the 32 detection
+# probes up to: "at least 32", no count
+card preset a1-32g sim:a1-32g 8388608 16384 7 2
+card preset a2-64g sim:a2-64g 25165824 49152 - -
+card preset u3-128g sim:u3-128g 16777216 32768 10 4
+card preset v30-256g sim:v30-256g 16777216 32768 16 16
 # no flash behind them: nothing to find, cost all the same
 card preset ramdisk sim:ramdisk - - - -
 card preset cached-reader sim:cached-reader 4194304 8192 - -
@@ -235,8 +241,10 @@ END {
 		"simulated card counts them (virtual time: what a real card " \
 		"of that shape would take).  \"Before\": what detection cost " \
 		"before its open-count probes became small bisecting ones.  " \
-		"A truth of \"-\" is a geometry the device does not have: " \
-		"the finding must be not determined.  `wirenboard-su04g` runs " \
+		"A truth of \"-\" is a geometry the device does not have, " \
+		"or (`a2-64g`, 64 open) more open erase blocks than the 32 " \
+		"detection probes up to: the finding must be not determined " \
+		"(there, \"at least 32\").  `wirenboard-su04g` runs " \
 		"with `--erasesize=4M` (its reads step higher at 8 MiB than " \
 		"at its 4 MiB erase blocks, so its erase reading is not " \
 		"counted).  The page column of the Wiren " \

@@ -87,6 +87,8 @@ struct detect {
 	uint64_t control_base, size_base, max_open;
 	uint64_t q;			/* write size of the probes */
 	uint64_t write_cap_bytes;	/* written at most; 0: no cap */
+	uint64_t small_bytes;		/* the smallest size timed ... */
+	double small_ns;		/* ... and a write of it; 0: none */
 	struct detect_runs runs;	/* the open-count probes so far */
 };
 
@@ -534,6 +536,10 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 			return err;
 		w[n] = (double)size;
 		t[n++] = probe_time(d, 1);
+		if (n == 1) {
+			d->small_bytes = size;
+			d->small_ns = t[0];
+		}
 	}
 	PARAM(WRITE_BYTES) = (double)d->q;
 	detected_min_write(w, t, n, found);
@@ -787,13 +793,18 @@ static int write_probes(struct detect *d, uint64_t erase,
 	if (!err)
 		err = min_write_probe(d, &f->min_write);
 	if (log)
-		fprintf(log, "  %7.3f s write sizes timed\n",
-			(double)d->dev->stats.time_ns / 1e9);
+		fprintf(log, "  %7.3f s write sizes timed (the smallest: "
+			"%.0f ns)\n", (double)d->dev->stats.time_ns / 1e9,
+			d->small_ns);
 	if (!err)
 		err = fat_probe_run(d, &f->open_random, &f->fat_area, log);
 	if (log)
 		fprintf(log, "  %7.3f s FAT-like area probed\n",
 			(double)d->dev->stats.time_ns / 1e9);
+	/* what a cache absorbed tells nothing of the flash behind it */
+	if (!err && detected_write_cache(f, d->small_bytes, d->small_ns,
+					 (uint64_t)PARAM(READ_BYTES)) && log)
+		fprintf(log, "  %s\n", f->min_write.reason);
 	return err;
 }
 

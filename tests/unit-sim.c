@@ -116,7 +116,7 @@ static void test_presets(void)
 			   "preset %s opens", spec);
 		dev_close(&dev);
 	}
-	UNIT_CHECK(i == 10, "ten presets");
+	UNIT_CHECK(i == 14, "fourteen presets");
 	UNIT_STREQ(sim_preset(0, NULL), "sandisk-su08g", "first preset");
 
 	out = open_memstream(&text, &size);
@@ -125,13 +125,20 @@ static void test_presets(void)
 	UNIT_CHECK(text && strstr(text, "toshiba-7au") &&
 		   strstr(text, "sandisk-20au") && strstr(text, "plain") &&
 		   strstr(text, "wirenboard-ncard") && strstr(text, "ramdisk") &&
-		   strstr(text, "cached-reader"), "list names every preset");
+		   strstr(text, "cached-reader") && strstr(text, "a2-64g") &&
+		   strstr(text, "constructed from published figures, not "
+			  "fitted"), "list names every preset");
 	free(text);
 
 	dev_open(&dev, "sim:toshiba-7au", DEV_READ_ONLY);
 	sim_geometry(&dev, &g);
 	UNIT_CHECK(g.open == 7 && g.prog_bytes == 32 * KIB,
 		   "toshiba-7au: 7 open, 32KiB prog");
+	dev_close(&dev);
+	dev_open(&dev, "sim:a2-64g", DEV_READ_ONLY);
+	sim_geometry(&dev, &g);
+	UNIT_CHECK(g.erase_bytes == 24 * MIB && g.page_bytes == 48 * KIB &&
+		   g.open == 64, "a2-64g: 24MiB units, 48KiB pages, 64 open");
 	dev_close(&dev);
 	dev_open(&dev, "sim:sandisk-20au,open=21,open-random=3", DEV_READ_ONLY);
 	sim_geometry(&dev, &g);
@@ -665,6 +672,7 @@ static const struct {
 	{ "sim:size=1G,slc=2G", "slc 2GiB is more than the card's size 1GiB" },
 	{ "sim:slc-fold=5M", "slc-fold needs an SLC cache" },
 	{ "sim:slc=1M,slc=0,slc-fold=5M", "slc-fold needs an SLC cache" },
+	{ "sim:cache-any=2", "bad value for cache-any" },
 };
 
 static void test_bad_specs(void)
@@ -691,7 +699,7 @@ static void test_good_specs(void)
 		"sim:cross=12M:5us", "sim:pace=0",
 		"sim:toshiba-7au,cross=8K:50us/16K:100us/4M:150us",
 		"sim:slc=0", "sim:slc=1G:100M,slc-fold=5M",
-		"sim:size=256G,slc=8G",
+		"sim:size=256G,slc=8G", "sim:cache-any=1",
 	};
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
@@ -1200,6 +1208,28 @@ static void test_slc(void)
 		   "default");
 }
 
+/*
+ * cache-any=1: a small write to a block that is not open goes to the
+ * small-write cache for cache-lat, opening none and closing none.
+ */
+static void test_cache_any(void)
+{
+	const char *spec = BASE ",cache=4K,cache-lat=50us";
+	uint64_t t[2];
+	struct dev dev;
+
+	for (int any = 0; any < 2; any++) {
+		open_rw(&dev, any ? BASE ",cache=4K,cache-lat=50us,"
+			"cache-any=1" : spec);
+		for (uint64_t b = 0; b < 8; b++)	/* 8 blocks, 3 open */
+			t[any] = wr(&dev, (10 + b) * 4 * MIB, 4 * KIB);
+		dev_close(&dev);
+	}
+	UNIT_CHECK(t[0] == W16K + 10 * MS, "without cache-any: a 4KiB write "
+		   "to an eighth block closes one");
+	UNIT_CHECK(t[1] == W16K + 50 * US, "cache-any: it goes to the cache");
+}
+
 #define SALT	0x5eed5a17ULL
 
 /* Write length bytes of stamps naming named on, at offset. */
@@ -1408,6 +1438,7 @@ int main(void)
 	test_ramdisk();
 	test_reader_cache();
 	test_slc();
+	test_cache_any();
 	test_bad();
 	test_slow();
 	test_compact_stamps();

@@ -90,6 +90,9 @@ struct sim_params {
 	uint64_t slc_bytes;		/* slc=: 0, no SLC write cache */
 	uint64_t slc_rate;		/* 0: SIM_SLC_RATE_FACTOR x write-rate */
 	uint64_t slc_fold_rate;		/* slc-fold=; 0: write-rate */
+	uint64_t cache_any;		/* cache-any=1: the small-write cache
+					   takes small writes to blocks that
+					   are not open too */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */

@@ -69,7 +69,9 @@ static void count_op(uint64_t *ops, uint64_t *bytes, uint64_t length,
  * that take any order; if that set is full, its least recently written
  * member is consolidated (gc) and stays open for writes above its mark.
  * granule= lets a write that starts a granule go anywhere.  Small writes
- * (cache=) out of order or spilled cost cache-lat instead.  A block
+ * (cache=) out of order or spilled cost cache-lat instead; with
+ * cache-any=1 so do small writes to a block that is not open, which then
+ * opens none.  A block
  * written in order from its start to its end holds nothing old, so
  * writing it again from lower down starts it over for free.  Discarding
  * whole erase blocks closes them for free.
@@ -542,6 +544,9 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 		return 0;
 	s->tick++;
 	b = find_block(s, index);
+	/* cache-any: a page-mapped log takes small writes anywhere */
+	if (!b && small && p->cache_any)
+		return p->cache_lat_ns + cache_write(s, index, end);
 	if (!b && !stream && spill(s, index, start, end, small, &gc_ns))
 		return gc_ns;
 	if (!b) {

@@ -97,6 +97,7 @@ static const struct sim_key keys[] = {
 	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
 	{ .name = "slc", .kind = SIM_SLC },
 	KEY("slc-fold", SIM_RATE, slc_fold_rate),
+	COUNT("cache-any", cache_any, 0, 1),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
