@@ -57,8 +57,8 @@ static const struct part_def {
 	unsigned time_units;		/* device time: --time's, or... */
 	bool budget;			/* ...--budget's (detect) */
 	bool writes;
-	/* and the Raspberry Pi test's random I/O time (modes/speed.c:
-	   10 s, or --time when given): its writes' bound and two runs */
+	/* and the Raspberry Pi test's random I/O time (mode_pi_time_ns):
+	   its writes' bound and two runs */
 	unsigned pi_units;
 } part_defs[] = {
 	{ "info", { "--info" }, mode_info, ALWAYS, NO_CHECK, 0, false, false,
@@ -276,8 +276,7 @@ static void part_cost(struct report_run *r, size_t i)
 
 	r->cost_ns[i] = d->budget ? cfg->budget_ns :
 			d->time_units * cfg->time_ns;
-	r->cost_ns[i] += d->pi_units * (mode_option_given(cfg, OPT_TIME) ?
-					cfg->time_ns : SPEED_PI_RANDOM_NS);
+	r->cost_ns[i] += d->pi_units * mode_pi_time_ns(cfg);
 	if (d->check == CHECK_DETECT_WRITE)
 		detect_write_range(&r->dev, cfg->erasesize, &start, &end);
 	else if (d->writes && d->check == CHECK_SPAN)

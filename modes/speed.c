@@ -80,7 +80,7 @@ static uint64_t speed_slots(const struct config *cfg, const struct dev *dev,
 /*
  * The Raspberry Pi test's file: its 256 MiB, or what the range holds
  * of whole 4 MiB blocks; its random I/O runs 10 s each, as the Pi's
- * does, or --time when given (a quick run stays quick).
+ * does, or a shorter --time (a quick run stays quick).
  */
 static uint64_t pi_file_bytes(uint64_t start, uint64_t end)
 {
@@ -90,9 +90,10 @@ static uint64_t pi_file_bytes(uint64_t start, uint64_t end)
 	return bytes - bytes % SPEED_PI_BLOCK_BYTES;
 }
 
-static uint64_t pi_time_ns(const struct config *cfg)
+uint64_t mode_pi_time_ns(const struct config *cfg)
 {
-	return mode_option_given(cfg, OPT_TIME) ? cfg->time_ns :
+	return mode_option_given(cfg, OPT_TIME) &&
+	       cfg->time_ns < SPEED_PI_RANDOM_NS ? cfg->time_ns :
 	       SPEED_PI_RANDOM_NS;
 }
 
@@ -113,7 +114,7 @@ static void set_speed_params(struct config *cfg, const struct dev *dev,
 						   end);
 	p[PARAM_WRITES].value = !cfg->read_only;
 	p[PARAM_PI_BYTES].value = (double)pi_file_bytes(start, end);
-	p[PARAM_PI_TIME].value = (double)pi_time_ns(cfg);
+	p[PARAM_PI_TIME].value = (double)mode_pi_time_ns(cfg);
 }
 
 /* A speed program's run: its records go to speed.c, progress to sinks. */
@@ -148,7 +149,7 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 				.failed_reads = failed_reads,
 				.span_bytes = run->span_bytes,
 				.pi_file_bytes = run->pi_file_bytes,
-				.pi_random_ns = pi_time_ns(cfg) };
+				.pi_random_ns = mode_pi_time_ns(cfg) };
 	const struct info_card *claimed = card && card->has_speed ? card :
 					  NULL;
 	struct hostq q;
