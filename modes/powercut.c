@@ -215,7 +215,7 @@ static void announce(struct cut_run *r)
 {
 	const struct config *cfg = r->cfg;
 
-	mode_announce_writes("--power-cut", &r->dev, r->start, r->end);
+	mode_announce_writes("--power-cut", &r->dev, r->start, r->end, NULL);
 	fprintf(stderr, "%s: a power cut can harm data anywhere on %s (the "
 		"card's own mapping tables), not only in this range: it "
 		"should hold nothing of value\n", die_program_name,
