@@ -501,6 +501,7 @@ struct series {
 	uint64_t next_pow2, next_three;	/* ALIGNS */
 	uint64_t first, span;		/* BOUNDARIES: candidate indexes */
 	struct lfsr_shuffle shuffle;
+	struct lfsr_permute permute;
 };
 
 /* Where a "resume" loop's series stopped. */
@@ -545,11 +546,15 @@ static int series_start(struct run *r, const struct node *n,
 		s->next_pow2 = s->a;
 		break;
 	case VM_SERIES_SHUFFLE:
+	case VM_SERIES_PERMUTE:
 		if (s->c > LFSR_MAX_SLOTS)
-			return plan_error(r, -E2BIG, "shuffle", 0, s->c,
-					  n->line);
-		if (s->c)
+			return plan_error(r, -E2BIG,
+					  vm_series_table[s->kind].name, 0,
+					  s->c, n->line);
+		if (s->c && s->kind == VM_SERIES_SHUFFLE)
 			lfsr_shuffle_init(&s->shuffle, (uint32_t)s->c);
+		else if (s->c)
+			lfsr_permute_init(&s->permute, (uint32_t)s->c);
 		/* fall through */
 	case VM_SERIES_LINEAR:
 		s->count = s->c;
@@ -608,11 +613,13 @@ static bool series_next(struct series *s, double *value)
 				       s->i * s->span / s->count : s->i));
 		s->i++;
 		break;
-	default:			/* LINEAR, SHUFFLE */
+	default:			/* LINEAR, SHUFFLE, PERMUTE */
 		if (s->i >= s->count)
 			return false;
 		v = s->kind == VM_SERIES_SHUFFLE ?
-		    lfsr_shuffle_next(&s->shuffle) : s->i;
+		    lfsr_shuffle_next(&s->shuffle) :
+		    s->kind == VM_SERIES_PERMUTE ?
+		    lfsr_permute_next(&s->permute) : s->i;
 		s->i++;
 		*value = (double)s->a + (double)v * (double)s->b;
 		return true;
@@ -718,7 +725,7 @@ static int plan_depth(struct run *r, const struct node *n)
  * Planning a loop bounded by time: how often it runs is the device's
  * business, so the body is planned at the series' lowest and highest
  * value (offsets grow with the variable in every built-in program; a
- * shuffle visits the same slots as linear).  Other series are small and
+ * shuffle or a permutation visits the same slots as linear).  Other series are small and
  * planned whole.
  */
 static int plan_timed(struct run *r, unsigned index, struct reducer *red)
@@ -736,7 +743,8 @@ static int plan_timed(struct run *r, unsigned index, struct reducer *red)
 	/* a loop inside a timed loop takes the outer one's time */
 	if (r->timed_depth++ == 0)
 		r->plan->timed_ns += bound_ns;
-	if (n->series == VM_SERIES_LINEAR || n->series == VM_SERIES_SHUFFLE) {
+	if (n->series == VM_SERIES_LINEAR || n->series == VM_SERIES_SHUFFLE ||
+	    n->series == VM_SERIES_PERMUTE) {
 		double ends[2] = { (double)s.a, (double)s.a +
 				   (double)(s.count - 1) * (double)s.b };
 

@@ -8,13 +8,19 @@
 # check.  Root, /dev/fuse and loop devices; run from anywhere after make.
 # Without fio (Debian package fio) it says so and prints only ours.
 #
-# The card is served by flashemu (SCALE, default 4, times faster than its
+# The card is served by flashemu (SCALE, default 1, times faster than its
 # model) through a loop device with direct I/O; fio writes the 256 MiB at
 # 16 MiB, where flashbench's write floor puts its Pi test.  Each card is
-# served afresh for each tool, so neither sees the other's writes.  The
-# job runs on the raw device, not on a file in a file system, and its
-# random tests for 10 / SCALE s of wall time (10 s of the model's).
-# Rates are of the model's time: the tools' wall-clock figures over SCALE.
+# served afresh for each run of each tool, so neither sees the other's
+# writes.  The job runs on the raw device, not on a file in a file
+# system, and its random tests for 10 / SCALE s of wall time (10 s of the
+# model's).  Rates are of the model's time: the tools' wall-clock figures
+# over SCALE.  Every request also costs the host's own time (FUSE, the
+# loop device: some 300 us here), which a SCALE above 1 counts that many
+# times over in the model's time, and which a busy machine stretches: a
+# random read (some 600 us in the model) varies by 10% and more from one
+# run to the next, for fio as for flashbench.  REPEAT (default 1) runs
+# each tool that many times, in turn, and gives each figure's median.
 #
 # PRESETS (sandisk-su08g a1-32g v30-256g) choose the cards.
 
@@ -24,7 +30,8 @@ cd "$(dirname "$0")/.." || exit 1
 TOP=$(pwd)
 FB=$TOP/flashbench
 EMU=$TOP/flashemu
-SCALE=${SCALE:-4}
+SCALE=${SCALE:-1}
+REPEAT=${REPEAT:-1}
 PRESETS=${PRESETS:-sandisk-su08g a1-32g v30-256g}
 
 if [ "$(id -u)" != 0 ] || [ ! -c /dev/fuse ] || [ ! -e /dev/loop-control ]
@@ -160,29 +167,56 @@ compare() {
 	}'
 }
 
+# median COLUMN FILE: the median of a column of figures
+median() {
+	awk -v c="$1" '{ print $c }' "$2" | sort -g | awk '{ v[NR] = $1 }
+		END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		      print m }'
+}
+
+# run_ours SPEC, run_fio SPEC: one run on a fresh card, its three
+# figures appended to $WORK/ours.txt or $WORK/fio.txt
+run_ours() {
+	emu_up "$1" || exit 1
+	"$FB" --class-check -q --format=json "$DEV" >"$WORK/ours.json" \
+		2>"$WORK/ours.err" || { cat "$WORK/ours.err" >&2; exit 1; }
+	emu_down
+	ours_figures "$WORK/ours.json" >>"$WORK/ours.txt"
+}
+
+run_fio() {
+	emu_up "$1" || exit 1
+	write_job "$DEV"
+	fio --output-format=json "$WORK/sd_bench.fio" \
+		>"$WORK/fio.json" 2>"$WORK/fio.err" ||
+		{ cat "$WORK/fio.err" >&2; exit 1; }
+	emu_down
+	fio_figures "$WORK/fio.json" >>"$WORK/fio.txt"
+}
+
 echo "the Raspberry Pi's card test: flashbench --class-check and fio's job"
-echo "(flashemu at --time-scale=$SCALE; rates of the model's time)"
+echo "(flashemu at --time-scale=$SCALE; rates of the model's time;" \
+	"the median of $REPEAT run(s) of each)"
 [ "$HAVE_FIO" = 1 ] ||
 	echo "fio is not installed (Debian package fio): flashbench's figures only"
 echo
 for preset in $PRESETS; do
 	spec=sim:$preset
-	emu_up "$spec" || exit 1
-	"$FB" --class-check -q --format=json "$DEV" >"$WORK/ours.json" \
-		2>"$WORK/ours.err" || { cat "$WORK/ours.err" >&2; exit 1; }
-	emu_down
-	set -- $(ours_figures "$WORK/ours.json")
-	o_seq=$1 o_w=$2 o_r=$3
+	: >"$WORK/ours.txt"
+	: >"$WORK/fio.txt"
+	i=0
+	while [ "$i" -lt "$REPEAT" ]; do
+		run_ours "$spec"
+		[ "$HAVE_FIO" = 1 ] && run_fio "$spec"
+		i=$((i + 1))
+	done
+	o_seq=$(median 1 "$WORK/ours.txt") o_w=$(median 2 "$WORK/ours.txt")
+	o_r=$(median 3 "$WORK/ours.txt")
 	f_seq= f_w= f_r=
 	if [ "$HAVE_FIO" = 1 ]; then
-		emu_up "$spec" || exit 1
-		write_job "$DEV"
-		fio --output-format=json "$WORK/sd_bench.fio" \
-			>"$WORK/fio.json" 2>"$WORK/fio.err" ||
-			{ cat "$WORK/fio.err" >&2; exit 1; }
-		emu_down
-		set -- $(fio_figures "$WORK/fio.json")
-		f_seq=$1 f_w=$2 f_r=$3
+		f_seq=$(median 1 "$WORK/fio.txt")
+		f_w=$(median 2 "$WORK/fio.txt")
+		f_r=$(median 3 "$WORK/fio.txt")
 	fi
 	echo "$spec"
 	row "" "flashbench" "fio" "ratio"

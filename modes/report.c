@@ -58,7 +58,7 @@ static const struct part_def {
 	bool budget;			/* ...--budget's (detect) */
 	bool writes;
 	/* and the Raspberry Pi test's random I/O time (mode_pi_time_ns):
-	   its writes' bound and two runs */
+	   its sequential passes' bounds and two runs */
 	unsigned pi_units;
 } part_defs[] = {
 	{ "info", { "--info" }, mode_info, ALWAYS, NO_CHECK, 0, false, false,
@@ -83,7 +83,8 @@ static const struct part_def {
 	{ "iops-qd32", { "--iops", "--iodepth=32" }, mode_speed, WITH_WRITE,
 	  CHECK_SPAN, 2, false, true, 0 },
 	{ "class-check", { "--class-check" }, mode_speed, WITH_WRITE,
-	  CHECK_SPAN, 7, false, true, SPEED_PI_SEQ_TIMES + 2 },
+	  CHECK_SPAN, 7, false, true,
+	  SPEED_PI_SEQ_PASSES * SPEED_PI_SEQ_TIMES + 2 },
 	{ "capacity-check", { "--capacity-check" }, mode_capacity, WITH_WRITE,
 	  CHECK_CAPACITY, 0, false, true, 0 },
 };

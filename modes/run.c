@@ -309,13 +309,15 @@ static void keep_put_back_announced(const struct config *cfg,
 }
 
 /*
- * Loops with a depth run on an asynchronous engine; when none works the
- * run goes on at depth 1, and says so.
+ * Loops with a depth run on an asynchronous engine (Linux AIO first for
+ * a test that mirrors fio's libaio jobs); when none works the run goes
+ * on at depth 1, and says so.
  */
-static void setup_engine(struct dev *dev, unsigned depth)
+static void setup_engine(struct dev *dev, unsigned depth, bool libaio)
 {
 	char why[MESSAGE_BYTES];
 
+	dev->prefer_aio = libaio;
 	if (dev_async_setup(dev, depth) == 0) {
 		if (dev->engine_note[0])
 			fprintf(stderr, "%s: note: %s\n", die_program_name,
@@ -360,7 +362,7 @@ struct vm_program *mode_plan_program(const struct config *cfg,
 				     plan->write_end, more);
 		mode_keep_announced(cfg, plan->write_start, plan->write_end);
 	}
-	setup_engine(dev, plan->max_depth);
+	setup_engine(dev, plan->max_depth, test && test->libaio);
 	return program;
 }
 

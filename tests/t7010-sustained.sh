@@ -240,6 +240,47 @@ test_expect_success 'class-check: the Pi test passes a card that meets its three
 	python3 "$TRASH/pi.py" doc.json pass
 '
 
+# job.py SPEC: agnostics' job run alone on a fresh card by a program of
+# its own - the 256 MiB laid out with 512 KiB writes, 4 MiB writes over
+# it (measured), 4 MiB reads, then 300 random 4 KiB writes at offsets
+# drawn by Python's generator, as unrelated as fio's - and the Pi test
+# of a whole --class-check on the same card, its figures within 2% (the
+# sequential write) and 8% (the random writes: 300 of them) of the job's
+cat >"$TRASH/job.py" <<'PY'
+import json, random, subprocess, sys
+fb, spec = sys.argv[1], sys.argv[2]
+at, size = 16 << 20, 256 << 20
+def loop(block, io):
+    return ("for pos in linear %d %d %d within 1000000000000 once depth 32 "
+            "(total, runs) {\n\t%s pos %d%s\n}\n"
+            % (at, block, size // block, io, block,
+               " random" if io == "write" else ""))
+prog = ["format spaces\n", loop(512 << 10, "write"),
+        "let t, n = " + loop(4 << 20, "write"),
+        "report time seq_ns t\nreport bytes seq_bytes n * 4194304\nnewline\n",
+        loop(4 << 20, "read")]
+for o in random.Random(1).sample(range(size // 4096), 300):
+    prog.append("let w = repeat 1 total { write %d 4096 random }\n"
+                "report time w w\nnewline\n" % (at + o * 4096))
+open("job.prog", "w").write("".join(prog))
+run = lambda *a: json.loads(subprocess.run([fb, *a, "--format=json", spec],
+    capture_output=True, check=True).stdout)
+rows = run("--program=job.prog")["results"]
+seq = [r for r in rows if "seq_ns" in r][0]
+seq = seq["seq_bytes"] * 1e9 / seq["seq_ns"]
+iops = 300 * 1e9 / sum(r["w"] for r in rows if "w" in r)
+pi = [r for r in run("--class-check")["results"] if r["kind"] == "pi_test"][0]
+print(spec, "job:", seq, iops, "ours:", pi["write_bytes_per_s"],
+      pi["write_iops"])
+assert abs(pi["write_bytes_per_s"] / seq - 1) <= 0.02, (pi, seq)
+assert abs(pi["write_iops"] / iops - 1) <= 0.08, (pi, iops)
+PY
+
+test_expect_success 'class-check: the Pi test gives what agnostics'"'"' job gives on a fresh card, its phases in its order, its offsets as unrelated as fio'"'"'s' '
+	python3 "$TRASH/job.py" "$FLASHBENCH" sim:sandisk-su08g &&
+	python3 "$TRASH/job.py" "$FLASHBENCH" sim:a1-32g
+'
+
 test_expect_success 'class-check --read-only: the Pi test reads, and gives no verdict' '
 	"$FLASHBENCH" --class-check --read-only --time=1 sim:sandisk-su08g \
 		>out 2>/dev/null &&

@@ -42,6 +42,8 @@ enum vm_series {
 	VM_SERIES_BOUNDARIES,	/* ALIGN COUNT LO HI: up to COUNT multiples
 				   ALIGN x m in (LO, HI), m odd and not a
 				   multiple of 3, spread evenly */
+	VM_SERIES_PERMUTE,	/* START STEP COUNT: same slots, an order
+				   with no relation from one to the next */
 	VM_SERIES_COUNT
 };
 

@@ -19,6 +19,8 @@ struct program_def {
 	bool timed;		/* a speed test: runs for $time, its records
 				   are speed.c's to sum up */
 	bool probe;		/* one of --detect's, not a test of its own */
+	bool libaio;		/* at depth, Linux AIO before io_uring: it
+				   mirrors fio's libaio jobs */
 	const char *text;	/* the program */
 };
 
