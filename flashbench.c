@@ -28,6 +28,7 @@
 #include "modes/info.h"
 #include "modes/list.h"
 #include "modes/options.h"
+#include "modes/powercut.h"
 #include "modes/report.h"
 #include "modes/sinks.h"
 #include "modes/speed.h"
@@ -154,6 +155,7 @@ static const struct mode {
 	{ MODE_RESTORE, "restore", mode_restore, true },
 	{ MODE_CAPACITY, "capacity-check", mode_capacity, true },
 	{ MODE_SURFACE, "surface", mode_surface, true },
+	{ MODE_POWER_CUT, "power-cut", mode_power_cut, true },
 	{ MODE_SPEED, "speed", mode_speed, true },
 	{ MODE_PROGRAM, "test", mode_test, true },
 	{ MODE_REPORT, "report", mode_report, true },

@@ -75,6 +75,7 @@ compare	--compare $SAVED	ok ok ok ok
 surface	--surface sim:size=64M	ok ok ok ok
 surface-write	--surface --write sim:size=64M,fake=64M	ok ok ok ok
 surface-keep-data	--surface --keep-data --undo-file=$TRASH/surface.undo sim:size=64M,fake=64M	ok ok ok ok
+power-cut	--power-cut --seed=1 --cycles=2 --span=8M sim:size=64M,volatile=1M	ok ok ok refused
 EOF
 
 # refused ARGS...: exit 2, nothing on stdout, two lines on stderr (the
