@@ -82,6 +82,7 @@ struct pass {
 	   greatest common divisor of the distances */
 	uint64_t alias_low, alias_gcd;
 	uint64_t write_failed_blocks;
+	uint64_t stamped_bytes;		/* --passes: of its order, so far */
 	char *why;
 	size_t why_size;
 };
@@ -97,6 +98,16 @@ uint64_t surface_window_bytes(uint64_t span, uint32_t lbs)
 		window = (window + SURFACE_CHUNK_BYTES - 1) /
 			 SURFACE_CHUNK_BYTES * SURFACE_CHUNK_BYTES;
 	return window / lbs * lbs;
+}
+
+uint32_t surface_window_count(uint64_t span, uint32_t lbs)
+{
+	uint64_t window = surface_window_bytes(span, lbs);
+	uint64_t count = (span + window - 1) / window;
+
+	/* as cut_windows cuts them */
+	return (uint32_t)(count > SURFACE_MAX_WINDOWS + 1 ?
+			  SURFACE_MAX_WINDOWS + 1 : count);
 }
 
 uint64_t surface_chunk_bytes(uint64_t window_bytes)
@@ -156,10 +167,18 @@ static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
 	return true;
 }
 
-/* Still what --keep-data saved: the write never reached it. */
+/*
+ * Still what --keep-data saved, or (--passes) its own stamp of the pass
+ * before: the write never reached it.
+ */
 static bool old_data(const struct pass *p, uint64_t offset,
 		     const void *block)
 {
+	uint64_t named;
+
+	if (block && p->opt->old_salt)
+		return stamp_classify(block, offset, p->lbs, p->opt->old_salt,
+				      &named) == STAMP_INTACT;
 	return block && p->saved_bytes && offset >= p->saved_at &&
 	       offset - p->saved_at < p->saved_bytes &&
 	       memcmp(block, p->saved + (offset - p->saved_at), p->lbs) == 0;
@@ -181,6 +200,8 @@ static void note_block(struct pass *p, uint64_t offset, int state,
 	       (state == STAMP_ALIAS && take_alias(p, offset, named));
 	if (good && offset + p->lbs > r->good_end)
 		r->good_end = offset + p->lbs;
+	if (!good && p->opt->bad)
+		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
 	if (!good)
 		add_bad(r, offset, p->lbs, state);
 }
@@ -294,6 +315,8 @@ static void window_progress(struct pass *p, const struct surface_window *w)
 		r->checked_end = w->offset + w->bytes;
 		p->reached = (unsigned)(w - r->windows) + 1;
 	}
+	if (!p->verifying && p->opt->order)	/* stamped out of order */
+		done = p->stamped_bytes += w->bytes;
 	if (r->mode == SURFACE_WRITE)	/* the stamps, then the reads */
 		pass_progress(p, done + (p->verifying ? span : 0), 2 * span);
 	else
@@ -521,6 +544,35 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 
 /* ---- the passes ---- */
 
+/*
+ * --passes: the windows stamped one at a time in the order given (so
+ * the card's mapping cannot follow a pattern), from where a stopped
+ * run's pass stood; each one told.
+ */
+static int ordered_stamps(struct pass *p)
+{
+	const struct surface_options *o = p->opt;
+	struct surface_result *r = p->r;
+	int err = 0;
+
+	for (uint32_t i = 0; i < o->order_from && i < o->order_count; i++)
+		if (o->order[i] < r->window_count)
+			p->stamped_bytes += r->windows[o->order[i]].bytes;
+	for (uint32_t i = o->order_from; !err && i < o->order_count; i++) {
+		const struct surface_window *w;
+
+		if (o->order[i] >= r->window_count)
+			return -ERANGE;
+		if (o->stop && *o->stop)
+			return -EINTR;
+		w = &r->windows[o->order[i]];
+		err = retrying(p, p->stamp, w->offset, w->bytes, true);
+		if (!err && o->stamped)
+			err = o->stamped(o->ctx, i + 1);
+	}
+	return err;
+}
+
 /* --write's stamps, or the reads: the whole range in one run. */
 static int window_pass(struct pass *p, bool stamping)
 {
@@ -529,6 +581,8 @@ static int window_pass(struct pass *p, bool stamping)
 
 	if (p->opt->stop && *p->opt->stop)
 		return -EINTR;
+	if (stamping && p->opt->order)
+		return ordered_stamps(p);
 	p->verifying = !stamping;
 	err = retrying(p, stamping ? p->stamp : p->verify, r->resumed_from,
 		       r->end - r->resumed_from, stamping);
@@ -680,7 +734,7 @@ static int setup(struct pass *p)
 	int err;
 
 	p->lbs = p->dev->logical_block_bytes;
-	p->salt = stamp_new_salt();
+	p->salt = p->opt->salt ? p->opt->salt : stamp_new_salt();
 	p->alias_low = UINT64_MAX;
 	p->answered_at = UINT64_MAX;
 	r->block_bytes = p->lbs;

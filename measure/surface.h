@@ -106,10 +106,29 @@ struct surface_options {
 	/* bytes done of total, every window, for the progress line */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	/*
+	 * --passes (each 0 or NULL when not used): the stamps' salt (0: a
+	 * fresh random one); a block that still holds its own stamp under
+	 * old_salt, the pass before's, is old data; the windows stamped
+	 * in order (window indexes from start, order_count of them),
+	 * those before order_from already stamped by a stopped run, and
+	 * stamped told after each one (non-zero: the run stops with that
+	 * error, why set by the caller); bad told of every block that did
+	 * not read back intact, and its state (enum stamp_state, or
+	 * SURFACE_OLD_DATA).
+	 */
+	uint64_t salt, old_salt;
+	const uint32_t *order;
+	uint32_t order_count, order_from;
+	int (*stamped)(void *ctx, uint32_t done);
+	void (*bad)(void *ctx, uint64_t offset, uint32_t length, int state);
 };
 
 /* The window for a range of span bytes: max(span / 1024, 1 MiB). */
 uint64_t surface_window_bytes(uint64_t span, uint32_t lbs);
+
+/* The windows such a range is cut into (--passes orders them). */
+uint32_t surface_window_count(uint64_t span, uint32_t lbs);
 
 /* The transfer size within such a window. */
 uint64_t surface_chunk_bytes(uint64_t window_bytes);
