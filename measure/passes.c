@@ -1,9 +1,10 @@
 /*
  * passes: the endurance test's loop (passes.h).  A pass is surface_run
  * with the pass's salt (a block still holding the pass before's stamp
- * is old data, not intact) and its windows stamped in the pass's own
- * shuffled order; every block it finds bad comes back through the
- * surface's bad up-call.  Once the pass is read back, its bad blocks
+ * is old data, not intact) and its slices of windows stamped in the
+ * pass's own shuffled order, the state file saved after each slice;
+ * every block it finds bad comes back through the surface's bad
+ * up-call.  Once the pass is read back, its bad blocks
  * are set against those of the passes before: the new ones listed, all
  * of them merged into the run's bad set, which only grows.
  *
@@ -29,9 +30,6 @@ const double passes_milestone_fraction[PASSES_MILESTONES] = {
 	[PASSES_AT_FIRST_ERROR] = 0, [PASSES_AT_TENTH_PERCENT] = 0.001,
 	[PASSES_AT_ONE_PERCENT] = 0.01, [PASSES_AT_TEN_PERCENT] = 0.1,
 };
-
-/* State file saves while a pass stamps: about this many a pass. */
-#define SAVES_PER_PASS 16
 
 /* splitmix64: the order's and the salts' draws, seeded so runs repeat */
 static uint64_t draw(uint64_t *state)
@@ -95,6 +93,21 @@ void passes_run_free(struct passes_run *run)
 	run->window_write_ns = NULL;
 }
 
+uint32_t passes_slice_windows(const struct passes_run *run)
+{
+	uint32_t slices = run->window_count < PASSES_SLICES ?
+			  run->window_count : PASSES_SLICES;
+
+	return (run->window_count + slices - 1) / slices;
+}
+
+uint32_t passes_slices(const struct passes_run *run)
+{
+	uint32_t k = passes_slice_windows(run);
+
+	return (run->window_count + k - 1) / k;
+}
+
 uint64_t passes_blocks(const struct passes_run *run)
 {
 	return (run->end - run->start) / run->block_bytes;
@@ -123,7 +136,6 @@ struct walk {
 	struct surface_result *result;
 	uint32_t *order;
 	uint32_t pass;
-	uint32_t saved_at;		/* windows stamped at the last save */
 	/* what the pass had cost before this run, and where it began */
 	uint64_t base_device_ns, base_wall_ns, base_written, base_read;
 	struct dev_stats stats0;
@@ -177,7 +189,6 @@ static int save(struct walk *w)
 	const char *failed;
 	int err;
 
-	w->saved_at = w->run->stamped;
 	if (!w->o->state_path)
 		return 0;
 	err = passes_state_write(w->o->state_path, w->run, &failed);
@@ -187,19 +198,17 @@ static int save(struct walk *w)
 	return err;
 }
 
-/* surface's stamped: a window of the order done; saved now and then */
+/* surface's stamped: a slice of the order done, and saved */
 static int on_stamped(void *ctx, uint32_t done)
 {
 	struct walk *w = ctx;
 	struct passes_run *run = w->run;
-	uint32_t index = w->order[done - 1];
-	uint32_t every = run->window_count / SAVES_PER_PASS;
+	uint32_t k = passes_slice_windows(run);
+	uint32_t first = w->order[done - 1] * k;
 
-	run->window_write_ns[index] = w->result->windows[index].write_ns;
+	for (uint32_t i = first; i < first + k && i < run->window_count; i++)
+		run->window_write_ns[i] = w->result->windows[i].write_ns;
 	run->stamped = done;
-	if (done - w->saved_at < (every ? every : 1) &&
-	    done < run->window_count)
-		return 0;
 	carry(w);
 	return save(w);
 }
@@ -227,8 +236,7 @@ static void begin_pass(struct walk *w)
 		memset(run->window_write_ns, 0,
 		       run->window_count * sizeof(uint64_t));
 	}
-	passes_order(run->seed, w->pass, w->order, run->window_count);
-	w->saved_at = run->stamped;
+	passes_order(run->seed, w->pass, w->order, passes_slices(run));
 	w->base_device_ns = run->carried_device_ns;
 	w->base_wall_ns = run->carried_wall_ns;
 	w->base_written = run->carried_written;
@@ -280,7 +288,7 @@ static int figures(struct walk *w, struct passes_pass *p)
 		.bytes_read = w->run->carried_read,
 		.device_time_ns = w->run->carried_device_ns,
 		.wall_ns = w->run->carried_wall_ns,
-		.windows_stamped = w->run->stamped };
+		.slices_stamped = w->run->stamped };
 	for (uint32_t i = 0; i < count && i < r->window_count; i++)
 		read_ns[i] = r->windows[i].read_ns;
 	spread(r->windows, w->run->window_write_ns, count, p->write_bps,
@@ -576,8 +584,9 @@ static int one_pass(struct walk *w)
 	struct surface_options so = { .mode = SURFACE_WRITE,
 		.start = run->start, .end = run->end, .stop = w->o->stop,
 		.progress = on_progress, .ctx = w, .order = w->order,
-		.order_count = run->window_count, .stamped = on_stamped,
-		.bad = on_bad };
+		.order_count = passes_slices(run),
+		.order_windows = passes_slice_windows(run),
+		.stamped = on_stamped, .bad = on_bad };
 	struct passes_pass p;
 	int err;
 

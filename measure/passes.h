@@ -22,6 +22,13 @@
 #include "dev.h"
 #include "measure/surface.h"
 
+/*
+ * A pass stamps the range in this many slices of windows in a row (or
+ * fewer, for a range of fewer windows), in an order drawn anew each
+ * pass, as mfst does: the card's mapping cannot follow a pattern, and
+ * each slice is stamped at the device's sequential rate.
+ */
+#define PASSES_SLICES 16
 /* The most passes --passes asks for. */
 #define PASSES_MAX 1000000
 /* New bad ranges a pass lists (for the map); past them it counts. */
@@ -85,7 +92,7 @@ struct passes_pass {
 	uint64_t new_ranges;		/* ranges of new bad blocks */
 	uint64_t bytes_written, bytes_read;
 	uint64_t device_time_ns, wall_ns;
-	uint32_t windows_stamped;	/* of the pass's order (partial) */
+	uint32_t slices_stamped;	/* of the pass's order (partial) */
 };
 
 /* Blocks in a row that went bad in one pass, for one reason. */
@@ -121,8 +128,8 @@ struct passes_run {
 	uint64_t bad_blocks;
 	uint32_t milestone[PASSES_MILESTONES];	/* the pass; 0: not yet */
 	enum passes_end ended;
-	/* the pass in progress (current 0: none): how many windows of its
-	   order are stamped, each one's write time, and what it cost
+	/* the pass in progress (current 0: none): how many slices of its
+	   order are stamped, each window's write time, and what it cost
 	   before the run that stopped in it */
 	uint32_t current, stamped, window_count;
 	uint64_t *window_write_ns;	/* by window index */
@@ -174,8 +181,12 @@ int passes_go(struct dev *dev, const struct passes_options *options,
 /* The salt of a pass's stamps, from the run's seed (never 0). */
 uint64_t passes_salt(uint64_t seed, uint32_t pass);
 
-/* The order the pass stamps count windows in: a seeded shuffle. */
+/* The order the pass stamps count slices in: a seeded shuffle. */
 void passes_order(uint64_t seed, uint32_t pass, uint32_t *order,
 		  uint32_t count);
+
+/* The windows of a slice, and the slices of the run's range. */
+uint32_t passes_slice_windows(const struct passes_run *run);
+uint32_t passes_slices(const struct passes_run *run);
 
 #endif

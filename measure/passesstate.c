@@ -63,7 +63,7 @@ static void put_pass(FILE *f, const struct passes_pass *p)
 		" %" PRIu32 "\n", p->bad_blocks, p->new_bad_blocks,
 		p->total_bad_blocks, p->write_errors, p->read_errors,
 		p->new_ranges, p->bytes_written, p->bytes_read,
-		p->device_time_ns, p->wall_ns, p->windows_stamped);
+		p->device_time_ns, p->wall_ns, p->slices_stamped);
 }
 
 static void put_head(FILE *f, const struct passes_run *run)
@@ -289,7 +289,7 @@ static int read_pass(struct reader *rd, const struct line *l)
 		&p.device_time_ns, &p.wall_ns };
 	int outcome = NAME_INDEX(outcome_names, l->words[2]);
 	bool ok = l->count == 20 && word_u32(l->words[1], &p.pass) &&
-		  outcome >= 0 && word_u32(l->words[19], &p.windows_stamped);
+		  outcome >= 0 && word_u32(l->words[19], &p.slices_stamped);
 
 	for (int i = 0; ok && i < 3; i++)
 		ok = word_rate(l->words[3 + i], &p.write_bps[i]) &&
@@ -358,7 +358,7 @@ static int read_current(struct reader *rd, const struct line *l)
 	    !word_u64(l->words[5], &run->carried_written) ||
 	    !word_u64(l->words[6], &run->carried_read) ||
 	    run->current != run->done_count + 1 ||
-	    run->stamped > run->window_count)
+	    run->stamped > passes_slices(run))
 		return damaged(rd, l, "the pass in progress");
 	return 0;
 }

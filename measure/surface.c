@@ -544,29 +544,45 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 
 /* ---- the passes ---- */
 
+/* --passes: the windows of a unit of the order, [*first, *last). */
+static bool order_unit(const struct pass *p, uint32_t i, unsigned *first,
+		       unsigned *last)
+{
+	uint32_t k = p->opt->order_windows ? p->opt->order_windows : 1;
+	uint64_t from = (uint64_t)p->opt->order[i] * k;
+
+	if (from >= p->r->window_count)
+		return false;
+	*first = (unsigned)from;
+	*last = from + k < p->r->window_count ? (unsigned)(from + k) :
+						p->r->window_count;
+	return true;
+}
+
 /*
- * --passes: the windows stamped one at a time in the order given (so
+ * --passes: the windows stamped a unit at a time in the order given (so
  * the card's mapping cannot follow a pattern), from where a stopped
- * run's pass stood; each one told.
+ * run's pass stood; each unit told.
  */
 static int ordered_stamps(struct pass *p)
 {
 	const struct surface_options *o = p->opt;
-	struct surface_result *r = p->r;
+	const struct surface_window *w = p->r->windows;
+	unsigned first, last;
 	int err = 0;
 
 	for (uint32_t i = 0; i < o->order_from && i < o->order_count; i++)
-		if (o->order[i] < r->window_count)
-			p->stamped_bytes += r->windows[o->order[i]].bytes;
+		for (unsigned j = 0; order_unit(p, i, &first, &last) &&
+		     first + j < last; j++)
+			p->stamped_bytes += w[first + j].bytes;
 	for (uint32_t i = o->order_from; !err && i < o->order_count; i++) {
-		const struct surface_window *w;
-
-		if (o->order[i] >= r->window_count)
+		if (!order_unit(p, i, &first, &last))
 			return -ERANGE;
 		if (o->stop && *o->stop)
 			return -EINTR;
-		w = &r->windows[o->order[i]];
-		err = retrying(p, p->stamp, w->offset, w->bytes, true);
+		err = retrying(p, p->stamp, w[first].offset,
+			       w[last - 1].offset + w[last - 1].bytes -
+			       w[first].offset, true);
 		if (!err && o->stamped)
 			err = o->stamped(o->ctx, i + 1);
 	}

@@ -110,16 +110,17 @@ struct surface_options {
 	 * --passes (each 0 or NULL when not used): the stamps' salt (0: a
 	 * fresh random one); a block that still holds its own stamp under
 	 * old_salt, the pass before's, is old data; the windows stamped
-	 * in order (window indexes from start, order_count of them),
+	 * in order, in units of order_windows windows in a row (0: one;
+	 * order[i] is a unit's index from start, order_count of them),
 	 * those before order_from already stamped by a stopped run, and
-	 * stamped told after each one (non-zero: the run stops with that
+	 * stamped told after each unit (non-zero: the run stops with that
 	 * error, why set by the caller); bad told of every block that did
 	 * not read back intact, and its state (enum stamp_state, or
 	 * SURFACE_OLD_DATA).
 	 */
 	uint64_t salt, old_salt;
 	const uint32_t *order;
-	uint32_t order_count, order_from;
+	uint32_t order_count, order_from, order_windows;
 	int (*stamped)(void *ctx, uint32_t done);
 	void (*bad)(void *ctx, uint64_t offset, uint32_t length, int state);
 };

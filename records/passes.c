@@ -132,8 +132,8 @@ static int emit_one(const struct record_sink *sink,
 	    NULL, (double)p->device_time_ns);
 	record_add(&rec, RECORD_TIME, "wall_ns", HIDDEN, NULL,
 	    (double)p->wall_ns);
-	record_add(&rec, RECORD_COUNT, "windows_stamped", HIDDEN, NULL,
-	    p->windows_stamped);
+	record_add(&rec, RECORD_COUNT, "slices_stamped", HIDDEN, NULL,
+	    p->slices_stamped);
 	return record_emit(sink, &rec);
 }
 
