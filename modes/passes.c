@@ -107,14 +107,18 @@ static void parse_until(const char *text, struct passes_run *run)
 /* --passes and --until: the run's ends, given anew on a resume. */
 static void set_ends(const struct config *cfg, struct passes_run *run)
 {
-	if (mode_option_given(cfg, OPT_PASSES))
+	bool passes = mode_option_given(cfg, OPT_PASSES);
+	bool until = mode_option_given(cfg, OPT_UNTIL);
+
+	if (passes)
 		run->passes = cfg->passes;
-	if (mode_option_given(cfg, OPT_UNTIL)) {
+	if (until) {
 		run->until = PASSES_UNTIL_NONE;
 		parse_until(cfg->until, run);
 	}
-	/* a run that ended by them goes on when they ask for more */
-	if (run->ended == PASSES_ALL_DONE || run->ended == PASSES_UNTIL_REACHED)
+	/* a run that ended by them goes on when they are given anew */
+	if ((passes || until) && (run->ended == PASSES_ALL_DONE ||
+				  run->ended == PASSES_UNTIL_REACHED))
 		run->ended = PASSES_GOING;
 }
 
@@ -243,7 +247,11 @@ static int wait_device(struct endurance *e, const struct devfind_key *want)
 	return 0;
 }
 
-/* The run's device: the one given, found elsewhere, or waited for. */
+/*
+ * The run's device: the node given when it is the run's; refused when
+ * it answers as another device (after a replug another card may hold
+ * the node); else found under any name, or waited for.
+ */
 static int find_device(struct endurance *e)
 {
 	struct config *cfg = e->cfg;
@@ -255,16 +263,16 @@ static int find_device(struct endurance *e)
 	if (!want.has_identity)
 		usage_error("--state: %s names no device it could find again",
 			    cfg->state_path);
-	if (!found(e, &want)) {
-		devfind_key_of(cfg->device, NULL, &here);
-		if (here.has_identity && answers(cfg->device))
-			usage_error("--state: %s is the run of %s; %s is "
-				    "another device (%s)", cfg->state_path,
-				    e->run.identity, cfg->device,
-				    devfind_key_text(&here, here_text,
-						     sizeof(here_text)));
+	devfind_key_of(cfg->device, NULL, &here);
+	if (answers(cfg->device) && !devfind_same(&here, &want))
+		usage_error("--state: %s is the run of %s; %s is another "
+			    "device (%s)", cfg->state_path, e->run.identity,
+			    cfg->device, here.has_identity ?
+			    devfind_key_text(&here, here_text,
+					     sizeof(here_text)) :
+			    "nothing identifies it");
+	if (!found(e, &want))
 		err = wait_device(e, &want);
-	}
 	cfg->device = e->node;
 	return err;
 }
@@ -354,11 +362,11 @@ static void announce(struct endurance *e)
 	char size[UNITS_BUF], whole[256];
 
 	if (e->resumed)
-		fprintf(stderr, "%s: --state: %s: %zu passes done; going on "
-			"with pass %zu (%u of its %u windows stamped)\n",
+		fprintf(stderr, "%s: --state: %s: %zu pass%s done; going on "
+			"with pass %zu (%u of its %u slices stamped)\n",
 			die_program_name, cfg->state_path, run->done_count,
-			run->done_count + 1, run->current ? run->stamped : 0,
-			run->window_count);
+			run->done_count == 1 ? "" : "es", run->done_count + 1, run->current ? run->stamped : 0,
+			passes_slices(run));
 	mode_announce_writes("--surface", &e->dev, run->start, run->end);
 	units_format_exact_size(size, (double)span);
 	whole_words(run, whole, sizeof(whole));
