@@ -23,6 +23,11 @@
 #define SIM_MAX_VOLATILE	(256ULL << 20)
 /* cut-map=: the writes whose old contents the card keeps to forget them */
 #define SIM_MAX_CUT_MAP		256
+/* wear=: a few bytes per erase block, allocated when the card opens */
+#define SIM_MAX_WEAR_BLOCKS	(1ULL << 22)
+#define SIM_MAX_WEAR_CYCLES	100000000ULL
+#define SIM_WEAR_SPREAD		0.1	/* wear=CYCLES without :SPREAD */
+#define SIM_SPARE_PERCENT	1	/* spare= not given: of the blocks */
 
 struct sim_range {
 	uint64_t offset;
@@ -46,6 +51,13 @@ enum sim_flush {
 	SIM_FLUSH_HONEST,	/* the cache becomes durable */
 	SIM_FLUSH_IGNORE,	/* nothing: only evictions make it durable */
 	SIM_FLUSH_LATE,		/* durable flush_late_ns after the flush */
+};
+
+/* wear-eol=: what the card does once a block wears with no spare left. */
+enum sim_wear_eol {
+	SIM_EOL_NONE,		/* nothing: worn blocks fail one by one */
+	SIM_EOL_READ_ONLY,	/* every write fails, reads go on */
+	SIM_EOL_DEAD,		/* every operation fails */
 };
 
 /* Everything a spec sets; a preset is one filled-in instance. */
@@ -105,6 +117,11 @@ struct sim_params {
 	double cut_shorn;		/* cut-shorn=P */
 	uint64_t cut_map;		/* cut-map=N */
 	double cut_dead;		/* cut-dead=P */
+	/* the wear model (wear.c); wear_cycles 0: blocks never wear */
+	uint64_t wear_cycles;		/* wear=CYCLES */
+	double wear_spread;		/* wear=CYCLES:SPREAD */
+	uint64_t spare_blocks;		/* spare=N */
+	enum sim_wear_eol wear_eol;	/* wear-eol= */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */
@@ -121,6 +138,23 @@ static inline uint64_t sim_block_count(const struct sim_params *p)
 static inline bool sim_power_faults(const struct sim_params *p)
 {
 	return p->power_keys;
+}
+
+/*
+ * Does p ask for the wear model?  Such a card keeps its data: a worn
+ * block reads back what it was given with bits flipped.
+ */
+static inline bool sim_wears(const struct sim_params *p)
+{
+	return p->wear_cycles != 0;
+}
+
+/* Erase blocks of the capacity the card really has (fake=, or size). */
+static inline uint64_t sim_real_block_count(const struct sim_params *p)
+{
+	uint64_t real = p->fake_bytes ? p->fake_bytes : p->size_bytes;
+
+	return (real + p->erase_bytes - 1) / p->erase_bytes;
 }
 
 /* Do two ranges share a byte? */

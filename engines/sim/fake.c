@@ -151,11 +151,14 @@ static void map_free(struct fake_map *m)
 	free(m->slots);
 }
 
-/* A fake key, or a power-fault key: a card that can lose data keeps it. */
+/*
+ * A fake key, a power-fault key or wear=: a card that can lose or garble
+ * data keeps it.
+ */
 static bool fake_wanted(const struct sim_params *p)
 {
 	return p->fake_bytes || p->fake_mode || p->fake_cache_bytes ||
-	       sim_power_faults(p);
+	       sim_power_faults(p) || sim_wears(p);
 }
 
 int sim_fake_open(const struct sim_params *p, struct sim_fake **out)
@@ -353,14 +356,9 @@ static int fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
 	return sim_runs_flush(&f->runs, &pending);
 }
 
-/*
- * Where [pos, end) lands, as far as it lands in one piece: the physical
- * offset in *real (sim_fake_place's), and the end of the piece - the real
- * capacity, or the next wrap.
- */
-static uint64_t fake_piece(const struct sim_fake *f, uint64_t pos,
-			   uint64_t end, uint64_t *real,
-			   enum sim_fake_fate *fate)
+uint64_t sim_fake_piece(const struct sim_fake *f, uint64_t pos,
+			uint64_t end, uint64_t *real,
+			enum sim_fake_fate *fate)
 {
 	uint64_t stop = end;
 
@@ -380,7 +378,7 @@ static bool fate_keeps(enum sim_fake_fate fate)
 
 /*
  * Stamps of [offset, offset + length), each sector naming its own
- * offset with salt, written as runs: a run a piece (fake_piece), so a
+ * offset with salt, written as runs: a run a piece (sim_fake_piece), so a
  * fill of the whole card costs a run or two, not its bytes.
  */
 int sim_fake_stamp(struct sim_fake *f, uint64_t offset, uint64_t length,
@@ -391,7 +389,7 @@ int sim_fake_stamp(struct sim_fake *f, uint64_t offset, uint64_t length,
 	int err = 0;
 
 	for (; !err && pos < end; pos = stop) {
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (!fate_keeps(fate))
 			continue;
 		for (uint64_t at = 0; !err && f->stored.count &&
@@ -431,7 +429,7 @@ bool sim_fake_stamped(const struct sim_fake *f, uint64_t offset,
 		const struct sim_stamp_run *run;
 		uint64_t sector, n;
 
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		sector = real / SIM_SECTOR;
 		run = fate_keeps(fate) ? sim_runs_of(&f->runs, sector) : NULL;
 		if (!run || run->salt != salt || run->delta != pos - real)
@@ -507,7 +505,7 @@ static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 /*
  * --- the real blocks' data in a caller's store (sim_keep_data_in) ----
  *
- * The card decides where each piece lands (fake_piece) and what the
+ * The card decides where each piece lands (sim_fake_piece) and what the
  * pieces that keep nothing read as; the store moves the bytes of the
  * others at their physical offsets.  The fake-cache= stays the card's.
  */
@@ -521,7 +519,7 @@ static int kept_write(struct sim_fake *f, const unsigned char *data,
 	int err = 0;
 
 	for (pos = offset; !err && pos < end; pos = stop) {
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (fate_keeps(fate))
 			err = f->keeper->write(f->keeper_ctx,
 					       data + (pos - offset), real,
@@ -545,7 +543,7 @@ static int kept_read(const struct sim_fake *f, unsigned char *buf,
 	for (pos = offset; !err && pos < end; pos = stop) {
 		unsigned char *out = buf + (pos - offset);
 
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (fate_keeps(fate))
 			err = f->keeper->read(f->keeper_ctx, out, real,
 					      stop - pos);
@@ -577,7 +575,7 @@ int sim_fake_punch(const struct sim_fake *f, uint64_t offset,
 	if (!f->keeper)
 		return 0;
 	for (pos = first; !err && pos < end; pos = stop) {
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (fate_keeps(fate))
 			err = f->keeper->punch(f->keeper_ctx, real, stop - pos);
 	}

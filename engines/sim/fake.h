@@ -28,6 +28,15 @@ enum sim_fake_fate sim_fake_place(const struct sim_fake *f, uint64_t offset,
 				  uint64_t *real_offset);
 
 /*
+ * Where [pos, end) lands, as far as it lands in one piece: the physical
+ * offset in *real and the fate (sim_fake_place's), and the end of the
+ * piece - the real capacity, or the next wrap.
+ */
+uint64_t sim_fake_piece(const struct sim_fake *f, uint64_t pos,
+			uint64_t end, uint64_t *real,
+			enum sim_fake_fate *fate);
+
+/*
  * Keep, or read back, the whole sectors of a range already checked to lie
  * on the card: in the store's memory, or in the caller's store
  * (sim_fake_keep_in).  0, -EIO (a sector lost past the real capacity in

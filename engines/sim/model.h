@@ -16,6 +16,7 @@
 struct sim_fake;
 struct sim_power;
 struct sim_reader;
+struct sim_wear;
 
 /*
  * An erase block the card holds open for writing; the spilled blocks and
@@ -52,6 +53,7 @@ struct sim_state {
 	struct sim_power *power;	/* its power: on, off, the volatile
 					   cache and the faults of a cut */
 	struct sim_reader *reader;	/* with reader-cache= only */
+	struct sim_wear *wear;		/* with wear= only */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
