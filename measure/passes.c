@@ -144,6 +144,12 @@ struct walk {
 	struct passes_range *found;
 	size_t found_count, found_cap;
 	bool found_lost;
+	/* blocks whose stamp failed, and how many at the last slice's end;
+	   a block this run wrote well (UINT64_MAX: none yet) and its salt,
+	   written again to tell worn blocks from a card that refuses all */
+	uint64_t write_failed, write_failed_seen;
+	uint64_t good_block, good_salt;
+	bool refused, silent;		/* what that told */
 	char *why;
 	size_t why_size;
 };
@@ -155,6 +161,10 @@ static void on_bad(void *ctx, uint64_t offset, uint32_t length, int state)
 	struct passes_range *last = w->found_count ?
 				    &w->found[w->found_count - 1] : NULL;
 
+	if (state == STAMP_WRITE_ERROR) {	/* read back later: counted then */
+		w->write_failed++;
+		return;
+	}
 	if (last && last->state == state &&
 	    last->offset + last->length == offset) {
 		last->length += length;
@@ -198,6 +208,53 @@ static int save(struct walk *w)
 	return err;
 }
 
+/* Whether the block at offset can be read now. */
+static bool reads_answer(struct walk *w, uint64_t offset)
+{
+	uint32_t lbs = w->run->block_bytes;
+	void *block = dev_alloc_buffer(lbs, DEV_PATTERN_ZEROS);
+	uint64_t ns;
+	bool ok = block && dev_read(w->dev, block, offset, lbs, &ns) == 0;
+
+	free(block);
+	return ok;
+}
+
+/*
+ * Writes failed in the slice just stamped: worn blocks, or a card that
+ * now refuses every write.  A block this run wrote well before is
+ * written again with the stamp it holds: when that fails too, the card
+ * refuses writes (read-only, if that block still reads) or answers
+ * nothing.  Either ends the pass (-EROFS, -ENODEV).
+ */
+static int check_writes(struct walk *w)
+{
+	uint32_t lbs = w->run->block_bytes;
+	void *block;
+	uint64_t ns;
+	int err;
+
+	if (w->good_block == UINT64_MAX)
+		return 0;
+	block = dev_alloc_buffer(lbs, DEV_PATTERN_ZEROS);
+	if (!block)
+		return -ENOMEM;
+	stamp_fill(block, w->good_block, lbs, lbs, w->good_salt);
+	err = dev_write(w->dev, block, w->good_block, lbs, &ns);
+	free(block);
+	if (!err)
+		return 0;
+	if (reads_answer(w, w->good_block)) {
+		w->refused = true;
+		return -EROFS;
+	}
+	w->silent = true;
+	snprintf(w->why, w->why_size, "the device stopped answering: the "
+		 "block at %llu, written well before, can be neither written "
+		 "nor read now", (unsigned long long)w->good_block);
+	return -ENODEV;
+}
+
 /* surface's stamped: a slice of the order done, and saved */
 static int on_stamped(void *ctx, uint32_t done)
 {
@@ -205,9 +262,19 @@ static int on_stamped(void *ctx, uint32_t done)
 	struct passes_run *run = w->run;
 	uint32_t k = passes_slice_windows(run);
 	uint32_t first = w->order[done - 1] * k;
+	int err;
 
 	for (uint32_t i = first; i < first + k && i < run->window_count; i++)
 		run->window_write_ns[i] = w->result->windows[i].write_ns;
+	if (w->write_failed > w->write_failed_seen) {
+		w->write_failed_seen = w->write_failed;
+		err = check_writes(w);
+		if (err)
+			return err;
+	} else {
+		w->good_block = w->result->windows[first].offset;
+		w->good_salt = passes_salt(run->seed, w->pass);
+	}
 	run->stamped = done;
 	carry(w);
 	return save(w);
@@ -245,6 +312,8 @@ static void begin_pass(struct walk *w)
 	w->wall0 = dev_now_ns();
 	w->found_count = 0;
 	w->found_lost = false;
+	w->write_failed = w->write_failed_seen = 0;
+	w->refused = w->silent = false;
 }
 
 /* min, median and max of the windows' rates (NAN: none timed) */
@@ -437,23 +506,11 @@ static int merge_bad(struct walk *w)
 
 /* ---- how a pass ended ---- */
 
-/* Whether the range's first block can be read now. */
-static bool reads_answer(struct walk *w)
-{
-	uint32_t lbs = w->run->block_bytes;
-	void *block = dev_alloc_buffer(lbs, DEV_PATTERN_ZEROS);
-	uint64_t ns;
-	bool ok = block && dev_read(w->dev, block, w->run->start, lbs,
-				    &ns) == 0;
-
-	free(block);
-	return ok;
-}
-
 /*
- * The card refused the pass's writes while it still reads: a write
- * refused as read-only, or a whole pass whose every block either had
- * its write fail or still holds the pass before's stamp.
+ * The card refused the pass's writes while it still reads: a block
+ * written well before refused now (check_writes), a write refused as
+ * read-only, or a whole pass whose every block either had its write
+ * fail or still holds the pass before's stamp.
  */
 static bool refused(struct walk *w, int err)
 {
@@ -461,9 +518,8 @@ static bool refused(struct walk *w, int err)
 	uint64_t blocks = passes_blocks(w->run);
 
 	if (err)
-		return err == -EROFS && w->dev->error.operation &&
-		       !strcmp(w->dev->error.operation, "write") &&
-		       reads_answer(w);
+		return w->refused ||
+		       (err == -EROFS && reads_answer(w, w->run->start));
 	return r->states[STAMP_READ_ERROR] == 0 &&
 	       (r->states[STAMP_WRITE_ERROR] == blocks ||
 		r->states[SURFACE_OLD_DATA] == blocks);
@@ -474,7 +530,7 @@ static bool silent(const struct walk *w, int err)
 {
 	const struct surface_result *r = w->result;
 
-	return r->stopped == SURFACE_DEVICE_GONE ||
+	return w->silent || r->stopped == SURFACE_DEVICE_GONE ||
 	       (!err && r->states[STAMP_READ_ERROR] == passes_blocks(w->run));
 }
 
@@ -604,7 +660,7 @@ int passes_go(struct dev *dev, const struct passes_options *options,
 	      struct passes_run *run, char *why, size_t size)
 {
 	struct walk w = { .dev = dev, .o = options, .run = run, .why = why,
-			  .why_size = size };
+			  .why_size = size, .good_block = UINT64_MAX };
 	int err = 0;
 
 	why[0] = '\0';

@@ -247,10 +247,13 @@ static void check(void *ctx, uint64_t offset, int state, uint64_t named,
 		keep_failed(p, offset);
 		return;
 	}
-	if (state == STAMP_WRITE_ERROR)
-		p->write_failed_blocks++;
-	else
+	if (state != STAMP_WRITE_ERROR) {
 		note_block(p, offset, state, named, block);
+		return;
+	}
+	p->write_failed_blocks++;
+	if (p->opt->bad)
+		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
 }
 
 /* ---- running the programs ---- */

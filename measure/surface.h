@@ -114,9 +114,10 @@ struct surface_options {
 	 * order[i] is a unit's index from start, order_count of them),
 	 * those before order_from already stamped by a stopped run, and
 	 * stamped told after each unit (non-zero: the run stops with that
-	 * error, why set by the caller); bad told of every block that did
-	 * not read back intact, and its state (enum stamp_state, or
-	 * SURFACE_OLD_DATA).
+	 * error, why set by the caller); bad told of every block whose
+	 * stamp could not be written (STAMP_WRITE_ERROR) and of every
+	 * block that did not read back intact, and its state (enum
+	 * stamp_state, or SURFACE_OLD_DATA).
 	 */
 	uint64_t salt, old_salt;
 	const uint32_t *order;
