@@ -146,7 +146,7 @@ int passes_state_write(const char *path, const struct passes_run *run,
 struct line {
 	char *words[MAX_WORDS];
 	unsigned count;
-	char *rest;			/* after the key, as it is */
+	char rest[PASSES_IDENTITY_BYTES];	/* after the key, as it is */
 	unsigned number;		/* from 1, for messages */
 };
 
@@ -434,10 +434,10 @@ static int read_line(struct reader *rd, struct line *l)
 /* Cut text (one line, its newline gone) into words in place. */
 static void split(char *text, struct line *l)
 {
-	char *space = strchr(text, ' ');
+	const char *space = strchr(text, ' ');
 
 	l->count = 0;
-	l->rest = space ? space + 1 : text + strlen(text);
+	snprintf(l->rest, sizeof(l->rest), "%s", space ? space + 1 : "");
 	for (char *w = strtok(text, " "); w && l->count < MAX_WORDS;
 	     w = strtok(NULL, " "))
 		l->words[l->count++] = w;
