@@ -31,6 +31,29 @@ const double passes_milestone_fraction[PASSES_MILESTONES] = {
 	[PASSES_AT_ONE_PERCENT] = 0.01, [PASSES_AT_TEN_PERCENT] = 0.1,
 };
 
+static const char *const end_names[PASSES_END_COUNT] = {
+	[PASSES_GOING] = "going", [PASSES_ALL_DONE] = "all-done",
+	[PASSES_UNTIL_REACHED] = "until-reached",
+	[PASSES_READ_ONLY] = "read-only",
+	[PASSES_STOPPED_ANSWERING] = "stopped-answering",
+	[PASSES_INTERRUPTED] = "interrupted", [PASSES_FAILED] = "failed",
+};
+
+static const char *const outcome_names[PASSES_OUTCOME_COUNT] = {
+	[PASSES_CLEAN] = "clean", [PASSES_ERRORS] = "errors",
+	[PASSES_REFUSED] = "read-only", [PASSES_SILENT] = "stopped-answering",
+};
+
+const char *passes_end_name(enum passes_end end)
+{
+	return end_names[end];
+}
+
+const char *passes_outcome_name(enum passes_outcome outcome)
+{
+	return outcome_names[outcome];
+}
+
 /* splitmix64: the order's and the salts' draws, seeded so runs repeat */
 static uint64_t draw(uint64_t *state)
 {
@@ -141,7 +164,7 @@ struct walk {
 	struct dev_stats stats0;
 	uint64_t wall0;
 	/* the pass's bad blocks, as ranges, in the order met */
-	struct passes_range *found;
+	struct surface_range *found;
 	size_t found_count, found_cap;
 	bool found_lost;
 	/* blocks whose stamp failed, and how many at the last slice's end;
@@ -158,8 +181,8 @@ struct walk {
 static void on_bad(void *ctx, uint64_t offset, uint32_t length, int state)
 {
 	struct walk *w = ctx;
-	struct passes_range *last = w->found_count ?
-				    &w->found[w->found_count - 1] : NULL;
+	struct surface_range *last = w->found_count ?
+				     &w->found[w->found_count - 1] : NULL;
 
 	if (state == STAMP_WRITE_ERROR) {	/* read back later: counted then */
 		w->write_failed++;
@@ -175,8 +198,8 @@ static void on_bad(void *ctx, uint64_t offset, uint32_t length, int state)
 		w->found_lost = true;
 		return;
 	}
-	w->found[w->found_count++] = (struct passes_range){ w->pass, state,
-							    offset, length };
+	w->found[w->found_count++] = (struct surface_range){ offset, length,
+							     state };
 }
 
 /* What the pass in progress has cost so far, for a save. */
@@ -370,34 +393,9 @@ static int figures(struct walk *w, struct passes_pass *p)
 
 /* ---- the bad blocks: this pass's against the run's ---- */
 
-static int by_offset(const void *a, const void *b)
-{
-	const struct passes_range *x = a, *y = b;
-
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-/* The pass's ranges in order, runs of one state merged. */
-static void sort_found(struct walk *w)
-{
-	size_t kept = 0;
-
-	qsort(w->found, w->found_count, sizeof(*w->found), by_offset);
-	for (size_t i = 0; i < w->found_count; i++) {
-		struct passes_range *last = kept ? &w->found[kept - 1] : NULL;
-
-		if (last && last->state == w->found[i].state &&
-		    last->offset + last->length == w->found[i].offset)
-			last->length += w->found[i].length;
-		else
-			w->found[kept++] = w->found[i];
-	}
-	w->found_count = kept;
-}
-
 /* One new bad range of the pass: listed up to the limit, counted. */
 static int add_new(struct walk *w, struct passes_pass *p,
-		   const struct passes_range *g, uint64_t at, uint64_t end)
+		   const struct surface_range *g, uint64_t at, uint64_t end)
 {
 	struct passes_run *run = w->run;
 
@@ -408,7 +406,7 @@ static int add_new(struct walk *w, struct passes_pass *p,
 	if (run->range_count) {
 		struct passes_range *last = &run->ranges[run->range_count - 1];
 
-		if (last->pass == g->pass && last->state == g->state &&
+		if (last->pass == w->pass && last->state == g->state &&
 		    last->offset + last->length == at) {
 			last->length += end - at;
 			p->new_ranges--;
@@ -418,7 +416,7 @@ static int add_new(struct walk *w, struct passes_pass *p,
 	if (grow_array((void **)&run->ranges, &run->range_cap,
 		       run->range_count + 1, sizeof(*run->ranges)))
 		return -ENOMEM;
-	run->ranges[run->range_count++] = (struct passes_range){ g->pass,
+	run->ranges[run->range_count++] = (struct passes_range){ w->pass,
 		g->state, at, end - at };
 	return 0;
 }
@@ -431,7 +429,7 @@ static int find_new(struct walk *w, struct passes_pass *p)
 	int err = 0;
 
 	for (size_t i = 0; !err && i < w->found_count; i++) {
-		const struct passes_range *g = &w->found[i];
+		const struct surface_range *g = &w->found[i];
 		uint64_t at = g->offset, end = g->offset + g->length;
 
 		p->bad_blocks += g->length / run->block_bytes;
@@ -579,7 +577,7 @@ static int count_pass(struct walk *w, struct passes_pass *p)
 
 	if (w->found_lost)
 		return -ENOMEM;
-	sort_found(w);
+	w->found_count = surface_merge_ranges(w->found, w->found_count);
 	err = find_new(w, p);
 	if (!err)
 		err = merge_bad(w);

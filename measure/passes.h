@@ -178,6 +178,12 @@ const struct passes_range *passes_ranges_of(const struct passes_run *run,
 int passes_go(struct dev *dev, const struct passes_options *options,
 	      struct passes_run *run, char *why, size_t size);
 
+/* "all-done", "until-reached", "read-only", "stopped-answering"... */
+const char *passes_end_name(enum passes_end end);
+
+/* "clean", "errors", "read-only", "stopped-answering" */
+const char *passes_outcome_name(enum passes_outcome outcome);
+
 /* The salt of a pass's stamps, from the run's seed (never 0). */
 uint64_t passes_salt(uint64_t seed, uint32_t pass);
 

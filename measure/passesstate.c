@@ -30,16 +30,11 @@ static const char *const until_names[] = {
 };
 
 /* The ends a state file keeps: the others leave the run to go on. */
-static const char *const end_names[PASSES_END_COUNT] = {
-	[PASSES_GOING] = "going", [PASSES_ALL_DONE] = "all-done",
-	[PASSES_UNTIL_REACHED] = "until-reached",
-	[PASSES_READ_ONLY] = "read-only",
-};
-
-static const char *const outcome_names[] = {
-	[PASSES_CLEAN] = "clean", [PASSES_ERRORS] = "errors",
-	[PASSES_REFUSED] = "refused", [PASSES_SILENT] = "silent",
-};
+static bool kept_end(enum passes_end end)
+{
+	return end == PASSES_GOING || end == PASSES_ALL_DONE ||
+	       end == PASSES_UNTIL_REACHED || end == PASSES_READ_ONLY;
+}
 
 /* ---- writing ---- */
 
@@ -53,7 +48,8 @@ static void put_rate(FILE *f, double bps)
 
 static void put_pass(FILE *f, const struct passes_pass *p)
 {
-	fprintf(f, "pass %" PRIu32 " %s", p->pass, outcome_names[p->outcome]);
+	fprintf(f, "pass %" PRIu32 " %s", p->pass,
+		passes_outcome_name(p->outcome));
 	for (int i = 0; i < 3; i++)
 		put_rate(f, p->write_bps[i]);
 	for (int i = 0; i < 3; i++)
@@ -68,7 +64,7 @@ static void put_pass(FILE *f, const struct passes_pass *p)
 
 static void put_head(FILE *f, const struct passes_run *run)
 {
-	enum passes_end end = end_names[run->ended] ? run->ended : PASSES_GOING;
+	enum passes_end end = kept_end(run->ended) ? run->ended : PASSES_GOING;
 
 	fprintf(f, MAGIC "\nidentity %s\nsize_bytes %" PRIu64 "\n"
 		"block_bytes %" PRIu32 "\nrange %" PRIu64 " %" PRIu64 "\n"
@@ -76,7 +72,8 @@ static void put_head(FILE *f, const struct passes_run *run)
 		"windows %" PRIu32 "\nend %s\nmilestones", run->identity,
 		run->size_bytes, run->block_bytes, run->start, run->end,
 		run->seed, run->passes, until_names[run->until],
-		run->until_fraction, run->window_count, end_names[end]);
+		run->until_fraction, run->window_count,
+		passes_end_name(end));
 	for (int m = 0; m < PASSES_MILESTONES; m++)
 		fprintf(f, " %" PRIu32, run->milestone[m]);
 	fputc('\n', f);
@@ -211,6 +208,24 @@ static int name_index(const char *const *names, size_t count,
 #define NAME_INDEX(names, word) \
 	name_index(names, sizeof(names) / sizeof(names[0]), word)
 
+/* The end a name gives, of those a state file keeps; -1: none. */
+static int end_index(const char *word)
+{
+	for (int e = 0; word && e < PASSES_END_COUNT; e++)
+		if (kept_end((enum passes_end)e) &&
+		    !strcmp(passes_end_name((enum passes_end)e), word))
+			return e;
+	return -1;
+}
+
+static int outcome_index(const char *word)
+{
+	for (int o = 0; word && o < PASSES_OUTCOME_COUNT; o++)
+		if (!strcmp(passes_outcome_name((enum passes_outcome)o), word))
+			return o;
+	return -1;
+}
+
 static int read_until(struct reader *rd, const struct line *l)
 {
 	struct passes_run *run = rd->run;
@@ -271,7 +286,7 @@ static int read_head(struct reader *rd, const struct line *l, int key)
 						 &run->window_count) ? 0 :
 		       damaged(rd, l, "windows");
 	default:
-		end = NAME_INDEX(end_names, l->words[1]);
+		end = end_index(l->words[1]);
 		if (l->count != 2 || end < 0)
 			return damaged(rd, l, "end");
 		run->ended = (enum passes_end)end;
@@ -287,7 +302,7 @@ static int read_pass(struct reader *rd, const struct line *l)
 		&p.total_bad_blocks, &p.write_errors, &p.read_errors,
 		&p.new_ranges, &p.bytes_written, &p.bytes_read,
 		&p.device_time_ns, &p.wall_ns };
-	int outcome = NAME_INDEX(outcome_names, l->words[2]);
+	int outcome = outcome_index(l->words[2]);
 	bool ok = l->count == 20 && word_u32(l->words[1], &p.pass) &&
 		  outcome >= 0 && word_u32(l->words[19], &p.slices_stamped);
 

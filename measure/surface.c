@@ -659,21 +659,27 @@ static int by_offset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+size_t surface_merge_ranges(struct surface_range *ranges, size_t count)
+{
+	size_t kept = 0;
+
+	qsort(ranges, count, sizeof(*ranges), by_offset);
+	for (size_t i = 0; i < count; i++) {
+		struct surface_range *last = kept ? &ranges[kept - 1] : NULL;
+
+		if (last && last->state == ranges[i].state &&
+		    last->offset + last->length == ranges[i].offset)
+			last->length += ranges[i].length;
+		else
+			ranges[kept++] = ranges[i];
+	}
+	return kept;
+}
+
 static void merge_ranges(struct surface_result *r)
 {
-	unsigned kept = 0;
-
-	qsort(r->ranges, r->range_count, sizeof(*r->ranges), by_offset);
-	for (unsigned i = 0; i < r->range_count; i++) {
-		struct surface_range *last = kept ? &r->ranges[kept - 1] : NULL;
-
-		if (last && last->state == r->ranges[i].state &&
-		    last->offset + last->length == r->ranges[i].offset)
-			last->length += r->ranges[i].length;
-		else
-			r->ranges[kept++] = r->ranges[i];
-	}
-	r->range_count = kept;
+	r->range_count = (unsigned)surface_merge_ranges(r->ranges,
+							r->range_count);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dev.h"
@@ -137,6 +138,12 @@ uint64_t surface_chunk_bytes(uint64_t window_bytes);
 
 /* The most a run writes over the range (for the announcement). */
 uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span);
+
+/*
+ * Bad ranges sorted by offset, neighbours of one state merged (a block
+ * read again comes after its window's rest): their new count.
+ */
+size_t surface_merge_ranges(struct surface_range *ranges, size_t count);
 
 /* The most --keep-data's undo file holds, in bytes. */
 uint64_t surface_undo_bound_bytes(void);

@@ -44,25 +44,6 @@ LOOK(written_look, "written %,");
 static const struct text_look percent_look = { .display = TEXT_FIXED,
 	.template = "(%%);", .digits = 2 };
 
-static const char *const outcome_names[PASSES_OUTCOME_COUNT] = {
-	[PASSES_CLEAN] = "clean", [PASSES_ERRORS] = "errors",
-	[PASSES_REFUSED] = "read-only",
-	[PASSES_SILENT] = "stopped-answering",
-};
-
-static const char *const end_names[PASSES_END_COUNT] = {
-	[PASSES_GOING] = "going", [PASSES_ALL_DONE] = "all-done",
-	[PASSES_UNTIL_REACHED] = "until-reached",
-	[PASSES_READ_ONLY] = "read-only",
-	[PASSES_STOPPED_ANSWERING] = "stopped-answering",
-	[PASSES_INTERRUPTED] = "interrupted", [PASSES_FAILED] = "failed",
-};
-
-const char *passes_end_name(enum passes_end end)
-{
-	return end_names[end];
-}
-
 /* bad out of the range's blocks, in percent */
 static double percent(const struct passes_run *run, uint64_t bad)
 {
@@ -120,7 +101,7 @@ static int emit_one(const struct record_sink *sink,
 
 	record_add(&rec, RECORD_COUNT, "pass", &pass_look, NULL, p->pass);
 	record_add(&rec, RECORD_LABEL, "result", &result_look,
-	    outcome_names[p->outcome], 0);
+	    passes_outcome_name(p->outcome), 0);
 	surface_add_rates(&rec, true, p->write_bps);
 	surface_add_rates(&rec, false, p->read_bps);
 	add_bad_figures(&rec, run, p, listed, sizeof(listed), &listed_look);
@@ -229,7 +210,7 @@ static void ended_text(const struct passes_run *run, struct texts *t)
 		break;
 	default:
 		snprintf(t->ended, sizeof(t->ended), "ended: %s in pass %u;",
-			 end_names[run->ended], at);
+			 passes_end_name(run->ended), at);
 		break;
 	}
 }
@@ -277,7 +258,7 @@ static void add_run(struct record *rec, const struct passes_run *run,
 	record_add(rec, RECORD_COUNT, "passes", &t->passes_look, NULL,
 	    (double)run->done_count);
 	record_add(rec, RECORD_LABEL, "end", &t->ended_look,
-	    end_names[run->ended], 0);
+	    passes_end_name(run->ended), 0);
 	record_add(rec, RECORD_COUNT, "end_pass", HIDDEN, NULL,
 	    end_pass(run) ? end_pass(run) : NAN);
 	record_add(rec, RECORD_COUNT, "passes_asked", HIDDEN, NULL,

@@ -23,7 +23,4 @@ int passes_emit_done(const struct record_sink *sink,
 int passes_emit_summary(const struct record_sink *sink,
 			const struct passes_run *run);
 
-/* "all-done", "until-reached", "read-only", "stopped-answering"... */
-const char *passes_end_name(enum passes_end end);
-
 #endif
