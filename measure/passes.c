@@ -569,6 +569,21 @@ static int append_done(struct passes_run *run, const struct passes_pass *p)
 	return 0;
 }
 
+int passes_refused_at_open(struct passes_run *run)
+{
+	struct passes_pass p = { .pass = run->current ? run->current :
+				 (uint32_t)run->done_count + 1,
+				 .outcome = PASSES_REFUSED,
+				 .write_bps = { NAN, NAN, NAN },
+				 .read_bps = { NAN, NAN, NAN },
+				 .total_bad_blocks = run->bad_blocks };
+	int err = append_done(run, &p);
+
+	if (!err)
+		run->ended = PASSES_READ_ONLY;
+	return err;
+}
+
 /* A pass read back whole: its bad blocks counted, the run's set grown. */
 static int count_pass(struct walk *w, struct passes_pass *p)
 {

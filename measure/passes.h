@@ -184,6 +184,13 @@ const char *passes_end_name(enum passes_end end);
 /* "clean", "errors", "read-only", "stopped-answering" */
 const char *passes_outcome_name(enum passes_outcome outcome);
 
+/*
+ * The device now refuses to be opened for writing (a card the kernel
+ * holds read-only at the end of its life): the pass it was to run ends
+ * the run, read-only.  0 or -ENOMEM.
+ */
+int passes_refused_at_open(struct passes_run *run);
+
 /* The salt of a pass's stamps, from the run's seed (never 0). */
 uint64_t passes_salt(uint64_t seed, uint32_t pass);
 

@@ -381,6 +381,37 @@ static void announce(struct endurance *e)
 			"on\n", die_program_name, cfg->state_path);
 }
 
+/*
+ * The device for the passes: opened for writing and the writes
+ * announced.  A resumed run whose card now refuses to be opened for
+ * writing (read-only at the end of its life) ends there, read-only.
+ */
+static void open_for_writing(struct endurance *e)
+{
+	const struct config *cfg = e->cfg;
+	const char *failed;
+	int err;
+
+	dev_close(&e->dev);
+	err = dev_open(&e->dev, cfg->device, DEV_READ_WRITE);
+	if (!err) {
+		announce(e);
+		return;
+	}
+	if (err != -EROFS || !e->resumed)
+		mode_open_device(cfg, &e->dev, DEV_READ_WRITE);	/* says why */
+	fprintf(stderr, "%s: --surface: %s cannot be opened for writing any "
+		"more (read-only): the run ends there\n", die_program_name,
+		cfg->device);
+	mode_open_device(cfg, &e->dev, DEV_READ_ONLY);
+	if (passes_refused_at_open(&e->run))
+		runtime_error("out of memory");
+	err = passes_state_write(cfg->state_path, &e->run, &failed);
+	if (err)
+		runtime_error("--state: %s: %s: %s", cfg->state_path, failed,
+			      strerror(-err));
+}
+
 /* ---- the run ---- */
 
 static void show_progress(void *ctx, uint32_t pass, uint64_t done,
@@ -513,11 +544,8 @@ int mode_surface_passes(struct config *cfg)
 		fprintf(stderr, "%s: interrupted while waiting; nothing was "
 			"written\n", die_program_name);
 	/* a run that ended (read-only) is only reported again */
-	if (!status && e->run.ended == PASSES_GOING) {
-		dev_close(&e->dev);
-		mode_open_device(cfg, &e->dev, DEV_READ_WRITE);
-		announce(e);
-	}
+	if (!status && e->run.ended == PASSES_GOING)
+		open_for_writing(e);
 	if (!status)
 		status = run_passes(e);
 	passes_run_free(&e->run);

@@ -4,7 +4,8 @@
 # state file (--state=FILE, the same command) and ends with the same
 # per-pass figures as a run never stopped, with the same seed; nothing
 # outside its range is written.  A state file is refused with one line
-# (exit 2) when it is another device's, damaged, or someone else's.
+# (exit 2) when it is another device's, damaged, or someone else's; a
+# card that no longer opens for writing ends the run read-only.
 # The kill and the refusals need root and loop devices.
 
 . "$(dirname "$0")/lib.sh"
@@ -13,6 +14,7 @@ require python3
 
 loop_setup LOOP 320M --direct-io=on
 loop_setup OTHER 64M --direct-io=on
+loop_setup SHUT 64M --direct-io=on
 STATE=$TRASH/run.state
 RANGE="--offset=32M --span=256M"
 
@@ -100,6 +102,24 @@ test_loop 'a state file another user owns is refused with one line' '
 	chmod 666 open.state &&
 	test_usage_error flashbench "^--state: .*open.state: is writable by its group or others" \
 		--surface --write --state=open.state "$LOOP"
+'
+
+test_loop 'a card that no longer opens for writing ends the run read-only, exit 4' '
+	"$FLASHBENCH" --surface --write --passes=1 --seed=2 --state=shut.state \
+		-q "$SHUT" >/dev/null 2>&1 &&
+	blockdev --setro "$SHUT" &&
+	{
+		"$FLASHBENCH" --surface --write --passes=2 --state=shut.state \
+			-q "$SHUT" >out 2>err
+		echo $? >code
+		blockdev --setrw "$SHUT"
+	} &&
+	cat out err &&
+	test "$(cat code)" = 4 &&
+	grep "^flashbench: --surface: $SHUT cannot be opened for writing any more (read-only): the run ends there$" err &&
+	grep "^pass 2: read-only;" out &&
+	tail -n 1 out | grep "^endurance: 2 passes; ended: read-only at pass 2 " &&
+	grep "^end read-only$" shut.state
 '
 
 test_loop mkfs.ext4 'a new state file is refused on the device under test' '
