@@ -338,7 +338,7 @@ static void whole_words(const struct passes_run *run, char *buf,
 	char total[UNITS_BUF], until[96];
 	unsigned long long bytes = (run->end - run->start) * run->passes;
 
-	units_format_exact_size(total, (double)bytes);
+	units_format_exact_size(total, bytes);
 	if (run->until == PASSES_UNTIL_NONE) {
 		snprintf(buf, size, "%llu pass%s: %llu bytes (%s) in all",
 			 (unsigned long long)run->passes,
@@ -368,7 +368,7 @@ static void announce(struct endurance *e)
 			run->done_count == 1 ? "" : "es", run->done_count + 1, run->current ? run->stamped : 0,
 			passes_slices(run));
 	mode_announce_writes("--surface", &e->dev, run->start, run->end);
-	units_format_exact_size(size, (double)span);
+	units_format_exact_size(size, span);
 	whole_words(run, whole, sizeof(whole));
 	fprintf(stderr, "%s: --surface --write writes %llu bytes (%s) a "
 		"pass, every block of the range in a seeded order (seed "

@@ -232,7 +232,7 @@ static void add_milestones(struct record *rec, const struct passes_run *run,
 		t->milestone_look[m] = ALONE(text);
 		record_add(rec, RECORD_COUNT, milestone_keys[m],
 		    &t->milestone_look[m], NULL,
-		    run->milestone[m] ? run->milestone[m] : NAN);
+		    run->milestone[m] ? (double)run->milestone[m] : NAN);
 	}
 }
 
@@ -260,7 +260,7 @@ static void add_run(struct record *rec, const struct passes_run *run,
 	record_add(rec, RECORD_LABEL, "end", &t->ended_look,
 	    passes_end_name(run->ended), 0);
 	record_add(rec, RECORD_COUNT, "end_pass", HIDDEN, NULL,
-	    end_pass(run) ? end_pass(run) : NAN);
+	    end_pass(run) ? (double)end_pass(run) : NAN);
 	record_add(rec, RECORD_COUNT, "passes_asked", HIDDEN, NULL,
 	    run->passes ? (double)run->passes : NAN);
 	record_add(rec, RECORD_LABEL, "until", HIDDEN,
