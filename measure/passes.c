@@ -168,10 +168,10 @@ struct walk {
 	size_t found_count, found_cap;
 	bool found_lost;
 	/* blocks whose stamp failed, and how many at the last slice's end;
-	   a block this run wrote well (UINT64_MAX: none yet) and its salt,
-	   written again to tell worn blocks from a card that refuses all */
+	   a block this run wrote well (UINT64_MAX: none yet), written again
+	   to tell worn blocks from a card that refuses all */
 	uint64_t write_failed, write_failed_seen;
-	uint64_t good_block, good_salt;
+	uint64_t good_block;
 	bool refused, silent;		/* what that told */
 	char *why;
 	size_t why_size;
@@ -245,37 +245,56 @@ static bool reads_answer(struct walk *w, uint64_t offset)
 
 /*
  * Writes failed in the slice just stamped: worn blocks, or a card that
- * now refuses every write.  A block this run wrote well before is
- * written again with the stamp it holds: when that fails too, the card
- * refuses writes (read-only, if that block still reads) or answers
+ * now refuses every write.  A block this run wrote well before is read
+ * and written again with what it holds: when the write fails too, the
+ * card refuses writes (read-only); when the read does, it answers
  * nothing.  Either ends the pass (-EROFS, -ENODEV).
  */
 static int check_writes(struct walk *w)
 {
 	uint32_t lbs = w->run->block_bytes;
+	uint64_t at = w->good_block, ns;
 	void *block;
-	uint64_t ns;
 	int err;
 
-	if (w->good_block == UINT64_MAX)
+	if (at == UINT64_MAX)
 		return 0;
 	block = dev_alloc_buffer(lbs, DEV_PATTERN_ZEROS);
 	if (!block)
 		return -ENOMEM;
-	stamp_fill(block, w->good_block, lbs, lbs, w->good_salt);
-	err = dev_write(w->dev, block, w->good_block, lbs, &ns);
-	free(block);
+	err = dev_read(w->dev, block, at, lbs, &ns);
 	if (!err)
-		return 0;
-	if (reads_answer(w, w->good_block)) {
+		err = dev_write(w->dev, block, at, lbs, &ns) ? -EROFS : 0;
+	free(block);
+	if (err == -EROFS)
 		w->refused = true;
-		return -EROFS;
+	if (err && err != -EROFS) {
+		w->silent = true;
+		snprintf(w->why, w->why_size, "the device stopped answering: "
+			 "the block at %llu, written well before, cannot be "
+			 "read now", (unsigned long long)at);
+		err = -ENODEV;
 	}
-	w->silent = true;
-	snprintf(w->why, w->why_size, "the device stopped answering: the "
-		 "block at %llu, written well before, can be neither written "
-		 "nor read now", (unsigned long long)w->good_block);
-	return -ENODEV;
+	return err;
+}
+
+/* Whether the block at offset was bad in some pass before. */
+static bool was_bad(const struct passes_run *run, uint64_t offset)
+{
+	size_t lo = 0, hi = run->bad_count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct passes_extent *e = &run->bad[mid];
+
+		if (offset < e->offset)
+			hi = mid;
+		else if (offset >= e->offset + e->length)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
 }
 
 /* surface's stamped: a slice of the order done, and saved */
@@ -294,9 +313,8 @@ static int on_stamped(void *ctx, uint32_t done)
 		err = check_writes(w);
 		if (err)
 			return err;
-	} else {
+	} else if (!was_bad(run, w->result->windows[first].offset)) {
 		w->good_block = w->result->windows[first].offset;
-		w->good_salt = passes_salt(run->seed, w->pass);
 	}
 	run->stamped = done;
 	carry(w);
