@@ -422,8 +422,13 @@ static void show_progress(void *ctx, uint32_t pass, uint64_t done,
 
 	if (pass != e->progress_pass) {	/* each pass times its own */
 		e->progress_pass = pass;
-		snprintf(e->progress_name, sizeof(e->progress_name),
-			 "surface pass %u", pass);
+		if (e->run.passes)
+			snprintf(e->progress_name, sizeof(e->progress_name),
+				 "surface pass %u of %llu", pass,
+				 (unsigned long long)e->run.passes);
+		else
+			snprintf(e->progress_name, sizeof(e->progress_name),
+				 "surface pass %u", pass);
 		progress_end(&e->sinks.progress);
 		progress_start(&e->sinks.progress, stderr, e->progress_name,
 			       cfg->format == RENDER_TEXT && !cfg->quiet);
