@@ -18,6 +18,7 @@
 
 #include "dev.h"
 #include "engines/sim.h"
+#include "lib/stampblock.h"
 #include "lib/units.h"
 #include "vm/stamp.h"
 #include "unit.h"
@@ -67,6 +68,26 @@ static bool block_is(struct dev *dev, unsigned i, unsigned pass)
 }
 
 /*
+ * Does block i read back garbled: each sector's first 24 bytes as want
+ * has them (a stamp's header), the rest the pattern 0x5a?
+ */
+static bool garbled_as(struct dev *dev, unsigned i, const unsigned char *want)
+{
+	uint64_t ns;
+
+	if (dev_read(dev, back, i * ERASE, ERASE, &ns))
+		return false;
+	for (uint64_t at = 0; at < ERASE; at += SECTOR) {
+		if (memcmp(back + at, want + at, 24) != 0)
+			return false;
+		for (uint64_t b = 24; b < SECTOR; b++)
+			if (back[at + b] != 0x5a)
+				return false;
+	}
+	return true;
+}
+
+/*
  * Pass number pass over the whole card, a block a write, then each
  * block read back: found[i] what block i did.
  */
@@ -113,7 +134,7 @@ static void test_endurance(void)
 	struct dev dev;
 	unsigned first[BLOCKS], early = 0, late = 0, fates[3] = { 0 };
 	uint64_t e[BLOCKS], lowest = UINT64_MAX, highest = 0;
-	bool each = true;
+	bool each = true, pattern = true;
 
 	UNIT_CHECK(open_rw(&dev, CARD ",wear=10:0.2,spare=0"),
 		   "a card of 16 blocks wearing after 10 cycles +-20%% opens");
@@ -131,6 +152,9 @@ static void test_endurance(void)
 		early += first[i] <= 8;
 		late += first[i] > 13;
 		fates[wear_of(&dev, i * ERASE).fate]++;
+		fill(buffer, i * ERASE, ERASE, 13);
+		if (wear_of(&dev, i * ERASE).fate == SIM_WEAR_GARBLED)
+			pattern = pattern && garbled_as(&dev, i, buffer);
 	}
 	UNIT_CHECK(each && !early && !late,
 		   "each block fails at the pass after its endurance, none "
@@ -140,6 +164,8 @@ static void test_endurance(void)
 		   "worn blocks fail writes (%u) or read back garbled (%u), "
 		   "by their own draw", fates[SIM_WEAR_FAILS_WRITES],
 		   fates[SIM_WEAR_GARBLED]);
+	UNIT_CHECK(pattern, "garbled: each sector's first 24 bytes as "
+		   "written, the rest 0x5a");
 	dev_close(&dev);
 }
 
@@ -359,7 +385,7 @@ static bool classified(struct dev *dev, unsigned i, uint64_t salt,
 static void test_stamps(void)
 {
 	struct dev dev;
-	unsigned failed, right = 0;
+	unsigned failed, right = 0, headed = 0;
 	uint64_t ns;
 	bool verified = true;
 
@@ -380,10 +406,16 @@ static void test_stamps(void)
 			 classified(&dev, i, 12, STAMP_GARBAGE) :
 			 classified(&dev, i, 12, STAMP_OTHER) &&
 			 classified(&dev, i, 11, STAMP_INTACT);
+		stampblock_fill_many(buffer, i * ERASE, ERASE / SECTOR, SECTOR,
+				     12);
+		headed += garbled && garbled_as(&dev, i, buffer);
 	}
 	UNIT_CHECK(failed && failed < BLOCKS && right == BLOCKS,
 		   "worn, %u blocks fail the next stamps and keep the old "
 		   "ones; the others' stamps read back as garbage", failed);
+	UNIT_CHECK(headed == BLOCKS - failed,
+		   "garbled stamps, made from their runs, keep their header "
+		   "over the pattern, as bytes do");
 	dev_close(&dev);
 }
 

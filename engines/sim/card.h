@@ -9,8 +9,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "engines/sim.h"
+#include "lib/stampblock.h"
 
 #define SIM_MAX_BAD	16	/* bad= ranges per card */
 #define SIM_MAX_SLOW	16	/* slow= ranges per card */
@@ -28,6 +30,10 @@
 #define SIM_MAX_WEAR_CYCLES	100000000ULL
 #define SIM_WEAR_SPREAD		0.1	/* wear=CYCLES without :SPREAD */
 #define SIM_SPARE_PERCENT	1	/* spare= not given: of the blocks */
+/* a garbled sector keeps its first bytes (a stamp's magic, the offset
+   and salt it names); the rest reads as a fixed pattern */
+#define SIM_GARBLE_KEPT		STAMPBLOCK_HEADER_BYTES
+#define SIM_GARBLE_BYTE		0x5a
 
 struct sim_range {
 	uint64_t offset;
@@ -155,6 +161,16 @@ static inline uint64_t sim_real_block_count(const struct sim_params *p)
 	uint64_t real = p->fake_bytes ? p->fake_bytes : p->size_bytes;
 
 	return (real + p->erase_bytes - 1) / p->erase_bytes;
+}
+
+/*
+ * What a read of a sector of a worn, garbled erase block returns (wear.c):
+ * made the same on every path, from the store's bytes or its stamp runs.
+ */
+static inline void sim_garble_sector(unsigned char *sector)
+{
+	memset(sector + SIM_GARBLE_KEPT, SIM_GARBLE_BYTE,
+	       SIM_SECTOR - SIM_GARBLE_KEPT);
 }
 
 /* Do two ranges share a byte? */

@@ -163,6 +163,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		sim_model_free(s);
 		return -ENOMEM;
 	}
+	if (s->wear)	/* a wearing card keeps its data: s->fake is there */
+		sim_fake_garbled_by(s->fake, sim_wear_garbled_bytes, s->wear);
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
 	dev->logical_block_bytes = SIM_SECTOR;

@@ -41,9 +41,6 @@
 #include "engines/sim/model.h"
 #include "engines/sim/wear.h"
 
-#define FILLER_WORDS	60	/* the 64-bit words of a sector past 32 bytes */
-#define FLIPPED_BITS	3
-
 struct wear_block {
 	uint32_t cycles;	/* begun on its flash (its own or a spare) */
 	uint32_t sectors;	/* programmed in the cycle under way */
@@ -64,7 +61,7 @@ struct sim_wear {
 };
 
 /* What a draw is for: each has a stream of its own. */
-enum draw_kind { DRAW_ENDURANCE = 1, DRAW_FATE, DRAW_GARBLE };
+enum draw_kind { DRAW_ENDURANCE = 1, DRAW_FATE };
 
 static uint64_t mix64(uint64_t z)
 {
@@ -303,7 +300,7 @@ bool sim_wear_clean(const struct sim_state *s, uint64_t offset,
 	       !each_span(s, offset, length, garbled, &rb);
 }
 
-/* Each sector of a garbled block: the same bits flipped on every read. */
+/* Each sector of a garbled block, the same on every read. */
 static int garble_span(const struct span *sp, void *ctx)
 {
 	const struct read_buffer *rb = ctx;
@@ -311,18 +308,8 @@ static int garble_span(const struct span *sp, void *ctx)
 
 	if (rb->w->block[sp->index].fate != SIM_WEAR_GARBLED)
 		return 0;
-	for (uint64_t at = 0; at + SIM_SECTOR <= sp->bytes; at += SIM_SECTOR) {
-		uint64_t h = draw(rb->w, (sp->real + at) / SIM_SECTOR, 0,
-				  DRAW_GARBLE), word, flip = 0;
-		unsigned char *p;
-
-		for (int i = 0; i < FLIPPED_BITS; i++)
-			flip |= 1ULL << (h >> (8 + 6 * i) & 63);
-		p = out + at + 32 + 8 * (h % FILLER_WORDS);
-		memcpy(&word, p, sizeof(word));
-		word ^= flip;
-		memcpy(p, &word, sizeof(word));
-	}
+	for (uint64_t at = 0; at + SIM_SECTOR <= sp->bytes; at += SIM_SECTOR)
+		sim_garble_sector(out + at);
 	return 0;
 }
 
@@ -333,6 +320,19 @@ void sim_wear_garble(const struct sim_state *s, void *buf, uint64_t offset,
 
 	if (s->wear && s->wear->worn && buf)
 		each_span(s, offset, length, garble_span, &rb);
+}
+
+uint64_t sim_wear_garbled_bytes(const void *ctx, uint64_t real,
+				uint64_t max)
+{
+	const struct sim_wear *w = ctx;
+	uint64_t index = real / w->erase_bytes;
+	uint64_t to_end = (index + 1) * w->erase_bytes - real;
+
+	if (!w->worn || index >= w->nblocks ||
+	    w->block[index].fate != SIM_WEAR_GARBLED)
+		return 0;
+	return max < to_end ? max : to_end;
 }
 
 void sim_wear_stats(const struct sim_wear *w, struct sim_stats *out)
