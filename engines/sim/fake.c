@@ -1,8 +1,8 @@
 /*
  * The simulated card's fake capacity (fake=, fake-mode=, fake-cache=):
  * its data store.  A counterfeit card announces size but holds fake
- * bytes.  Only when a fake key is given does the card keep the data
- * written to it: sparsely, a sector at a time, so memory grows with what
+ * bytes.  Only when a fake key (or a power-fault key, or wear=) is given
+ * does the card keep the data written to it: sparsely, a sector at a time, so memory grows with what
  * a test wrote, not with the card; a sector that is exactly a stamp is
  * kept as what it names (stamprun.c).  Sectors never written read as a
  * fixed pattern of their physical number (the "old data" a card came

@@ -17,16 +17,18 @@
  * drawn for it, wears on from there.  With no spare left the block
  * fails: by a draw of its own, writes to it fail with EIO (nothing of
  * such a write lands, and its sectors go on reading what they held), or
- * writes pass and every read of it comes back garbled - three bits of
- * one 64-bit word of each sector flipped, past its first 32 bytes, so a
- * stamp's header stays readable and its checksum fails.  With
+ * writes pass and every read of it comes back garbled - each sector's
+ * first 24 bytes as they were, the rest a fixed pattern (card.h), so a
+ * stamp's header still names it and its checksum fails.  With
  * wear-eol=, the first block that finds no spare ends the card instead:
  * read-only, every write (and discard) fails with EIO while reads go on,
  * or dead, every operation fails with EIO.
  *
  * Memory: 12 bytes per erase block, allocated when the card opens, and
- * nothing per write: the garbled bytes are made again on each read from
- * the sector's number, so stamps keep going to the store as runs.
+ * nothing per write: stamps keep going to the store as runs, and the
+ * store makes a garbled block's stamps from them without their filler
+ * (sim_wear_garbled_bytes, the hook it is given).  Wear is counted where
+ * the host's writes reach the card, before a volatile= cache.
  */
 #include <errno.h>
 #include <stdbool.h>
