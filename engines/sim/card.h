@@ -19,12 +19,6 @@
 #define SIM_MAX_OPEN	256	/* open= limit: lookups scan the open set */
 #define SIM_SECTOR	512ULL	/* logical block; sizes are multiples of it */
 #define SIM_MAX_CROSS	8	/* cross= levels per card */
-/* fake-cache= is allocated when the card opens: a card's RAM, not more */
-#define SIM_MAX_FAKE_CACHE	(256ULL << 20)
-/* volatile= too: the write cache a power cut empties */
-#define SIM_MAX_VOLATILE	(256ULL << 20)
-/* cut-map=: the writes whose old contents the card keeps to forget them */
-#define SIM_MAX_CUT_MAP		256
 /* wear=: a few bytes per erase block, allocated when the card opens */
 #define SIM_MAX_WEAR_BLOCKS	(1ULL << 22)
 #define SIM_MAX_WEAR_CYCLES	100000000ULL
@@ -34,6 +28,12 @@
    and salt it names); the rest reads as a fixed pattern */
 #define SIM_GARBLE_KEPT		STAMPBLOCK_HEADER_BYTES
 #define SIM_GARBLE_BYTE		0x5a
+/* fake-cache= is allocated when the card opens: a card's RAM, not more */
+#define SIM_MAX_FAKE_CACHE	(256ULL << 20)
+/* volatile= too: the write cache a power cut empties */
+#define SIM_MAX_VOLATILE	(256ULL << 20)
+/* cut-map=: the writes whose old contents the card keeps to forget them */
+#define SIM_MAX_CUT_MAP		256
 
 struct sim_range {
 	uint64_t offset;
@@ -114,6 +114,11 @@ struct sim_params {
 	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
+	/* the wear model (wear.c); wear_cycles 0: blocks never wear */
+	uint64_t wear_cycles;		/* wear=CYCLES */
+	double wear_spread;		/* wear=CYCLES:SPREAD */
+	uint64_t spare_blocks;		/* spare=N */
+	enum sim_wear_eol wear_eol;	/* wear-eol= */
 	/* the power-fault model (power.c); all 0: an honest card */
 	bool power_keys;		/* one of its keys was given */
 	uint64_t volatile_bytes;	/* volatile=: 0, no write cache */
@@ -123,11 +128,6 @@ struct sim_params {
 	double cut_shorn;		/* cut-shorn=P */
 	uint64_t cut_map;		/* cut-map=N */
 	double cut_dead;		/* cut-dead=P */
-	/* the wear model (wear.c); wear_cycles 0: blocks never wear */
-	uint64_t wear_cycles;		/* wear=CYCLES */
-	double wear_spread;		/* wear=CYCLES:SPREAD */
-	uint64_t spare_blocks;		/* spare=N */
-	enum sim_wear_eol wear_eol;	/* wear-eol= */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */

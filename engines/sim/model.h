@@ -46,6 +46,7 @@ struct sim_state {
 	unsigned int ncached;
 	unsigned int nspilled;
 	struct sim_stats stats;	/* what the model did, for sim_stats() */
+	struct sim_wear *wear;		/* with wear= only */
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_fake *fake;		/* the data, with a fake key or a
@@ -53,7 +54,6 @@ struct sim_state {
 	struct sim_power *power;	/* its power: on, off, the volatile
 					   cache and the faults of a cut */
 	struct sim_reader *reader;	/* with reader-cache= only */
-	struct sim_wear *wear;		/* with wear= only */
 	struct sim_block blocks[];	/* p.open of them */
 };
 

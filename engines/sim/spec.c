@@ -31,11 +31,11 @@ enum sim_kind {
 	SIM_SLOW,	/* OFFSET+LEN:RATE, appended to the slow list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
+	SIM_WEAR,	/* CYCLES[:SPREAD] */
+	SIM_WEAR_EOL,	/* read-only or dead */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
 	SIM_CAPACITY,	/* units_parse_size, a multiple of 512; 0 is none */
 	SIM_FLUSH,	/* honest, ignore or late:MS */
-	SIM_WEAR,	/* CYCLES[:SPREAD] */
-	SIM_WEAR_EOL,	/* read-only or dead */
 };
 
 struct sim_key {
@@ -98,15 +98,15 @@ static const struct sim_key keys[] = {
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
 	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
+	{ .name = "wear", .kind = SIM_WEAR },
+	{ .name = "wear-eol", .kind = SIM_WEAR_EOL },
+	COUNT("spare", spare_blocks, 0, SIM_MAX_WEAR_BLOCKS),
 	KEY("volatile", SIM_CAPACITY, volatile_bytes),
 	{ .name = "flush", .kind = SIM_FLUSH },
 	FRACTION("cut-damage", cut_damage, 1.0),
 	FRACTION("cut-shorn", cut_shorn, 1.0),
 	COUNT("cut-map", cut_map, 0, SIM_MAX_CUT_MAP),
 	FRACTION("cut-dead", cut_dead, 1.0),
-	{ .name = "wear", .kind = SIM_WEAR },
-	{ .name = "wear-eol", .kind = SIM_WEAR_EOL },
-	COUNT("spare", spare_blocks, 0, SIM_MAX_WEAR_BLOCKS),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -418,14 +418,14 @@ static int set_value(const struct sim_key *key, const char *text,
 		err = parse_slow(text, p);
 	else if (key->kind == SIM_FAKE_MODE)
 		err = parse_fake_mode(text, p);
-	else if (key->kind == SIM_CROSS)
-		err = parse_cross(text, p);
-	else if (key->kind == SIM_FLUSH)
-		err = parse_flush(text, p);
 	else if (key->kind == SIM_WEAR)
 		err = parse_wear(text, p);
 	else if (key->kind == SIM_WEAR_EOL)
 		err = parse_wear_eol(text, p);
+	else if (key->kind == SIM_CROSS)
+		err = parse_cross(text, p);
+	else if (key->kind == SIM_FLUSH)
+		err = parse_flush(text, p);
 	else
 		err = parse_number(key, text, (char *)p + key->field);
 	if (err == -ENOSPC && key->kind == SIM_CROSS)
@@ -688,12 +688,12 @@ int sim_spec_parse(const char *spec, struct sim_params *p, char *msg,
 		first = false;
 	}
 	free(copy);
+	if (!err)
+		err = check_wear(p, &seen, msg, size);
 	/* the shorthand on a preset with levels replaces those levels */
 	if (!err && seen.shorthand)
 		p->ncross = 0;
 	if (!err)
 		fit_defaults(p, &seen);
-	if (!err)
-		err = check_params(p, msg, size);
-	return err ? err : check_wear(p, &seen, msg, size);
+	return err ? err : check_params(p, msg, size);
 }
