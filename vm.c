@@ -771,13 +771,14 @@ static void timed_progress(struct run *r)
 
 /*
  * The series' next value, from its start again at its end (unless it
- * has no values: *any says whether the last pass had one).
+ * has no values: *any says whether the last pass had one, or the loop
+ * walks it once).
  */
 static bool next_value(struct run *r, const struct node *n,
 		       struct series *s, bool *any, double *v)
 {
 	while (!series_next(s, v)) {
-		if (!*any || series_start(r, n, s))
+		if (!*any || n->once || series_start(r, n, s))
 			return false;
 		*any = false;
 	}
@@ -939,8 +940,8 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 	       !timed_stopped(r)) {
 		if (!series_next(&s, &v)) {
 			/* the end of the series: once more from the start,
-			   unless it has no values at all */
-			if (!any || series_start(r, n, &s))
+			   unless it has no values at all or is walked once */
+			if (!any || n->once || series_start(r, n, &s))
 				break;
 			any = false;
 			continue;
@@ -949,6 +950,10 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 		before_ns = r->timed_done_ns;
 		failed = r->exec->failed_reads;
 		err = loop_run(r, index, v, red, hist, &body, &timed);
+		if (err == VM_ENOUGH) {
+			err = 0;	/* the sink has what it needs */
+			break;
+		}
 		if (err || r->timed_done_ns != before_ns)
 			idle = 0;
 		else if (r->exec->failed_reads == failed)
@@ -1278,6 +1283,9 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	if (!err)
 		err = run_program(&r);
 	free_buffers(&r);
+	/* enough outside any timed loop: the program ends there */
+	if (err == VM_ENOUGH)
+		err = 0;
 	/* a timed loop cut short by a signal: the records are partial */
 	return !err && r.interrupted ? -EINTR : err;
 }

@@ -74,10 +74,19 @@ struct vm_plan {
 	unsigned error_value_count;
 };
 
+/*
+ * What a sink returns when it has seen enough of a timed loop's records
+ * (a rate that has settled): not an errno (those end at 4095), so no
+ * failure can be taken for it.
+ */
+#define VM_ENOUGH (-10000)
+
 /* A run's connections to the rest of the tool. */
 struct vm_exec {
 	struct dev *dev;
-	/* receives each finished record; non-zero stops the run */
+	/* receives each finished record; non-zero stops the run, but
+	   VM_ENOUGH, which ends only the loop bounded by time the record
+	   was made in (the program goes on after it) */
 	struct record_sink sink;
 	/* called every so often with operations done, for progress; when
 	   the plan has time-bounded loops, with ms of their device time;

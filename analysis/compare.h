@@ -30,6 +30,9 @@
 enum compare_column {
 	COMPARE_SEQ_READ,	/* -t */
 	COMPARE_SEQ_WRITE,	/* --write-speed, else --class-check */
+	COMPARE_BURST,		/* before a write cache's end, the same */
+	COMPARE_CACHE,		/* bytes written before the rate fell */
+	COMPARE_SUSTAINED,	/* the rate after it */
 	COMPARE_READ_QD1,	/* 4 KiB random IOPS at queue depth 1 */
 	COMPARE_WRITE_QD1,
 	COMPARE_READ_QD32,	/* ... and at queue depth 32 */

@@ -367,7 +367,7 @@ static void announce(struct endurance *e)
 			die_program_name, cfg->state_path, run->done_count,
 			run->done_count == 1 ? "" : "es", run->done_count + 1, run->current ? run->stamped : 0,
 			passes_slices(run));
-	mode_announce_writes("--surface", &e->dev, run->start, run->end);
+	mode_announce_writes("--surface", &e->dev, run->start, run->end, NULL);
 	units_format_exact_size(size, span);
 	whole_words(run, whole, sizeof(whole));
 	fprintf(stderr, "%s: --surface --write writes %llu bytes (%s) a "

@@ -21,12 +21,12 @@
 #include "measure/powercutcheck.h"
 #include "measure/powercutlog.h"
 #include "measure/powercutstamp.h"
+#include "measure/undo/trust.h"
 #include "measure/writerange.h"
 #include "modes/cutpower.h"
 #include "modes/powercut.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
-#include "measure/undo/trust.h"
 #include "modes/undofile.h"
 #include "records/powercut.h"
 #include "vm/stamp.h"
@@ -104,9 +104,11 @@ static void choose_range(struct cut_run *r, uint64_t unit)
 	uint64_t size = r->dev.size_bytes / unit * unit;
 	uint64_t offset = cfg->offset, span;
 
+	/* past the FAT area, rounded to the erase blocks -A, -O assume */
 	if (!mode_option_given(cfg, OPT_OFFSET))
 		offset = r->dev.size_bytes < SMALL_CARD_BYTES ? 0 :
-			 units_round_up(measure_write_floor(4 * MIB), unit);
+			 units_round_up(measure_write_floor(
+				 mode_option_default('e')), unit);
 	if (offset % unit)
 		usage_error("--offset %llu is not a multiple of the power-cut "
 			    "test's unit, %llu bytes", (unsigned long long)offset,
@@ -213,15 +215,16 @@ static void announce(struct cut_run *r)
 {
 	const struct config *cfg = r->cfg;
 
-	mode_announce_writes("--power-cut", &r->dev, r->start, r->end);
+	mode_announce_writes("--power-cut", &r->dev, r->start, r->end, NULL);
 	fprintf(stderr, "%s: a power cut can harm data anywhere on %s (the "
 		"card's own mapping tables), not only in this range: it "
 		"should hold nothing of value\n", die_program_name,
 		cfg->device);
-	fprintf(stderr, "%s: --power-cut: %llu cycles; %s; seed %llu "
+	fprintf(stderr, "%s: --power-cut: %llu cycle%s; %s; seed %llu "
 		"(--seed=%llu repeats the writes and the cut moments)\n",
 		die_program_name, (unsigned long long)cfg->cycles,
-		mode_cut_how(&r->cut), (unsigned long long)r->run.seed,
+		cfg->cycles == 1 ? "" : "s", mode_cut_how(&r->cut),
+		(unsigned long long)r->run.seed,
 		(unsigned long long)r->run.seed);
 }
 
@@ -595,10 +598,10 @@ static int verify_log(struct config *cfg)
 	r->run = rp.run;
 	cfg->cycles = rp.state.cycle;
 	r->out.verify_only = true;
-	fprintf(stderr, "%s: --verify: %s: %u cuts logged, the last one %s\n",
-		die_program_name, cfg->verify_path, rp.state.cycle,
-		!rp.state.cycle ? "(none)" : rp.state.verified ?
-		"verified by its run" : "verified now");
+	fprintf(stderr, "%s: --verify: %s: %u cut%s logged, the last one "
+		"%s\n", die_program_name, cfg->verify_path, rp.state.cycle,
+		rp.state.cycle == 1 ? "" : "s", !rp.state.cycle ? "(none)" :
+		rp.state.verified ? "verified by its run" : "verified now");
 	open_output(r);
 	err = verify_rest(r, &rp);
 	powercut_replay_free(&rp);

@@ -76,7 +76,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 	uint64_t written = surface_write_bytes(mode, o->end - from);
 	char size[UNITS_BUF], command[UNDOFILE_HINT_BYTES];
 
-	mode_announce_writes("--surface", dev, o->start, o->end);
+	mode_announce_writes("--surface", dev, o->start, o->end, NULL);
 	units_format_exact_size(size, written);
 	if (mode == SURFACE_WRITE)
 		fprintf(stderr, "%s: --surface --write writes %llu bytes "

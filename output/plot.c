@@ -57,9 +57,12 @@ static const struct chart charts[] = {
 	  { "time_ns" }, "read time", NULL, NULL, true, false, false },
 	{ { "interval" }, "length_bytes", "read size", false,
 	  { "min_ns" }, "fastest read time", NULL, NULL, true, true, true },
-	/* -t, --write-speed: one point per one-second window */
-	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
+	/* -t: one point per one-second window */
+	{ { "read-speed" }, "second", "time (seconds)", false,
 	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
+	/* --write-speed: one point per chunk, where a write cache ends */
+	{ { "write-speed" }, "written_bytes", "bytes written", false,
+	  { "bytes_per_s" }, "write rate", NULL, NULL, false, false, true },
 	/* --surface: one point per window, across the range */
 	{ { "surface" }, "offset_bytes", "offset", false,
 	  { "read_bytes_per_s", "write_bytes_per_s" }, "rate", NULL, NULL, false, false,

@@ -25,6 +25,8 @@ static const struct text_layout note_line = { .style = TEXT_SPACES };
 /* How each numeric column shows in text. */
 static const enum text_display column_display[COMPARE_COLUMNS] = {
 	[COMPARE_SEQ_READ] = TEXT_AS_UNIT, [COMPARE_SEQ_WRITE] = TEXT_AS_UNIT,
+	[COMPARE_BURST] = TEXT_AS_UNIT, [COMPARE_CACHE] = TEXT_SIZE,
+	[COMPARE_SUSTAINED] = TEXT_AS_UNIT,
 	[COMPARE_READ_QD1] = TEXT_AS_UNIT, [COMPARE_WRITE_QD1] = TEXT_AS_UNIT,
 	[COMPARE_READ_QD32] = TEXT_AS_UNIT,
 	[COMPARE_WRITE_QD32] = TEXT_AS_UNIT,
@@ -179,6 +181,8 @@ static void set_looks(const struct compare_card *card,
 static const char *const best_keys[COMPARE_COLUMNS] = {
 	[COMPARE_SEQ_READ] = "best.read_bytes_per_s",
 	[COMPARE_SEQ_WRITE] = "best.write_bytes_per_s",
+	[COMPARE_BURST] = "best.burst_bytes_per_s",
+	[COMPARE_SUSTAINED] = "best.sustained_bytes_per_s",
 	[COMPARE_READ_QD1] = "best.read_iops_qd1",
 	[COMPARE_WRITE_QD1] = "best.write_iops_qd1",
 	[COMPARE_READ_QD32] = "best.read_iops_qd32",

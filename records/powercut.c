@@ -175,7 +175,8 @@ static int emit_example(const struct record_sink *sink, uint32_t cycle,
 		   ALONE("wants the old data,"), NULL, e->seq);
 	record_add(&rec, RECORD_COUNT, "found_seq", flying ? HIDDEN :
 		   found_look(e->found_seq), NULL,
-		   e->found_seq == POWERCUT_SEQ_NONE ? NAN : e->found_seq);
+		   e->found_seq == POWERCUT_SEQ_NONE ? NAN :
+		   (double)e->found_seq);
 	record_add(&rec, RECORD_BYTES, "named_bytes", flying ?
 		   SHOWN("written for byte %") : HIDDEN, NULL,
 		   flying ? (double)e->named_bytes : NAN);

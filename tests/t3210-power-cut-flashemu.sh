@@ -7,7 +7,8 @@
 # run's log says the run's verdict again; a run stopped while it waits
 # for the power, verified in a separate run once the power is back,
 # gives the verdict a cut of that card gives; no byte outside the
-# announced range changes.  As root with /dev/fuse and loop devices.
+# announced range changes.  By hand, the run asks for the cut and waits
+# for the card.  As root with /dev/fuse and loop devices.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -116,7 +117,7 @@ test_emu 'a run stopped at its cut, --verify once the power is back: the honest 
 	"$FLASHBENCH" --power-cut --verify="$TRASH/honest.cut.log" \
 		"$(cat "$TRASH/honest.dev")" >out 2>err &&
 	cat err &&
-	grep -q "1 cuts logged, the last one verified now" err &&
+	grep -q "1 cut logged, the last one verified now" err &&
 	tail -n 1 out >got &&
 	echo "kept every acknowledged write in 1 of 1 cut; old data intact" >want &&
 	test_cmp want got &&
@@ -132,6 +133,20 @@ test_emu 'the same for the card that ignores flushes: acknowledged writes lost (
 	tail -n 1 out |
 		grep -Ex "lost acknowledged writes in 1 of 1 cut( \(up to [0-9.]+(ms|s) of them\))?; old data intact" &&
 	outside "$(cat "$TRASH/liar.dev")" | test_cmp "$TRASH/liar.outside" -
+'
+
+test_emu 'by hand: it asks for the cut, waits for the card, verifies one cut' '
+	dev=$(cat "$TRASH/honest.dev") &&
+	fb_start $ARGS "$dev" &&
+	poll_until "the request to cut" grep -q "cut the power now: pull the card or its reader" err &&
+	echo off >"$TRASH/honest/power" &&
+	poll_until "the wait for the card" grep -q "waiting for $dev to come back: put the card back" err &&
+	echo on >"$TRASH/honest/power" &&
+	fb_wait && test "$(cat code)" = 0 &&
+	tail -n 1 out >got &&
+	echo "kept every acknowledged write in 1 of 1 cut; old data intact" >want &&
+	test_cmp want got &&
+	outside "$dev" | test_cmp "$TRASH/honest.outside" -
 '
 
 test_emu 'flashemu ends well once the cards are let go' '

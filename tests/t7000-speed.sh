@@ -412,8 +412,9 @@ test_expect_success 'sim: --class-check: json numbers are the text numbers' '
 	        in line, (line, c)
 	    assert "measured %s MB/s" % mb(c["measured"]["write_bytes_per_s"]) \
 	        in line, (line, c)
-	assert text[-2].startswith("note: claimed classes unknown"), text[-2]
-	assert text[-1].startswith("host queue: a simulated card"), text[-1]
+	assert text[-3].startswith("note: claimed classes unknown"), text[-3]
+	assert text[-2].startswith("host queue: a simulated card"), text[-2]
+	assert text[-1].startswith("Raspberry Pi SD Card Speed Test"), text[-1]
 	PY
 '
 

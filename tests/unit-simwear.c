@@ -18,8 +18,10 @@
 
 #include "dev.h"
 #include "engines/sim.h"
+#include "lib/stampblock.h"
 #include "lib/units.h"
 #include "vm/stamp.h"
+#include "simcard.h"
 #include "unit.h"
 
 #define SECTOR	512ULL
@@ -33,37 +35,34 @@ enum found { FOUND_INTACT, FOUND_WRITE_FAILED, FOUND_GARBLED };
 static unsigned char buffer[ERASE];
 static unsigned char back[ERASE];
 
-static bool open_rw(struct dev *dev, const char *spec)
-{
-	int err = dev_open(dev, spec, DEV_READ_WRITE);
-
-	if (err)
-		printf("# %s: %s\n", spec, dev->error.message);
-	else
-		dev_allow_writes(dev, 0, dev->size_bytes);
-	return err == 0;
-}
-
-/* Each sector names its offset and the pass. */
-static void fill(unsigned char *buf, uint64_t offset, uint64_t length,
-		 unsigned pass)
-{
-	for (uint64_t at = 0; at < length; at += SECTOR) {
-		uint64_t name[2] = { offset + at, pass };
-
-		memset(buf + at, (int)pass, SECTOR);
-		memcpy(buf + at, name, sizeof(name));
-	}
-}
-
 /* Does block i read back as pass wrote it?  false on a read error. */
 static bool block_is(struct dev *dev, unsigned i, unsigned pass)
 {
 	uint64_t ns;
 
-	fill(buffer, i * ERASE, ERASE, pass);
+	simcard_fill(buffer, i * ERASE, ERASE, pass);
 	return dev_read(dev, back, i * ERASE, ERASE, &ns) == 0 &&
 	       memcmp(buffer, back, ERASE) == 0;
+}
+
+/*
+ * Does block i read back garbled: each sector's first 24 bytes as want
+ * has them (a stamp's header), the rest the pattern 0x5a?
+ */
+static bool garbled_as(struct dev *dev, unsigned i, const unsigned char *want)
+{
+	uint64_t ns;
+
+	if (dev_read(dev, back, i * ERASE, ERASE, &ns))
+		return false;
+	for (uint64_t at = 0; at < ERASE; at += SECTOR) {
+		if (memcmp(back + at, want + at, 24) != 0)
+			return false;
+		for (uint64_t b = 24; b < SECTOR; b++)
+			if (back[at + b] != 0x5a)
+				return false;
+	}
+	return true;
 }
 
 /*
@@ -76,7 +75,7 @@ static void run_pass(struct dev *dev, unsigned pass,
 	uint64_t ns;
 
 	for (unsigned i = 0; i < BLOCKS; i++) {
-		fill(buffer, i * ERASE, ERASE, pass);
+		simcard_fill(buffer, i * ERASE, ERASE, pass);
 		found[i] = dev_write(dev, buffer, i * ERASE, ERASE, &ns) ?
 			   FOUND_WRITE_FAILED : FOUND_INTACT;
 	}
@@ -113,9 +112,9 @@ static void test_endurance(void)
 	struct dev dev;
 	unsigned first[BLOCKS], early = 0, late = 0, fates[3] = { 0 };
 	uint64_t e[BLOCKS], lowest = UINT64_MAX, highest = 0;
-	bool each = true;
+	bool each = true, pattern = true;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",wear=10:0.2,spare=0"),
+	UNIT_CHECK(simcard_open(&dev, CARD ",wear=10:0.2,spare=0"),
 		   "a card of 16 blocks wearing after 10 cycles +-20%% opens");
 	for (unsigned i = 0; i < BLOCKS; i++) {
 		e[i] = wear_of(&dev, i * ERASE).endurance;
@@ -131,6 +130,9 @@ static void test_endurance(void)
 		early += first[i] <= 8;
 		late += first[i] > 13;
 		fates[wear_of(&dev, i * ERASE).fate]++;
+		simcard_fill(buffer, i * ERASE, ERASE, 13);
+		if (wear_of(&dev, i * ERASE).fate == SIM_WEAR_GARBLED)
+			pattern = pattern && garbled_as(&dev, i, buffer);
 	}
 	UNIT_CHECK(each && !early && !late,
 		   "each block fails at the pass after its endurance, none "
@@ -140,6 +142,8 @@ static void test_endurance(void)
 		   "worn blocks fail writes (%u) or read back garbled (%u), "
 		   "by their own draw", fates[SIM_WEAR_FAILS_WRITES],
 		   fates[SIM_WEAR_GARBLED]);
+	UNIT_CHECK(pattern, "garbled: each sector's first 24 bytes as "
+		   "written, the rest 0x5a");
 	dev_close(&dev);
 }
 
@@ -150,7 +154,7 @@ static int write_backwards(struct dev *dev, uint64_t piece, unsigned pass)
 	int err = 0;
 
 	for (uint64_t at = ERASE; !err && at; at -= piece) {
-		fill(buffer, at - piece, piece, pass);
+		simcard_fill(buffer, at - piece, piece, pass);
 		err = dev_write(dev, buffer, at - piece, piece, &ns);
 	}
 	return err;
@@ -161,7 +165,7 @@ static void test_any_order(void)
 	struct dev dev;
 	bool counted = true;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",wear=3:0,spare=0"),
+	UNIT_CHECK(simcard_open(&dev, CARD ",wear=3:0,spare=0"),
 		   "a card whose blocks take exactly 3 cycles opens");
 	for (unsigned pass = 1; pass <= 3; pass++)
 		counted = counted &&
@@ -200,8 +204,8 @@ static void test_spares(void)
 	uint64_t e[BLOCKS], retired, none;
 	unsigned bare_at, spared_at, taken = 0, weakest = 0;
 
-	UNIT_CHECK(open_rw(&bare, CARD ",wear=10:0.2,spare=0") &&
-		   open_rw(&spared, CARD ",wear=10:0.2,spare=3"),
+	UNIT_CHECK(simcard_open(&bare, CARD ",wear=10:0.2,spare=0") &&
+		   simcard_open(&spared, CARD ",wear=10:0.2,spare=3"),
 		   "the same card with no spare and with 3 opens");
 	for (unsigned i = 0; i < BLOCKS; i++)
 		e[i] = wear_of(&spared, i * ERASE).endurance;
@@ -245,17 +249,17 @@ static void test_read_only(void)
 	bool refused = true, served = true;
 	uint64_t ns;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",wear=3:0,spare=1,wear-eol=read-only")
+	UNIT_CHECK(simcard_open(&dev, CARD ",wear=3:0,spare=1,wear-eol=read-only")
 		   && three_passes(&dev),
 		   "read-only at end of life: 3 passes intact");
-	fill(buffer, 0, ERASE, 4);
+	simcard_fill(buffer, 0, ERASE, 4);
 	UNIT_CHECK(dev_write(&dev, buffer, 0, ERASE, &ns) == 0,
 		   "the first block to wear takes the spare");
-	fill(buffer, ERASE, ERASE, 4);
+	simcard_fill(buffer, ERASE, ERASE, 4);
 	UNIT_CHECK(dev_write(&dev, buffer, ERASE, ERASE, &ns) == -EIO,
 		   "the next, with no spare left, fails with EIO");
 	for (unsigned i = 0; i < BLOCKS; i++) {
-		fill(buffer, i * ERASE, SECTOR, 5);
+		simcard_fill(buffer, i * ERASE, SECTOR, 5);
 		refused = refused &&
 			  dev_write(&dev, buffer, i * ERASE, SECTOR, &ns) ==
 			  -EIO;
@@ -281,10 +285,10 @@ static void test_dead(void)
 	bool failing = true;
 	uint64_t ns;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",wear=3:0,spare=0,wear-eol=dead") &&
+	UNIT_CHECK(simcard_open(&dev, CARD ",wear=3:0,spare=0,wear-eol=dead") &&
 		   three_passes(&dev),
 		   "dead at end of life: 3 passes intact");
-	fill(buffer, 0, ERASE, 4);
+	simcard_fill(buffer, 0, ERASE, 4);
 	UNIT_CHECK(dev_write(&dev, buffer, 0, ERASE, &ns) == -EIO,
 		   "the first worn block, no spare, fails the write");
 	for (unsigned i = 0; i < BLOCKS; i++)
@@ -308,7 +312,7 @@ static uint64_t outcome(const char *spec)
 	unsigned first[BLOCKS];
 	uint64_t sum = 0;
 
-	if (!open_rw(&dev, spec))
+	if (!simcard_open(&dev, spec))
 		return 0;
 	first_failures(&dev, 13, first);
 	for (unsigned i = 0; i < BLOCKS; i++) {
@@ -359,11 +363,11 @@ static bool classified(struct dev *dev, unsigned i, uint64_t salt,
 static void test_stamps(void)
 {
 	struct dev dev;
-	unsigned failed, right = 0;
+	unsigned failed, right = 0, headed = 0;
 	uint64_t ns;
 	bool verified = true;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",wear=1:0,spare=0"),
+	UNIT_CHECK(simcard_open(&dev, CARD ",wear=1:0,spare=0"),
 		   "a card of one cycle a block opens");
 	UNIT_CHECK(stamp_all(&dev, 11) == 0, "the first stamps all pass");
 	for (unsigned i = 0; i < BLOCKS; i++)
@@ -380,10 +384,16 @@ static void test_stamps(void)
 			 classified(&dev, i, 12, STAMP_GARBAGE) :
 			 classified(&dev, i, 12, STAMP_OTHER) &&
 			 classified(&dev, i, 11, STAMP_INTACT);
+		stampblock_fill_many(buffer, i * ERASE, ERASE / SECTOR, SECTOR,
+				     12);
+		headed += garbled && garbled_as(&dev, i, buffer);
 	}
 	UNIT_CHECK(failed && failed < BLOCKS && right == BLOCKS,
 		   "worn, %u blocks fail the next stamps and keep the old "
 		   "ones; the others' stamps read back as garbage", failed);
+	UNIT_CHECK(headed == BLOCKS - failed,
+		   "garbled stamps, made from their runs, keep their header "
+		   "over the pattern, as bytes do");
 	dev_close(&dev);
 }
 
@@ -394,7 +404,7 @@ static void test_lean(void)
 	unsigned failed = 0;
 	uint64_t ns;
 
-	UNIT_CHECK(open_rw(&dev, "sim:size=64G,wear=100"),
+	UNIT_CHECK(simcard_open(&dev, "sim:size=64G,wear=100"),
 		   "a 64 GB card that wears opens");
 	sim_stats(&dev, &st);
 	UNIT_CHECK(st.held_bytes <= 16384 * 12 + 4096 &&
@@ -420,21 +430,21 @@ static void test_fake(void)
 	struct sim_wear_block b;
 	uint64_t ns;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",fake=16M,wear=2:0,spare=0"),
+	UNIT_CHECK(simcard_open(&dev, CARD ",fake=16M,wear=2:0,spare=0"),
 		   "a fake of 16 MiB in 64 that wears opens");
-	fill(buffer, 0, ERASE, 1);
+	simcard_fill(buffer, 0, ERASE, 1);
 	dev_write(&dev, buffer, 0, ERASE, &ns);
-	fill(buffer, 16 * MIB, ERASE, 2);
+	simcard_fill(buffer, 16 * MIB, ERASE, 2);
 	dev_write(&dev, buffer, 16 * MIB, ERASE, &ns);
 	UNIT_CHECK(wear_of(&dev, 0).cycles == 2 &&
 		   wear_of(&dev, 32 * MIB).cycles == 2,
 		   "a write and its alias wear the one block they land on");
-	fill(buffer, 32 * MIB, ERASE, 3);
+	simcard_fill(buffer, 32 * MIB, ERASE, 3);
 	UNIT_CHECK(dev_write(&dev, buffer, 32 * MIB, ERASE, &ns) != 0 ||
 		   !block_is(&dev, 8, 3),
 		   "the third write there finds it worn");
 	dev_close(&dev);
-	UNIT_CHECK(open_rw(&dev, CARD ",fake=16M,fake-mode=drop,wear=1:0") &&
+	UNIT_CHECK(simcard_open(&dev, CARD ",fake=16M,fake-mode=drop,wear=1:0") &&
 		   sim_wear_block(&dev, 32 * MIB, &b) == -ERANGE,
 		   "what a fake drops lands on no flash: no block to wear");
 	dev_close(&dev);

@@ -106,9 +106,12 @@ static int run_job(struct dev *dev, struct speed_job *job)
 		dev_allow_writes(dev, job->plan.write_start,
 				 job->plan.write_end);
 	if (!err)
-		err = speed_results_init(&job->results, job->duration_ns);
+		err = speed_results_init(&job->results, job->duration_ns,
+					 job->span / (job->erase ? job->erase :
+						      job->block));
 	if (!err)
 		err = vm_run(program, &job->plan, &exec);
+	speed_results_end(&job->results);
 	job->failed_reads = exec.failed_reads;
 	vm_free(program);
 	return err;

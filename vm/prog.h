@@ -141,6 +141,9 @@ struct node {
 	struct expr operands[VM_MAX_OPERANDS];
 	bool resume;			/* VM_FOR_TIME: the series goes on
 					   where this loop left it last time */
+	bool once;			/* VM_FOR_TIME: the series walked at
+					   most once, never from its start
+					   again */
 	bool has_depth;			/* VM_FOR_TIME: "depth EXPR", its
 					   body one read or write */
 	struct expr depth;		/* operations kept in flight */

@@ -47,6 +47,9 @@ enum program_param {
 	PARAM_SPAN,		/* speed tests: bytes they may write */
 	PARAM_WRITES,		/* 0 with --read-only, else 1 */
 	PARAM_IODEPTH,		/* --iodepth: operations in flight */
+	PARAM_PI_BYTES,		/* --class-check: the Raspberry Pi test's
+				   file, bytes from $offset */
+	PARAM_PI_TIME,		/* its random I/O's time, ns */
 	/* --detect's probes; detect.c sets them before each run */
 	PARAM_ALIGN,		/* the alignment whose boundaries are read */
 	PARAM_BOUNDARY_COUNT,	/* $nb: boundaries per alignment */

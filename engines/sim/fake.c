@@ -1,8 +1,8 @@
 /*
  * The simulated card's fake capacity (fake=, fake-mode=, fake-cache=):
  * its data store.  A counterfeit card announces size but holds fake
- * bytes.  Only when a fake key is given does the card keep the data
- * written to it: sparsely, a sector at a time, so memory grows with what
+ * bytes.  Only when a fake key (or a power-fault key, or wear=) is given
+ * does the card keep the data written to it: sparsely, a sector at a time, so memory grows with what
  * a test wrote, not with the card; a sector that is exactly a stamp is
  * kept as what it names (stamprun.c).  Sectors never written read as a
  * fixed pattern of their physical number (the "old data" a card came
@@ -58,6 +58,8 @@ struct sim_fake {
 	const struct sim_data_ops *keeper;	/* holds the real blocks' data
 						   instead, or NULL */
 	void *keeper_ctx;
+	sim_garbled_fn garbled;		/* worn blocks (wear=), or NULL */
+	const void *garbled_ctx;
 };
 
 static size_t map_home(const struct fake_map *m, uint64_t key)
@@ -463,15 +465,27 @@ static const struct sim_stamp_run *stamp_source(const struct sim_fake *f,
 	return sim_runs_of(&f->runs, *real / SIM_SECTOR);
 }
 
+/* n garbled stamps naming offset on: a stamp's header, then the pattern. */
+static void garbled_stamps(unsigned char *buf, uint64_t offset, uint64_t n,
+			   uint64_t salt)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned char *sector = buf + i * SIM_SECTOR;
+
+		stampblock_put_header(sector, offset + i * SIM_SECTOR, salt);
+		sim_garble_sector(sector);
+	}
+}
+
 /*
  * Read sectors from offset on, at most max of them: a stretch that one
- * run's stamps hold, made again in one go, or else one sector.  Returns
- * how many it read.
+ * run's stamps hold, made again in one go (garbled where a worn block
+ * garbles it), or else one sector.  Returns how many it read.
  */
 static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 				  uint64_t max, unsigned char *buf)
 {
-	uint64_t real, next, n = 1;
+	uint64_t real, next, n = 1, garbled;
 	const struct sim_stamp_run *run = stamp_source(f, offset, &real), *more;
 	uint32_t slot;
 	enum sim_fake_fate fate;
@@ -482,6 +496,14 @@ static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 					    &next)) == run &&
 		       next == real + n * SIM_SECTOR)
 			n++;
+		garbled = f->garbled ? f->garbled(f->garbled_ctx, real,
+						  n * SIM_SECTOR) / SIM_SECTOR :
+				       0;
+		if (garbled) {
+			garbled_stamps(buf, real + run->delta, garbled,
+				       run->salt);
+			return garbled;
+		}
 		stampblock_fill_many(buf, real + run->delta, (size_t)n,
 				     SIM_SECTOR, run->salt);
 		return n;
@@ -631,6 +653,13 @@ int sim_fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
 bool sim_fake_takes_stamps(const struct sim_fake *f)
 {
 	return !f->cache_sectors && !f->keeper;
+}
+
+void sim_fake_garbled_by(struct sim_fake *f, sim_garbled_fn garbled,
+			 const void *ctx)
+{
+	f->garbled = garbled;
+	f->garbled_ctx = ctx;
 }
 
 void sim_fake_keep_in(struct sim_fake *f, const struct sim_data_ops *ops,

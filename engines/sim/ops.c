@@ -163,6 +163,8 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 		sim_model_free(s);
 		return -ENOMEM;
 	}
+	if (s->wear)	/* a wearing card keeps its data: s->fake is there */
+		sim_fake_garbled_by(s->fake, sim_wear_garbled_bytes, s->wear);
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
 	dev->logical_block_bytes = SIM_SECTOR;
@@ -318,21 +320,6 @@ int sim_geometry(const struct dev *dev, struct sim_geometry *g)
 	return 0;
 }
 
-int sim_stats(const struct dev *dev, struct sim_stats *out)
-{
-	const struct sim_state *s = dev->backend;
-
-	if (dev->ops != &dev_sim_ops || !s)
-		return -EINVAL;
-	*out = s->stats;
-	if (s->fake)
-		sim_fake_held(s->fake, out);
-	/* the volatile cache is the card's RAM, as fake-cache= is */
-	out->held_bytes += sim_power_held(s->power);
-	sim_wear_stats(s->wear, out);
-	return 0;
-}
-
 /* Does a write where a fake puts it land on the flash? */
 static bool fate_keeps(enum sim_fake_fate fate)
 {
@@ -351,6 +338,31 @@ int sim_wear_block(const struct dev *dev, uint64_t offset,
 	    !fate_keeps(sim_fake_place(s->fake, offset, &real)))
 		return -ERANGE;
 	return sim_wear_at(s->wear, real, out);
+}
+
+int sim_stats(const struct dev *dev, struct sim_stats *out)
+{
+	const struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	*out = s->stats;
+	if (s->fake)
+		sim_fake_held(s->fake, out);
+	sim_wear_stats(s->wear, out);
+	/* the volatile cache is the card's RAM, as fake-cache= is */
+	out->held_bytes += sim_power_held(s->power);
+	return 0;
+}
+
+int sim_idle(struct dev *dev, uint64_t ns)
+{
+	struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	sim_model_idle(s, ns);
+	return 0;
 }
 
 const char *sim_preset(size_t i, const char **description)

@@ -31,11 +31,12 @@ enum sim_kind {
 	SIM_SLOW,	/* OFFSET+LEN:RATE, appended to the slow list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
+	SIM_WEAR,	/* CYCLES[:SPREAD] */
+	SIM_WEAR_EOL,	/* read-only or dead */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
 	SIM_CAPACITY,	/* units_parse_size, a multiple of 512; 0 is none */
 	SIM_FLUSH,	/* honest, ignore or late:MS */
-	SIM_WEAR,	/* CYCLES[:SPREAD] */
-	SIM_WEAR_EOL,	/* read-only or dead */
+	SIM_SLC,	/* SIZE[:RATE], the SLC write cache; 0 none */
 };
 
 struct sim_key {
@@ -98,15 +99,18 @@ static const struct sim_key keys[] = {
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
 	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
+	{ .name = "wear", .kind = SIM_WEAR },
+	{ .name = "wear-eol", .kind = SIM_WEAR_EOL },
+	COUNT("spare", spare_blocks, 0, SIM_MAX_WEAR_BLOCKS),
 	KEY("volatile", SIM_CAPACITY, volatile_bytes),
 	{ .name = "flush", .kind = SIM_FLUSH },
 	FRACTION("cut-damage", cut_damage, 1.0),
 	FRACTION("cut-shorn", cut_shorn, 1.0),
 	COUNT("cut-map", cut_map, 0, SIM_MAX_CUT_MAP),
 	FRACTION("cut-dead", cut_dead, 1.0),
-	{ .name = "wear", .kind = SIM_WEAR },
-	{ .name = "wear-eol", .kind = SIM_WEAR_EOL },
-	COUNT("spare", spare_blocks, 0, SIM_MAX_WEAR_BLOCKS),
+	{ .name = "slc", .kind = SIM_SLC },
+	KEY("slc-fold", SIM_RATE, slc_fold_rate),
+	COUNT("cache-any", cache_any, 0, 1),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -404,6 +408,30 @@ static const char *value_hint(const struct sim_key *key)
 	return "";
 }
 
+/*
+ * slc=SIZE[:RATE]: SIZE a multiple of 512, 0 for no cache (a preset's
+ * taken away); RATE positive, or the default when not given.
+ */
+static int parse_slc(const char *text, struct sim_params *p)
+{
+	char size[64];
+	const char *colon = strchr(text, ':');
+	size_t len = colon ? (size_t)(colon - text) : strlen(text);
+	uint64_t rate = 0;
+
+	if (len >= sizeof(size))
+		return -EINVAL;
+	memcpy(size, text, len);
+	size[len] = '\0';
+	if (units_parse_size(size, &p->slc_bytes) ||
+	    p->slc_bytes % SIM_SECTOR)
+		return -EINVAL;
+	if (colon && (units_parse_rate(colon + 1, &rate) || !rate))
+		return -EINVAL;
+	p->slc_rate = rate;
+	return 0;
+}
+
 static int set_value(const struct sim_key *key, const char *text,
 		     struct sim_params *p, char *msg, size_t size)
 {
@@ -418,14 +446,16 @@ static int set_value(const struct sim_key *key, const char *text,
 		err = parse_slow(text, p);
 	else if (key->kind == SIM_FAKE_MODE)
 		err = parse_fake_mode(text, p);
-	else if (key->kind == SIM_CROSS)
-		err = parse_cross(text, p);
-	else if (key->kind == SIM_FLUSH)
-		err = parse_flush(text, p);
 	else if (key->kind == SIM_WEAR)
 		err = parse_wear(text, p);
 	else if (key->kind == SIM_WEAR_EOL)
 		err = parse_wear_eol(text, p);
+	else if (key->kind == SIM_CROSS)
+		err = parse_cross(text, p);
+	else if (key->kind == SIM_FLUSH)
+		err = parse_flush(text, p);
+	else if (key->kind == SIM_SLC)
+		err = parse_slc(text, p);
 	else
 		err = parse_number(key, text, (char *)p + key->field);
 	if (err == -ENOSPC && key->kind == SIM_CROSS)
@@ -635,6 +665,25 @@ static int check_wear(const struct sim_params *p,
 	return 0;
 }
 
+/*
+ * The SLC cache lies on the card, and slc-fold= needs one: given without
+ * it, the key would silently do nothing.
+ */
+static int check_slc(const struct sim_params *p, const struct spec_seen *seen,
+		     char *msg, size_t size)
+{
+	char a[UNITS_BUF], b[UNITS_BUF];
+
+	if (p->slc_bytes > p->size_bytes)
+		return usage(msg, size, "sim: slc %s is more than the card's "
+			     "size %s", units_format_exact_size(a, p->slc_bytes),
+			     units_format_exact_size(b, p->size_bytes));
+	if (given(seen, "slc-fold") && !p->slc_bytes)
+		return usage(msg, size, "sim: slc-fold needs an SLC cache "
+			     "(slc=SIZE)");
+	return 0;
+}
+
 /* Geometry that no single key can check alone. */
 static int check_params(const struct sim_params *p, char *msg, size_t size)
 {
@@ -688,6 +737,8 @@ int sim_spec_parse(const char *spec, struct sim_params *p, char *msg,
 		first = false;
 	}
 	free(copy);
+	if (!err)
+		err = check_wear(p, &seen, msg, size);
 	/* the shorthand on a preset with levels replaces those levels */
 	if (!err && seen.shorthand)
 		p->ncross = 0;
@@ -695,5 +746,5 @@ int sim_spec_parse(const char *spec, struct sim_params *p, char *msg,
 		fit_defaults(p, &seen);
 	if (!err)
 		err = check_params(p, msg, size);
-	return err ? err : check_wear(p, &seen, msg, size);
+	return err ? err : check_slc(p, &seen, msg, size);
 }

@@ -17,16 +17,18 @@
  * drawn for it, wears on from there.  With no spare left the block
  * fails: by a draw of its own, writes to it fail with EIO (nothing of
  * such a write lands, and its sectors go on reading what they held), or
- * writes pass and every read of it comes back garbled - three bits of
- * one 64-bit word of each sector flipped, past its first 32 bytes, so a
- * stamp's header stays readable and its checksum fails.  With
+ * writes pass and every read of it comes back garbled - each sector's
+ * first 24 bytes as they were, the rest a fixed pattern (card.h), so a
+ * stamp's header still names it and its checksum fails.  With
  * wear-eol=, the first block that finds no spare ends the card instead:
  * read-only, every write (and discard) fails with EIO while reads go on,
  * or dead, every operation fails with EIO.
  *
  * Memory: 12 bytes per erase block, allocated when the card opens, and
- * nothing per write: the garbled bytes are made again on each read from
- * the sector's number, so stamps keep going to the store as runs.
+ * nothing per write: stamps keep going to the store as runs, and the
+ * store makes a garbled block's stamps from them without their filler
+ * (sim_wear_garbled_bytes, the hook it is given).  Wear is counted where
+ * the host's writes reach the card, before a volatile= cache.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -40,9 +42,6 @@
 #include "engines/sim/fake.h"
 #include "engines/sim/model.h"
 #include "engines/sim/wear.h"
-
-#define FILLER_WORDS	60	/* the 64-bit words of a sector past 32 bytes */
-#define FLIPPED_BITS	3
 
 struct wear_block {
 	uint32_t cycles;	/* begun on its flash (its own or a spare) */
@@ -64,7 +63,7 @@ struct sim_wear {
 };
 
 /* What a draw is for: each has a stream of its own. */
-enum draw_kind { DRAW_ENDURANCE = 1, DRAW_FATE, DRAW_GARBLE };
+enum draw_kind { DRAW_ENDURANCE = 1, DRAW_FATE };
 
 static uint64_t mix64(uint64_t z)
 {
@@ -303,7 +302,7 @@ bool sim_wear_clean(const struct sim_state *s, uint64_t offset,
 	       !each_span(s, offset, length, garbled, &rb);
 }
 
-/* Each sector of a garbled block: the same bits flipped on every read. */
+/* Each sector of a garbled block, the same on every read. */
 static int garble_span(const struct span *sp, void *ctx)
 {
 	const struct read_buffer *rb = ctx;
@@ -311,18 +310,8 @@ static int garble_span(const struct span *sp, void *ctx)
 
 	if (rb->w->block[sp->index].fate != SIM_WEAR_GARBLED)
 		return 0;
-	for (uint64_t at = 0; at + SIM_SECTOR <= sp->bytes; at += SIM_SECTOR) {
-		uint64_t h = draw(rb->w, (sp->real + at) / SIM_SECTOR, 0,
-				  DRAW_GARBLE), word, flip = 0;
-		unsigned char *p;
-
-		for (int i = 0; i < FLIPPED_BITS; i++)
-			flip |= 1ULL << (h >> (8 + 6 * i) & 63);
-		p = out + at + 32 + 8 * (h % FILLER_WORDS);
-		memcpy(&word, p, sizeof(word));
-		word ^= flip;
-		memcpy(p, &word, sizeof(word));
-	}
+	for (uint64_t at = 0; at + SIM_SECTOR <= sp->bytes; at += SIM_SECTOR)
+		sim_garble_sector(out + at);
 	return 0;
 }
 
@@ -333,6 +322,19 @@ void sim_wear_garble(const struct sim_state *s, void *buf, uint64_t offset,
 
 	if (s->wear && s->wear->worn && buf)
 		each_span(s, offset, length, garble_span, &rb);
+}
+
+uint64_t sim_wear_garbled_bytes(const void *ctx, uint64_t real,
+				uint64_t max)
+{
+	const struct sim_wear *w = ctx;
+	uint64_t index = real / w->erase_bytes;
+	uint64_t to_end = (index + 1) * w->erase_bytes - real;
+
+	if (!w->worn || index >= w->nblocks ||
+	    w->block[index].fate != SIM_WEAR_GARBLED)
+		return 0;
+	return max < to_end ? max : to_end;
 }
 
 void sim_wear_stats(const struct sim_wear *w, struct sim_stats *out)

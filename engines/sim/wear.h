@@ -46,6 +46,13 @@ bool sim_wear_clean(const struct sim_state *s, uint64_t offset,
 void sim_wear_garble(const struct sim_state *s, void *buf, uint64_t offset,
 		     uint64_t length);
 
+/*
+ * A sim_garbled_fn (fake.h) over w: the store makes the stamps of a
+ * garbled block garbled, without their bytes.
+ */
+uint64_t sim_wear_garbled_bytes(const void *ctx, uint64_t real,
+				uint64_t max);
+
 /* Its counters and the memory it takes, into *out. */
 void sim_wear_stats(const struct sim_wear *w, struct sim_stats *out);
 
