@@ -26,6 +26,7 @@
 #include "measure/passesstate.h"
 #include "measure/undo/trust.h"
 #include "modes/capacity.h"
+#include "modes/devwait.h"
 #include "modes/passes.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
@@ -34,9 +35,6 @@
 #include "output/progress.h"
 #include "records/passes.h"
 #include "vm/stamp.h"
-
-/* Between looks for a device that went away: it is a person's pace. */
-#define WAIT_STEP_NS 100000000L
 
 struct endurance {
 	struct config *cfg;
@@ -180,39 +178,29 @@ static void read_state(struct endurance *e)
 		usage_error("--state: %s: %s", path, strerror(-err));
 }
 
-/* The identity a state file records, as devfind's key. */
-static void key_of_text(const char *text, struct devfind_key *key)
-{
-	const char *part = strstr(text, ",partition=");
-	int n = part ? (int)(part - text) : (int)strlen(text);
-
-	*key = (struct devfind_key){ .has_identity = text[0] != '\0' };
-	snprintf(key->identity, sizeof(key->identity), "%.*s", n, text);
-	key->partition = part ? (unsigned)strtoul(part + 11, NULL, 10) : 0;
-}
-
 /* The device at node opens and reads its first block. */
 static bool answers(const char *node)
 {
 	struct dev dev;
-	uint64_t ns;
-	void *block;
-	bool ok;
 
-	if (dev_open(&dev, node, DEV_READ_ONLY))
+	if (mode_open_answering(&dev, node, DEV_READ_ONLY))
 		return false;
-	block = dev_alloc_buffer(dev.logical_block_bytes, DEV_PATTERN_ZEROS);
-	ok = block && dev.size_bytes &&
-	     dev_read(&dev, block, 0, dev.logical_block_bytes, &ns) == 0;
-	free(block);
 	dev_close(&dev);
-	return ok;
+	return true;
 }
 
-static bool found(struct endurance *e, const struct devfind_key *want)
+/* A device with the run's identity answers now: its node in e->node. */
+struct passes_wait {
+	struct endurance *e;
+	const struct devfind_key *want;
+};
+
+static bool found(void *ctx)
 {
-	return devfind_node(want, e->cfg->device, NULL, e->node,
-			    sizeof(e->node)) == 0 && answers(e->node);
+	struct passes_wait *w = ctx;
+
+	return devfind_node(w->want, w->e->cfg->device, NULL, w->e->node,
+			    sizeof(w->e->node)) == 0 && answers(w->e->node);
 }
 
 /*
@@ -223,28 +211,19 @@ static bool found(struct endurance *e, const struct devfind_key *want)
 static int wait_device(struct endurance *e, const struct devfind_key *want)
 {
 	const struct config *cfg = e->cfg;
-	const struct timespec step = { 0, WAIT_STEP_NS };
+	struct passes_wait w = { e, want };
 	char what[PASSES_IDENTITY_BYTES + 32];
-	struct progress progress;
+	int err;
 
 	snprintf(what, sizeof(what), "waiting for %s", e->run.identity);
 	fprintf(stderr, "%s: --state: %s: waiting for %s (it was %s) to "
 		"come back, under any name\n", die_program_name,
 		cfg->state_path, e->run.identity, cfg->device);
-	progress_start(&progress, stderr, "surface",
-		       !cfg->quiet && cfg->format == RENDER_TEXT);
-	while (!found(e, want)) {
-		if (*cfg->stop) {
-			progress_end(&progress);
-			return -EINTR;
-		}
-		progress_wait(&progress, what);
-		nanosleep(&step, NULL);	/* a signal ends it early */
-	}
-	progress_end(&progress);
-	fprintf(stderr, "%s: --state: %s is back as %s\n", die_program_name,
-		e->run.identity, e->node);
-	return 0;
+	err = mode_wait_until(cfg, "surface", what, found, &w, 0);
+	if (!err)
+		fprintf(stderr, "%s: --state: %s is back as %s\n",
+			die_program_name, e->run.identity, e->node);
+	return err;
 }
 
 /*
@@ -259,7 +238,7 @@ static int find_device(struct endurance *e)
 	struct devfind_key want, here;
 	int err = 0;
 
-	key_of_text(e->run.identity, &want);
+	devfind_key_parse(e->run.identity, &want);
 	if (!want.has_identity)
 		usage_error("--state: %s names no device it could find again",
 			    cfg->state_path);
@@ -271,7 +250,7 @@ static int find_device(struct endurance *e)
 			    devfind_key_text(&here, here_text,
 					     sizeof(here_text)) :
 			    "nothing identifies it");
-	if (!found(e, &want))
+	if (!found(&(struct passes_wait){ e, &want }))
 		err = wait_device(e, &want);
 	cfg->device = e->node;
 	return err;
