@@ -368,26 +368,47 @@ static void offer_label(struct compare_card *card, enum compare_label l,
 /* The families of SD classes, by the letter that starts their names. */
 static const char class_families[] = "CUVA";
 
-/* --class-check: the highest class passed in each family, "C10 U1 V10". */
+/*
+ * Did a saved class record pass: 2 plainly, 1 only as far as measured
+ * (its write rate never fell, so a larger cache could hide a slower
+ * one), 0 not.
+ */
+static int class_passed(const struct json_value *rec)
+{
+	const char *result = saved_string(rec, "result");
+
+	if (saved_number(rec, "pass") == 1)
+		return 2;
+	return result && strcmp(result, "pass as far as measured") == 0;
+}
+
+/*
+ * --class-check: the highest class passed in each family, "C10 U1 V10",
+ * and "C10 U1 V10 as far as measured" when one of them passed only so.
+ */
 static void take_classes(struct compare_card *card,
 			 const struct json_value *results)
 {
 	const char *best[sizeof(class_families)] = { NULL };
 	char text[COMPARE_TEXT] = "";
 	size_t used = 0;
-	bool any = false;
+	bool any = false, as_far = false;
 
 	for (size_t i = 0; i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
 		const char *name = saved_string(rec, "class");
 		const char *family;
+		int passed;
 
 		if (!saved_is_kind(rec, "class") || !name || strchr(name, '-'))
 			continue;	/* A1-QD32 is A1 at another depth */
 		any = true;
 		family = strchr(class_families, name[0]);
-		if (family && name[0] && saved_number(rec, "pass") == 1)
+		passed = class_passed(rec);
+		if (family && name[0] && passed) {
 			best[family - class_families] = name;
+			as_far = as_far || passed == 1;
+		}
 	}
 	if (!any)
 		return;
@@ -396,6 +417,8 @@ static void take_classes(struct compare_card *card,
 			used += (size_t)snprintf(text + used,
 						 sizeof(text) - used, "%s%s",
 						 used ? " " : "", best[f]);
+	if (as_far && used < sizeof(text))
+		snprintf(text + used, sizeof(text) - used, " as far as measured");
 	offer_label(card, COMPARE_CLASSES, used ? text : "none");
 }
 

@@ -310,29 +310,40 @@ static void judge(bool needed, bool measured, double value, double min,
 		*fail = true;
 }
 
+enum speed_write_basis speed_write_basis(const struct speed_measured *m)
+{
+	const struct sustained_result *s = &m->sustained;
+
+	if (m->has_sustained && s->status == SUSTAINED_FOUND)
+		return SPEED_BASIS_SUSTAINED;
+	if (m->has_sustained && s->status == SUSTAINED_NOT_SETTLED)
+		return SPEED_BASIS_UNSETTLED;
+	/* no fall seen, or too few chunks to see one */
+	return m->has_write_rate ? SPEED_BASIS_NO_FALL : SPEED_BASIS_NONE;
+}
+
 bool speed_write_judged(const struct speed_measured *m, double *value,
 			bool *capped)
 {
-	const struct sustained_result *s = &m->sustained;
-	bool fell = m->has_sustained && (s->status == SUSTAINED_FOUND ||
-					 s->status == SUSTAINED_NOT_SETTLED);
+	enum speed_write_basis basis = speed_write_basis(m);
 
 	if (capped)
-		*capped = false;
-	*value = NAN;
-	if (!fell) {
-		*value = m->write_bytes_per_s;
-		return m->has_write_rate;
-	}
-	if (s->status == SUSTAINED_FOUND) {
-		*value = s->sustained_bytes_per_s;
+		*capped = basis == SPEED_BASIS_UNSETTLED;
+	switch (basis) {
+	case SPEED_BASIS_SUSTAINED:
+		*value = m->sustained.sustained_bytes_per_s;
 		return true;
+	case SPEED_BASIS_UNSETTLED:
+		/* fell, not settled: below the burst, how far is not known */
+		*value = m->sustained.burst_bytes_per_s;
+		return false;
+	case SPEED_BASIS_NO_FALL:
+		*value = m->write_bytes_per_s;
+		return true;
+	default:
+		*value = NAN;
+		return false;
 	}
-	/* fell, not settled: below the burst, how far is not known */
-	if (capped)
-		*capped = true;
-	*value = s->burst_bytes_per_s;
-	return false;
 }
 
 /* The write rate failed, and the link could not have carried it. */
@@ -391,7 +402,11 @@ enum speed_verdict speed_class_judge(const struct speed_class *c,
 	      &fail, &missing);
 	if (fail)
 		return SPEED_FAIL;
-	return missing ? SPEED_NOT_MEASURED : SPEED_PASS;
+	if (missing)
+		return SPEED_NOT_MEASURED;
+	/* a rate that never fell shows only as much as was written */
+	return speed_write_basis(m) == SPEED_BASIS_SUSTAINED ? SPEED_PASS :
+	       SPEED_PASS_AS_FAR;
 }
 
 enum speed_verdict speed_class_verdict(const char *name,
@@ -459,6 +474,7 @@ void speed_measured_of(const struct speed_results *r,
 	*m = (struct speed_measured){
 		.has_write_rate = r->has_rate && r->rate_ns,
 		.write_bytes_per_s = rate_of(r->rate_bytes, r->rate_ns),
+		.write_bytes = r->rate_bytes,
 		.has_read_iops = r->has_iops[0] && r->iops[0].operations,
 		.read_iops = r->iops[0].iops,
 		.has_write_iops = r->has_iops[1],

@@ -38,6 +38,9 @@ struct speed_exec {
 	/* --class-check's Raspberry Pi test: its file, its random I/O's
 	   time each */
 	uint64_t pi_file_bytes, pi_random_ns;
+	/* how far the sequential writes could go on the device: from
+	   their start to its end (0: not known) */
+	uint64_t room_bytes;
 };
 
 /* A sequential run: whole-run and per-window rates in bytes per second. */
@@ -149,6 +152,7 @@ int speed_write_range(const struct dev *dev, uint64_t erase_bytes,
 struct speed_measured {
 	bool has_write_rate;
 	double write_bytes_per_s;	/* sequential write, the whole run */
+	uint64_t write_bytes;		/* written by it */
 	/* what the sequential writes showed of a write cache */
 	bool has_sustained;
 	struct sustained_result sustained;
@@ -177,6 +181,9 @@ enum speed_verdict {
 	SPEED_PASS,
 	SPEED_FAIL,
 	SPEED_LINK_LIMITED,	/* failed where the link cannot carry it */
+	SPEED_PASS_AS_FAR,	/* passed on a write rate that never fell:
+				   a larger write cache than the writes
+				   reached could hide a slower one */
 };
 
 enum speed_family {
@@ -193,6 +200,18 @@ struct speed_class {
 	double write_iops;
 	unsigned iodepth;		/* of the IOPS figures judged */
 };
+
+/* What the sequential write rate a class is judged on is. */
+enum speed_write_basis {
+	SPEED_BASIS_NONE,	/* no writes */
+	SPEED_BASIS_SUSTAINED,	/* after a fall, settled: the card's own */
+	SPEED_BASIS_NO_FALL,	/* the whole run's, which never fell: it
+				   holds as far as the writes went */
+	SPEED_BASIS_UNSETTLED,	/* a fall the run ended too soon after:
+				   below the burst, how far not known */
+};
+
+enum speed_write_basis speed_write_basis(const struct speed_measured *m);
 
 /*
  * The sequential write rate a class is judged on: the sustained rate
@@ -230,8 +249,10 @@ struct speed_iops_figures speed_iops_at(const struct speed_measured *m,
 
 /*
  * The verdict for one class: FAIL as soon as one measured figure is below
- * its threshold, PASS when all are measured and meet it, NOT_MEASURED
- * otherwise (and for an unknown name).  A write rate below the class's
+ * its threshold, PASS when all are measured and meet it - PASS_AS_FAR
+ * when the write rate that met it never fell (SPEED_BASIS_NO_FALL), so
+ * only the burst was seen - NOT_MEASURED otherwise (and for an unknown
+ * name).  A write rate below the class's
  * requirement on a link whose ceiling is below it too is LINK_LIMITED:
  * the host, not the card, failed it, and the card is not judged.
  */

@@ -123,6 +123,7 @@ struct speed_run {
 	struct speed_results results;
 	uint64_t max_chunks;		/* sequential writes, one pass */
 	uint64_t span_bytes;		/* over the range they may write */
+	uint64_t room_bytes;		/* from its start to the device end */
 	uint64_t pi_file_bytes;		/* --class-check's Pi test */
 };
 
@@ -148,6 +149,7 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 	struct speed_exec x = { .sink = { mode_emit_to_sinks, run->sinks },
 				.failed_reads = failed_reads,
 				.span_bytes = run->span_bytes,
+				.room_bytes = run->room_bytes,
 				.pi_file_bytes = run->pi_file_bytes,
 				.pi_random_ns = mode_pi_time_ns(cfg) };
 	const struct info_card *claimed = card && card->has_speed ? card :
@@ -263,10 +265,11 @@ static int speed_measure(const struct config *cfg, struct dev *dev,
 }
 
 /* What the run's range holds: the chunks, the Pi test's file. */
-static void size_run(const struct config *cfg, struct speed_run *run,
-		     uint64_t start, uint64_t end)
+static void size_run(const struct config *cfg, const struct dev *dev,
+		     struct speed_run *run, uint64_t start, uint64_t end)
 {
 	run->span_bytes = end - start;
+	run->room_bytes = dev->size_bytes - start;
 	if (cfg->speed == SPEED_WRITE || cfg->speed == SPEED_CLASS)
 		run->max_chunks = cfg->read_only ? 0 :
 				  (end - start) / cfg->erasesize;
@@ -321,7 +324,7 @@ int mode_speed(struct config *cfg)
 				    most_written(cfg, start, end, most,
 						 sizeof(most)), &plan, &text);
 	run = (struct speed_run){ .sinks = &sinks };
-	size_run(cfg, &run, start, end);
+	size_run(cfg, &dev, &run, start, end);
 	card = speed_read_card(cfg, &dev);
 	if (cfg->speed == SPEED_CLASS) {
 		/* JSON: "classes", keyed by class name, beside "results" */

@@ -281,6 +281,7 @@ static const char *const verdict_text[] = {
 	[SPEED_PASS] = "pass",
 	[SPEED_FAIL] = "FAIL",
 	[SPEED_LINK_LIMITED] = "limited by the host link",
+	[SPEED_PASS_AS_FAR] = "pass as far as measured",
 };
 
 #define HOST_LIMITS \
@@ -295,7 +296,7 @@ static const char host_limits[] = HOST_LIMITS;
 static const char host_limits_unclaimed[] =
 	"claimed classes unknown (no SD status register); " HOST_LIMITS;
 
-#define TEMPLATE_MAX 48
+#define TEMPLATE_MAX 80
 
 /* Looks for a list of figures, made while the record is built. */
 struct figure_looks {
@@ -382,10 +383,13 @@ enum class_field {
  * A class's measured figures in text: "measured 10.7 MB/s", or after a
  * write cache "measured burst 42.8 MB/s for the first 256MiB, then
  * 10.7 MB/s" ("then not settled" when the run ended before the rate
- * did), the IOPS after them for the classes that require them.
+ * did), the IOPS after them for the classes that require them.  as_far,
+ * when not NULL, is the write rate's look for a pass as far as measured
+ * ("% MB/s over the first 244MiB, no fall seen").
  */
 static void measured_looks(struct record *rec, unsigned shown, bool iops,
-			   bool settled, struct figure_looks *got)
+			   enum speed_write_basis basis, const char *as_far,
+			   struct figure_looks *got)
 {
 	static const struct text_look body[] = {
 		{ .display = TEXT_MBPS, .template = "% MB/s" },
@@ -412,22 +416,54 @@ static void measured_looks(struct record *rec, unsigned shown, bool iops,
 	rec->fields[CLASS_CACHE].look = fell ? &cache : MACHINE_ONLY;
 	if (fell)
 		looks[0] = after;
+	if (as_far)
+		looks[0].template = as_far;
 	list_templates(f, shown, looks, fell ? "" : "measured ",
 		       iops ? "" : ":", got);
-	if (fell && !settled)
+	if (fell && basis == SPEED_BASIS_UNSETTLED)
 		f[0].look = &unsettled[shown > 1 && (isfinite(f[1].value) ||
 						     isfinite(f[2].value)) ?
 				       2 : iops];
+}
+
+/* "% MB/s over the first 244MiB, no fall seen": how far a pass holds. */
+static const char *as_far_template(const struct speed_measured *m,
+				   char *buf, size_t size)
+{
+	char bytes[UNITS_BUF];
+
+	snprintf(buf, size, "%% MB/s over the first %s, no fall seen",
+		 units_format_size(bytes, (double)m->write_bytes));
+	return buf;
+}
+
+/* Its verdict, and whether and how far the write rate is sustained. */
+static void class_verdict_fields(struct record *rec, enum speed_verdict v,
+				 const struct speed_measured *m)
+{
+	enum speed_write_basis basis = speed_write_basis(m);
+
+	record_add(rec, RECORD_LABEL, "result", NULL, verdict_text[v], 0);
+	/* true only for a pass that holds past any cache */
+	record_add(rec, RECORD_BOOL, "pass", MACHINE_ONLY, NULL,
+		   v == SPEED_PASS ? 1 : v == SPEED_FAIL ? 0 : NAN);
+	record_add(rec, RECORD_BOOL, "sustained_known", MACHINE_ONLY, NULL,
+		   basis == SPEED_BASIS_NONE ? NAN :
+		   basis == SPEED_BASIS_SUSTAINED);
+	record_add(rec, RECORD_BYTES, "measured.written_bytes", MACHINE_ONLY,
+		   NULL, m->has_write_rate ? (double)m->write_bytes : NAN);
 }
 
 /*
  * One class: "A1      required 10 MB/s, r 1500 IOPS, w 500 IOPS;
  * measured 10.7 MB/s, r 1601 IOPS, w 20 IOPS at QD1: FAIL"; JSON nests
  * the figures as "required": {...} and "measured": {...}, with "pass"
- * true, false or null (not measured) and "claimed" null when the card's
- * claims are unknown.  IOPS requirements are null for classes without.
- * The write rate measured is the one judged (speed_write_judged's);
- * after a write cache the burst and the bytes it lasted come first.
+ * true, false or null (not measured, or passed only as far as measured)
+ * and "claimed" null when the card's claims are unknown.  IOPS
+ * requirements are null for classes without.  The write rate measured
+ * is the one judged (speed_write_judged's); after a write cache the
+ * burst and the bytes it lasted come first; a pass on a rate that never
+ * fell says how far it was measured.
  */
 static int emit_class(struct speed_exec *x, const struct speed_class *c,
 		      const struct speed_measured *m,
@@ -450,6 +486,7 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 	bool fell = m->has_sustained && isfinite(s->burst_bytes_per_s);
 	double rate;
 	bool settled = speed_write_judged(m, &rate, NULL);
+	char as_far[TEMPLATE_MAX];
 
 	record_add(&rec, RECORD_LABEL, "class", NULL, c->name, 0);
 	record_add(&rec, RECORD_RATE, "required.write_bytes_per_s", NULL, NULL,
@@ -471,20 +508,63 @@ static int emit_class(struct speed_exec *x, const struct speed_class *c,
 	/* which depth the verdict's figures were measured at */
 	record_add(&rec, RECORD_COUNT, "iodepth", iops ?
 		   LOOK(TEXT_AS_UNIT, "at QD%:") : MACHINE_ONLY, NULL, depth);
-	record_add(&rec, RECORD_LABEL, "result", NULL, verdict_text[v], 0);
-	record_add(&rec, RECORD_BOOL, "pass", MACHINE_ONLY, NULL,
-		   v == SPEED_NOT_MEASURED || v == SPEED_LINK_LIMITED ? NAN :
-		   v == SPEED_PASS);
+	class_verdict_fields(&rec, v, m);
 	record_add(&rec, RECORD_BOOL, "claimed", known ?
 		   LOOK(TEXT_AS_UNIT, "(claimed: %)") : MACHINE_ONLY, NULL,
 		   known ? speed_class_claims(c, card) : NAN);
 	/* the text shows IOPS for the classes that require them */
 	list_templates(&rec.fields[CLASS_REQUIRED], shown, body, "required ",
 		       ";", &req_text);
-	measured_looks(&rec, shown, iops, settled, &got_text);
+	measured_looks(&rec, shown, iops, speed_write_basis(m),
+		       v == SPEED_PASS_AS_FAR ? as_far_template(m, as_far,
+			       sizeof(as_far)) : NULL, &got_text);
 	for (unsigned i = shown; i < 3; i++)
 		rec.fields[CLASS_REQUIRED + i].look =
 			rec.fields[CLASS_MEASURED + i].look = MACHINE_ONLY;
+	return record_emit(&x->sink, &rec);
+}
+
+/*
+ * After classes passed as far as measured: why that is all they show,
+ * and how to look further - "as far as measured: no fall in the first
+ * 244MiB written, so a write cache larger than that would hide a slower
+ * sustained rate; --span=8G --time=120 looks for one of up to 8GiB".
+ * The span suggested is 8 GiB or twice what was written (a power of
+ * two), cut to the room the device has; the time, the span at the rate
+ * measured and a tenth more, in whole tens of seconds.  No suggestion
+ * when the writes already went as far as the device allows.
+ */
+static int emit_as_far(struct speed_exec *x, const struct speed_measured *m)
+{
+	struct record rec = { .layout = &spaces, .kind = "caveat" };
+	uint64_t look = 8ULL << 30, seconds;
+	char text[REASON_BYTES * 2], written[UNITS_BUF], far[UNITS_BUF];
+	int at;
+
+	while (look < 2 * m->write_bytes)
+		look *= 2;
+	/* cut to the room, in whole GiB (whole MiB on a small card) */
+	if (x->room_bytes && look > x->room_bytes)
+		look = x->room_bytes - x->room_bytes %
+		       (x->room_bytes >= 1ULL << 30 ? 1ULL << 30 : 1ULL << 20);
+	at = snprintf(text, sizeof(text), "no fall in the first %s written, "
+		      "so a write cache larger than that would hide a slower "
+		      "sustained rate", units_format_size(written,
+		      (double)m->write_bytes));
+	seconds = (uint64_t)ceil((double)look * 1.1 /
+				 m->write_bytes_per_s / 10) * 10;
+	if (look > m->write_bytes && m->write_bytes_per_s > 0 && at > 0 &&
+	    (size_t)at < sizeof(text))
+		snprintf(text + at, sizeof(text) - (size_t)at, "; --span=%llu%s "
+			 "--time=%llu looks for one of up to %s",
+			 (unsigned long long)(look % (1ULL << 30) ?
+			 look >> 20 : look >> 30), look % (1ULL << 30) ?
+			 "M" : "G", (unsigned long long)seconds,
+			 units_format_size(far, (double)look));
+	record_add(&rec, RECORD_BYTES, "written_bytes", MACHINE_ONLY, NULL,
+		   (double)m->write_bytes);
+	record_add(&rec, RECORD_LABEL, "caveat",
+		   LOOK(TEXT_AS_UNIT, "as far as measured: %"), text, 0);
 	return record_emit(&x->sink, &rec);
 }
 
@@ -493,13 +573,19 @@ static int emit_classes(struct speed_exec *x, const struct speed_measured *m,
 {
 	struct record note = { .layout = &spaces, .kind = "note" };
 	int err = emit_measured(x, m);
+	bool as_far = false;
 
 	if (!err && m->has_sustained)
 		err = emit_sustained_of(x, &m->sustained);
 	if (!err)
 		err = emit_link(x);
-	for (size_t i = 0; !err && speed_class_at(i); i++)
+	for (size_t i = 0; !err && speed_class_at(i); i++) {
 		err = emit_class(x, speed_class_at(i), m, card);
+		as_far = as_far || speed_class_judge(speed_class_at(i), m) ==
+				   SPEED_PASS_AS_FAR;
+	}
+	if (!err && as_far)
+		err = emit_as_far(x, m);
 	if (err)
 		return err;
 	record_add(&note, RECORD_LABEL, "note", LOOK(TEXT_AS_UNIT, "note: %"),
@@ -573,6 +659,12 @@ int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q)
 
 /* --- the Raspberry Pi's card test -------------------------------------- */
 
+/* The sustained rate's look in the Pi test's line, when composed. */
+struct pi_why_text {
+	struct text_look look;
+	char text[REASON_BYTES];
+};
+
 /* Its three figures: "sequential write 10449 KiB/s, random write ...". */
 static void pi_figures(struct record *rec, const struct speed_measured *m,
 		       struct figure_looks *text)
@@ -611,32 +703,62 @@ static void pi_required(struct record *rec)
 }
 
 /*
- * Why, beside the verdict: the sequential rate the card sustains (after
- * any write cache), what the host link carries and whether the host
- * queues, as the host_queue record reads it.
+ * The sustained rate's look beside the Pi's verdict: known, or not,
+ * and why (in text composed into buf, which outlives the record's
+ * emission): a rate that never fell is only what was written so far.
  */
-static void pi_why(struct speed_exec *x, struct record *rec,
-		   const struct speed_measured *m, const struct hostq *q)
+static const struct text_look *pi_sustained_look(
+	const struct speed_measured *m, bool known, char *buf, size_t size,
+	struct text_look *look)
 {
-	/* known, then not known; they outlive this function */
 	static const struct text_look sustained[] = {
 		{ .display = TEXT_MBPS,
 		  .template = "why: sustained write % MB/s," },
 		{ .display = TEXT_TEMPLATE_ALONE,
 		  .template = "why: sustained write not determined," },
-	}, ceiling[] = {
+	};
+	char bytes[UNITS_BUF];
+
+	if (speed_write_basis(m) != SPEED_BASIS_NO_FALL)
+		return &sustained[!known];
+	/* MB/s as TEXT_MBPS shows it: three digits, never an exponent */
+	snprintf(buf, size, m->write_bytes_per_s >= 999.5 * MB ?
+		 "why: sustained write not determined (%.0f MB/s over the "
+		 "first %s, no fall seen)," : "why: sustained write not "
+		 "determined (%.3g MB/s over the first %s, no fall seen),",
+		 m->write_bytes_per_s / MB, units_format_size(bytes,
+		 (double)m->write_bytes));
+	*look = (struct text_look){ .display = TEXT_TEMPLATE_ALONE,
+				    .template = buf };
+	return look;
+}
+
+/*
+ * Why, beside the verdict: the sequential rate the card sustains (after
+ * any write cache; a rate that never fell is not one), what the host
+ * link carries and whether the host queues, as the host_queue record
+ * reads it.
+ */
+static void pi_why(struct speed_exec *x, struct record *rec,
+		   const struct speed_measured *m, const struct hostq *q,
+		   struct pi_why_text *buf)
+{
+	/* known, then not known; they outlive this function */
+	static const struct text_look ceiling[] = {
 		{ .display = TEXT_MBPS, .template = "host link ceiling % MB/s," },
 		{ .display = TEXT_TEMPLATE_ALONE,
 		  .template = "host link ceiling not known," },
 	}, queues = { .display = TEXT_AS_UNIT, .template = "host queue: %" };
 	const char *label, *text;
 	double rate;
-	bool known = speed_write_judged(m, &rate, NULL);
+	bool known = speed_write_judged(m, &rate, NULL) &&
+		     speed_write_basis(m) == SPEED_BASIS_SUSTAINED;
 	bool limit = x->link && x->link->has_ceiling;
 
 	host_queue_reading(q, &label, &text);
 	record_add(rec, RECORD_RATE, "sustained_bytes_per_s",
-		   &sustained[!known], NULL, known ? rate : NAN);
+		   pi_sustained_look(m, known, buf->text, sizeof(buf->text),
+				     &buf->look), NULL, known ? rate : NAN);
 	record_add(rec, RECORD_RATE, "ceiling_bytes_per_s", &ceiling[!limit],
 		   NULL, limit ? (double)x->link->ceiling_bytes_per_s : NAN);
 	record_add(rec, RECORD_LABEL, "queues", &queues, label, 0);
@@ -655,6 +777,7 @@ int speed_emit_pi(struct speed_exec *x, const struct speed_results *r,
 	struct record rec = { .layout = &spaces, .kind = "pi_test" };
 	struct speed_measured m;
 	struct figure_looks text;
+	struct pi_why_text why;
 	enum speed_verdict v;
 
 	speed_measured_of(r, x->link, &m);
@@ -672,6 +795,6 @@ int speed_emit_pi(struct speed_exec *x, const struct speed_results *r,
 	record_add(&rec, RECORD_BOOL, "pass", MACHINE_ONLY, NULL,
 		   v == SPEED_NOT_MEASURED ? NAN : v == SPEED_PASS);
 	pi_required(&rec);
-	pi_why(x, &rec, &m, q);
+	pi_why(x, &rec, &m, q, &why);
 	return record_emit(&x->sink, &rec);
 }

@@ -141,7 +141,62 @@ test_expect_success 'class-check fails V30 on a fast cache and a slow native rat
 	assert abs(m["burst_bytes_per_s"] - 60e6) <= 6e6, m
 	assert abs(m["cache_bytes"] - (512 << 20)) <= 0.1 * (512 << 20), m
 	assert abs(m["write_bytes_per_s"] - 10.75e6) <= 1.075e6, m
+	assert v30["sustained_known"] is True, v30
+	v10 = d["classes"]["V10"]
+	assert v10["result"] == "pass" and v10["pass"] is True, v10
 	PY
+'
+
+test_expect_success 'class-check by default on a card whose cache outlasts the run: no plain pass, how far it measured, how to look further' '
+	"$FLASHBENCH" --class-check sim:v30-256g >out 2>/dev/null &&
+	cat out &&
+	! grep -E "^[CUVA][0-9QD-]+ .*: pass\$" out &&
+	grep -E "^V30 +required 30 MB/s; measured 84.5 MB/s over the first 244MiB, no fall seen: pass as far as measured\$" out &&
+	grep -E "^A2 +required 10 MB/s, r 4000 IOPS, w 2000 IOPS; measured 84.5 MB/s over the first 244MiB, no fall seen, r [0-9]+ IOPS, w [0-9]+ IOPS at QD32: pass as far as measured\$" out &&
+	grep -E "^V90 +required 90 MB/s; measured 84.5 MB/s: FAIL\$" out &&
+	grep -x "as far as measured: no fall in the first 244MiB written, so a write cache larger than that would hide a slower sustained rate; --span=8G --time=120 looks for one of up to 8GiB" out &&
+	grep -E "; why: sustained write not determined \(84.5 MB/s over the first 244MiB, no fall seen\), host link" out &&
+	"$FLASHBENCH" --class-check --format=json sim:v30-256g >doc.json \
+		2>/dev/null &&
+	python3 - <<-\PY
+	import json
+	d = json.load(open("doc.json"))
+	v30 = d["classes"]["V30"]
+	# a script cannot take it for a sustained pass
+	assert v30["result"] == "pass as far as measured", v30
+	assert v30["pass"] is None and v30["sustained_known"] is False, v30
+	assert v30["measured"]["written_bytes"] == 255852544, v30
+	assert d["classes"]["V90"]["pass"] is False, d["classes"]["V90"]
+	c = [r for r in d["results"] if r["kind"] == "caveat"]
+	assert len(c) == 1 and c[0]["written_bytes"] == 255852544, c
+	assert "--span=8G --time=120" in c[0]["caveat"], c
+	p = [r for r in d["results"] if r["kind"] == "pi_test"][0]
+	assert p["sustained_bytes_per_s"] is None, p
+	PY
+'
+
+test_expect_success 'class-check past the cache: plain passes and fails on the sustained rate, no caveat' '
+	"$FLASHBENCH" --class-check --time=120 --span=8G --format=json \
+		sim:v30-256g >doc.json 2>/dev/null &&
+	python3 - <<-\PY
+	import json
+	d = json.load(open("doc.json"))
+	c = d["classes"]
+	assert c["V10"]["result"] == "pass" and c["V10"]["pass"] is True, c
+	assert c["V30"]["result"] == "FAIL" and c["V30"]["pass"] is False, c
+	assert all(v["sustained_known"] is True for v in c.values()), c
+	assert not [r for r in d["results"] if r["kind"] == "caveat"]
+	p = [r for r in d["results"] if r["kind"] == "pi_test"][0]
+	assert abs(p["sustained_bytes_per_s"] - 22e6) <= 2.2e6, p
+	PY
+'
+
+test_expect_success 'report: the summary says the write rate and the classes hold only as far as measured' '
+	"$FLASHBENCH" --report --write --time=3 --budget=1 sim:v30-256g \
+		>out 2>/dev/null &&
+	sed -n "/^How fast:/,/^\$/p" out &&
+	grep -x "  write  *84.5 MB/s over the first 244MiB, no fall seen: a larger write cache would hide a slower sustained rate" out &&
+	grep -x "  classes  *passes as far as measured C2 C4 C6 C10 U1 U3 V6 V10 V30 V60 A1 A1-QD32 A2 (no fall in the first 244MiB written: a larger write cache would hide a slower sustained rate); fails V90" out
 '
 
 test_expect_success 'a fall not settled: the classes its burst meets are not measured, those above it fail' '
@@ -212,6 +267,15 @@ test_expect_success 'compare: burst, cache and sustained rate as columns' '
 	p = rows["sim:sandisk-su08g"]
 	assert p["cache_bytes"] is None and p["sustained_bytes_per_s"] is None
 	PY
+'
+
+test_expect_success 'compare: classes passed only as far as measured say so' '
+	"$FLASHBENCH" --class-check --format=json sim:v30-256g \
+		>short.json 2>/dev/null &&
+	"$FLASHBENCH" --compare --format=json short.json >c.json &&
+	python3 -c "import json; d = json.load(open(\"c.json\"))
+r = [r for r in d[\"results\"] if r[\"kind\"] == \"compared_card\"][0]
+assert r[\"classes\"] == \"C10 U3 V60 A2 as far as measured\", r"
 '
 
 test_expect_success 'plot: --write-speed draws its rate against bytes written' '
