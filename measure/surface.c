@@ -663,6 +663,8 @@ size_t surface_merge_ranges(struct surface_range *ranges, size_t count)
 {
 	size_t kept = 0;
 
+	if (!count)		/* ranges may be NULL then: qsort wants one */
+		return 0;
 	qsort(ranges, count, sizeof(*ranges), by_offset);
 	for (size_t i = 0; i < count; i++) {
 		struct surface_range *last = kept ? &ranges[kept - 1] : NULL;
