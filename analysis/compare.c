@@ -40,6 +40,8 @@ const struct compare_column_def compare_columns[COMPARE_COLUMNS] = {
 			    RECORD_BYTES, false },
 	[COMPARE_OPEN] = { "open_erase_blocks", "open", RECORD_COUNT, true },
 	[COMPARE_USABLE] = { "usable_bytes", "usable", RECORD_BYTES, false },
+	[COMPARE_FIRST_ERROR] = { "passes_to_first_error", "first error",
+				  RECORD_COUNT, true },
 };
 
 const struct compare_column_def compare_labels[COMPARE_LABELS] = {
@@ -432,6 +434,34 @@ static void take_capacity(struct compare_card *card,
 	}
 }
 
+/*
+ * --surface --write --passes: the pass of the first error.  A card that
+ * ended (read-only, silent) before any block went bad failed at its
+ * end; one that ran its passes clean fails later, if ever: at least
+ * the pass after its last.
+ */
+static void take_passes(struct compare_card *card,
+			const struct json_value *results)
+{
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const char *end = saved_string(rec, "end");
+		double first = saved_number(rec, "first_error_pass");
+		double passes = saved_number(rec, "passes");
+
+		if (!saved_is_kind(rec, "surface-passes"))
+			continue;
+		if (!isfinite(first) && end && (!strcmp(end, "read-only") ||
+		    !strcmp(end, "stopped-answering")))
+			first = saved_number(rec, "end_pass");
+		if (!isfinite(first) && isfinite(passes)) {
+			first = passes + 1;
+			card->first_error_at_least_votes++;
+		}
+		offer_value(card, COMPARE_FIRST_ERROR, first, 0);
+	}
+}
+
 static struct compare_raw *raw_of(struct compare_card *card)
 {
 	if (!card->raw)
@@ -536,6 +566,8 @@ static int take_figures(struct compare *table, struct compare_card *card,
 		take_classes(card, results);
 	if (strcmp(test, "capacity-check") == 0)
 		take_capacity(card, results);
+	if (strcmp(test, "surface-passes") == 0)
+		take_passes(card, results);
 	if (strcmp(test, "align") == 0 && take_align(card, results))
 		return -ENOMEM;
 	if ((strcmp(test, "open-au") == 0 ||
@@ -741,6 +773,9 @@ void compare_finish(struct compare *table)
 			card->value[c] = median(&card->values[c]);
 		card->open_at_least = isfinite(card->value[COMPARE_OPEN]) &&
 				      card->open_at_least_votes > 0;
+		card->first_error_at_least =
+			isfinite(card->value[COMPARE_FIRST_ERROR]) &&
+			card->first_error_at_least_votes > 0;
 	}
 	free(scratch);
 	if (dropped)

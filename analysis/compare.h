@@ -40,6 +40,7 @@ enum compare_column {
 	COMPARE_ERASE,		/* erase block: --detect, -a, --analyze */
 	COMPARE_OPEN,		/* open erase blocks: --detect --write, -O */
 	COMPARE_USABLE,		/* usable bytes: --capacity-check */
+	COMPARE_FIRST_ERROR,	/* passes to the first error: --passes */
 	COMPARE_COLUMNS
 };
 
@@ -85,12 +86,14 @@ struct compare_card {
 	double value[COMPARE_COLUMNS];
 	bool best[COMPARE_COLUMNS];
 	bool open_at_least;		/* the open count is a lower bound */
+	bool first_error_at_least;	/* no error yet: it comes later */
 	char label[COMPARE_LABELS][COMPARE_TEXT];	/* "" not known */
 	bool label_known[COMPARE_LABELS];
 	/* gathered while reading */
 	unsigned measures;		/* figures, labels and -a/-O records */
 	struct compare_values values[COMPARE_COLUMNS];
 	unsigned open_at_least_votes;
+	unsigned first_error_at_least_votes;
 	struct compare_raw *raw;
 };
 

@@ -49,6 +49,17 @@ const char *devfind_key_text(const struct devfind_key *key, char *buf,
 	return buf;
 }
 
+void devfind_key_parse(const char *text, struct devfind_key *key)
+{
+	const char *part = strstr(text, ",partition=");
+	int n = part ? (int)(part - text) : (int)strlen(text);
+
+	*key = (struct devfind_key){ .has_identity = text[0] != '\0' };
+	snprintf(key->identity, sizeof(key->identity), "%.*s", n, text);
+	key->partition = part ? (unsigned)strtoul(part + strlen(",partition="),
+						  NULL, 10) : 0;
+}
+
 bool devfind_same(const struct devfind_key *a, const struct devfind_key *b)
 {
 	return a->has_identity && b->has_identity &&

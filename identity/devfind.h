@@ -36,6 +36,9 @@ void devfind_key_of(const char *path, const char *sysfs_root,
 const char *devfind_key_text(const struct devfind_key *key, char *buf,
 			     size_t size);
 
+/* The key devfind_key_text wrote as text, read back. */
+void devfind_key_parse(const char *text, struct devfind_key *key);
+
 /* Whether two keys name the same device (both must have an identity). */
 bool devfind_same(const struct devfind_key *a, const struct devfind_key *b);
 

@@ -17,7 +17,7 @@
 
 #include "lib/die.h"
 #include "modes/cutpower.h"
-#include "output/progress.h"
+#include "modes/devwait.h"
 
 extern char **environ;
 
@@ -39,8 +39,6 @@ extern char **environ;
 #define COMMAND_RUNS_NS (60 * 1000000000ULL)
 /* After --power-command, the device has this long to come back. */
 #define BACK_WITHIN_NS (60 * 1000000000ULL)
-/* How often the wait looks for the device. */
-#define WAIT_STEP_NS (100 * 1000000L)
 
 uint64_t mode_cut_draw(uint64_t *rng, uint64_t lo, uint64_t hi)
 {
@@ -265,34 +263,16 @@ static void refuse_another(const struct mode_cut *c)
 static int try_open(struct dev *dev, const char *node,
 		    struct mode_cut_return *back)
 {
-	uint64_t ns;
-	void *buf;
 	int err;
 
 	snprintf(back->node, sizeof(back->node), "%s", node);
 	back->read_only = false;
-	err = dev_open(dev, back->node, DEV_READ_WRITE);
+	err = mode_open_answering(dev, back->node, DEV_READ_WRITE);
 	if (err == -EROFS || err == -EACCES) {
-		err = dev_open(dev, back->node, DEV_READ_ONLY);
+		err = mode_open_answering(dev, back->node, DEV_READ_ONLY);
 		back->read_only = err == 0;
 	}
-	if (err)
-		return err;
-	/* a node can open while the card behind it is still off */
-	buf = dev_alloc_buffer(dev->logical_block_bytes, DEV_PATTERN_ZEROS);
-	err = !buf ? -ENOMEM : dev->size_bytes == 0 ? -ENOMEDIUM :
-	      dev_read(dev, buf, 0, dev->logical_block_bytes, &ns);
-	free(buf);
-	if (err)
-		dev_close(dev);
 	return err;
-}
-
-static void nap(void)
-{
-	struct timespec step = { 0, WAIT_STEP_NS };
-
-	nanosleep(&step, NULL);	/* a signal ends it early: looked at next */
 }
 
 static int wait_device(struct mode_cut *c, struct dev *dev,
@@ -336,36 +316,42 @@ static int wait_keeping_stats(struct mode_cut *c, struct dev *dev,
 	return err;
 }
 
+/* What mode_wait_until asks: is the device back? */
+struct cut_wait {
+	struct mode_cut *c;
+	struct dev *dev;
+	struct mode_cut_return *back;
+};
+
+static bool back_yet(void *ctx)
+{
+	struct cut_wait *w = ctx;
+
+	return found(w->c, w->dev, w->back);
+}
+
 /* Look for the device until it answers, a signal, or the deadline. */
 static int wait_device(struct mode_cut *c, struct dev *dev,
 		       struct mode_cut_return *back)
 {
 	uint64_t deadline = c->cfg->power_command ?
 			    dev_now_ns() + BACK_WITHIN_NS : 0;
+	struct cut_wait w = { c, dev, back };
 	char what[PATH_MAX + 64];
-	struct progress progress;
+	int err;
 
 	snprintf(what, sizeof(what), "waiting for %s to come back", c->node);
 	fprintf(stderr, "%s: cycle %u: %s%s\n", die_program_name, c->cycle,
 		what, c->way == MODE_CUT_HAND ? ": put the card back" :
 		c->cfg->power_command ? "" : " (power it on, or stop here "
 		"and --verify the log later)");
-	progress_start(&progress, stderr, "power-cut", !c->cfg->quiet &&
-		       c->cfg->format == RENDER_TEXT);
-	while (!found(c, dev, back)) {
-		if (*c->cfg->stop) {
-			progress_end(&progress);
-			return -EINTR;
-		}
-		if (deadline && dev_now_ns() > deadline) {
-			back->dead = true;
-			break;
-		}
-		progress_wait(&progress, what);
-		nap();
+	err = mode_wait_until(c->cfg, "power-cut", what, back_yet, &w,
+			      deadline);
+	if (err == -ETIMEDOUT) {
+		back->dead = true;
+		err = 0;
 	}
-	progress_end(&progress);
-	return 0;
+	return err;
 }
 
 int mode_cut_back(struct mode_cut *c, struct dev *dev,

@@ -17,6 +17,7 @@
 #include "lib/die.h"
 #include "lib/units.h"
 #include "lib/release.h"
+#include "measure/passes.h"
 #include "measure/speed.h"
 #include "measure/writerange.h"
 #include "modes/options.h"
@@ -211,6 +212,17 @@ static const struct option_def option_defs[] = {
 	  "--surface --keep-data goes on from an undo FILE",
 	  .kind = ARG_TEXT, .field = FIELD(resume_path),
 	  .applies = T_SURFACE },
+	{ OPT_PASSES, "passes", "N", SECTION_PARAMETERS,
+	  "--surface --write: N passes, the endurance test",
+	  .kind = ARG_COUNT, .field = FIELD(passes), .min = 1,
+	  .max = PASSES_MAX, .applies = T_SURFACE },
+	{ OPT_UNTIL, "until", "WHEN", SECTION_PARAMETERS,
+	  "passes until first-error, PERCENT bad or read-only",
+	  .kind = ARG_TEXT, .field = FIELD(until), .applies = T_SURFACE },
+	{ OPT_STATE, "state", "FILE", SECTION_PARAMETERS,
+	  "the passes' state FILE: an existing one goes on",
+	  .kind = ARG_TEXT, .field = FIELD(state_path),
+	  .applies = T_SURFACE },
 	{ OPT_BUDGET, "budget", "SECONDS", SECTION_PARAMETERS,
 	  "device time --detect may spend reading (default %s)",
 	  .kind = ARG_SECONDS, .field = FIELD(budget_ns), .def = SECONDS(20),
@@ -260,9 +272,9 @@ static const struct option_def option_defs[] = {
 	  .kind = ARG_TEXT, .field = FIELD(verify_path),
 	  .applies = T_POWER_CUT },
 	{ OPT_SEED, "seed", "N", SECTION_PARAMETERS,
-	  "--power-cut's writes and cut moments (default random)",
+	  "--power-cut's cuts, --passes' order (default random)",
 	  .kind = ARG_COUNT, .field = FIELD(seed), .max = UINT32_MAX,
-	  .applies = T_POWER_CUT },
+	  .applies = T_POWER_CUT | T_SURFACE },
 	{ OPT_SYSFS_ROOT, "sysfs-root", "DIR", SECTION_PARAMETERS,
 	  "read sysfs from DIR, not /sys", .kind = ARG_TEXT,
 	  .field = FIELD(sysfs_root),

@@ -70,6 +70,9 @@ enum {
 	OPT_POWER_COMMAND,
 	OPT_VERIFY,
 	OPT_SEED,
+	OPT_PASSES,
+	OPT_UNTIL,
+	OPT_STATE,
 };
 
 /* What a run does: options that choose it say so in the table. */
@@ -155,11 +158,14 @@ struct config {
 	const char *undo_path, *restore_path;
 	bool keep_data;			/* --surface */
 	const char *resume_path;
+	/* --surface --write's endurance passes */
+	uint64_t passes;
+	const char *until, *state_path;
 	/* --power-cut */
 	uint64_t cycles, seed;
 	const char *log_path, *cut_command, *power_command, *verify_path;
 	bool results_on_stderr;		/* the log takes standard output */
-	bool given[64];			/* by option_defs[] index */
+	bool given[96];			/* by option_defs[] index */
 	volatile sig_atomic_t *stop;	/* set by lib/exitcode.h's signals */
 	/* --report sets these for the parts it runs; NULL otherwise */
 	struct keep *keep;		/* a writing part's range saved first */

@@ -31,7 +31,7 @@ static const enum text_display column_display[COMPARE_COLUMNS] = {
 	[COMPARE_READ_QD32] = TEXT_AS_UNIT,
 	[COMPARE_WRITE_QD32] = TEXT_AS_UNIT,
 	[COMPARE_ERASE] = TEXT_EXACT_SIZE, [COMPARE_OPEN] = TEXT_AS_UNIT,
-	[COMPARE_USABLE] = TEXT_SIZE,
+	[COMPARE_USABLE] = TEXT_SIZE, [COMPARE_FIRST_ERROR] = TEXT_AS_UNIT,
 };
 
 /* The widths of the text table's columns, from its cells and heads. */
@@ -155,7 +155,9 @@ static void set_looks(const struct compare_card *card,
 	looks->cell[0] = (struct text_look){ .display = TEXT_AS_UNIT,
 		.template = first_heading, .width = w->name };
 	for (unsigned c = 0; c < COMPARE_COLUMNS; c++) {
-		bool at_least = c == COMPARE_OPEN && card->open_at_least;
+		bool at_least = (c == COMPARE_OPEN && card->open_at_least) ||
+				(c == COMPARE_FIRST_ERROR &&
+				 card->first_error_at_least);
 		char *t = looks->templates[1 + c];
 
 		snprintf(t, sizeof(looks->templates[0]), "  %%%c%c",
@@ -186,6 +188,7 @@ static const char *const best_keys[COMPARE_COLUMNS] = {
 	[COMPARE_READ_QD32] = "best.read_iops_qd32",
 	[COMPARE_WRITE_QD32] = "best.write_iops_qd32",
 	[COMPARE_OPEN] = "best.open_erase_blocks",
+	[COMPARE_FIRST_ERROR] = "best.passes_to_first_error",
 };
 
 static const char *matched_by(const struct compare_card *card)
@@ -215,6 +218,11 @@ static int emit_card(struct render *report, const struct compare_card *card,
 				  "at_least", &text_hidden, NULL,
 				  isfinite(card->value[c]) ?
 				  card->open_at_least : NAN);
+		if (c == COMPARE_FIRST_ERROR)
+			record_add(&rec, RECORD_BOOL, "passes_to_first_error_"
+				  "at_least", &text_hidden, NULL,
+				  isfinite(card->value[c]) ?
+				  card->first_error_at_least : NAN);
 	}
 	for (unsigned l = 0; l < COMPARE_LABELS; l++)
 		record_add(&rec, RECORD_LABEL, compare_labels[l].key,

@@ -16,6 +16,7 @@
 struct sim_fake;
 struct sim_power;
 struct sim_reader;
+struct sim_wear;
 
 /*
  * An erase block the card holds open for writing; the spilled blocks and
@@ -45,6 +46,7 @@ struct sim_state {
 	unsigned int ncached;
 	unsigned int nspilled;
 	struct sim_stats stats;	/* what the model did, for sim_stats() */
+	struct sim_wear *wear;		/* with wear= only */
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_fake *fake;		/* the data, with a fake key or a

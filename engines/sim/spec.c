@@ -31,6 +31,8 @@ enum sim_kind {
 	SIM_SLOW,	/* OFFSET+LEN:RATE, appended to the slow list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
+	SIM_WEAR,	/* CYCLES[:SPREAD] */
+	SIM_WEAR_EOL,	/* read-only or dead */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
 	SIM_CAPACITY,	/* units_parse_size, a multiple of 512; 0 is none */
 	SIM_FLUSH,	/* honest, ignore or late:MS */
@@ -97,6 +99,9 @@ static const struct sim_key keys[] = {
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
 	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
+	{ .name = "wear", .kind = SIM_WEAR },
+	{ .name = "wear-eol", .kind = SIM_WEAR_EOL },
+	COUNT("spare", spare_blocks, 0, SIM_MAX_WEAR_BLOCKS),
 	KEY("volatile", SIM_CAPACITY, volatile_bytes),
 	{ .name = "flush", .kind = SIM_FLUSH },
 	FRACTION("cut-damage", cut_damage, 1.0),
@@ -345,10 +350,53 @@ static int parse_flush(const char *text, struct sim_params *p)
 	return units_parse_duration(late, &p->flush_late_ns) ? -EINVAL : 0;
 }
 
-/* What the power-fault keys take, for their error: the rest say it in
-   doc/simulator.md. */
+/*
+ * wear=CYCLES[:SPREAD]: CYCLES from 1 to SIM_MAX_WEAR_CYCLES, SPREAD a
+ * fraction from 0 to 1 (SIM_WEAR_SPREAD when not given).
+ */
+static int parse_wear(const char *text, struct sim_params *p)
+{
+	const char *colon = strchr(text, ':');
+	char cycles[32];
+	size_t len = colon ? (size_t)(colon - text) : strlen(text);
+
+	if (len >= sizeof(cycles))
+		return -EINVAL;
+	memcpy(cycles, text, len);
+	cycles[len] = '\0';
+	if (units_parse_count(cycles, 1, SIM_MAX_WEAR_CYCLES,
+			      &p->wear_cycles))
+		return -EINVAL;
+	p->wear_spread = SIM_WEAR_SPREAD;
+	if (colon && (units_parse_fraction(colon + 1, &p->wear_spread) ||
+		      p->wear_spread > 1.0))
+		return -EINVAL;
+	return 0;
+}
+
+/* wear-eol=read-only|dead */
+static int parse_wear_eol(const char *text, struct sim_params *p)
+{
+	if (strcmp(text, "read-only") == 0)
+		p->wear_eol = SIM_EOL_READ_ONLY;
+	else if (strcmp(text, "dead") == 0)
+		p->wear_eol = SIM_EOL_DEAD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* What the power-fault and wear keys take, for their error: the rest
+   say it in doc/simulator.md. */
 static const char *value_hint(const struct sim_key *key)
 {
+	if (key->kind == SIM_WEAR)
+		return " (CYCLES[:SPREAD], CYCLES 1 to 100000000, SPREAD 0 "
+		       "to 1: 3000:0.2)";
+	if (key->kind == SIM_WEAR_EOL)
+		return " (read-only or dead)";
+	if (key->field == FIELD(spare_blocks) && key->kind == SIM_COUNT)
+		return " (a count of erase blocks, 0 to 4194304)";
 	if (key->kind == SIM_FLUSH)
 		return " (honest, ignore or late:MS)";
 	if (key->kind == SIM_CAPACITY)
@@ -398,6 +446,10 @@ static int set_value(const struct sim_key *key, const char *text,
 		err = parse_slow(text, p);
 	else if (key->kind == SIM_FAKE_MODE)
 		err = parse_fake_mode(text, p);
+	else if (key->kind == SIM_WEAR)
+		err = parse_wear(text, p);
+	else if (key->kind == SIM_WEAR_EOL)
+		err = parse_wear_eol(text, p);
 	else if (key->kind == SIM_CROSS)
 		err = parse_cross(text, p);
 	else if (key->kind == SIM_FLUSH)
@@ -585,6 +637,32 @@ static void fit_defaults(struct sim_params *p, const struct spec_seen *seen)
 		p->open = blocks;
 	if (!given(seen, "open-random") && p->open_random > p->open)
 		p->open_random = p->open;
+	if (!given(seen, "spare") && sim_wears(p))
+		p->spare_blocks = sim_real_block_count(p) *
+				  SIM_SPARE_PERCENT / 100;
+}
+
+/*
+ * wear-eol= and spare= say what a card that wears does; without wear=
+ * they say nothing, and are refused.  Its counters are a few bytes per
+ * erase block: a card of more blocks than SIM_MAX_WEAR_BLOCKS is refused
+ * rather than allocated.
+ */
+static int check_wear(const struct sim_params *p,
+		      const struct spec_seen *seen, char *msg, size_t size)
+{
+	const char *alone = given(seen, "wear-eol") ? "wear-eol" :
+			    given(seen, "spare") ? "spare" : NULL;
+
+	if (!sim_wears(p) && alone)
+		return usage(msg, size, "sim: %s= needs wear=CYCLES, blocks "
+			     "that wear", alone);
+	if (sim_wears(p) && sim_real_block_count(p) > SIM_MAX_WEAR_BLOCKS)
+		return usage(msg, size, "sim: wear= counts at most %llu erase "
+			     "blocks, this card has %llu; give a larger "
+			     "erase=", (unsigned long long)SIM_MAX_WEAR_BLOCKS,
+			     (unsigned long long)sim_real_block_count(p));
+	return 0;
 }
 
 /*
@@ -659,6 +737,8 @@ int sim_spec_parse(const char *spec, struct sim_params *p, char *msg,
 		first = false;
 	}
 	free(copy);
+	if (!err)
+		err = check_wear(p, &seen, msg, size);
 	/* the shorthand on a preset with levels replaces those levels */
 	if (!err && seen.shorthand)
 		p->ncross = 0;
