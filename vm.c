@@ -265,6 +265,11 @@ static void check_blocks(struct run *r, const unsigned char *buf,
 
 	if (!r->exec->check)
 		return;
+	if (failed_state == STAMP_INTACT && r->exec->check_intact) {
+		r->exec->check_intact(r->exec->ctx, offset,
+				      length - length % lbs);
+		return;
+	}
 	for (uint64_t done = 0; done + lbs <= length; done += lbs) {
 		uint64_t named = offset + done;
 		int state = failed_state;

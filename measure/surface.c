@@ -256,6 +256,22 @@ static void check(void *ctx, uint64_t offset, int state, uint64_t named,
 		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
 }
 
+/*
+ * vm_exec.check_intact: blocks the device vouched for hold their stamps,
+ * counted as note_block counts intact ones, at once.
+ */
+static void check_intact(void *ctx, uint64_t offset, uint64_t length)
+{
+	struct pass *p = ctx;
+	struct surface_result *r = p->r;
+
+	if (!length)
+		return;
+	r->states[STAMP_INTACT] += length / p->lbs;
+	if (offset + length > r->good_end)
+		r->good_end = offset + length;
+}
+
 /* ---- running the programs ---- */
 
 static void set_slot(struct pass *p, enum program_param slot, uint64_t v)
@@ -366,6 +382,7 @@ static int run_program(struct pass *p, struct vm_program *program,
 		       uint64_t chunk)
 {
 	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
+				.check_intact = check_intact,
 				.sink = { window_done, p },
 				.stop = p->opt->stop,
 				.salt = p->salt,
