@@ -243,41 +243,6 @@ static bool reads_answer(struct walk *w, uint64_t offset)
 	return ok;
 }
 
-/*
- * Writes failed in the slice just stamped: worn blocks, or a card that
- * now refuses every write.  A block this run wrote well before is read
- * and written again with what it holds: when the write fails too, the
- * card refuses writes (read-only); when the read does, it answers
- * nothing.  Either ends the pass (-EROFS, -ENODEV).
- */
-static int check_writes(struct walk *w)
-{
-	uint32_t lbs = w->run->block_bytes;
-	uint64_t at = w->good_block, ns;
-	void *block;
-	int err;
-
-	if (at == UINT64_MAX)
-		return 0;
-	block = dev_alloc_buffer(lbs, DEV_PATTERN_ZEROS);
-	if (!block)
-		return -ENOMEM;
-	err = dev_read(w->dev, block, at, lbs, &ns);
-	if (!err)
-		err = dev_write(w->dev, block, at, lbs, &ns) ? -EROFS : 0;
-	free(block);
-	if (err == -EROFS)
-		w->refused = true;
-	if (err && err != -EROFS) {
-		w->silent = true;
-		snprintf(w->why, w->why_size, "the device stopped answering: "
-			 "the block at %llu, written well before, cannot be "
-			 "read now", (unsigned long long)at);
-		err = -ENODEV;
-	}
-	return err;
-}
-
 /* Whether the block at offset was bad in some pass before. */
 static bool was_bad(const struct passes_run *run, uint64_t offset)
 {
@@ -297,6 +262,105 @@ static bool was_bad(const struct passes_run *run, uint64_t offset)
 	return false;
 }
 
+/* The most blocks a probe reads and writes when none was written well. */
+#define PROBE_BLOCKS 3
+
+/*
+ * The blocks that tell a card's end from worn blocks: the one this run
+ * wrote well before, or else blocks spread over the range that were
+ * never bad, outside the refused block's window.  Their count.
+ */
+static unsigned probe_blocks(const struct walk *w, uint64_t refused,
+			     uint64_t *at)
+{
+	const struct passes_run *run = w->run;
+	uint64_t window = w->result->window_bytes, span = run->end - run->start;
+	unsigned n = 0;
+
+	if (w->good_block != UINT64_MAX) {
+		at[0] = w->good_block;
+		return 1;
+	}
+	for (unsigned i = 0; i <= 4 && n < PROBE_BLOCKS; i++) {
+		uint64_t b = run->start + (i < 4 ? span / 4 * i : span - 1);
+
+		b -= (b - run->start) % run->block_bytes;
+		if ((b - run->start) / window != (refused - run->start) / window &&
+		    !was_bad(run, b))
+			at[n++] = b;
+	}
+	return n;
+}
+
+/*
+ * Read the block at offset and write back what it holds: 0, the read's
+ * error (-ENODEV) or the write's (-EROFS), its errno in *errnum.
+ */
+static int rewrite(struct walk *w, void *block, uint64_t offset,
+		   int *errnum)
+{
+	uint64_t ns;
+
+	*errnum = 0;
+	if (dev_read(w->dev, block, offset, w->run->block_bytes, &ns)) {
+		*errnum = w->dev->error.errnum;
+		return -ENODEV;
+	}
+	if (dev_write(w->dev, block, offset, w->run->block_bytes, &ns)) {
+		*errnum = w->dev->error.errnum;
+		return -EROFS;
+	}
+	return 0;
+}
+
+/*
+ * Tell a window's refused stamps apart before each block is tried
+ * alone: the probe blocks are read and written back with what they
+ * hold.  None reads: the card stopped answering.  Each reads but
+ * refuses the write, and so does the refused block again, with the same
+ * error: it turned read-only.  Anything else (worn blocks): go on.
+ */
+static int probe_card(struct walk *w, void *block, uint64_t refused)
+{
+	uint64_t at[PROBE_BLOCKS];
+	unsigned n = probe_blocks(w, refused, at), unread = 0, unwritten = 0;
+	int errnum = 0, first = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		int err = rewrite(w, block, at[i], &errnum);
+
+		if (err == -EROFS && !first)
+			first = errnum;
+		unread += err == -ENODEV;
+		unwritten += err == -EROFS && errnum == first;
+	}
+	if (n && unread == n) {
+		w->silent = true;
+		snprintf(w->why, w->why_size, "the device stopped answering: "
+			 "the block at %llu%s cannot be read now",
+			 (unsigned long long)at[0], n > 1 ?
+			 " and every other one tried" : ", written well before,");
+		return -ENODEV;
+	}
+	if (!n || unwritten < n || rewrite(w, block, refused, &errnum) !=
+	    -EROFS || errnum != first)
+		return 0;
+	w->refused = true;
+	return -EROFS;
+}
+
+/* surface's refused: a window's stamps failed - the card's end? */
+static int on_refused(void *ctx, uint64_t offset)
+{
+	struct walk *w = ctx;
+	void *block = dev_alloc_buffer(w->run->block_bytes,
+				       DEV_PATTERN_ZEROS);
+	int err = block ? probe_card(w, block, offset) : -ENOMEM;
+
+	free(block);
+	return err;
+}
+
 /* surface's stamped: a slice of the order done, and saved */
 static int on_stamped(void *ctx, uint32_t done)
 {
@@ -304,18 +368,13 @@ static int on_stamped(void *ctx, uint32_t done)
 	struct passes_run *run = w->run;
 	uint32_t k = passes_slice_windows(run);
 	uint32_t first = w->order[done - 1] * k;
-	int err;
 
 	for (uint32_t i = first; i < first + k && i < run->window_count; i++)
 		run->window_write_ns[i] = w->result->windows[i].write_ns;
-	if (w->write_failed > w->write_failed_seen) {
+	if (w->write_failed > w->write_failed_seen)	/* worn blocks */
 		w->write_failed_seen = w->write_failed;
-		err = check_writes(w);
-		if (err)
-			return err;
-	} else if (!was_bad(run, w->result->windows[first].offset)) {
+	else if (!was_bad(run, w->result->windows[first].offset))
 		w->good_block = w->result->windows[first].offset;
-	}
 	run->stamped = done;
 	carry(w);
 	return save(w);
@@ -673,7 +732,8 @@ static int one_pass(struct walk *w)
 		.progress = on_progress, .ctx = w, .order = w->order,
 		.order_count = passes_slices(run),
 		.order_windows = passes_slice_windows(run),
-		.stamped = on_stamped, .bad = on_bad };
+		.stamped = on_stamped, .bad = on_bad,
+		.refused = on_refused };
 	struct passes_pass p;
 	int err;
 

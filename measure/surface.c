@@ -72,6 +72,7 @@ struct pass {
 	uint64_t answered_at;
 	void *probe;
 	bool gone;			/* the device stopped answering */
+	bool refused;			/* options->refused stopped the run */
 	/* --keep-data: the chunk's old contents, and the read-back */
 	unsigned char *saved, *back;
 	uint64_t saved_at, saved_bytes;
@@ -361,6 +362,14 @@ static int window_done(void *ctx, const struct record *rec)
 		p->answered_at = at;
 	else if (device_gone(p, p->failed_at))
 		return -EIO;
+	else if (p->collect && p->timing_writes && p->opt->refused) {
+		int err = p->opt->refused(p->opt->ctx, p->failed_at);
+
+		if (err) {
+			p->refused = true;
+			return err;
+		}
+	}
 	p->failures_seen = p->failures;
 	index = (at - r->resumed_from) / r->window_bytes;
 	if (index < r->window_count) {
@@ -444,6 +453,8 @@ static int retrying(struct pass *p, struct vm_program *program,
 	err = run_over(p, program, at, length, r->window_bytes,
 		       r->chunk_bytes, true, writes);
 	p->collect = false;
+	for (size_t i = 0; p->refused && i < p->failed_count; i++)
+		p->write_failed_blocks += p->failed[i].length / p->lbs;
 	if (!err && p->failed_lost)
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < p->failed_count; i++)
@@ -748,13 +759,18 @@ static void set_verdict(struct pass *p)
 	if (r->mode != SURFACE_READ && r->aliased)
 		mark_wrap(p);
 	r->usable_bytes = r->bad_blocks ? r->first_bad : r->checked_end;
+	/* no block kept its stamp and none named another: nothing shows a
+	   capacity lie, and no usable size was measured */
+	r->nothing_kept = r->mode != SURFACE_READ && !r->aliased &&
+			  r->good_end <= r->start && r->bad_blocks;
 	if (!r->bad_blocks)
 		r->verdict = r->mode == SURFACE_READ ? "readable" :
 			     r->mode == SURFACE_KEEP ? "readable-and-writable" :
 			     "genuine";
 	else if (r->mode == SURFACE_READ)
 		r->verdict = "damaged";
-	else if (r->aliased || r->good_end <= r->first_bad)
+	else if (!r->nothing_kept &&
+		 (r->aliased || r->good_end <= r->first_bad))
 		r->verdict = "fake";	/* nothing keeps data past it */
 	else
 		r->verdict = "damaged";

@@ -71,6 +71,8 @@ struct surface_result {
 	uint64_t good_end;		/* end of the last good block */
 	bool aliased;			/* some block read another's stamp */
 	uint64_t usable_bytes;		/* a fake's, as --capacity-check */
+	bool nothing_kept;		/* no block kept its stamp: no usable
+					   size, and no capacity lie shown */
 	uint64_t announced_bytes;	/* the device's size */
 	/* "genuine", "damaged", "fake"; read-only: "readable", "damaged";
 	   --keep-data: "readable-and-writable" where --write says genuine
@@ -125,6 +127,15 @@ struct surface_options {
 	uint32_t order_count, order_from, order_windows;
 	int (*stamped)(void *ctx, uint32_t done);
 	void (*bad)(void *ctx, uint64_t offset, uint32_t length, int state);
+	/*
+	 * --passes (NULL when not used): a window's stamps failed, offset
+	 * the first block refused, told before they are tried again a
+	 * block at a time (a card that turned read-only or died would
+	 * have every block tried in vain): non-zero stops the run with
+	 * that error, the refused transfers' blocks counted as write
+	 * errors.
+	 */
+	int (*refused)(void *ctx, uint64_t offset);
 };
 
 /* The window for a range of span bytes: max(span / 1024, 1 MiB). */

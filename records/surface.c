@@ -225,6 +225,9 @@ static const char *certainty(const struct surface_result *r, char *buf,
 		       "offsets; --write or --capacity-check tells a fake";
 	if (!strcmp(r->verdict, "fake"))
 		return "sure: from the usable size on no block keeps its data";
+	if (r->nothing_kept)
+		return "no block kept its data and none shows a capacity "
+		       "lie: damaged or dead, no usable size";
 	return "bad blocks with good ones after them: damage, not a "
 	       "capacity limit; the usable size is up to the first one";
 }
@@ -283,7 +286,7 @@ static int emit_summary(const struct record_sink *sink,
 	    r->fake_kind, 0);
 	record_add(&rec, RECORD_BYTES, "usable_bytes",
 	    fake ? SHOWN("usable % bytes") : HIDDEN, NULL,
-	    r->verdict ? (double)r->usable_bytes : NAN);
+	    r->verdict && !r->nothing_kept ? (double)r->usable_bytes : NAN);
 	record_add(&rec, RECORD_LABEL, "mode", SHOWN("(%);"),
 	    surface_mode_name(r->mode), 0);
 	record_add(&rec, RECORD_BYTES, "announced_bytes", HIDDEN, NULL,

@@ -214,6 +214,18 @@ test_expect_success '64 GiB card, --write: the bad ranges exactly, the slow one 
 	PY
 '
 
+test_expect_success '--write on a card none of whose blocks answers: damaged, no usable size, not fake' '
+	surface size=64M,fake=64M,bad=0+64M --write &&
+	test "$(cat code)" = 4 &&
+	summary verdict=damaged fake_kind=null usable_bytes=null \
+		bad_blocks=131072 &&
+	"$FLASHBENCH" --surface --write sim:size=64M,fake=64M,bad=0+64M \
+		>out 2>err;
+	test $? = 4 &&
+	grep "^verdict: damaged (write); checked 67108864 bytes, 131072 bad blocks in 1 range;.* no block kept its data and none shows a capacity lie: damaged or dead, no usable size$" out &&
+	! grep usable out | grep -v "no usable size"
+'
+
 test_expect_success '--plot: read and write rates against the offset, a band per bad range' '
 	surface size=64M,fake=64M,bad=10M+1M,bad=30M+512 --write \
 		--plot=chart.svg &&

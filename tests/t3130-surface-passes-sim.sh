@@ -143,6 +143,60 @@ assert s[\"end_pass\"] == p[-1][\"pass\"] == s[\"passes\"] + 1, s
 "
 '
 
+# lastpass.py FILE: the run's last pass record (of a card that ended),
+# its result, write and read errors; no bad range listed, none counted.
+cat >"$TRASH/lastpass.py" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+p = [x for x in r if x["kind"] == "surface-pass"][-1]
+assert not [x for x in r if x["kind"] == "surface-pass-bad"], r
+assert p["total_bad_blocks"] == 0 and p["bad_blocks"] == 0, p
+print(p["result"], p["write_errors"], p["read_errors"])
+PY
+
+# 16 erase blocks of 4 MiB, each good for about one cycle, no spare: the
+# first write of pass 2 ends the card.  A pass stamps 4 windows of 1 MiB
+# (2048 blocks) in a row; the card's end is named at the first window
+# whose stamps it refuses, not after each of its blocks is tried alone.
+ENDS=sim:size=64M,fake=64M,wear=1,spare=0
+
+test_expect_success 'a card turned read-only is named so at its first refused window, its blocks not tried one by one' '
+	test_expect_code 4 "$FLASHBENCH" --surface --write --passes=3 \
+		--seed=3 --format=json $ENDS,wear-eol=read-only >run.json 2>err &&
+	python3 "$TRASH/lastpass.py" run.json >got &&
+	cat got &&
+	read -r result written read <got &&
+	test "$result" = read-only &&
+	test "$written" -le 2048 && test "$read" = 0
+'
+
+test_expect_success 'a dead card stops answering at its first refused window, nothing mapped bad' '
+	test_expect_code 4 "$FLASHBENCH" --surface --write --passes=3 \
+		--seed=3 --format=json $ENDS,wear-eol=dead >run.json 2>err &&
+	grep "stopped answering: the block at [0-9]*, written well before, cannot be read now" err &&
+	python3 "$TRASH/lastpass.py" run.json >got &&
+	read -r result written read <got &&
+	test "$result" = stopped-answering &&
+	test "$written" -le 2048 && test "$read" = 0
+'
+
+test_expect_success 'a pass that starts on a card that answers nothing stops answering, nothing mapped bad' '
+	test_expect_code 4 "$FLASHBENCH" --surface --write --passes=2 \
+		--seed=3 --format=json sim:size=64M,fake=64M,bad=0+64M \
+		>run.json 2>err &&
+	grep "stopped answering: the block at 0 and every other one tried cannot be read now" err &&
+	python3 "$TRASH/lastpass.py" run.json >got &&
+	read -r result written read <got &&
+	test "$result" = stopped-answering &&
+	test "$written" -le 2048 && test "$read" = 0 &&
+	python3 -c "
+import json
+s = [x for x in json.load(open(\"run.json\"))[\"results\"]
+     if x[\"kind\"] == \"surface-passes\"][0]
+assert s[\"end\"] == \"stopped-answering\" and s[\"end_pass\"] == 1, s
+"
+'
+
 test_expect_success '--passes=3 on a healthy card: three clean passes, exit 0' '
 	"$FLASHBENCH" --surface --write --passes=3 --seed=3 \
 		sim:size=64M,fake=64M >out 2>err &&
