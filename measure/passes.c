@@ -274,7 +274,9 @@ static unsigned probe_blocks(const struct walk *w, uint64_t refused,
 			     uint64_t *at)
 {
 	const struct passes_run *run = w->run;
-	uint64_t window = w->result->window_bytes, span = run->end - run->start;
+	uint64_t window = w->result->window_bytes;
+	uint64_t span = run->end - run->start;
+	uint64_t refused_window = (refused - run->start) / window;
 	unsigned n = 0;
 
 	if (w->good_block != UINT64_MAX) {
@@ -285,7 +287,7 @@ static unsigned probe_blocks(const struct walk *w, uint64_t refused,
 		uint64_t b = run->start + (i < 4 ? span / 4 * i : span - 1);
 
 		b -= (b - run->start) % run->block_bytes;
-		if ((b - run->start) / window != (refused - run->start) / window &&
+		if ((b - run->start) / window != refused_window &&
 		    !was_bad(run, b))
 			at[n++] = b;
 	}
@@ -338,8 +340,10 @@ static int probe_card(struct walk *w, void *block, uint64_t refused)
 		w->silent = true;
 		snprintf(w->why, w->why_size, "the device stopped answering: "
 			 "the block at %llu%s cannot be read now",
-			 (unsigned long long)at[0], n > 1 ?
-			 " and every other one tried" : ", written well before,");
+			 (unsigned long long)at[0],
+			 w->good_block == UINT64_MAX ?
+			 " and every other one tried" :
+			 ", written well before,");
 		return -ENODEV;
 	}
 	if (!n || unwritten < n || rewrite(w, block, refused, &errnum) !=
@@ -357,6 +361,8 @@ static int on_refused(void *ctx, uint64_t offset)
 				       DEV_PATTERN_ZEROS);
 	int err = block ? probe_card(w, block, offset) : -ENOMEM;
 
+	if (err == -ENOMEM)
+		snprintf(w->why, w->why_size, "out of memory");
 	free(block);
 	return err;
 }
