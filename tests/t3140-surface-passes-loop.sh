@@ -5,7 +5,9 @@
 # per-pass figures as a run never stopped, with the same seed; nothing
 # outside its range is written.  A state file is refused with one line
 # (exit 2) when it is another device's, damaged, or someone else's; a
-# card that no longer opens for writing ends the run read-only.
+# card that no longer opens for writing ends the run read-only; a run
+# resumed on a card that died (through flashemu) stops answering at its
+# first refused window, nothing mapped bad.
 # The kill and the refusals need root and loop devices.
 
 . "$(dirname "$0")/lib.sh"
@@ -133,6 +135,36 @@ test_loop mkfs.ext4 'a new state file is refused on the device under test' '
 		"$OTHER" &&
 	umount mnt &&
 	test ! -e mnt/new.state
+'
+
+# Each erase block of this card takes one cycle, then the card dies
+# (no spare): pass 1 runs clean, and the run resumed from its state file
+# meets it dead at the first write of pass 2, having written no block
+# well yet.  One window is 1 MiB, 2048 blocks.
+test_at_exit "emu_stop dead"
+test_emu 'a run resumed on a card that died stops answering at its first refused window, nothing mapped bad' '
+	emu_start dead --time-scale=1000 \
+		sim:size=64M,fake=64M,wear=1,wear-eol=dead,spare=0 &&
+	dev=$(emu_attach dead) &&
+	"$FLASHBENCH" --surface --write --passes=1 --seed=2 \
+		--state=dead.state -q "$dev" >/dev/null 2>&1 &&
+	test_expect_code 4 "$FLASHBENCH" --surface --write --passes=3 \
+		--state=dead.state -q --format=json "$dev" >run.json 2>err &&
+	cat err &&
+	grep "^flashbench: --surface: $dev: the device stopped answering: the block at 0 and every other one tried cannot be read now; once it is back, --state=dead.state$" err &&
+	python3 - run.json <<-\PY &&
+	import json, sys
+	r = json.load(open(sys.argv[1]))["results"]
+	[s] = [x for x in r if x["kind"] == "surface-passes"]
+	p = [x for x in r if x["kind"] == "surface-pass"][-1]
+	assert not [x for x in r if x["kind"] == "surface-pass-bad"], r
+	assert s["end"] == "stopped-answering" and s["end_pass"] == 2, s
+	assert p["result"] == "stopped-answering", p
+	assert p["write_errors"] <= 2048 and p["read_errors"] == 0, p
+	assert p["total_bad_blocks"] == 0, p
+	PY
+	emu_detach "$dev" &&
+	emu_stop dead
 '
 
 test_done
