@@ -44,13 +44,17 @@ static uint64_t mix64(uint64_t z)
 	return z ^ (z >> 31);
 }
 
+/* The filler's word i of a block, from x = seed + i * GOLDEN. */
+static inline uint64_t filler_of(uint64_t x)
+{
+	x = (x ^ (x >> 32)) * MIX1;
+	return x ^ (x >> 29);
+}
+
 /* The filler's word i of the block whose seed is seed: one multiply. */
 static inline uint64_t filler_word(uint64_t seed, uint64_t i)
 {
-	uint64_t x = seed + i * GOLDEN;
-
-	x = (x ^ (x >> 32)) * MIX1;
-	return x ^ (x >> 29);
+	return filler_of(seed + i * GOLDEN);
 }
 
 static uint64_t seed_of(uint64_t offset, uint64_t salt)
@@ -93,9 +97,32 @@ static void head_words(const unsigned char *block, uint64_t *w)
 	w[3] = 0;
 }
 
+/*
+ * The words of [j, words) of p into the lanes, word i into lane i % 4.
+ * The lanes sit in four locals, not the struct: kept in registers, the
+ * four chains run side by side, each step one multiply.
+ */
+static void lanes_add_words(struct lanes *l, const unsigned char *p,
+			    size_t j, size_t words)
+{
+	uint64_t h0, h1, h2, h3;
+
+	for (; j % LANES && j < words; j++)
+		l->h[j % LANES] = lane_step(l->h[j % LANES], get64(p + 8 * j));
+	h0 = l->h[0], h1 = l->h[1], h2 = l->h[2], h3 = l->h[3];
+	for (; j + LANES <= words; j += LANES) {
+		h0 = lane_step(h0, get64(p + 8 * j));
+		h1 = lane_step(h1, get64(p + 8 * j + 8));
+		h2 = lane_step(h2, get64(p + 8 * j + 16));
+		h3 = lane_step(h3, get64(p + 8 * j + 24));
+	}
+	l->h[0] = h0, l->h[1] = h1, l->h[2] = h2, l->h[3] = h3;
+	for (; j < words; j++)
+		l->h[j % LANES] = lane_step(l->h[j % LANES], get64(p + 8 * j));
+}
+
 uint64_t stampblock_sum(const unsigned char *block, uint32_t block_bytes)
 {
-	uint32_t words = block_bytes / 8, j = HEAD_WORDS;
 	uint64_t head[HEAD_WORDS];
 	struct lanes l;
 
@@ -103,28 +130,19 @@ uint64_t stampblock_sum(const unsigned char *block, uint32_t block_bytes)
 	head_words(block, head);
 	for (int k = 0; k < HEAD_WORDS; k++)
 		l.h[k % LANES] = lane_step(l.h[k % LANES], head[k]);
-	for (; j + LANES <= words; j += LANES)
-		for (int k = 0; k < LANES; k++)
-			l.h[k] = lane_step(l.h[k],
-					   get64(block + 8 * (j + (uint32_t)k)));
-	for (; j < words; j++)
-		l.h[j % LANES] = lane_step(l.h[j % LANES], get64(block + 8 * j));
+	lanes_add_words(&l, block, HEAD_WORDS, block_bytes / 8);
 	return lanes_end(&l);
 }
 
 uint64_t stampblock_hash_words(const void *data, size_t length)
 {
 	const unsigned char *p = data;
-	size_t words = length / 8, j = 0;
+	size_t words = length / 8;
 	struct lanes l;
 
 	lanes_start(&l, (uint32_t)length);
 	l.h[0] = lane_step(l.h[0], (uint64_t)length);
-	for (; j + LANES <= words; j += LANES)
-		for (int k = 0; k < LANES; k++)
-			l.h[k] = lane_step(l.h[k], get64(p + 8 * (j + (size_t)k)));
-	for (; j < words; j++)
-		l.h[j % LANES] = lane_step(l.h[j % LANES], get64(p + 8 * j));
+	lanes_add_words(&l, p, 0, words);
 	/* the bytes past the last whole word, FNV-1a into the first lane */
 	l.h[0] = stampblock_hash(l.h[0], p + 8 * words, length % 8);
 	return lanes_end(&l);
@@ -142,28 +160,63 @@ void stampblock_sums(const unsigned char *const *blocks, size_t n,
 		sums[i] = stampblock_sum(blocks[i], block_bytes);
 }
 
-void stampblock_fill(unsigned char *block, uint64_t offset,
-		     uint32_t block_bytes, uint64_t salt)
+/*
+ * What every block of a fill shares: the salt's mix (in each seed) and
+ * the lanes after the head, whose words are the same in every block but
+ * the offset's, in lane 1.
+ */
+struct fill_key {
+	uint64_t salt, salt_mix;
+	uint32_t block_bytes;
+	struct lanes head;		/* lane 1: not yet the offset's */
+};
+
+static void fill_key_init(struct fill_key *k, uint32_t block_bytes,
+			  uint64_t salt)
 {
-	uint64_t seed = seed_of(offset, salt), head[HEAD_WORDS];
-	uint32_t words = block_bytes / 8, j = HEAD_WORDS;
+	unsigned char magic_head[8];
+
+	memcpy(magic_head, stamp_magic, sizeof(magic_head));
+	k->salt = salt;
+	k->salt_mix = mix64(salt);
+	k->block_bytes = block_bytes;
+	lanes_start(&k->head, block_bytes);
+	/* head_words: the magic, the offset, the salt, the checksum as 0 */
+	k->head.h[0] = lane_step(k->head.h[0], get64(magic_head));
+	k->head.h[2] = lane_step(k->head.h[2], salt);
+	k->head.h[3] = lane_step(k->head.h[3], 0);
+}
+
+static void fill_block(unsigned char *block, uint64_t offset,
+		       const struct fill_key *k)
+{
+	uint64_t seed = mix64(offset ^ k->salt_mix), h0 = k->head.h[0],
+		 h1 = lane_step(k->head.h[1], offset), h2 = k->head.h[2],
+		 h3 = k->head.h[3], x;
+	uint32_t words = k->block_bytes / 8, j = HEAD_WORDS;
 	struct lanes l;
 
 	memcpy(block + MAGIC_AT, stamp_magic, sizeof(stamp_magic));
 	put64(block + OFFSET_AT, offset);
-	put64(block + SALT_AT, salt);
-	lanes_start(&l, block_bytes);
-	head_words(block, head);
-	for (int k = 0; k < HEAD_WORDS; k++)
-		l.h[k % LANES] = lane_step(l.h[k % LANES], head[k]);
-	/* made and summed in one pass, while the words are in registers */
-	for (; j + LANES <= words; j += LANES)
-		for (int k = 0; k < LANES; k++) {
-			uint64_t w = filler_word(seed, j + (uint32_t)k);
+	put64(block + SALT_AT, k->salt);
+	/* made and summed in one pass, while the words are in registers:
+	   four lanes in four locals, x stepping by GOLDEN from word j */
+	x = seed + j * GOLDEN;
+	for (; j + LANES <= words; j += LANES, x += LANES * GOLDEN) {
+		uint64_t w0 = filler_of(x), w1 = filler_of(x + GOLDEN),
+			 w2 = filler_of(x + 2 * GOLDEN),
+			 w3 = filler_of(x + 3 * GOLDEN);
 
-			put64(block + 8 * (j + (uint32_t)k), w);
-			l.h[k] = lane_step(l.h[k], w);
-		}
+		put64(block + 8 * j, w0);
+		put64(block + 8 * j + 8, w1);
+		put64(block + 8 * j + 16, w2);
+		put64(block + 8 * j + 24, w3);
+		h0 = lane_step(h0, w0);
+		h1 = lane_step(h1, w1);
+		h2 = lane_step(h2, w2);
+		h3 = lane_step(h3, w3);
+	}
+	l.h[0] = h0, l.h[1] = h1, l.h[2] = h2, l.h[3] = h3;
 	for (; j < words; j++) {
 		uint64_t w = filler_word(seed, j);
 
@@ -173,12 +226,24 @@ void stampblock_fill(unsigned char *block, uint64_t offset,
 	put64(block + SUM_AT, lanes_end(&l));
 }
 
+void stampblock_fill(unsigned char *block, uint64_t offset,
+		     uint32_t block_bytes, uint64_t salt)
+{
+	struct fill_key k;
+
+	fill_key_init(&k, block_bytes, salt);
+	fill_block(block, offset, &k);
+}
+
 void stampblock_fill_many(unsigned char *buf, uint64_t offset, size_t n,
 			  uint32_t block_bytes, uint64_t salt)
 {
+	struct fill_key k;
+
+	fill_key_init(&k, block_bytes, salt);
 	for (size_t i = 0; i < n; i++)
-		stampblock_fill(buf + i * block_bytes,
-				offset + i * block_bytes, block_bytes, salt);
+		fill_block(buf + i * block_bytes, offset + i * block_bytes,
+			   &k);
 }
 
 bool stampblock_filler_matches(const unsigned char *block, uint64_t offset,

@@ -81,6 +81,43 @@ static enum stamp_state round_trip(struct dev *dev, uint64_t offset,
 	return stamp_classify(other, where, 512, SALT, named);
 }
 
+/*
+ * The bytes of a stamp and the undo file's word checksum are what every
+ * build since FBSTAMP2 made: undo files and cards hold them, and a
+ * faster fill or sum must give them bit for bit (the sums of whole
+ * blocks below come from the first, plain loops).
+ */
+static void test_known_answers(void)
+{
+	static const struct {
+		uint64_t offset, salt, fnv;
+		uint32_t bytes;
+	} known[] = {
+		{ 8192, SALT, 0xf5063319c5044be7ULL, 512 },
+		{ 1ULL << 40, SALT, 0x15a536c7a301d43dULL, 4096 },
+		{ 0, 7, 0xa730866f1bb35c0ULL, 520 },
+	};
+	static unsigned char many[3 * 4096];
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		stampblock_fill(block, known[i].offset, known[i].bytes,
+				known[i].salt);
+		UNIT_CHECK(stamp_hash(STAMP_FNV_BASIS, block, known[i].bytes) ==
+			   known[i].fnv, "the stamp of %u bytes at %llu is "
+			   "the one earlier builds wrote", known[i].bytes,
+			   (unsigned long long)known[i].offset);
+	}
+	stampblock_fill_many(many, (1ULL << 40) - 4096, 3, 4096, SALT);
+	stampblock_fill(block, 1ULL << 40, 4096, SALT);
+	UNIT_CHECK(memcmp(many + 4096, block, 4096) == 0,
+		   "a fill of many blocks makes each as a fill of one");
+	for (size_t i = 0; i < sizeof(other); i++)
+		other[i] = (unsigned char)(i * 7 + 3);
+	UNIT_CHECK(stampblock_hash_words(other, 4093) ==
+		   0xae813923c7e96e23ULL,
+		   "the word checksum is the one earlier builds wrote");
+}
+
 /* The word-wise checksum of the undo file's saved data. */
 static void test_hash_words(void)
 {
@@ -354,6 +391,7 @@ int main(void)
 {
 	test_legacy();
 	test_classify();
+	test_known_answers();
 	test_hash_words();
 	test_fake_modes();
 	test_vm();
