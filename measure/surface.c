@@ -26,6 +26,15 @@
  * area fails its own: a block this run read well before, read again,
  * tells the two apart, and the run stops there instead of mapping the
  * rest of the device as bad.
+ *
+ * --keep-data keeps the undo file off the device's path: while a chunk
+ * is stamped, read back and put back, a second thread writes the next
+ * chunk's old contents (read before the chunk's stamps, between two of
+ * the run's transfers) to a file of their own and fsyncs it; once the
+ * chunk is back that file is renamed over the undo file and its
+ * directory fsync'd, and only then is the next chunk written.  The
+ * device never serves two of the run's transfers at once, so a window's
+ * time is its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +45,7 @@
 #include "lib/units.h"
 #include "measure/surface.h"
 #include "measure/undo/write.h"
+#include "vm/ahead.h"
 #include "vm/compile.h"
 #include "vm/programs.h"
 #include "vm/stamp.h"
@@ -76,8 +86,20 @@ struct pass {
 	unsigned char *saved, *back;
 	uint64_t saved_at, saved_bytes;
 	struct undo undo;
-	unsigned chunks_in_file;	/* saved since the file was new */
 	bool in_flight;			/* a chunk stamped, not yet back */
+	/* the next chunk's old contents, and its file (staged: made by the
+	   second thread while this chunk is tested, or at once without
+	   one); staged_at UINT64_MAX when there is none */
+	unsigned char *next_saved;
+	struct ahead *ahead;
+	struct undo like;		/* the undo file's fields, for it */
+	struct undo staged;
+	struct undo_progress staged_progress;
+	uint64_t staged_at, staged_bytes;
+	int staged_err;
+	int retired_fd;			/* the file a commit replaced: its
+					   last close frees its blocks, for
+					   the second thread to wait on */
 	/* aliases: the lowest block that read another's stamp, and the
 	   greatest common divisor of the distances */
 	uint64_t alias_low, alias_gcd;
@@ -115,7 +137,8 @@ uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span)
 uint64_t surface_undo_bound_bytes(void)
 {
 	/* the header, a progress record, and per chunk its record (64-byte
-	   head and trailer) and its done mark (the same, no data) */
+	   head and trailer) and its done mark (the same, no data): the file
+	   holds one chunk, and the next one's is staged beside it */
 	return 256 + (64 + 64 + 64) +
 	       SURFACE_KEEP_CHUNKS * (SURFACE_KEEP_BYTES + 4 * 64);
 }
@@ -460,24 +483,99 @@ static void progress_at(const struct pass *p, uint64_t next,
 static int renew_file(struct pass *p, uint64_t next)
 {
 	struct undo_progress pr;
-	int err;
 
 	progress_at(p, next, &pr);
-	err = undo_replace(&p->undo, p->opt->undo_path, p->dev, &p->salt, 1,
-			   &pr);
-	if (!err)
-		p->chunks_in_file = 0;
-	return err;
+	return undo_replace(&p->undo, p->opt->undo_path, p->dev, &p->salt, 1,
+			    &pr);
+}
+
+/* The second thread's job: the staged chunk's file, written and fsync'd. */
+static void stage_job(void *arg)
+{
+	struct pass *p = arg;
+
+	if (p->retired_fd >= 0)
+		close(p->retired_fd);
+	p->retired_fd = -1;
+	p->staged_err = undo_stage(&p->staged, &p->like, &p->staged_progress,
+				   p->staged_at, p->next_saved,
+				   p->staged_bytes);
 }
 
 /*
- * One chunk: saved (fsync'd), stamped, read back and classified, its
- * old contents written back and read back, then marked done.  A chunk
- * that cannot be read cannot be saved: it is mapped, never written.
+ * Read the old contents of the chunk at and stage its undo file, which
+ * stands at stands (the chunk the run is at): beside the test of that
+ * chunk, by the second thread, when ahead.  Only the device is read
+ * here: the test's transfers and this read never share the device, so
+ * neither's time is the other's.
  */
-static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
+static int stage_chunk(struct pass *p, uint64_t at, uint64_t length,
+		       uint64_t stands, bool ahead)
 {
-	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
+	uint64_t ns;
+	int err = dev_read(p->dev, p->next_saved, at, length, &ns);
+
+	/* a stopped run's stamp is what it wrote, not what the card held */
+	if (!err)
+		err = undo_refuse_check(&p->undo, at, p->next_saved, length);
+	if (err)
+		return err;
+	progress_at(p, stands, &p->staged_progress);
+	p->like = p->undo;
+	p->staged_at = at;
+	p->staged_bytes = length;
+	if (ahead && p->ahead)
+		ahead_give(p->ahead, stage_job, p);
+	else
+		stage_job(p);
+	return 0;
+}
+
+/*
+ * The staged job done; a file that failed removed at once (its space
+ * too: the undo file's next mark may need it), its failure kept for
+ * when its chunk's turn comes.
+ */
+static void settle_stage(struct pass *p)
+{
+	if (p->ahead)
+		ahead_wait(p->ahead);
+	if (p->staged_at != UINT64_MAX && p->staged_err)
+		undo_unstage(&p->staged);
+}
+
+/* The staged file in place of the undo file: its chunk may be written. */
+static int commit_chunk(struct pass *p)
+{
+	unsigned char *saved = p->saved;
+	int err;
+
+	settle_stage(p);
+	p->staged_at = UINT64_MAX;
+	if (p->staged_err) {
+		p->undo.failed = p->staged.failed;
+		p->undo.failed_errno = p->staged.failed_errno;
+		return p->staged_err;
+	}
+	/* the replaced file outlives the commit's close by this copy */
+	if (p->ahead && p->retired_fd < 0)
+		p->retired_fd = dup(p->undo.fd);
+	err = undo_commit(&p->undo, &p->staged);
+	if (err)
+		return err;
+	p->saved = p->next_saved;	/* the chunk's old contents */
+	p->next_saved = saved;
+	return 0;
+}
+
+/*
+ * The chunk at, not staged with the test of the one before: staged now.
+ * 0, or why it cannot be saved; a chunk that cannot be read cannot be
+ * saved: it is mapped, never written (1 once it is).
+ */
+static int stage_now(struct pass *p, uint64_t at, uint64_t length)
+{
+	int err = stage_chunk(p, at, length, at, false);
 
 	if (err == -EUCLEAN) {
 		/* the stopped run's stamps stay on the card: keep its file */
@@ -488,34 +586,50 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 			 "held)", (unsigned long long)p->undo.foreign_at);
 		return err;
 	}
-	if (err == -EIO && !p->undo.failed) {	/* the device's read */
-		if (device_gone(p, p->dev->error.offset))
-			return err;
-		p->classify = false;
-		err = run_over(p, p->verify, at, length, length, p->lbs,
-			       false, false);
-		p->classify = true;
+	if (err != -EIO)			/* the device's read */
 		return err;
-	}
-	if (!err)
-		err = undo_sync(&p->undo);
+	if (device_gone(p, p->dev->error.offset))
+		return err;
+	p->classify = false;
+	err = run_over(p, p->verify, at, length, length, p->lbs, false,
+		       false);
+	p->classify = true;
+	return err ? err : 1;
+}
+
+/*
+ * One chunk: its old contents in place in the undo file (staged while
+ * the chunk before was tested, or now), the next chunk's staged beside
+ * this one's test, then stamped, read back and classified, its old
+ * contents written back and read back, then marked done.
+ */
+static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
+		      uint64_t next_length)
+{
+	int err = p->staged_at == at ? 0 : stage_now(p, at, length), test;
+
+	if (err)
+		return err > 0 ? 0 : err;
+	err = commit_chunk(p);
 	if (err)
 		return err;
 	p->answered_at = at;
 	p->in_flight = true;
-	p->chunks_in_file++;
 	p->saved_at = at;
 	p->saved_bytes = length;
+	/* one that cannot be read or saved now is tried again in its turn,
+	   where a failure is said */
+	if (next_length && !(p->opt->stop && *p->opt->stop))
+		(void)stage_chunk(p, at + length, next_length, at, true);
 	test = retrying(p, p->stamp, at, length, true);
 	if (!test)
 		test = retrying(p, p->verify, at, length, false);
 	p->saved_bytes = 0;
 	/* stopped or not, the chunk goes back before anything else */
 	err = put_back(p, at, length);
+	settle_stage(p);
 	if (!err)
 		err = undo_mark_done(&p->undo, at, length);
-	if (!err && p->chunks_in_file >= SURFACE_KEEP_CHUNKS)
-		err = renew_file(p, at + length);
 	return err ? err : test;
 }
 
@@ -544,11 +658,15 @@ static int keep_pass(struct pass *p)
 
 	for (uint64_t at = r->resumed_from, n; !err && at < r->end;
 	     at += n) {
+		uint64_t left;
+
 		n = r->end - at < SURFACE_KEEP_BYTES ? r->end - at :
 						       SURFACE_KEEP_BYTES;
+		left = r->end - at - n;
 		if (p->opt->stop && *p->opt->stop)
 			return -EINTR;
-		err = keep_chunk(p, at, n);
+		err = keep_chunk(p, at, n, left < SURFACE_KEEP_BYTES ? left :
+					   SURFACE_KEEP_BYTES);
 		if (err)
 			break;
 		r->checked_end = at + n;
@@ -712,7 +830,12 @@ static int setup(struct pass *p)
 					    DEV_PATTERN_ZEROS);
 		p->back = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					   DEV_PATTERN_ZEROS);
-		err = p->saved && p->back ? 0 : -ENOMEM;
+		p->next_saved = dev_alloc_buffer(SURFACE_KEEP_BYTES,
+						 DEV_PATTERN_ZEROS);
+		err = p->saved && p->back && p->next_saved ? 0 : -ENOMEM;
+		/* without a second thread each chunk's file is made at
+		   once, as the pipeline's is, only not beside the test */
+		p->ahead = err ? NULL : ahead_new();
 	}
 	return err;
 }
@@ -756,7 +879,17 @@ static int close_undo(struct pass *p, int err)
 {
 	int flushed;
 
-	if (p->r->mode != SURFACE_KEEP || p->undo.fd < 0)
+	if (p->r->mode != SURFACE_KEEP)
+		return err;
+	/* a chunk staged and never put in place was never written */
+	settle_stage(p);
+	if (p->staged_at != UINT64_MAX)
+		undo_unstage(&p->staged);
+	p->staged_at = UINT64_MAX;
+	if (p->retired_fd >= 0)
+		close(p->retired_fd);
+	p->retired_fd = -1;
+	if (p->undo.fd < 0)
 		return err;
 	if (p->undo.failed && !p->why[0])
 		snprintf(p->why, p->why_size, "the undo file %s: %s: %s",
@@ -795,7 +928,9 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 		struct surface_result *result, char *why, size_t size)
 {
 	struct pass p = { .dev = dev, .opt = options, .r = result,
-			  .undo = { .fd = -1 }, .why = why, .why_size = size };
+			  .undo = { .fd = -1 }, .staged = { .fd = -1 },
+			  .staged_at = UINT64_MAX, .retired_fd = -1,
+			  .why = why, .why_size = size };
 	uint64_t wall = dev_now_ns();
 	int err;
 
@@ -814,6 +949,7 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	else if (!err)
 		err = window_pass(&p, false);
 	err = close_undo(&p, err);
+	ahead_free(p.ahead);
 	if (result->mode == SURFACE_WRITE && p.write_failed_blocks)
 		result->states[STAMP_WRITE_ERROR] = p.write_failed_blocks;
 	result->window_count = p.reached;
@@ -834,5 +970,6 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	free(p.probe);
 	free(p.saved);
 	free(p.back);
+	free(p.next_saved);
 	return err;
 }

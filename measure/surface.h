@@ -88,7 +88,8 @@ struct surface_result {
 /* The index of the "old data" count in states[]. */
 #define SURFACE_OLD_DATA STAMP_STATE_COUNT
 
-/* --keep-data's undo file holds at most this many chunks' blocks. */
+/* --keep-data's undo file (one chunk) and the next chunk's, staged
+   beside it, hold at most this many chunks' blocks. */
 #define SURFACE_KEEP_CHUNKS 2
 /* The largest transfer --surface makes. */
 #define SURFACE_CHUNK_BYTES (4ULL << 20)

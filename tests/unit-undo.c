@@ -11,7 +11,8 @@
  * back or lists what it could not, never leaves a byte changed unsaid.
  * A damaged header is -EBADMSG; a header-only file puts nothing back
  * unless the run's stamps lie at the device's start; undo_save refuses a
- * stopped run's stamp as data.
+ * stopped run's stamp as data.  A chunk's file staged beside the test of
+ * the chunk before is no part of the undo file until it is committed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -460,6 +461,95 @@ static void test_header_only(bool stamped)
 	dev_close(&dev);
 }
 
+static bool staged_exists(void)
+{
+	char fresh[80];
+
+	snprintf(fresh, sizeof(fresh), "%s.new", path);
+	return access(fresh, F_OK) == 0;
+}
+
+/*
+ * --keep-data's pipeline: chunk 0 in flight in the file, chunk 1's old
+ * contents staged beside it.  Killed before the commit, the file puts
+ * back chunk 0 alone (the staged file is no part of it); committed once
+ * chunk 0 is back, the file holds chunk 1 and where the run stood, and
+ * puts chunk 1 back.  A staged file not committed is removed.
+ */
+static void test_staged(bool commit)
+{
+	const uint64_t salts[] = { SALT };
+	const struct undo_progress stands = { .start = 0, .end = 4 * MIB,
+		.next = 0, .window_bytes = MIB, .chunk_bytes = CHUNK,
+		.first_bad = UINT64_MAX };
+	struct undo u = { .fd = -1 }, next;
+	struct undo_progress got = { 0 };
+	struct undo_result result = { 0 };
+	uint64_t ns, mark_at, mark_end;
+	struct dev dev;
+	bool fine;
+
+	card_open(&dev);
+	unlink(path);
+	if (undo_replace(&u, path, &dev, salts, 1, &stands) ||
+	    dev_read(&dev, io, 0, CHUNK, &ns) ||
+	    undo_stage(&next, &u, &stands, 0, io, CHUNK) ||
+	    undo_commit(&u, &next))
+		abort();
+	stamp_fill(io, 0, CHUNK, dev.logical_block_bytes, SALT);
+	if (dev_write(&dev, io, 0, CHUNK, &ns) ||
+	    dev_read(&dev, io, CHUNK, CHUNK, &ns) ||
+	    undo_stage(&next, &u, &stands, CHUNK, io, CHUNK))
+		abort();
+	fine = staged_exists() && !next.failed;
+	if (commit) {
+		chunk_done(&u, &dev, 0, &mark_at, &mark_end);
+		fine = fine && undo_commit(&u, &next) == 0 && !staged_exists();
+		stamp_fill(io, CHUNK, CHUNK, dev.logical_block_bytes, SALT);
+		if (dev_write(&dev, io, CHUNK, CHUNK, &ns))
+			abort();
+	}
+	undo_close(&u);
+	UNIT_CHECK(fine && restore(&dev, &result) == 0 &&
+		   device_as_before(&dev) && result.records == 1 &&
+		   read_progress(&dev, &got) == 0 && got.next == 0,
+		   commit ? "a staged chunk committed once the one before is "
+		   "back: the file puts it back, and stands where it stood" :
+		   "killed with a chunk staged: the file puts back the chunk "
+		   "in flight alone");
+	if (!commit) {
+		undo_unstage(&next);
+		UNIT_CHECK(!staged_exists(), "a staged file not committed is "
+			   "removed");
+	}
+	undo_result_free(&result);
+	dev_close(&dev);
+}
+
+/* A staged file that cannot be made: its operation said, nothing left. */
+static void test_stage_fails(void)
+{
+	const uint64_t salts[] = { SALT };
+	const struct undo_progress stands = { .end = 4 * MIB };
+	struct undo u = { .fd = -1 }, next;
+	struct dev dev;
+	int err;
+
+	card_open(&dev);
+	unlink(path);
+	if (undo_create(&u, path, &dev, salts, 1))
+		abort();
+	u.path = "/nonexistent/unit-undo";
+	err = undo_stage(&next, &u, &stands, 0, io, CHUNK);
+	UNIT_CHECK(err == -ENOENT && next.failed &&
+		   strcmp(next.failed, "create") == 0,
+		   "a stage where no file can be made fails at its create "
+		   "(%d)", err);
+	undo_unstage(&next);
+	undo_close(&u);
+	dev_close(&dev);
+}
+
 /* --resume: a stopped run's stamp is never saved as the card's data. */
 static void test_refused_stamps(void)
 {
@@ -510,6 +600,9 @@ int main(void)
 	test_header_only(false);
 	test_header_only(true);
 	test_refused_stamps();
+	test_staged(false);
+	test_staged(true);
+	test_stage_fails();
 	unlink(path);
 	free(io);
 	return UNIT_DONE();

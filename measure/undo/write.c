@@ -2,7 +2,8 @@
  * undo/write: the writer (write.h).  Each record is appended whole and
  * the file fsync'd before its blocks are overwritten; a file is
  * replaced by a rename, never rewritten in place, so a crash leaves one
- * whole file.
+ * whole file.  A chunked run's next file is written beside the one in
+ * place (staged) while the chunk before is tested.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,21 +65,29 @@ static int file_failed(struct undo *u, const char *operation, int err)
 	return err;
 }
 
-int undo_create(struct undo *u, const char *path, const struct dev *dev,
-		const uint64_t *stamp_salts, unsigned salt_count)
+/* u's fields for a new file of dev's naming the salts, not yet open. */
+static void init_fields(struct undo *u, const char *path,
+			const struct dev *dev, const uint64_t *stamp_salts,
+			unsigned salt_count)
 {
-	unsigned char header[UNDO_HEADER_BYTES] = { 0 };
-	int err;
-
-	*u = (struct undo){ .path = path, .device_bytes = dev->size_bytes,
+	*u = (struct undo){ .fd = -1, .path = path,
+			    .device_bytes = dev->size_bytes,
 			    .block_bytes = dev->logical_block_bytes,
-			    .fingerprint = undo_fingerprint(dev),
-			    .file_salt = stamp_new_salt() };
+			    .fingerprint = undo_fingerprint(dev) };
 	if (salt_count > UNDO_MAX_SALTS)
 		salt_count = UNDO_MAX_SALTS;
 	u->salt_count = salt_count;
 	memcpy(u->salts, stamp_salts, salt_count * sizeof(*stamp_salts));
-	u->fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+}
+
+/* Create u's file at name (never over another) with its header. */
+static int create_file(struct undo *u, const char *name)
+{
+	unsigned char header[UNDO_HEADER_BYTES] = { 0 };
+
+	u->file_salt = stamp_new_salt();
+	u->records = 0;
+	u->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (u->fd < 0)
 		return file_failed(u, "create", -errno);
 	memcpy(header, undo_magic_header, sizeof(undo_magic_header));
@@ -86,14 +95,23 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev,
 	put64(header + UNDO_H_BLOCK, u->block_bytes);
 	put64(header + UNDO_H_FINGERPRINT, u->fingerprint);
 	put64(header + UNDO_H_SALT, u->file_salt);
-	put64(header + UNDO_H_SALT_COUNT, salt_count);
-	for (unsigned i = 0; i < salt_count; i++)
-		put64(header + UNDO_H_SALTS + 8 * i, stamp_salts[i]);
+	put64(header + UNDO_H_SALT_COUNT, u->salt_count);
+	for (unsigned i = 0; i < u->salt_count; i++)
+		put64(header + UNDO_H_SALTS + 8 * i, u->salts[i]);
 	put64(header + UNDO_H_SUM,
 	      stamp_hash(STAMP_FNV_BASIS, header, UNDO_H_SUM));
 	u->unsynced = true;
-	err = file_failed(u, "write", write_all(u->fd, header,
-						sizeof(header)));
+	return file_failed(u, "write", write_all(u->fd, header,
+						 sizeof(header)));
+}
+
+int undo_create(struct undo *u, const char *path, const struct dev *dev,
+		const uint64_t *stamp_salts, unsigned salt_count)
+{
+	int err;
+
+	init_fields(u, path, dev, stamp_salts, salt_count);
+	err = create_file(u, path);
 	return err ? err : file_failed(u, "fsync", sync_directory(path));
 }
 
@@ -162,6 +180,30 @@ static bool foreign_stamp(const struct undo *u, const unsigned char *block,
 	return false;
 }
 
+int undo_refuse_check(struct undo *u, uint64_t offset, const void *data,
+		      uint64_t length)
+{
+	for (uint64_t at = 0; u->foreign_count && at < length;
+	     at += u->block_bytes)
+		if (foreign_stamp(u, (const unsigned char *)data + at,
+				  offset + at)) {
+			u->foreign_at = offset + at;
+			return -EUCLEAN;
+		}
+	return 0;
+}
+
+/* Append the old contents of [offset, offset + length), in data. */
+static int append_saved(struct undo *u, uint64_t offset, const void *data,
+			uint64_t length)
+{
+	int err = append(u, UNDO_KIND_WORDS, offset, data, length, 0);
+
+	if (!err)
+		u->bytes_saved += length;
+	return err;
+}
+
 int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	      uint64_t length, void *buf)
 {
@@ -169,18 +211,9 @@ int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	int err = dev_read(dev, buf, offset, length, &ns);
 
 	/* a stopped run's stamp is what it wrote, not what the card held */
-	for (uint64_t at = 0; !err && u->foreign_count && at < length;
-	     at += u->block_bytes)
-		if (foreign_stamp(u, (const unsigned char *)buf + at,
-				  offset + at)) {
-			u->foreign_at = offset + at;
-			err = -EUCLEAN;
-		}
 	if (!err)
-		err = append(u, UNDO_KIND_WORDS, offset, buf, length, 0);
-	if (!err)
-		u->bytes_saved += length;
-	return err;
+		err = undo_refuse_check(u, offset, buf, length);
+	return err ? err : append_saved(u, offset, buf, length);
 }
 
 int undo_sync(struct undo *u)
@@ -229,50 +262,102 @@ static int replacement_name(const char *path, char *buf, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
+/* A progress record: where a chunked run stands. */
+static int append_progress(struct undo *u, const struct undo_progress *pr)
+{
+	unsigned char data[UNDO_PROGRESS_BYTES];
+
+	undo_put_progress(data, pr);
+	return append(u, UNDO_KIND_PROGRESS, pr->next, data, sizeof(data),
+		      0);
+}
+
+int undo_stage(struct undo *next, const struct undo *u,
+	       const struct undo_progress *progress, uint64_t offset,
+	       const void *data, uint64_t length)
+{
+	char fresh[PATH_MAX];
+	int err;
+
+	*next = (struct undo){ .fd = -1, .path = u->path,
+			       .device_bytes = u->device_bytes,
+			       .block_bytes = u->block_bytes,
+			       .fingerprint = u->fingerprint,
+			       .salt_count = u->salt_count,
+			       .foreign_count = u->foreign_count };
+	memcpy(next->salts, u->salts, sizeof(next->salts));
+	memcpy(next->foreign_salts, u->foreign_salts,
+	       sizeof(next->foreign_salts));
+	err = replacement_name(u->path, fresh, sizeof(fresh));
+	/* a replacement left by a crash was never renamed: no copy */
+	if (!err && unlink(fresh) && errno != ENOENT)
+		err = -errno;
+	if (err)
+		return file_failed(next, "create", err);
+	err = create_file(next, fresh);
+	if (!err)
+		err = append_progress(next, progress);
+	if (!err && length)
+		err = append_saved(next, offset, data, length);
+	return err ? err : undo_sync(next);
+}
+
+int undo_commit(struct undo *u, struct undo *next)
+{
+	char fresh[PATH_MAX];
+	int err = replacement_name(next->path, fresh, sizeof(fresh));
+
+	if (!err && rename(fresh, next->path))
+		err = file_failed(next, "rename", -errno);
+	if (!err)
+		err = file_failed(next, "fsync", sync_directory(next->path));
+	if (err) {
+		u->failed = next->failed;
+		u->failed_errno = next->failed_errno;
+		undo_unstage(next);
+		return err;
+	}
+	undo_close(u);
+	*u = *next;
+	next->fd = -1;
+	return 0;
+}
+
+void undo_unstage(struct undo *next)
+{
+	char fresh[PATH_MAX];
+
+	if (next->fd < 0)
+		return;
+	undo_close(next);
+	if (!replacement_name(next->path, fresh, sizeof(fresh)))
+		unlink(fresh);
+}
+
 int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 		 const uint64_t *stamp_salts, unsigned salt_count,
 		 const struct undo_progress *progress)
 {
 	uint64_t salts[UNDO_MAX_SALTS];
-	unsigned char data[UNDO_PROGRESS_BYTES];
-	char fresh[PATH_MAX];
-	struct undo next;
-	int err = replacement_name(path, fresh, sizeof(fresh));
+	struct undo like, next;
+	int err;
 
-	if (err)
-		return file_failed(u, "create", err);
 	if (u->fd >= 0) {		/* the open file's own salts */
-		salt_count = u->salt_count;
-		memcpy(salts, u->salts, sizeof(salts));
+		like = *u;
 	} else {
 		salt_count = with_refused(u, stamp_salts, salt_count, salts);
+		init_fields(&like, path, dev, salts, salt_count);
+		undo_refuse_stamps(&like, u->foreign_salts, u->foreign_count);
 	}
-	stamp_salts = salts;
-	/* a replacement left by a crash was never renamed: no copy */
-	if (unlink(fresh) && errno != ENOENT)
-		return file_failed(u, "create", -errno);
-	undo_put_progress(data, progress);
-	err = undo_create(&next, fresh, dev, stamp_salts, salt_count);
-	if (!err)
-		err = append(&next, UNDO_KIND_PROGRESS, progress->next, data,
-			     sizeof(data), 0);
-	if (!err)
-		err = file_failed(&next, "fsync", undo_sync(&next));
-	if (!err && rename(fresh, path))
-		err = file_failed(&next, "rename", -errno);
-	if (!err)
-		err = file_failed(&next, "fsync", sync_directory(path));
+	like.path = path;
+	err = undo_stage(&next, &like, progress, 0, NULL, 0);
 	if (err) {
 		u->failed = next.failed;
 		u->failed_errno = next.failed_errno;
-		undo_close(&next);
+		undo_unstage(&next);
 		return err;
 	}
-	undo_close(u);
-	next.path = path;
-	undo_refuse_stamps(&next, u->foreign_salts, u->foreign_count);
-	*u = next;
-	return 0;
+	return undo_commit(u, &next);
 }
 
 void undo_close(struct undo *u)

@@ -56,6 +56,14 @@ int undo_create(struct undo *u, const char *path, const struct dev *dev,
 int undo_save(struct undo *u, struct dev *dev, uint64_t offset,
 	      uint64_t length, void *buf);
 
+/*
+ * -EUCLEAN, with its offset in u->foreign_at, when a block of data (read
+ * from [offset, offset + length)) is a whole stamp of a salt u refuses
+ * (undo_refuse_stamps); else 0.  undo_save checks so before it appends.
+ */
+int undo_refuse_check(struct undo *u, uint64_t offset, const void *data,
+		      uint64_t length);
+
 /* fsync the file before the blocks just saved are overwritten. */
 int undo_sync(struct undo *u);
 
@@ -92,6 +100,27 @@ int undo_mark_done(struct undo *u, uint64_t offset, uint64_t length);
 int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 		 const uint64_t *stamp_salts, unsigned salt_count,
 		 const struct undo_progress *progress);
+
+/*
+ * A chunked run's next file, made while the chunk before it is tested.
+ * undo_stage writes a new file beside u's (its path and ".new") with
+ * u's header fields and salts, progress (where the run stands as it is
+ * staged), and the old contents of [offset, offset + length) from data
+ * (none when length is 0), and fsyncs it; it touches nothing but next
+ * and that file, so a second thread may run it while the caller works
+ * on the device with u.  undo_commit, once the chunk before is back,
+ * renames it over u's file, fsyncs the directory and makes u the new
+ * file: a crash leaves the old file or the new one whole, and the new
+ * chunk is not to be written before it is in place.  undo_unstage
+ * removes a staged file that is not to be put in place.  0 or -errno,
+ * next->failed (undo_stage) or u->failed (undo_commit) set; a failed
+ * stage is to be unstaged.
+ */
+int undo_stage(struct undo *next, const struct undo *u,
+	       const struct undo_progress *progress, uint64_t offset,
+	       const void *data, uint64_t length);
+int undo_commit(struct undo *u, struct undo *next);
+void undo_unstage(struct undo *next);
 
 void undo_close(struct undo *u);
 

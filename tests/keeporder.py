@@ -1,0 +1,137 @@
+"""keeporder.py TRACE DEVICE UNDO: checks, from an strace of a --surface
+--keep-data run (strace -f -ttt -T -y -xx -s 64 -e trace=openat,write,
+fsync,rename,pwrite64,close), that no write reached DEVICE before the
+old contents of the blocks it wrote were safe in the undo file UNDO:
+saved in a record of a file (UNDO, or UNDO.new renamed over it) whose
+fsync ended after the record was written, whose rename over UNDO ended
+after that, and whose directory's fsync ended after the rename - each
+before the write began, and that file not replaced since.  Prints what
+it saw ("N device writes, M records, K renames"), or the first write
+that broke it, and exits 1.
+"""
+import os
+import re
+import struct
+import sys
+
+LINE = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(.*)$")
+RESUMED = re.compile(r"^<\.\.\. (\w+) resumed>(.*)$")
+CALL = re.compile(r"^(\w+)\((.*)$")
+DURATION = re.compile(r"<(\d+\.\d+)>\s*$")
+FD = re.compile(r"^(\d+)<([^>]*)>")
+RESULT = re.compile(r"\) = (-?\d+)")
+
+
+def events(path):
+    """(name, args, entry time, end time, result) of every system call."""
+    pending = {}
+    for line in open(path):
+        m = LINE.match(line.rstrip("\n"))
+        if not m:
+            continue
+        pid, ts, rest = m.group(1), float(m.group(2)), m.group(3)
+        r = RESUMED.match(rest)
+        if r:
+            name, args, entry = pending.pop((pid, r.group(1)))
+            text, end = args + r.group(2), ts
+        elif rest.endswith("<unfinished ...>"):
+            c = CALL.match(rest[:-len("<unfinished ...>")].rstrip())
+            pending[(pid, c.group(1))] = (c.group(1), c.group(2), ts)
+            continue
+        else:
+            c = CALL.match(rest)
+            if not c:
+                continue
+            name, text, entry = c.group(1), c.group(2), ts
+            d = DURATION.search(rest)
+            end = ts + (float(d.group(1)) if d else 0.0)
+        res = RESULT.search(text)
+        yield name, text, entry, end, int(res.group(1)) if res else None
+
+
+def unescape(s):
+    """A path as strace -xx prints it: every byte \\xNN."""
+    return re.sub(r"\\x([0-9a-f]{2})", lambda m: chr(int(m.group(1), 16)),
+                  s)
+
+
+def fd_of(text):
+    """The descriptor a call's text begins with, and its path."""
+    m = FD.match(text)
+    return (int(m.group(1)), unescape(m.group(2))) if m else (None, None)
+
+
+def head_of(text):
+    """A record head's kind, offset and length from a write's buffer."""
+    m = re.search(r'"((?:\\x[0-9a-f]{2})+)"', text)
+    if not m:
+        return None
+    raw = bytes(int(h, 16) for h in m.group(1).split("\\x")[1:])
+    if len(raw) < 32 or raw[:8] != b"FBUREC02":
+        return None
+    return struct.unpack_from("<QQQ", raw, 8)
+
+
+def main(trace, device, undo):
+    device = os.path.realpath(device)
+    undo = os.path.realpath(undo)
+    fresh, folder = undo + ".new", os.path.dirname(undo)
+    files, fd_file = [], {}     # per file: records, records fsync'd
+    named = None                # the file renamed over UNDO, and when
+    safe_at, safe = None, []    # when its directory fsync made it safe
+    writes = renames = 0
+    order = sorted(events(trace), key=lambda e: e[2])
+    done = []                   # (end time, action) not yet taken
+    for name, text, entry, end, res in order:
+        # what ended before this call began has happened
+        for at, act in sorted(done):
+            if at <= entry:
+                act()
+        done = [(at, act) for at, act in done if at > entry]
+        fd, fd_path = fd_of(text)
+        if name == "openat" and res is not None and res >= 0:
+            target = unescape(re.search(r'"([^"]*)"', text).group(1))
+            if os.path.realpath(target) in (fresh, undo):
+                files.append({"records": [], "synced": []})
+                fd_file[res] = len(files) - 1
+        elif name == "close" and fd is not None:
+            fd_file.pop(fd, None)
+        elif name == "write" and fd in fd_file:
+            f = files[fd_file[fd]]
+            h = head_of(text)
+            if h and h[0] in (1, 5):
+                f["records"].append((h[1], h[2]))
+        elif name == "fsync" and fd in fd_file:
+            f = files[fd_file[fd]]
+            now = list(f["records"])
+            done.append((end, lambda f=f, now=now: f.update(synced=now)))
+        elif name == "rename" and res == 0:
+            renames += 1
+            i = len(files) - 1
+
+            def renamed(i=i, at=end):
+                nonlocal named, safe
+                named, safe = (i, at), []
+            done.append((end, renamed))
+        elif name == "fsync" and fd_path == folder:
+            def dir_synced(at=entry):
+                nonlocal safe
+                if named and named[1] <= at:
+                    safe = list(files[named[0]]["synced"])
+            done.append((end, dir_synced))
+        elif name == "pwrite64" and fd_path == device:
+            writes += 1
+            m = re.search(r", (\d+), (\d+)\)", text)
+            length, offset = int(m.group(1)), int(m.group(2))
+            if not any(o <= offset and offset + length <= o + n
+                       for o, n in safe):
+                print("a write of %d bytes at %d began before its old "
+                      "contents were safe in the undo file (safe: %s)"
+                      % (length, offset, safe))
+                return 1
+    print("%d device writes, %d records, %d renames" %
+          (writes, sum(len(f["records"]) for f in files), renames))
+    return 0 if writes and renames else 1
+
+
+sys.exit(main(*sys.argv[1:]))
