@@ -74,6 +74,21 @@ struct vm_plan {
 	unsigned error_value_count;
 };
 
+/*
+ * The buffers of a run's reads and stamps (each with its spare, for
+ * exec->overlap), kept by a caller from one run to the next: a run takes
+ * them when they are large enough, makes them anew when not, and leaves
+ * them for the next run; vm_keep_free lets them go.  A caller that runs
+ * the same programs a chunk at a time (--surface --keep-data) spares each
+ * run their allocation and the first touch of every page.
+ */
+struct vm_keep {
+	void *read[2], *stamps[2];
+	uint64_t read_bytes, stamps_bytes;
+};
+
+void vm_keep_free(struct vm_keep *keep);
+
 /* A run's connections to the rest of the tool. */
 struct vm_exec {
 	struct dev *dev;
@@ -111,6 +126,7 @@ struct vm_exec {
 	   is then called from it, in order, and once more on failures,
 	   but never at the same time; emit may run beside it */
 	bool overlap;
+	struct vm_keep *keep;		/* NULL: the run's own buffers */
 	uint64_t failed_reads;
 	uint64_t dropped_records;
 	struct dev_error first_failure;

@@ -64,6 +64,7 @@ struct pass {
 	uint64_t salt;
 	struct program_params params;
 	struct vm_program *verify, *stamp;
+	struct vm_keep keep;		/* their buffers, run after run */
 	/* where a run's window records put its device time */
 	bool timed, timing_writes;
 	uint64_t last_ns;
@@ -367,7 +368,7 @@ static int run_program(struct pass *p, struct vm_program *program,
 				.stop = p->opt->stop,
 				.salt = p->salt,
 				.check_failed_only = !p->classify,
-				.overlap = true };
+				.overlap = true, .keep = &p->keep };
 	struct vm_plan plan;
 
 	set_slot(p, PARAM_WINDOW_AT, at);
@@ -966,6 +967,7 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	result->wall_ns = dev_now_ns() - wall;
 	vm_free(p.verify);
 	vm_free(p.stamp);
+	vm_keep_free(&p.keep);
 	free(p.failed);
 	free(p.probe);
 	free(p.saved);
