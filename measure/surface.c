@@ -30,11 +30,11 @@
  * --keep-data keeps the undo file off the device's path: while a chunk
  * is stamped, read back and put back, a second thread writes the next
  * chunk's old contents (read before the chunk's stamps, between two of
- * the run's transfers) to a file of their own and fsyncs it; once the
- * chunk is back that file is renamed over the undo file and its
- * directory fsync'd, and only then is the next chunk written.  The
- * device never serves two of the run's transfers at once, so a window's
- * time is its own.
+ * the run's transfers) to a file of their own beside the undo file (the
+ * one the last chunk replaced, written over) and fsyncs it; once the
+ * chunk is back the two swap names, the directory is fsync'd, and only
+ * then is the next chunk written.  The device never serves two of the
+ * run's transfers at once, so a window's time is its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -92,15 +92,11 @@ struct pass {
 	   second thread while this chunk is tested, or at once without
 	   one); staged_at UINT64_MAX when there is none */
 	unsigned char *next_saved;
-	struct ahead *ahead;
-	struct undo like;		/* the undo file's fields, for it */
+	struct ahead *ahead;		/* has undo while staging */
 	struct undo staged;
 	struct undo_progress staged_progress;
 	uint64_t staged_at, staged_bytes;
 	int staged_err;
-	int retired_fd;			/* the file a commit replaced: its
-					   last close frees its blocks, for
-					   the second thread to wait on */
 	/* aliases: the lowest block that read another's stamp, and the
 	   greatest common divisor of the distances */
 	uint64_t alias_low, alias_gcd;
@@ -495,10 +491,7 @@ static void stage_job(void *arg)
 {
 	struct pass *p = arg;
 
-	if (p->retired_fd >= 0)
-		close(p->retired_fd);
-	p->retired_fd = -1;
-	p->staged_err = undo_stage(&p->staged, &p->like, &p->staged_progress,
+	p->staged_err = undo_stage(&p->staged, &p->undo, &p->staged_progress,
 				   p->staged_at, p->next_saved,
 				   p->staged_bytes);
 }
@@ -522,7 +515,6 @@ static int stage_chunk(struct pass *p, uint64_t at, uint64_t length,
 	if (err)
 		return err;
 	progress_at(p, stands, &p->staged_progress);
-	p->like = p->undo;
 	p->staged_at = at;
 	p->staged_bytes = length;
 	if (ahead && p->ahead)
@@ -558,9 +550,6 @@ static int commit_chunk(struct pass *p)
 		p->undo.failed_errno = p->staged.failed_errno;
 		return p->staged_err;
 	}
-	/* the replaced file outlives the commit's close by this copy */
-	if (p->ahead && p->retired_fd < 0)
-		p->retired_fd = dup(p->undo.fd);
 	err = undo_commit(&p->undo, &p->staged);
 	if (err)
 		return err;
@@ -887,9 +876,7 @@ static int close_undo(struct pass *p, int err)
 	if (p->staged_at != UINT64_MAX)
 		undo_unstage(&p->staged);
 	p->staged_at = UINT64_MAX;
-	if (p->retired_fd >= 0)
-		close(p->retired_fd);
-	p->retired_fd = -1;
+	undo_drop_spare(&p->undo);
 	if (p->undo.fd < 0)
 		return err;
 	if (p->undo.failed && !p->why[0])
@@ -930,8 +917,8 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 {
 	struct pass p = { .dev = dev, .opt = options, .r = result,
 			  .undo = { .fd = -1 }, .staged = { .fd = -1 },
-			  .staged_at = UINT64_MAX, .retired_fd = -1,
-			  .why = why, .why_size = size };
+			  .staged_at = UINT64_MAX, .why = why,
+			  .why_size = size };
 	uint64_t wall = dev_now_ns();
 	int err;
 

@@ -1,13 +1,15 @@
 """keeporder.py TRACE DEVICE UNDO: checks, from an strace of a --surface
 --keep-data run (strace -f -ttt -T -y -xx -s 64 -e trace=openat,write,
-fsync,rename,pwrite64,close), that no write reached DEVICE before the
-old contents of the blocks it wrote were safe in the undo file UNDO:
-saved in a record of a file (UNDO, or UNDO.new renamed over it) whose
-fsync ended after the record was written, whose rename over UNDO ended
-after that, and whose directory's fsync ended after the rename - each
-before the write began, and that file not replaced since.  Prints what
-it saw ("N device writes, M records, K renames"), or the first write
-that broke it, and exits 1.
+lseek,fsync,rename,renameat2,pwrite64,close), that no write reached
+DEVICE before the old contents of the blocks it wrote were safe in the
+undo file UNDO: saved in a record of the file named UNDO (UNDO.new
+renamed over it, or swapped with it), whose fsync ended after the
+record was written, whose rename ended after that, and whose
+directory's fsync ended after the rename - each before the write began,
+and that file neither replaced nor written over since.  A file's
+content starts anew with a header written at its start.  Prints what it
+saw ("N device writes, M records, K renames"), or the first write that
+broke it, and exits 1.
 """
 import os
 import re
@@ -61,6 +63,12 @@ def fd_of(text):
     return (int(m.group(1)), unescape(m.group(2))) if m else (None, None)
 
 
+def header(text):
+    """Is a write's buffer a file's header (magic FBUNDO02)?"""
+    m = re.search(r'"((?:\\x[0-9a-f]{2}){8})', text)
+    return bool(m) and unescape(m.group(1)) == "FBUNDO02"
+
+
 def head_of(text):
     """A record head's kind, offset and length from a write's buffer."""
     m = re.search(r'"((?:\\x[0-9a-f]{2})+)"', text)
@@ -77,14 +85,26 @@ def main(trace, device, undo):
     undo = os.path.realpath(undo)
     fresh, folder = undo + ".new", os.path.dirname(undo)
     files, fd_file = [], {}     # per file: records, records fsync'd
-    named = None                # the file renamed over UNDO, and when
-    safe_at, safe = None, []    # when its directory fsync made it safe
-    writes = renames = 0
-    order = sorted(events(trace), key=lambda e: e[2])
+    names = {"undo": None, "fresh": None}   # which file each name holds
+    state = {"renamed": None, "safe": []}   # when the name last changed;
+    writes = renames = saves = 0            # the records safe in place
     done = []                   # (end time, action) not yet taken
-    for name, text, entry, end, res in order:
+
+    def renamed(swap, at):
+        if swap:
+            names["undo"], names["fresh"] = names["fresh"], names["undo"]
+        else:
+            names["undo"], names["fresh"] = names["fresh"], None
+        state["renamed"], state["safe"] = at, []
+
+    def dir_synced(at):
+        if state["renamed"] is not None and state["renamed"] <= at:
+            state["safe"] = list(files[names["undo"]]["synced"])
+
+    for name, text, entry, end, res in sorted(events(trace),
+                                              key=lambda e: e[2]):
         # what ended before this call began has happened
-        for at, act in sorted(done):
+        for at, act in sorted(done, key=lambda d: d[0]):
             if at <= entry:
                 act()
         done = [(at, act) for at, act in done if at > entry]
@@ -94,43 +114,42 @@ def main(trace, device, undo):
             if os.path.realpath(target) in (fresh, undo):
                 files.append({"records": [], "synced": []})
                 fd_file[res] = len(files) - 1
+                names["fresh" if target.endswith(".new") else "undo"] = \
+                    len(files) - 1
         elif name == "close" and fd is not None:
             fd_file.pop(fd, None)
         elif name == "write" and fd in fd_file:
             f = files[fd_file[fd]]
+            if header(text):
+                f["records"], f["synced"] = [], []
+                if fd_file[fd] == names["undo"]:
+                    state["safe"] = []  # the file in place written over
             h = head_of(text)
             if h and h[0] in (1, 5):
                 f["records"].append((h[1], h[2]))
+                saves += 1
         elif name == "fsync" and fd in fd_file:
             f = files[fd_file[fd]]
             now = list(f["records"])
             done.append((end, lambda f=f, now=now: f.update(synced=now)))
-        elif name == "rename" and res == 0:
+        elif name in ("rename", "renameat2") and res == 0:
             renames += 1
-            i = len(files) - 1
-
-            def renamed(i=i, at=end):
-                nonlocal named, safe
-                named, safe = (i, at), []
-            done.append((end, renamed))
+            swap = name == "renameat2" and "RENAME_EXCHANGE" in text
+            done.append((end, lambda s=swap, at=end: renamed(s, at)))
         elif name == "fsync" and fd_path == folder:
-            def dir_synced(at=entry):
-                nonlocal safe
-                if named and named[1] <= at:
-                    safe = list(files[named[0]]["synced"])
-            done.append((end, dir_synced))
+            done.append((end, lambda at=entry: dir_synced(at)))
         elif name == "pwrite64" and fd_path == device:
             writes += 1
             m = re.search(r", (\d+), (\d+)\)", text)
             length, offset = int(m.group(1)), int(m.group(2))
             if not any(o <= offset and offset + length <= o + n
-                       for o, n in safe):
+                       for o, n in state["safe"]):
                 print("a write of %d bytes at %d began before its old "
                       "contents were safe in the undo file (safe: %s)"
-                      % (length, offset, safe))
+                      % (length, offset, state["safe"]))
                 return 1
     print("%d device writes, %d records, %d renames" %
-          (writes, sum(len(f["records"]) for f in files), renames))
+          (writes, saves, renames))
     return 0 if writes and renames else 1
 
 

@@ -560,6 +560,25 @@ copy_to_dev() {
 	dd if="$1" of="$2" bs=1M $(direct_out "$2") conv=notrunc status=none
 }
 
+# test_traced WRAPPER ARGS...: WRAPPER ARGS (test_loop, or another
+# test_* wrapper whose last two arguments are NAME BODY), skipped where
+# strace cannot follow flashbench (not installed, ptrace refused, or
+# under valgrind).
+test_traced() {
+	tt_wrapper=$1
+	shift
+	eval "tt_name=\${$(($# - 1))}"
+	if ! command -v strace >/dev/null 2>&1; then
+		test_skip "$tt_name" "needs strace"
+	elif ! strace -o /dev/null true 2>/dev/null; then
+		test_skip "$tt_name" "strace cannot trace here"
+	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$tt_name" "strace would follow valgrind"
+	else
+		"$tt_wrapper" "$@"
+	fi
+}
+
 # have_script: script(1) can give a command a terminal.
 have_script() {
 	command -v script >/dev/null 2>&1 &&

@@ -7,9 +7,11 @@
 # write calls: saving the first chunk, stamping it while the second is
 # saved, putting it back, in the second chunk, putting that back), it
 # leaves an undo file no larger than the bound it announced, and
-# --restore then leaves the device identical.  --resume of a run killed
-# in its second chunk puts the chunk in flight back, finishes the range
-# (its JSON says where it went on) and leaves the device identical.  SIGINT stops a run
+# --restore then leaves the device identical and removes the file and
+# the one staged beside it (FILE.new).  --resume of a run killed in its
+# second chunk puts the chunk in flight back, finishes the range (its
+# JSON says where it went on) and leaves the device identical.  SIGINT
+# stops a run
 # cleanly: exit 130, a partial result marked incomplete with no verdict
 # (text and JSON), every byte back, no undo file.  An undo file system
 # that fills up stops the run: exit 1, one line saying so, no verdict,
@@ -84,7 +86,7 @@ for mib in 8 24 60 80 110; do
 		\"\$FLASHBENCH\" --restore=\"\$UNDO\" \"\$LOOP\" >restore.out 2>restore.err &&
 		cat restore.out restore.err &&
 		grep -q \"^restored [0-9]* bytes from [0-9]* records\" restore.out &&
-		test ! -e \"\$UNDO\" &&
+		test ! -e \"\$UNDO\" && test ! -e \"\$UNDO.new\" &&
 		same
 	"
 done

@@ -14,20 +14,6 @@ require python3
 
 UNDO=$TRASH/keep.undo
 
-# test_traced NAME BODY: test_loop, skipped where strace cannot follow
-# flashbench (absent, ptrace refused, or under valgrind)
-test_traced() {
-	if ! command -v strace >/dev/null 2>&1; then
-		test_skip "$1" "needs strace"
-	elif ! strace -o /dev/null true 2>/dev/null; then
-		test_skip "$1" "strace cannot trace here"
-	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
-		test_skip "$1" "strace would follow valgrind"
-	else
-		test_loop "$@"
-	fi
-}
-
 test_loop 'a loop device of random data' '
 	make_loop 80M >loopdev &&
 	fill_random "$(cat loopdev)" &&
@@ -37,10 +23,10 @@ LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
 
 # (LeakSanitizer cannot run under ptrace: the sanitizer pass checks
 # leaks elsewhere)
-test_traced '--keep-data: no block written before its save is fsync.d, renamed into place and its directory fsync.d' '
+test_traced test_loop '--keep-data: no block written before its save is fsync.d, renamed into place and its directory fsync.d' '
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f -qq -ttt -T -y -xx -s 64 -o trace \
-		-e trace=openat,write,fsync,rename,pwrite64,close \
+		-e trace=openat,write,fsync,rename,renameat2,pwrite64,close \
 		"$FLASHBENCH_REAL" --surface --keep-data -q \
 		--undo-file="$UNDO" "$LOOP" >out 2>err &&
 	cat err &&

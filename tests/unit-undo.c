@@ -472,9 +472,10 @@ static bool staged_exists(void)
 /*
  * --keep-data's pipeline: chunk 0 in flight in the file, chunk 1's old
  * contents staged beside it.  Killed before the commit, the file puts
- * back chunk 0 alone (the staged file is no part of it); committed once
- * chunk 0 is back, the file holds chunk 1 and where the run stood, and
- * puts chunk 1 back.  A staged file not committed is removed.
+ * back chunk 0 alone (the staged file is no part of it, and unstaged it
+ * is gone); committed once chunk 0 is back, the file holds chunk 1 and
+ * where the run stood, and puts chunk 1 back, and the file it replaced
+ * waits beside it for the next stage to write over.
  */
 static void test_staged(bool commit)
 {
@@ -487,6 +488,7 @@ static void test_staged(bool commit)
 	struct undo_result result = { 0 };
 	uint64_t ns, mark_at, mark_end;
 	struct dev dev;
+	int spare_fd;
 	bool fine;
 
 	card_open(&dev);
@@ -504,24 +506,31 @@ static void test_staged(bool commit)
 	fine = staged_exists() && !next.failed;
 	if (commit) {
 		chunk_done(&u, &dev, 0, &mark_at, &mark_end);
-		fine = fine && undo_commit(&u, &next) == 0 && !staged_exists();
+		fine = fine && undo_commit(&u, &next) == 0 && u.spare &&
+		       staged_exists();
 		stamp_fill(io, CHUNK, CHUNK, dev.logical_block_bytes, SALT);
 		if (dev_write(&dev, io, CHUNK, CHUNK, &ns))
 			abort();
+		/* the next stage writes over the file the commit replaced */
+		spare_fd = u.spare_fd;
+		fine = fine && undo_stage(&next, &u, &stands, 2 * CHUNK, io,
+					  CHUNK) == 0 && next.fd == spare_fd &&
+		       !u.spare;
+		undo_unstage(&next);
 	}
+	if (!commit)		/* killed: the staged file goes with it */
+		undo_unstage(&next);
+	undo_drop_spare(&u);
 	undo_close(&u);
-	UNIT_CHECK(fine && restore(&dev, &result) == 0 &&
+	UNIT_CHECK(fine && !staged_exists() && restore(&dev, &result) == 0 &&
 		   device_as_before(&dev) && result.records == 1 &&
 		   read_progress(&dev, &got) == 0 && got.next == 0,
 		   commit ? "a staged chunk committed once the one before is "
-		   "back: the file puts it back, and stands where it stood" :
+		   "back: the file puts it back, and stands where it stood; "
+		   "the file it replaced is written over by the next stage" :
 		   "killed with a chunk staged: the file puts back the chunk "
 		   "in flight alone");
-	if (!commit) {
-		undo_unstage(&next);
-		UNIT_CHECK(!staged_exists(), "a staged file not committed is "
-			   "removed");
-	}
+
 	undo_result_free(&result);
 	dev_close(&dev);
 }

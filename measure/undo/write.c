@@ -80,16 +80,13 @@ static void init_fields(struct undo *u, const char *path,
 	memcpy(u->salts, stamp_salts, salt_count * sizeof(*stamp_salts));
 }
 
-/* Create u's file at name (never over another) with its header. */
-static int create_file(struct undo *u, const char *name)
+/* u's header, at the file's start: a new file salt, no records yet. */
+static int write_header(struct undo *u)
 {
 	unsigned char header[UNDO_HEADER_BYTES] = { 0 };
 
 	u->file_salt = stamp_new_salt();
 	u->records = 0;
-	u->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (u->fd < 0)
-		return file_failed(u, "create", -errno);
 	memcpy(header, undo_magic_header, sizeof(undo_magic_header));
 	put64(header + UNDO_H_DEVICE, u->device_bytes);
 	put64(header + UNDO_H_BLOCK, u->block_bytes);
@@ -103,6 +100,15 @@ static int create_file(struct undo *u, const char *name)
 	u->unsynced = true;
 	return file_failed(u, "write", write_all(u->fd, header,
 						 sizeof(header)));
+}
+
+/* Create u's file at name (never over another) with its header. */
+static int create_file(struct undo *u, const char *name)
+{
+	u->fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (u->fd < 0)
+		return file_failed(u, "create", -errno);
+	return write_header(u);
 }
 
 int undo_create(struct undo *u, const char *path, const struct dev *dev,
@@ -272,11 +278,31 @@ static int append_progress(struct undo *u, const struct undo_progress *pr)
 		      0);
 }
 
-int undo_stage(struct undo *next, const struct undo *u,
+/*
+ * next's file at fresh: the file the last commit replaced (u's spare),
+ * written over from its start, or a new one.
+ */
+static int stage_file(struct undo *next, struct undo *u, const char *fresh)
+{
+	if (u->spare) {
+		next->fd = u->spare_fd;
+		u->spare = false;
+		if (lseek(next->fd, 0, SEEK_SET) < 0)
+			return file_failed(next, "write", -errno);
+		return write_header(next);
+	}
+	/* a replacement left by a crash was never renamed: no copy */
+	if (unlink(fresh) && errno != ENOENT)
+		return file_failed(next, "create", -errno);
+	return create_file(next, fresh);
+}
+
+int undo_stage(struct undo *next, struct undo *u,
 	       const struct undo_progress *progress, uint64_t offset,
 	       const void *data, uint64_t length)
 {
 	char fresh[PATH_MAX];
+	off_t end;
 	int err;
 
 	*next = (struct undo){ .fd = -1, .path = u->path,
@@ -289,26 +315,44 @@ int undo_stage(struct undo *next, const struct undo *u,
 	memcpy(next->foreign_salts, u->foreign_salts,
 	       sizeof(next->foreign_salts));
 	err = replacement_name(u->path, fresh, sizeof(fresh));
-	/* a replacement left by a crash was never renamed: no copy */
-	if (!err && unlink(fresh) && errno != ENOENT)
-		err = -errno;
-	if (err)
-		return file_failed(next, "create", err);
-	err = create_file(next, fresh);
+	err = err ? file_failed(next, "create", err) :
+		    stage_file(next, u, fresh);
 	if (!err)
 		err = append_progress(next, progress);
 	if (!err && length)
 		err = append_saved(next, offset, data, length);
+	/* a file written over keeps nothing past its new end */
+	end = err ? 0 : lseek(next->fd, 0, SEEK_CUR);
+	if (!err && (end < 0 || ftruncate(next->fd, end)))
+		err = file_failed(next, "truncate", -errno);
 	return err ? err : undo_sync(next);
+}
+
+/*
+ * fresh in place of path: swapped with the file there when u holds it
+ * open (it becomes the spare, named fresh), else renamed over it.
+ * true when swapped.
+ */
+static bool put_in_place(const struct undo *u, const char *fresh,
+			 const char *path, int *err)
+{
+	*err = 0;
+	if (u->fd >= 0 && renameat2(AT_FDCWD, fresh, AT_FDCWD, path,
+				    RENAME_EXCHANGE) == 0)
+		return true;
+	if (rename(fresh, path))
+		*err = -errno;
+	return false;
 }
 
 int undo_commit(struct undo *u, struct undo *next)
 {
 	char fresh[PATH_MAX];
 	int err = replacement_name(next->path, fresh, sizeof(fresh));
+	bool swapped = !err && put_in_place(u, fresh, next->path, &err);
 
-	if (!err && rename(fresh, next->path))
-		err = file_failed(next, "rename", -errno);
+	if (err)
+		err = file_failed(next, "rename", err);
 	if (!err)
 		err = file_failed(next, "fsync", sync_directory(next->path));
 	if (err) {
@@ -317,21 +361,41 @@ int undo_commit(struct undo *u, struct undo *next)
 		undo_unstage(next);
 		return err;
 	}
+	if (swapped) {			/* the replaced file, kept to reuse */
+		next->spare = true;
+		next->spare_fd = u->fd;
+		u->fd = -1;
+	}
 	undo_close(u);
 	*u = *next;
 	next->fd = -1;
+	next->spare = false;
 	return 0;
+}
+
+void undo_remove_staged(const char *path)
+{
+	char fresh[PATH_MAX];
+
+	if (!replacement_name(path, fresh, sizeof(fresh)))
+		unlink(fresh);
 }
 
 void undo_unstage(struct undo *next)
 {
-	char fresh[PATH_MAX];
-
 	if (next->fd < 0)
 		return;
 	undo_close(next);
-	if (!replacement_name(next->path, fresh, sizeof(fresh)))
-		unlink(fresh);
+	undo_remove_staged(next->path);
+}
+
+void undo_drop_spare(struct undo *u)
+{
+	if (!u->spare)
+		return;
+	close(u->spare_fd);
+	u->spare = false;
+	undo_remove_staged(u->path);
 }
 
 int undo_replace(struct undo *u, const char *path, const struct dev *dev,
@@ -351,6 +415,7 @@ int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 	}
 	like.path = path;
 	err = undo_stage(&next, &like, progress, 0, NULL, 0);
+	u->spare = like.spare;		/* taken by the stage, maybe */
 	if (err) {
 		u->failed = next.failed;
 		u->failed_errno = next.failed_errno;
@@ -365,4 +430,7 @@ void undo_close(struct undo *u)
 	if (u->fd >= 0)
 		close(u->fd);
 	u->fd = -1;
+	if (u->spare)
+		close(u->spare_fd);
+	u->spare = false;
 }

@@ -35,6 +35,11 @@ struct undo {
 	uint64_t foreign_salts[UNDO_MAX_SALTS];
 	unsigned foreign_count;
 	uint64_t foreign_at;		/* where undo_save found one */
+	/* the file the last undo_commit replaced, kept open (named as
+	   staged files are) for the next undo_stage to write over: its
+	   blocks and pages are there already */
+	bool spare;
+	int spare_fd;
 };
 
 /*
@@ -103,25 +108,35 @@ int undo_replace(struct undo *u, const char *path, const struct dev *dev,
 
 /*
  * A chunked run's next file, made while the chunk before it is tested.
- * undo_stage writes a new file beside u's (its path and ".new") with
- * u's header fields and salts, progress (where the run stands as it is
- * staged), and the old contents of [offset, offset + length) from data
- * (none when length is 0), and fsyncs it; it touches nothing but next
- * and that file, so a second thread may run it while the caller works
- * on the device with u.  undo_commit, once the chunk before is back,
- * renames it over u's file, fsyncs the directory and makes u the new
- * file: a crash leaves the old file or the new one whole, and the new
- * chunk is not to be written before it is in place.  undo_unstage
- * removes a staged file that is not to be put in place.  0 or -errno,
- * next->failed (undo_stage) or u->failed (undo_commit) set; a failed
- * stage is to be unstaged.
+ * undo_stage writes a file beside u's (its path and ".new": u's spare,
+ * written over, or a new one) with u's header fields and salts,
+ * progress (where the run stands as it is staged), and the old contents
+ * of [offset, offset + length) from data (none when length is 0), and
+ * fsyncs it; it touches nothing but next, u's spare and that file, so a
+ * second thread may run it while the caller works on the device (not
+ * with u).  undo_commit, once the chunk before is back, puts it in
+ * place of u's file (swapped with it, which becomes the spare, or
+ * renamed over it), fsyncs the directory and makes u the new file: a
+ * crash leaves the old file or the new one whole in place, and the new
+ * chunk is not to be written before it is.  undo_unstage removes a
+ * staged file that is not to be put in place; undo_drop_spare the
+ * spare.  0 or -errno, next->failed (undo_stage) or u->failed
+ * (undo_commit) set; a failed stage is to be unstaged.
  */
-int undo_stage(struct undo *next, const struct undo *u,
+int undo_stage(struct undo *next, struct undo *u,
 	       const struct undo_progress *progress, uint64_t offset,
 	       const void *data, uint64_t length);
 int undo_commit(struct undo *u, struct undo *next);
 void undo_unstage(struct undo *next);
+void undo_drop_spare(struct undo *u);
 
+/*
+ * Remove what a run killed while it staged a file left beside the undo
+ * file at path (never in place, so never needed), once path is done.
+ */
+void undo_remove_staged(const char *path);
+
+/* Close u's file, and its spare. */
 void undo_close(struct undo *u);
 
 #endif
