@@ -1,15 +1,15 @@
 """keeporder.py TRACE DEVICE UNDO: checks, from an strace of a --surface
 --keep-data run (strace -f -ttt -T -y -xx -s 64 -e trace=openat,write,
-lseek,fsync,rename,renameat2,pwrite64,close), that no write reached
-DEVICE before the old contents of the blocks it wrote were safe in the
-undo file UNDO: saved in a record of the file named UNDO (UNDO.new
-renamed over it, or swapped with it), whose fsync ended after the
-record was written, whose rename ended after that, and whose
-directory's fsync ended after the rename - each before the write began,
-and that file neither replaced nor written over since.  A file's
-content starts anew with a header written at its start.  Prints what it
-saw ("N device writes, M records, K renames"), or the first write that
-broke it, and exits 1.
+fsync,rename,renameat2,pwrite64,close), that no write reached DEVICE
+before the old contents of the blocks it wrote were safe in the undo
+file UNDO: saved in a record of the file named UNDO (made there, or
+UNDO.new renamed over it or swapped with it) whose fsync ended after the
+record was written, and whose name there was made to last by an fsync
+of the directory that began after the rename ended - both ended before
+the write began, and that file neither replaced nor written over since
+(a file's content starts anew with a header written at its start).
+Prints what it saw ("N device writes, M records, K renames"), or the
+first write that broke it, and exits 1.
 """
 import os
 import re
@@ -86,8 +86,10 @@ def main(trace, device, undo):
     fresh, folder = undo + ".new", os.path.dirname(undo)
     files, fd_file = [], {}     # per file: records, records fsync'd
     names = {"undo": None, "fresh": None}   # which file each name holds
-    state = {"renamed": None, "safe": []}   # when the name last changed;
-    writes = renames = saves = 0            # the records safe in place
+    # when the name UNDO last changed, and whether a directory fsync
+    # made it last since
+    state = {"renamed": None, "lasting": False}
+    writes = renames = saves = 0
     done = []                   # (end time, action) not yet taken
 
     def renamed(swap, at):
@@ -95,11 +97,17 @@ def main(trace, device, undo):
             names["undo"], names["fresh"] = names["fresh"], names["undo"]
         else:
             names["undo"], names["fresh"] = names["fresh"], None
-        state["renamed"], state["safe"] = at, []
+        state["renamed"], state["lasting"] = at, False
 
     def dir_synced(at):
-        if state["renamed"] is not None and state["renamed"] <= at:
-            state["safe"] = list(files[names["undo"]]["synced"])
+        if state["renamed"] is None or state["renamed"] <= at:
+            state["lasting"] = True
+
+    def safe():
+        """The records of the file in place that are safe now."""
+        if not state["lasting"] or names["undo"] is None:
+            return []
+        return files[names["undo"]]["synced"]
 
     for name, text, entry, end, res in sorted(events(trace),
                                               key=lambda e: e[2]):
@@ -122,8 +130,6 @@ def main(trace, device, undo):
             f = files[fd_file[fd]]
             if header(text):
                 f["records"], f["synced"] = [], []
-                if fd_file[fd] == names["undo"]:
-                    state["safe"] = []  # the file in place written over
             h = head_of(text)
             if h and h[0] in (1, 5):
                 f["records"].append((h[1], h[2]))
@@ -143,10 +149,10 @@ def main(trace, device, undo):
             m = re.search(r", (\d+), (\d+)\)", text)
             length, offset = int(m.group(1)), int(m.group(2))
             if not any(o <= offset and offset + length <= o + n
-                       for o, n in state["safe"]):
+                       for o, n in safe()):
                 print("a write of %d bytes at %d began before its old "
                       "contents were safe in the undo file (safe: %s)"
-                      % (length, offset, state["safe"]))
+                      % (length, offset, safe()))
                 return 1
     print("%d device writes, %d records, %d renames" %
           (writes, saves, renames))

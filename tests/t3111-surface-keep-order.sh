@@ -1,12 +1,14 @@
 #!/bin/sh
 # t3111: --surface --keep-data never writes a block before its old
 # contents are safe in the undo file.  The next chunk's save is written
-# and fsync'd while the chunk before is tested; strace shows what reached
-# the kernel: every write to the device (stamps, and the data put back)
-# lies in a record of the file that is in place, whose fsync ended after
-# the record, whose rename over the undo file ended after that, and whose
-# directory's fsync ended after the rename, all before the write began
-# (tests/keeporder.py).  The device ends as it was.
+# and fsync'd while the chunk before is tested, in a file beside the undo
+# file that then takes its place; strace shows what reached the kernel:
+# every write to the device (stamps, and the data put back) lies in a
+# record of the file in place, whose fsync ended after the record and
+# whose name there an fsync of the directory made last, both before the
+# write began (tests/keeporder.py; it fails a run whose stamps come
+# before the file is in place, or that leaves out either fsync).  The
+# device ends as it was, and no undo file is left.
 
 . "$(dirname "$0")/lib.sh"
 
