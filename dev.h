@@ -203,6 +203,10 @@ struct dev {
 	struct dev_stats stats;
 	struct dev_error error;
 	enum dev_engine engine;		/* what dev_batch runs on */
+	/* set before dev_async_setup: Linux AIO first, as fio's libaio
+	   jobs a test mirrors run (io_uring may hand an operation to a
+	   worker thread, which passes it on out of order) */
+	bool prefer_aio;
 	unsigned depth;			/* in flight at most: 1 unless
 					   dev_async_setup said more */
 	char engine_note[200];		/* why a faster engine was not

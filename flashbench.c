@@ -28,6 +28,7 @@
 #include "modes/info.h"
 #include "modes/list.h"
 #include "modes/options.h"
+#include "modes/powercut.h"
 #include "modes/report.h"
 #include "modes/sinks.h"
 #include "modes/speed.h"
@@ -48,12 +49,15 @@ static volatile sig_atomic_t stop_signal;
  * Written once, before the handlers are set, and only read by them: the
  * undo file that holds what the run has written and not yet put back
  * (empty when the mode keeps none), and the line a further signal prints
- * while that file is there.
+ * while that file is there; and whether the run keeps a log in a file
+ * (--power-cut --log=FILE), which a SIGPIPE from a reader gone does not
+ * reach: the run stops and closes it, as for SIGTERM.
  */
 static struct {
 	char path[PATH_MAX];
 	char note[2 * PATH_MAX + 200];
 	size_t note_bytes;
+	bool log_file;
 } pending_undo;
 
 /* What the run wrote is not all back yet: its undo file is there. */
@@ -76,13 +80,15 @@ static void say_putting_back(void)
  * does SIGPIPE (the reader of the output is gone: its default), unless
  * something waits to be put back: then the data comes first, and the
  * signal only says so (not SIGPIPE: its stream may be the one gone).
+ * A first SIGPIPE stops a run that keeps a log file as SIGTERM does.
  */
 static void on_signal(int signo)
 {
 	int saved_errno = errno;
 	bool waiting = put_back_waiting();
 
-	if (!waiting && (stop_signal || signo == SIGPIPE))
+	if (!waiting && (stop_signal ||
+			 (signo == SIGPIPE && !pending_undo.log_file)))
 		_exit(EXIT_SIGNAL_BASE + signo);
 	if (waiting && stop_signal && signo != SIGPIPE)
 		say_putting_back();
@@ -126,6 +132,8 @@ static void catch_signals(const struct config *cfg)
 					  cfg->device));
 		pending_undo.note_bytes = strlen(pending_undo.note);
 	}
+	pending_undo.log_file = cfg->mode == MODE_POWER_CUT && cfg->log_path &&
+				strcmp(cfg->log_path, "-") != 0;
 	/* one handler at a time: the first signal is the run's */
 	exit_signal_set(&sa.sa_mask);
 	for (size_t i = 0; i < exit_signal_count; i++)
@@ -154,6 +162,7 @@ static const struct mode {
 	{ MODE_RESTORE, "restore", mode_restore, true },
 	{ MODE_CAPACITY, "capacity-check", mode_capacity, true },
 	{ MODE_SURFACE, "surface", mode_surface, true },
+	{ MODE_POWER_CUT, "power-cut", mode_power_cut, true },
 	{ MODE_SPEED, "speed", mode_speed, true },
 	{ MODE_PROGRAM, "test", mode_test, true },
 	{ MODE_REPORT, "report", mode_report, true },

@@ -265,6 +265,11 @@ static void check_blocks(struct run *r, const unsigned char *buf,
 
 	if (!r->exec->check)
 		return;
+	if (failed_state == STAMP_INTACT && r->exec->check_intact) {
+		r->exec->check_intact(r->exec->ctx, offset,
+				      length - length % lbs);
+		return;
+	}
 	for (uint64_t done = 0; done + lbs <= length; done += lbs) {
 		uint64_t named = offset + done;
 		int state = failed_state;
@@ -501,6 +506,7 @@ struct series {
 	uint64_t next_pow2, next_three;	/* ALIGNS */
 	uint64_t first, span;		/* BOUNDARIES: candidate indexes */
 	struct lfsr_shuffle shuffle;
+	struct lfsr_permute permute;
 };
 
 /* Where a "resume" loop's series stopped. */
@@ -545,11 +551,15 @@ static int series_start(struct run *r, const struct node *n,
 		s->next_pow2 = s->a;
 		break;
 	case VM_SERIES_SHUFFLE:
+	case VM_SERIES_PERMUTE:
 		if (s->c > LFSR_MAX_SLOTS)
-			return plan_error(r, -E2BIG, "shuffle", 0, s->c,
-					  n->line);
-		if (s->c)
+			return plan_error(r, -E2BIG,
+					  vm_series_table[s->kind].name, 0,
+					  s->c, n->line);
+		if (s->c && s->kind == VM_SERIES_SHUFFLE)
 			lfsr_shuffle_init(&s->shuffle, (uint32_t)s->c);
+		else if (s->c)
+			lfsr_permute_init(&s->permute, (uint32_t)s->c);
 		/* fall through */
 	case VM_SERIES_LINEAR:
 		s->count = s->c;
@@ -608,11 +618,13 @@ static bool series_next(struct series *s, double *value)
 				       s->i * s->span / s->count : s->i));
 		s->i++;
 		break;
-	default:			/* LINEAR, SHUFFLE */
+	default:			/* LINEAR, SHUFFLE, PERMUTE */
 		if (s->i >= s->count)
 			return false;
 		v = s->kind == VM_SERIES_SHUFFLE ?
-		    lfsr_shuffle_next(&s->shuffle) : s->i;
+		    lfsr_shuffle_next(&s->shuffle) :
+		    s->kind == VM_SERIES_PERMUTE ?
+		    lfsr_permute_next(&s->permute) : s->i;
 		s->i++;
 		*value = (double)s->a + (double)v * (double)s->b;
 		return true;
@@ -718,7 +730,7 @@ static int plan_depth(struct run *r, const struct node *n)
  * Planning a loop bounded by time: how often it runs is the device's
  * business, so the body is planned at the series' lowest and highest
  * value (offsets grow with the variable in every built-in program; a
- * shuffle visits the same slots as linear).  Other series are small and
+ * shuffle or a permutation visits the same slots as linear).  Other series are small and
  * planned whole.
  */
 static int plan_timed(struct run *r, unsigned index, struct reducer *red)
@@ -736,7 +748,8 @@ static int plan_timed(struct run *r, unsigned index, struct reducer *red)
 	/* a loop inside a timed loop takes the outer one's time */
 	if (r->timed_depth++ == 0)
 		r->plan->timed_ns += bound_ns;
-	if (n->series == VM_SERIES_LINEAR || n->series == VM_SERIES_SHUFFLE) {
+	if (n->series == VM_SERIES_LINEAR || n->series == VM_SERIES_SHUFFLE ||
+	    n->series == VM_SERIES_PERMUTE) {
 		double ends[2] = { (double)s.a, (double)s.a +
 				   (double)(s.count - 1) * (double)s.b };
 
@@ -771,13 +784,14 @@ static void timed_progress(struct run *r)
 
 /*
  * The series' next value, from its start again at its end (unless it
- * has no values: *any says whether the last pass had one).
+ * has no values: *any says whether the last pass had one, or the loop
+ * walks it once).
  */
 static bool next_value(struct run *r, const struct node *n,
 		       struct series *s, bool *any, double *v)
 {
 	while (!series_next(s, v)) {
-		if (!*any || series_start(r, n, s))
+		if (!*any || n->once || series_start(r, n, s))
 			return false;
 		*any = false;
 	}
@@ -939,8 +953,8 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 	       !timed_stopped(r)) {
 		if (!series_next(&s, &v)) {
 			/* the end of the series: once more from the start,
-			   unless it has no values at all */
-			if (!any || series_start(r, n, &s))
+			   unless it has no values at all or is walked once */
+			if (!any || n->once || series_start(r, n, &s))
 				break;
 			any = false;
 			continue;
@@ -949,6 +963,10 @@ static int run_timed(struct run *r, unsigned index, struct reducer *red,
 		before_ns = r->timed_done_ns;
 		failed = r->exec->failed_reads;
 		err = loop_run(r, index, v, red, hist, &body, &timed);
+		if (err == VM_ENOUGH) {
+			err = 0;	/* the sink has what it needs */
+			break;
+		}
 		if (err || r->timed_done_ns != before_ns)
 			idle = 0;
 		else if (r->exec->failed_reads == failed)
@@ -1336,6 +1354,9 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	if (!err)
 		err = run_program(&r);
 	free_buffers(&r);
+	/* enough outside any timed loop: the program ends there */
+	if (err == VM_ENOUGH)
+		err = 0;
 	/* a timed loop cut short by a signal: the records are partial */
 	return !err && r.interrupted ? -EINTR : err;
 }

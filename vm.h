@@ -89,10 +89,19 @@ struct vm_keep {
 
 void vm_keep_free(struct vm_keep *keep);
 
+/*
+ * What a sink returns when it has seen enough of a timed loop's records
+ * (a rate that has settled): not an errno (those end at 4095), so no
+ * failure can be taken for it.
+ */
+#define VM_ENOUGH (-10000)
+
 /* A run's connections to the rest of the tool. */
 struct vm_exec {
 	struct dev *dev;
-	/* receives each finished record; non-zero stops the run */
+	/* receives each finished record; non-zero stops the run, but
+	   VM_ENOUGH, which ends only the loop bounded by time the record
+	   was made in (the program goes on after it) */
 	struct record_sink sink;
 	/* called every so often with operations done, for progress; when
 	   the plan has time-bounded loops, with ms of their device time;
@@ -118,6 +127,10 @@ struct vm_exec {
 	uint64_t salt;
 	void (*check)(void *ctx, uint64_t offset, int state, uint64_t named,
 		      const void *block);
+	/* when set, a run of blocks the device itself vouched intact (a
+	   backend that keeps stamps) comes here in one call instead of
+	   one check a block: a 64 GiB pass is 134 million blocks */
+	void (*check_intact)(void *ctx, uint64_t offset, uint64_t length);
 	/* check only the blocks of a failed verify: a read-only map of
 	   the blocks that cannot be read spends no time classifying */
 	bool check_failed_only;

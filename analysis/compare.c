@@ -22,6 +22,11 @@ const struct compare_column_def compare_columns[COMPARE_COLUMNS] = {
 			       RECORD_RATE, true },
 	[COMPARE_SEQ_WRITE] = { "write_bytes_per_s", "seq write",
 				RECORD_RATE, true },
+	[COMPARE_BURST] = { "burst_bytes_per_s", "burst", RECORD_RATE, true },
+	/* a larger cache lasts longer, yet says nothing of the rate after */
+	[COMPARE_CACHE] = { "cache_bytes", "cache", RECORD_BYTES, false },
+	[COMPARE_SUSTAINED] = { "sustained_bytes_per_s", "sustained",
+				RECORD_RATE, true },
 	[COMPARE_READ_QD1] = { "read_iops_qd1", "QD1 read", RECORD_COUNT,
 			       true },
 	[COMPARE_WRITE_QD1] = { "write_iops_qd1", "QD1 write",
@@ -35,6 +40,8 @@ const struct compare_column_def compare_columns[COMPARE_COLUMNS] = {
 			    RECORD_BYTES, false },
 	[COMPARE_OPEN] = { "open_erase_blocks", "open", RECORD_COUNT, true },
 	[COMPARE_USABLE] = { "usable_bytes", "usable", RECORD_BYTES, false },
+	[COMPARE_FIRST_ERROR] = { "passes_to_first_error", "first error",
+				  RECORD_COUNT, true },
 };
 
 const struct compare_column_def compare_labels[COMPARE_LABELS] = {
@@ -62,6 +69,18 @@ static const struct source sources[] = {
 	  COMPARE_SEQ_WRITE, 0, false, 0 },
 	{ "class-check", "measured", NULL, NULL, "write_bytes_per_s",
 	  COMPARE_SEQ_WRITE, 0, false, 1 },
+	{ "write-speed", "sustained", NULL, NULL, "burst_bytes_per_s",
+	  COMPARE_BURST, 0, false, 0 },
+	{ "write-speed", "sustained", NULL, NULL, "cache_bytes",
+	  COMPARE_CACHE, 0, false, 0 },
+	{ "write-speed", "sustained", NULL, NULL, "sustained_bytes_per_s",
+	  COMPARE_SUSTAINED, 0, false, 0 },
+	{ "class-check", "sustained", NULL, NULL, "burst_bytes_per_s",
+	  COMPARE_BURST, 0, false, 1 },
+	{ "class-check", "sustained", NULL, NULL, "cache_bytes",
+	  COMPARE_CACHE, 0, false, 1 },
+	{ "class-check", "sustained", NULL, NULL, "sustained_bytes_per_s",
+	  COMPARE_SUSTAINED, 0, false, 1 },
 	{ "iops", "iops", "direction", "read", "iops",
 	  COMPARE_READ_QD1, 1, true, 0 },
 	{ "iops", "iops", "direction", "write", "iops",
@@ -349,26 +368,47 @@ static void offer_label(struct compare_card *card, enum compare_label l,
 /* The families of SD classes, by the letter that starts their names. */
 static const char class_families[] = "CUVA";
 
-/* --class-check: the highest class passed in each family, "C10 U1 V10". */
+/*
+ * Did a saved class record pass: 2 plainly, 1 only as far as measured
+ * (its write rate never fell, so a larger cache could hide a slower
+ * one), 0 not.
+ */
+static int class_passed(const struct json_value *rec)
+{
+	const char *result = saved_string(rec, "result");
+
+	if (saved_number(rec, "pass") == 1)
+		return 2;
+	return result && strcmp(result, "pass as far as measured") == 0;
+}
+
+/*
+ * --class-check: the highest class passed in each family, "C10 U1 V10",
+ * and "C10 U1 V10 as far as measured" when one of them passed only so.
+ */
 static void take_classes(struct compare_card *card,
 			 const struct json_value *results)
 {
 	const char *best[sizeof(class_families)] = { NULL };
 	char text[COMPARE_TEXT] = "";
 	size_t used = 0;
-	bool any = false;
+	bool any = false, as_far = false;
 
 	for (size_t i = 0; i < results->count; i++) {
 		const struct json_value *rec = &results->items[i];
 		const char *name = saved_string(rec, "class");
 		const char *family;
+		int passed;
 
 		if (!saved_is_kind(rec, "class") || !name || strchr(name, '-'))
 			continue;	/* A1-QD32 is A1 at another depth */
 		any = true;
 		family = strchr(class_families, name[0]);
-		if (family && name[0] && saved_number(rec, "pass") == 1)
+		passed = class_passed(rec);
+		if (family && name[0] && passed) {
 			best[family - class_families] = name;
+			as_far = as_far || passed == 1;
+		}
 	}
 	if (!any)
 		return;
@@ -377,6 +417,8 @@ static void take_classes(struct compare_card *card,
 			used += (size_t)snprintf(text + used,
 						 sizeof(text) - used, "%s%s",
 						 used ? " " : "", best[f]);
+	if (as_far && used < sizeof(text))
+		snprintf(text + used, sizeof(text) - used, " as far as measured");
 	offer_label(card, COMPARE_CLASSES, used ? text : "none");
 }
 
@@ -389,6 +431,34 @@ static void take_capacity(struct compare_card *card,
 
 		if (saved_is_kind(&results->items[i], "capacity") && verdict)
 			offer_label(card, COMPARE_CAPACITY, verdict);
+	}
+}
+
+/*
+ * --surface --write --passes: the pass of the first error.  A card that
+ * ended (read-only, silent) before any block went bad failed at its
+ * end; one that ran its passes clean fails later, if ever: at least
+ * the pass after its last.
+ */
+static void take_passes(struct compare_card *card,
+			const struct json_value *results)
+{
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const char *end = saved_string(rec, "end");
+		double first = saved_number(rec, "first_error_pass");
+		double passes = saved_number(rec, "passes");
+
+		if (!saved_is_kind(rec, "surface-passes"))
+			continue;
+		if (!isfinite(first) && end && (!strcmp(end, "read-only") ||
+		    !strcmp(end, "stopped-answering")))
+			first = saved_number(rec, "end_pass");
+		if (!isfinite(first) && isfinite(passes)) {
+			first = passes + 1;
+			card->first_error_at_least_votes++;
+		}
+		offer_value(card, COMPARE_FIRST_ERROR, first, 0);
 	}
 }
 
@@ -496,6 +566,8 @@ static int take_figures(struct compare *table, struct compare_card *card,
 		take_classes(card, results);
 	if (strcmp(test, "capacity-check") == 0)
 		take_capacity(card, results);
+	if (strcmp(test, "surface-passes") == 0)
+		take_passes(card, results);
 	if (strcmp(test, "align") == 0 && take_align(card, results))
 		return -ENOMEM;
 	if ((strcmp(test, "open-au") == 0 ||
@@ -701,6 +773,9 @@ void compare_finish(struct compare *table)
 			card->value[c] = median(&card->values[c]);
 		card->open_at_least = isfinite(card->value[COMPARE_OPEN]) &&
 				      card->open_at_least_votes > 0;
+		card->first_error_at_least =
+			isfinite(card->value[COMPARE_FIRST_ERROR]) &&
+			card->first_error_at_least_votes > 0;
 	}
 	free(scratch);
 	if (dropped)

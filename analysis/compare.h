@@ -30,6 +30,9 @@
 enum compare_column {
 	COMPARE_SEQ_READ,	/* -t */
 	COMPARE_SEQ_WRITE,	/* --write-speed, else --class-check */
+	COMPARE_BURST,		/* before a write cache's end, the same */
+	COMPARE_CACHE,		/* bytes written before the rate fell */
+	COMPARE_SUSTAINED,	/* the rate after it */
 	COMPARE_READ_QD1,	/* 4 KiB random IOPS at queue depth 1 */
 	COMPARE_WRITE_QD1,
 	COMPARE_READ_QD32,	/* ... and at queue depth 32 */
@@ -37,6 +40,7 @@ enum compare_column {
 	COMPARE_ERASE,		/* erase block: --detect, -a, --analyze */
 	COMPARE_OPEN,		/* open erase blocks: --detect --write, -O */
 	COMPARE_USABLE,		/* usable bytes: --capacity-check */
+	COMPARE_FIRST_ERROR,	/* passes to the first error: --passes */
 	COMPARE_COLUMNS
 };
 
@@ -82,12 +86,14 @@ struct compare_card {
 	double value[COMPARE_COLUMNS];
 	bool best[COMPARE_COLUMNS];
 	bool open_at_least;		/* the open count is a lower bound */
+	bool first_error_at_least;	/* no error yet: it comes later */
 	char label[COMPARE_LABELS][COMPARE_TEXT];	/* "" not known */
 	bool label_known[COMPARE_LABELS];
 	/* gathered while reading */
 	unsigned measures;		/* figures, labels and -a/-O records */
 	struct compare_values values[COMPARE_COLUMNS];
 	unsigned open_at_least_votes;
+	unsigned first_error_at_least_votes;
 	struct compare_raw *raw;
 };
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "analysis/detected.h"
+#include "lib/units.h"
 
 #define STABLE_ROUNDS 4	/* rounds with the same answer end the reads */
 #define CLEAR_NOISE_UNITS 2.0	/* a fall stands this far clear of noise */
@@ -502,3 +503,39 @@ void detected_skip_writes(struct detect_findings *f, const char *why)
 		 "%s", why);
 }
 
+
+/* The fastest read of the evidence, in ns; NAN: none. */
+static double fastest_read_ns(const struct detect_findings *f)
+{
+	double fastest = NAN;
+
+	for (size_t i = 0; i < f->evidence_count; i++)
+		if (!(f->evidence[i].pre >= fastest))
+			fastest = f->evidence[i].pre;
+	return fastest;
+}
+
+bool detected_write_cache(struct detect_findings *f, uint64_t write_bytes,
+			  double write_ns, uint64_t read_bytes)
+{
+	char why[ANALYSIS_REASON_BYTES], ws[UNITS_BUF], rs[UNITS_BUF];
+	double read_ns = fastest_read_ns(f);
+
+	if (!(write_ns > 0) || !(write_ns < read_ns))
+		return false;
+	snprintf(why, sizeof(why), "writes were absorbed by a write cache: "
+		 "a %s write took %.0fus, less than a %s read (%.0fus), and "
+		 "flash takes longer to program than to read",
+		 units_format_exact_size(ws, write_bytes), write_ns / 1e3,
+		 units_format_exact_size(rs, read_bytes), read_ns / 1e3);
+	analysis_not_determined(&f->open_linear, "%s", why);
+	analysis_not_determined(&f->open_random, "%s", why);
+	analysis_not_determined(&f->min_write, "%s", why);
+	analysis_not_determined(&f->fat_area, "%s", why);
+	f->open_linear_at_least = 0;
+	f->open_random_at_least = 0;
+	f->random_linear.known = false;
+	snprintf(f->random_linear_reason, sizeof(f->random_linear_reason),
+		 "%s", why);
+	return true;
+}

@@ -156,4 +156,15 @@ void detected_explain_geometry(struct detect_findings *f);
 /* The write findings, none measured: why. */
 void detected_skip_writes(struct detect_findings *f, const char *why);
 
+/*
+ * Whether a write cache took the write probes' writes: the smallest
+ * write, of write_bytes, took write_ns, less than the fastest read of
+ * read_bytes in the evidence, when programming flash takes longer than
+ * reading it.  Then the probes timed the cache, not the card: the open
+ * counts, the smallest efficient write, the order cost and the FAT area
+ * are not determined, with that reason.
+ */
+bool detected_write_cache(struct detect_findings *f, uint64_t write_bytes,
+			  double write_ns, uint64_t read_bytes);
+
 #endif

@@ -21,6 +21,7 @@
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. bench/waitfor.sh
 TOP=$(pwd)
 FB=$TOP/flashbench
 EMU=$TOP/flashemu
@@ -56,18 +57,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-
-# wait_for WHAT CMD...: poll CMD (it is an event, not a duration).
-wait_for() {
-	wf_what=$1
-	shift
-	wf_n=0
-	until "$@"; do
-		wf_n=$((wf_n + 1))
-		[ $wf_n -ge 6000 ] && { echo "no $wf_what in 60 s" >&2; return 1; }
-		sleep 0.01
-	done
-}
 
 # emu_up NAME SCALE SPEC: start flashemu, wait for its ready line.
 emu_up() {

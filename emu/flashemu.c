@@ -81,6 +81,8 @@ struct card {
 	uint64_t late;			/* requests the host took longer on
 					   than the model allows */
 	uint64_t slept_ns;
+	uint64_t done_ns;		/* when the last request completed;
+					   0: none yet */
 	bool full_told;			/* the memory cap was reported */
 	unsigned char *bounce;		/* a fake card's part-sector reads */
 	uint64_t bounce_bytes;
@@ -114,12 +116,29 @@ static void complete_at(struct card *c, uint64_t start_ns, uint64_t model_ns)
 
 	if (now_ns >= deadline_ns) {
 		c->late += model_ns > 0;
+		c->done_ns = now_ns;
 		return;
 	}
 	c->slept_ns += deadline_ns - now_ns;
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until,
 			       NULL) == EINTR)
 		;
+	c->done_ns = deadline_ns;
+}
+
+/*
+ * A request arrives at start_ns: the card was idle since the last one
+ * completed, and does its background work (folds its SLC cache) in that
+ * time, scaled to its own clock.
+ */
+static void idle_until(struct card *c, uint64_t start_ns)
+{
+	double idle_ns;
+
+	if (!c->done_ns || start_ns <= c->done_ns)
+		return;
+	idle_ns = (double)(start_ns - c->done_ns) * c->time_scale;
+	sim_idle(&c->dev, idle_ns < 1e18 ? (uint64_t)idle_ns : (uint64_t)1e18);
 }
 
 /* The whole sectors a byte range touches, as the card sees it. */
@@ -189,6 +208,7 @@ static int card_transfer(struct card *c, bool write, void *buf,
 	uint64_t start_ns = monotonic_ns(), model_ns = 0, first, bytes;
 	int err;
 
+	idle_until(c, start_ns);
 	sectors(c, offset, length, &first, &bytes);
 	if (sim_keeps_data(&c->dev))
 		err = fake_transfer(c, write, buf, offset, length, first,
@@ -231,6 +251,7 @@ static int card_punch(void *ctx, uint64_t offset, uint64_t length)
 	uint64_t end = (offset + length) / SECTOR_BYTES * SECTOR_BYTES;
 	int err = 0;
 
+	idle_until(c, start_ns);
 	if (end > first)
 		err = dev_discard(&c->dev, first, end - first, &model_ns);
 	if (!err && !sim_keeps_data(&c->dev))

@@ -172,7 +172,7 @@ struct engine_choice {
 			       size_t why_size);
 };
 
-/* In order of preference. */
+/* In order of preference (dev->prefer_aio: from the end). */
 static const struct engine_choice engines[] = {
 	{ DEV_ENGINE_IO_URING, uring_open },
 	{ DEV_ENGINE_AIO, aio_open },
@@ -200,7 +200,9 @@ static int blockdev_async_setup(struct dev *dev, unsigned depth,
 	char why[96];
 	int err = 0;
 
-	for (size_t i = 0; i < ENGINE_COUNT; i++) {
+	for (size_t n = 0; n < ENGINE_COUNT; n++) {
+		/* prefer_aio: the table from its end */
+		size_t i = dev->prefer_aio ? ENGINE_COUNT - 1 - n : n;
 		struct engine *e;
 
 		if (forced != DEV_ENGINE_COUNT && forced != engines[i].id)
@@ -218,7 +220,7 @@ static int blockdev_async_setup(struct dev *dev, unsigned depth,
 				 "by FLASHBENCH_ENGINE)", dev->path, why);
 			return err;
 		}
-		note_fallback(dev, why, i + 1 == ENGINE_COUNT);
+		note_fallback(dev, why, n + 1 == ENGINE_COUNT);
 	}
 	return 0;
 }

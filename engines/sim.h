@@ -58,10 +58,23 @@ struct sim_stats {
 					   keeps included */
 	uint64_t stamp_runs;		/* of it, runs of stamps kept as what
 					   names them */
+	/* wear= (0 without it) */
+	uint64_t retired_blocks;	/* worn blocks a spare took over */
+	uint64_t worn_blocks;		/* worn with no spare left: failing */
+	uint64_t spares_left;
+	uint64_t wear_end;		/* enum sim_wear_end */
 };
 
 /* Fill *out for a device opened on "sim:"; -EINVAL for any other. */
 int sim_stats(const struct dev *dev, struct sim_stats *out);
+
+/*
+ * The card opened on dev was idle for ns of its time, between two
+ * operations (a host with a wall clock, flashemu, knows such gaps): it
+ * does its background work meanwhile - folds its SLC cache (slc=).
+ * -EINVAL when dev is not a simulated card.
+ */
+int sim_idle(struct dev *dev, uint64_t ns);
 
 /*
  * Preset i (0 is what "sim:" alone means): its name, and its one-line
@@ -132,5 +145,37 @@ struct sim_data_ops {
  */
 int sim_keep_data_in(struct dev *dev, const struct sim_data_ops *ops,
 		     void *ctx);
+
+/* wear=, wear-eol=: where the card as a whole stands. */
+enum sim_wear_end {
+	SIM_WEAR_WORKING,	/* blocks may fail, the card works */
+	SIM_WEAR_READ_ONLY,	/* wear-eol=read-only came: writes fail */
+	SIM_WEAR_DEAD,		/* wear-eol=dead came: everything fails */
+};
+
+/* What a worn erase block does, once no spare took it over. */
+enum sim_wear_fate {
+	SIM_WEAR_FINE,		/* not worn (or a spare took it over) */
+	SIM_WEAR_FAILS_WRITES,	/* writes to it fail with EIO */
+	SIM_WEAR_GARBLED,	/* writes pass, reads come back garbled */
+};
+
+/* One erase block of a card with wear=, by sim_wear_block(). */
+struct sim_wear_block {
+	uint64_t endurance;	/* P/E cycles its flash takes: the drawn
+				   one of the block, or of its spare */
+	uint64_t cycles;	/* cycles begun on that flash */
+	uint64_t spares;	/* spare blocks it took, one after another */
+	enum sim_wear_fate fate;
+};
+
+/*
+ * The erase block (of the flash the card really has) that holds offset
+ * on the card opened on dev: 0, or -EINVAL when dev is not a simulated
+ * card with wear=, -ERANGE past its capacity or where a fake keeps
+ * nothing.
+ */
+int sim_wear_block(const struct dev *dev, uint64_t offset,
+		   struct sim_wear_block *out);
 
 #endif

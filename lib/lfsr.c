@@ -1,6 +1,7 @@
 /*
- * lfsr: Galois LFSRs from a table of maximal-length feedback taps, and the
- * shuffle that uses one to order slots.  The table is checked for full
+ * lfsr: Galois LFSRs from a table of maximal-length feedback taps, the
+ * shuffle that uses one to order slots, and a permutation of slots
+ * whose successive values are unrelated.  The table is checked for full
  * period by tests/unit-lfsr.c for every width.
  */
 #include "lib/lfsr.h"
@@ -54,5 +55,43 @@ uint32_t lfsr_shuffle_next(struct lfsr_shuffle *shuffle)
 	do
 		slot = lfsr_next(&shuffle->lfsr) - 1;
 	while (slot >= shuffle->count);
+	return slot;
+}
+
+void lfsr_permute_init(struct lfsr_permute *permute, uint32_t count)
+{
+	unsigned bits = 1;
+
+	while (bits < LFSR_MAX_BITS && (1u << bits) < count)
+		bits++;
+	*permute = (struct lfsr_permute){ .count = count, .bits = bits };
+}
+
+/*
+ * A bijection of [0, 2^bits): a multiplication by an odd number and a
+ * right shift xor-ed in are each invertible modulo 2^bits; three rounds
+ * of both spread every input bit over every output bit.
+ */
+static uint32_t mix(uint32_t x, unsigned bits)
+{
+	uint32_t mask = (1u << bits) - 1;
+
+	for (int round = 0; round < 3; round++) {
+		x = (x * 0x9e3779b1u) & mask;
+		x ^= x >> ((bits + 1) / 2);
+		x = (x * 0x85ebca6bu) & mask;
+		x ^= x >> ((bits + 2) / 3);
+	}
+	return x;
+}
+
+uint32_t lfsr_permute_next(struct lfsr_permute *permute)
+{
+	uint32_t mask = (1u << permute->bits) - 1, slot;
+
+	/* fewer than half the values are past count: a short skip */
+	do
+		slot = mix(permute->next++ & mask, permute->bits);
+	while (slot >= permute->count);
 	return slot;
 }

@@ -34,4 +34,21 @@ struct lfsr_shuffle {
 void lfsr_shuffle_init(struct lfsr_shuffle *shuffle, uint32_t count);
 uint32_t lfsr_shuffle_next(struct lfsr_shuffle *shuffle);
 
+/*
+ * A shuffle's successive slots are related: each LFSR state is the one
+ * before shifted by a bit, so which slot comes next follows from the
+ * last, and a card's random writes land where they cost it less than
+ * fio's random offsets do.  A permutation of the slots 0..count-1
+ * (1 <= count <= LFSR_MAX_SLOTS) without that: a counter through a
+ * bijective mix of bits bits (2^bits >= count), the values past count
+ * skipped.  Each slot once in count calls; deterministic, as a shuffle.
+ */
+struct lfsr_permute {
+	uint32_t next, count;
+	unsigned bits;
+};
+
+void lfsr_permute_init(struct lfsr_permute *permute, uint32_t count);
+uint32_t lfsr_permute_next(struct lfsr_permute *permute);
+
 #endif

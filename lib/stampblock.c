@@ -352,6 +352,14 @@ bool stampblock_filler_matches(const unsigned char *block, uint64_t offset,
 	return true;
 }
 
+void stampblock_put_header(unsigned char *block, uint64_t offset,
+			   uint64_t salt)
+{
+	memcpy(block + MAGIC_AT, stamp_magic, sizeof(stamp_magic));
+	put64(block + OFFSET_AT, offset);
+	put64(block + SALT_AT, salt);
+}
+
 bool stampblock_header(const unsigned char *block, uint64_t *offset,
 		       uint64_t *salt)
 {

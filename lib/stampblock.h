@@ -51,6 +51,14 @@ bool stampblock_filler_matches(const unsigned char *block, uint64_t offset,
 uint64_t stampblock_stored_sum(const unsigned char *block);
 
 /*
+ * The first STAMPBLOCK_HEADER_BYTES of a stamp naming offset with salt:
+ * its magic, the offset and the salt (not the checksum after them).
+ */
+#define STAMPBLOCK_HEADER_BYTES 24
+void stampblock_put_header(unsigned char *block, uint64_t offset,
+			   uint64_t salt);
+
+/*
  * Does block start with a stamp's magic?  Then *offset and *salt are what
  * its header names (its checksum is not checked).
  */

@@ -25,7 +25,13 @@
 #define BOUNDARIES DETECT_BOUNDARIES	/* per alignment */
 #define REPS_PER_ROUND 4
 #define MAX_ROUNDS 12
-#define MAX_OPEN 32		/* open-count search stops here */
+#define MAX_OPEN 32		/* open-count search stops here ... */
+#define MAX_OPEN_LARGE 128	/* ... or here on a large device: */
+#define LARGE_DEVICE_BYTES (32 * GIB)	/* cards sold as 64 GB and more
+					   (a 32 GB card is less), some of
+					   which keep 64 units open */
+#define LARGE_RANGE_SHARE 4	/* the larger search takes a quarter of
+				   the device at most */
 #define MIN_REGION 4		/* blocks per order: a search up to 4 at least */
 #define MAX_RUNS DETECT_MAX_RUNS	/* open-count probes of a detection */
 #define OPEN_ROUNDS DETECT_OPEN_ROUNDS	/* timed rounds of a probe at most */
@@ -87,6 +93,8 @@ struct detect {
 	uint64_t control_base, size_base, max_open;
 	uint64_t q;			/* write size of the probes */
 	uint64_t write_cap_bytes;	/* written at most; 0: no cap */
+	uint64_t small_bytes;		/* the smallest size timed ... */
+	double small_ns;		/* ... and a write of it; 0: none */
 	struct detect_runs runs;	/* the open-count probes so far */
 };
 
@@ -534,6 +542,10 @@ static int min_write_probe(struct detect *d, struct analysis_finding *found)
 			return err;
 		w[n] = (double)size;
 		t[n++] = probe_time(d, 1);
+		if (n == 1) {
+			d->small_bytes = size;
+			d->small_ns = t[0];
+		}
 	}
 	PARAM(WRITE_BYTES) = (double)d->q;
 	detected_min_write(w, t, n, found);
@@ -665,16 +677,43 @@ static uint64_t pool_base(uint64_t erase)
 	return base < FAT_CANDIDATES * erase ? FAT_CANDIDATES * erase : base;
 }
 
+/* The blocks of a region that fit when the whole range, both regions
+   and the control and size blocks after them, ends by size_bytes. */
+static uint64_t regions_within(uint64_t size_bytes, uint64_t erase)
+{
+	uint64_t base = pool_base(erase);
+
+	if (size_bytes < base + (2 * MIN_REGION + EXTRA_BLOCKS) * erase)
+		return 0;
+	return ((size_bytes - base) / erase - EXTRA_BLOCKS) / 2;
+}
+
+/*
+ * The largest count searched: MAX_OPEN, as on the cards of 2011; on a
+ * device of LARGE_DEVICE_BYTES and more, as many more as its range fits
+ * in a share of the device, up to MAX_OPEN_LARGE.  The size alone
+ * decides, before any write, so the range announced is the one used.
+ */
+static uint64_t open_limit(const struct dev *dev, uint64_t erase)
+{
+	uint64_t fit = regions_within(dev->size_bytes / LARGE_RANGE_SHARE,
+				      erase);
+
+	if (dev->size_bytes < LARGE_DEVICE_BYTES || fit <= MAX_OPEN)
+		return MAX_OPEN;
+	return fit < MAX_OPEN_LARGE ? fit : MAX_OPEN_LARGE;
+}
+
 /* The largest count the device has room to search: a region of that
    many blocks for each order, and the control and size blocks after. */
 static uint64_t room_for(const struct dev *dev, uint64_t erase)
 {
-	uint64_t base = pool_base(erase), per_region;
+	uint64_t per_region = regions_within(dev->size_bytes, erase),
+		 limit = open_limit(dev, erase);
 
-	if (dev->size_bytes < base + (2 * MIN_REGION + EXTRA_BLOCKS) * erase)
+	if (per_region < MIN_REGION)
 		return 0;
-	per_region = ((dev->size_bytes - base) / erase - EXTRA_BLOCKS) / 2;
-	return per_region > MAX_OPEN ? MAX_OPEN : per_region;
+	return per_region > limit ? limit : per_region;
 }
 
 int detect_write_range(const struct dev *dev, uint64_t erase,
@@ -787,13 +826,18 @@ static int write_probes(struct detect *d, uint64_t erase,
 	if (!err)
 		err = min_write_probe(d, &f->min_write);
 	if (log)
-		fprintf(log, "  %7.3f s write sizes timed\n",
-			(double)d->dev->stats.time_ns / 1e9);
+		fprintf(log, "  %7.3f s write sizes timed (the smallest: "
+			"%.0f ns)\n", (double)d->dev->stats.time_ns / 1e9,
+			d->small_ns);
 	if (!err)
 		err = fat_probe_run(d, &f->open_random, &f->fat_area, log);
 	if (log)
 		fprintf(log, "  %7.3f s FAT-like area probed\n",
 			(double)d->dev->stats.time_ns / 1e9);
+	/* what a cache absorbed tells nothing of the flash behind it */
+	if (!err && detected_write_cache(f, d->small_bytes, d->small_ns,
+					 (uint64_t)PARAM(READ_BYTES)) && log)
+		fprintf(log, "  %s\n", f->min_write.reason);
 	return err;
 }
 

@@ -39,7 +39,8 @@ static uint64_t whole(double value)
 
 /* --- what the programs measured ---------------------------------------- */
 
-int speed_results_init(struct speed_results *r, uint64_t duration_ns)
+int speed_results_init(struct speed_results *r, uint64_t duration_ns,
+		       uint64_t max_chunks)
 {
 	*r = (struct speed_results){ 0 };
 	/* a 32-bit size_t must not wrap the count of a very long run */
@@ -47,7 +48,15 @@ int speed_results_init(struct speed_results *r, uint64_t duration_ns)
 		return -ENOMEM;
 	r->window_cap = (size_t)(duration_ns / SPEED_WINDOW_NS + 2);
 	r->windows = calloc(r->window_cap, sizeof(*r->windows));
-	return r->windows ? 0 : -ENOMEM;
+	if (!r->windows)
+		return -ENOMEM;
+	if (max_chunks > SUSTAINED_MAX_CHUNKS)
+		max_chunks = SUSTAINED_MAX_CHUNKS;
+	if (max_chunks && sustained_init(&r->chunks, (size_t)max_chunks)) {
+		speed_results_free(r);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void speed_results_free(struct speed_results *r)
@@ -55,6 +64,7 @@ void speed_results_free(struct speed_results *r)
 	free(r->windows);
 	r->windows = NULL;
 	r->window_count = 0;
+	sustained_free(&r->chunks);
 }
 
 uint64_t speed_windows(uint64_t duration_ns)
@@ -75,11 +85,8 @@ static double field(const struct record *record, const char *key)
  * second; the last counts when it is at least half a second, or when it
  * is all there is - which, as the last, it is when none came before.
  */
-static void take_window(struct speed_results *r, const struct record *rec)
+static void add_window(struct speed_results *r, uint64_t ns, uint64_t bytes)
 {
-	uint64_t ns = whole(field(rec, "window_ns"));
-	uint64_t bytes = whole(field(rec, "window_bytes"));
-
 	r->has_rate = true;
 	r->rate_ns += ns;
 	r->rate_bytes += bytes;
@@ -88,14 +95,58 @@ static void take_window(struct speed_results *r, const struct record *rec)
 		r->windows[r->window_count++] = rate_of(bytes, ns);
 }
 
-/* An IOPS record; queued: --class-check's pass at SPEED_CLASS_DEPTH. */
+static void take_window(struct speed_results *r, const struct record *rec)
+{
+	add_window(r, whole(field(rec, "window_ns")),
+		   whole(field(rec, "window_bytes")));
+}
+
+/*
+ * A chunk of sequential writes: to the cache's detector, and into the
+ * window being filled, which closes at a second as -t's windows do (a
+ * window's last chunk goes past it, as its last read does).  VM_ENOUGH
+ * once the detector has what it needs.
+ */
+static int take_chunk(struct speed_results *r, const struct record *rec)
+{
+	uint64_t ns = whole(field(rec, "chunk_ns"));
+	uint64_t bytes = whole(field(rec, "chunk_bytes"));
+	bool enough;
+
+	if (!bytes)
+		return 0;	/* the range written: the loop ends */
+	r->has_rate = r->has_chunks = true;
+	enough = sustained_add(&r->chunks, bytes, ns);
+	r->window_ns += ns;
+	r->window_bytes += bytes;
+	if (r->window_ns >= SPEED_WINDOW_NS)
+		speed_results_end(r);
+	return enough ? VM_ENOUGH : 0;
+}
+
+void speed_results_end(struct speed_results *r)
+{
+	if (!r->window_ns && !r->window_bytes)
+		return;
+	add_window(r, r->window_ns, r->window_bytes);
+	r->window_ns = r->window_bytes = 0;
+}
+
+/* Which pass an IOPS record is from: its first field's key. */
+enum iops_pass { PASS_QD1, PASS_QUEUED, PASS_PI };
+
+/*
+ * An IOPS record; PASS_QUEUED: --class-check's pass at
+ * SPEED_CLASS_DEPTH, PASS_PI: its Raspberry Pi test's.
+ */
 static void take_iops(struct speed_results *r, const struct record *rec,
-		      bool queued)
+		      enum iops_pass pass)
 {
 	bool write = rec->fields[0].label &&
 		     strcmp(rec->fields[0].label, "write") == 0;
-	struct speed_iops_result *io = queued ? &r->queued[write] :
-						&r->iops[write];
+	struct speed_iops_result *io = pass == PASS_QUEUED ? &r->queued[write] :
+				       pass == PASS_PI ? &r->pi[write] :
+				       &r->iops[write];
 	double depth = field(rec, "iodepth");
 
 	*io = (struct speed_iops_result){ .write = write,
@@ -110,8 +161,10 @@ static void take_iops(struct speed_results *r, const struct record *rec,
 	io->iops = io->device_time_ns ? (double)io->operations * 1e9 /
 					(double)io->device_time_ns : 0;
 	/* a signal before the first operation: not measured */
-	if (queued)
+	if (pass == PASS_QUEUED)
 		r->has_queued[write] = io->operations > 0;
+	else if (pass == PASS_PI)
+		r->has_pi[write] = io->operations > 0;
 	else
 		r->has_iops[write] = io->operations > 0 || !write;
 }
@@ -123,13 +176,18 @@ int speed_collect(void *ctx, const struct record *record)
 
 	if (strcmp(first, "second") == 0) {
 		take_window(r, record);
-	} else if (strcmp(first, "direction") == 0 ||
-		   strcmp(first, "queued") == 0) {
-		take_iops(r, record, strcmp(first, "queued") == 0);
-	} else if (strcmp(first, "write_ns") == 0) {
-		r->has_rate = true;
-		r->rate_ns = whole(field(record, "write_ns"));
-		r->rate_bytes = whole(field(record, "write_bytes"));
+	} else if (strcmp(first, "chunk") == 0) {
+		return take_chunk(r, record);
+	} else if (strcmp(first, "direction") == 0) {
+		take_iops(r, record, PASS_QD1);
+	} else if (strcmp(first, "queued") == 0) {
+		take_iops(r, record, PASS_QUEUED);
+	} else if (strcmp(first, "pi") == 0) {
+		take_iops(r, record, PASS_PI);
+	} else if (strcmp(first, "pi_write_ns") == 0) {
+		r->pi_write_ns = whole(field(record, "pi_write_ns"));
+		r->pi_write_bytes = whole(field(record, "pi_write_bytes"));
+		r->has_pi_write = r->pi_write_bytes > 0;
 	}
 	return 0;
 }
@@ -140,8 +198,11 @@ void speed_results_ran_at(struct speed_results *r, unsigned depth)
 		if (r->iops[i].iodepth > depth)
 			r->iops[i].iodepth = depth;
 		if (depth < SPEED_CLASS_DEPTH)
-			r->has_queued[i] = false;
+			r->has_queued[i] = r->has_pi[i] = false;
 	}
+	/* the Pi's figures are of its depth, or none */
+	if (depth < SPEED_CLASS_DEPTH)
+		r->has_pi_write = false;
 }
 
 /* Whole-run rate and the windows' spread, after the run. */
@@ -249,12 +310,69 @@ static void judge(bool needed, bool measured, double value, double min,
 		*fail = true;
 }
 
+enum speed_write_basis speed_write_basis(const struct speed_measured *m)
+{
+	const struct sustained_result *s = &m->sustained;
+
+	if (m->has_sustained && s->status == SUSTAINED_FOUND)
+		return SPEED_BASIS_SUSTAINED;
+	if (m->has_sustained && s->status == SUSTAINED_NOT_SETTLED)
+		return SPEED_BASIS_UNSETTLED;
+	/* no fall seen, or too few chunks to see one */
+	return m->has_write_rate ? SPEED_BASIS_NO_FALL : SPEED_BASIS_NONE;
+}
+
+bool speed_write_judged(const struct speed_measured *m, double *value,
+			bool *capped)
+{
+	enum speed_write_basis basis = speed_write_basis(m);
+
+	if (capped)
+		*capped = basis == SPEED_BASIS_UNSETTLED;
+	switch (basis) {
+	case SPEED_BASIS_SUSTAINED:
+		*value = m->sustained.sustained_bytes_per_s;
+		return true;
+	case SPEED_BASIS_UNSETTLED:
+		/* fell, not settled: below the burst, how far is not known */
+		*value = m->sustained.burst_bytes_per_s;
+		return false;
+	case SPEED_BASIS_NO_FALL:
+		*value = m->write_bytes_per_s;
+		return true;
+	default:
+		*value = NAN;
+		return false;
+	}
+}
+
 /* The write rate failed, and the link could not have carried it. */
 static bool link_limited(const struct speed_class *c,
 			 const struct speed_measured *m)
 {
-	return m->has_write_rate && m->write_bytes_per_s < c->write_mb * MB &&
+	double rate;
+
+	return speed_write_judged(m, &rate, NULL) && rate < c->write_mb * MB &&
 	       m->has_ceiling && m->ceiling_bytes_per_s < c->write_mb * MB;
+}
+
+/*
+ * The write requirement: judged on speed_write_judged's rate; a rate
+ * that fell and had not settled when the run ended still fails a class
+ * its burst was below.
+ */
+static void judge_write(const struct speed_class *c,
+			const struct speed_measured *m, bool *fail,
+			bool *missing)
+{
+	bool capped;
+	double rate;
+	bool known = speed_write_judged(m, &rate, &capped);
+
+	if (capped && rate < c->write_mb * MB)
+		*fail = true;
+	else
+		judge(true, known, rate, c->write_mb * MB, fail, missing);
 }
 
 struct speed_iops_figures speed_iops_at(const struct speed_measured *m,
@@ -275,8 +393,7 @@ enum speed_verdict speed_class_judge(const struct speed_class *c,
 
 	if (link_limited(c, m))
 		return SPEED_LINK_LIMITED;
-	judge(true, m->has_write_rate, m->write_bytes_per_s,
-	      c->write_mb * MB, &fail, &missing);
+	judge_write(c, m, &fail, &missing);
 	struct speed_iops_figures io = speed_iops_at(m, c->iodepth);
 
 	judge(c->read_iops > 0, io.has_read, io.read, c->read_iops, &fail,
@@ -285,7 +402,11 @@ enum speed_verdict speed_class_judge(const struct speed_class *c,
 	      &fail, &missing);
 	if (fail)
 		return SPEED_FAIL;
-	return missing ? SPEED_NOT_MEASURED : SPEED_PASS;
+	if (missing)
+		return SPEED_NOT_MEASURED;
+	/* a rate that never fell shows only as much as was written */
+	return speed_write_basis(m) == SPEED_BASIS_SUSTAINED ? SPEED_PASS :
+	       SPEED_PASS_AS_FAR;
 }
 
 enum speed_verdict speed_class_verdict(const char *name,
@@ -319,12 +440,41 @@ bool speed_class_claimed(const char *name, const struct info_card *card)
 	return c && speed_class_claims(c, card);
 }
 
+enum speed_verdict speed_pi_verdict(const struct speed_measured *m)
+{
+	bool fail = false, missing = false;
+
+	judge(true, m->has_pi_write, m->pi_write_bytes_per_s,
+	      SPEED_PI_WRITE_BYTES_PER_S, &fail, &missing);
+	judge(true, m->has_pi_write_iops, m->pi_write_iops,
+	      SPEED_PI_WRITE_IOPS, &fail, &missing);
+	judge(true, m->has_pi_read_iops, m->pi_read_iops, SPEED_PI_READ_IOPS,
+	      &fail, &missing);
+	if (fail)
+		return SPEED_FAIL;
+	return missing ? SPEED_NOT_MEASURED : SPEED_PASS;
+}
+
+/* The Raspberry Pi test's figures, into m. */
+static void pi_measured(const struct speed_results *r,
+			struct speed_measured *m)
+{
+	m->has_pi_write = r->has_pi_write && r->pi_write_ns;
+	m->pi_write_bytes_per_s = rate_of(r->pi_write_bytes, r->pi_write_ns);
+	m->pi_write_bytes = r->pi_write_bytes;
+	m->has_pi_write_iops = r->has_pi[1];
+	m->pi_write_iops = r->pi[1].iops;
+	m->has_pi_read_iops = r->has_pi[0];
+	m->pi_read_iops = r->pi[0].iops;
+}
+
 void speed_measured_of(const struct speed_results *r,
 		       const struct link_info *link, struct speed_measured *m)
 {
 	*m = (struct speed_measured){
 		.has_write_rate = r->has_rate && r->rate_ns,
 		.write_bytes_per_s = rate_of(r->rate_bytes, r->rate_ns),
+		.write_bytes = r->rate_bytes,
 		.has_read_iops = r->has_iops[0] && r->iops[0].operations,
 		.read_iops = r->iops[0].iops,
 		.has_write_iops = r->has_iops[1],
@@ -337,5 +487,9 @@ void speed_measured_of(const struct speed_results *r,
 		.queued_read_iops = r->queued[0].iops,
 		.has_queued_write_iops = r->has_queued[1],
 		.queued_write_iops = r->queued[1].iops,
+		.has_sustained = r->has_chunks,
 	};
+	if (r->has_chunks)
+		sustained_result(&r->chunks, &m->sustained);
+	pi_measured(r, m);
 }

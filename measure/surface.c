@@ -101,6 +101,7 @@ struct pass {
 	   greatest common divisor of the distances */
 	uint64_t alias_low, alias_gcd;
 	uint64_t write_failed_blocks;
+	uint64_t stamped_bytes;		/* --passes: of its order, so far */
 	char *why;
 	size_t why_size;
 };
@@ -116,6 +117,16 @@ uint64_t surface_window_bytes(uint64_t span, uint32_t lbs)
 		window = (window + SURFACE_CHUNK_BYTES - 1) /
 			 SURFACE_CHUNK_BYTES * SURFACE_CHUNK_BYTES;
 	return window / lbs * lbs;
+}
+
+uint32_t surface_window_count(uint64_t span, uint32_t lbs)
+{
+	uint64_t window = surface_window_bytes(span, lbs);
+	uint64_t count = (span + window - 1) / window;
+
+	/* as cut_windows cuts them */
+	return (uint32_t)(count > SURFACE_MAX_WINDOWS + 1 ?
+			  SURFACE_MAX_WINDOWS + 1 : count);
 }
 
 uint64_t surface_chunk_bytes(uint64_t window_bytes)
@@ -176,10 +187,18 @@ static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
 	return true;
 }
 
-/* Still what --keep-data saved: the write never reached it. */
+/*
+ * Still what --keep-data saved, or (--passes) its own stamp of the pass
+ * before: the write never reached it.
+ */
 static bool old_data(const struct pass *p, uint64_t offset,
 		     const void *block)
 {
+	uint64_t named;
+
+	if (block && p->opt->old_salt)
+		return stamp_classify(block, offset, p->lbs, p->opt->old_salt,
+				      &named) == STAMP_INTACT;
 	return block && p->saved_bytes && offset >= p->saved_at &&
 	       offset - p->saved_at < p->saved_bytes &&
 	       memcmp(block, p->saved + (offset - p->saved_at), p->lbs) == 0;
@@ -201,6 +220,8 @@ static void note_block(struct pass *p, uint64_t offset, int state,
 	       (state == STAMP_ALIAS && take_alias(p, offset, named));
 	if (good && offset + p->lbs > r->good_end)
 		r->good_end = offset + p->lbs;
+	if (!good && p->opt->bad)
+		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
 	if (!good)
 		add_bad(r, offset, p->lbs, state);
 }
@@ -246,10 +267,29 @@ static void check(void *ctx, uint64_t offset, int state, uint64_t named,
 		keep_failed(p, offset);
 		return;
 	}
-	if (state == STAMP_WRITE_ERROR)
-		p->write_failed_blocks++;
-	else
+	if (state != STAMP_WRITE_ERROR) {
 		note_block(p, offset, state, named, block);
+		return;
+	}
+	p->write_failed_blocks++;
+	if (p->opt->bad)
+		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
+}
+
+/*
+ * vm_exec.check_intact: blocks the device vouched for hold their stamps,
+ * counted as note_block counts intact ones, at once.
+ */
+static void check_intact(void *ctx, uint64_t offset, uint64_t length)
+{
+	struct pass *p = ctx;
+	struct surface_result *r = p->r;
+
+	if (!length)
+		return;
+	r->states[STAMP_INTACT] += length / p->lbs;
+	if (offset + length > r->good_end)
+		r->good_end = offset + length;
 }
 
 /* ---- running the programs ---- */
@@ -314,6 +354,8 @@ static void window_progress(struct pass *p, const struct surface_window *w)
 		r->checked_end = w->offset + w->bytes;
 		p->reached = (unsigned)(w - r->windows) + 1;
 	}
+	if (!p->verifying && p->opt->order)	/* stamped out of order */
+		done = p->stamped_bytes += w->bytes;
 	if (r->mode == SURFACE_WRITE)	/* the stamps, then the reads */
 		pass_progress(p, done + (p->verifying ? span : 0), 2 * span);
 	else
@@ -360,6 +402,7 @@ static int run_program(struct pass *p, struct vm_program *program,
 		       uint64_t chunk)
 {
 	struct vm_exec exec = { .dev = p->dev, .ctx = p, .check = check,
+				.check_intact = check_intact,
 				.sink = { window_done, p },
 				.stop = p->opt->stop,
 				.salt = p->salt,
@@ -625,6 +668,51 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
 
 /* ---- the passes ---- */
 
+/* --passes: the windows of a unit of the order, [*first, *last). */
+static bool order_unit(const struct pass *p, uint32_t i, unsigned *first,
+		       unsigned *last)
+{
+	uint32_t k = p->opt->order_windows ? p->opt->order_windows : 1;
+	uint64_t from = (uint64_t)p->opt->order[i] * k;
+
+	if (from >= p->r->window_count)
+		return false;
+	*first = (unsigned)from;
+	*last = from + k < p->r->window_count ? (unsigned)(from + k) :
+						p->r->window_count;
+	return true;
+}
+
+/*
+ * --passes: the windows stamped a unit at a time in the order given (so
+ * the card's mapping cannot follow a pattern), from where a stopped
+ * run's pass stood; each unit told.
+ */
+static int ordered_stamps(struct pass *p)
+{
+	const struct surface_options *o = p->opt;
+	const struct surface_window *w = p->r->windows;
+	unsigned first, last;
+	int err = 0;
+
+	for (uint32_t i = 0; i < o->order_from && i < o->order_count; i++)
+		for (unsigned j = 0; order_unit(p, i, &first, &last) &&
+		     first + j < last; j++)
+			p->stamped_bytes += w[first + j].bytes;
+	for (uint32_t i = o->order_from; !err && i < o->order_count; i++) {
+		if (!order_unit(p, i, &first, &last))
+			return -ERANGE;
+		if (o->stop && *o->stop)
+			return -EINTR;
+		err = retrying(p, p->stamp, w[first].offset,
+			       w[last - 1].offset + w[last - 1].bytes -
+			       w[first].offset, true);
+		if (!err && o->stamped)
+			err = o->stamped(o->ctx, i + 1);
+	}
+	return err;
+}
+
 /* --write's stamps, or the reads: the whole range in one run. */
 static int window_pass(struct pass *p, bool stamping)
 {
@@ -633,6 +721,8 @@ static int window_pass(struct pass *p, bool stamping)
 
 	if (p->opt->stop && *p->opt->stop)
 		return -EINTR;
+	if (stamping && p->opt->order)
+		return ordered_stamps(p);
 	p->verifying = !stamping;
 	err = retrying(p, stamping ? p->stamp : p->verify, r->resumed_from,
 		       r->end - r->resumed_from, stamping);
@@ -694,21 +784,29 @@ static int by_offset(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+size_t surface_merge_ranges(struct surface_range *ranges, size_t count)
+{
+	size_t kept = 0;
+
+	if (!count)		/* ranges may be NULL then: qsort wants one */
+		return 0;
+	qsort(ranges, count, sizeof(*ranges), by_offset);
+	for (size_t i = 0; i < count; i++) {
+		struct surface_range *last = kept ? &ranges[kept - 1] : NULL;
+
+		if (last && last->state == ranges[i].state &&
+		    last->offset + last->length == ranges[i].offset)
+			last->length += ranges[i].length;
+		else
+			ranges[kept++] = ranges[i];
+	}
+	return kept;
+}
+
 static void merge_ranges(struct surface_result *r)
 {
-	unsigned kept = 0;
-
-	qsort(r->ranges, r->range_count, sizeof(*r->ranges), by_offset);
-	for (unsigned i = 0; i < r->range_count; i++) {
-		struct surface_range *last = kept ? &r->ranges[kept - 1] : NULL;
-
-		if (last && last->state == r->ranges[i].state &&
-		    last->offset + last->length == r->ranges[i].offset)
-			last->length += r->ranges[i].length;
-		else
-			r->ranges[kept++] = r->ranges[i];
-	}
-	r->range_count = kept;
+	r->range_count = (unsigned)surface_merge_ranges(r->ranges,
+							r->range_count);
 }
 
 /*
@@ -788,7 +886,7 @@ static int setup(struct pass *p)
 	int err;
 
 	p->lbs = p->dev->logical_block_bytes;
-	p->salt = stamp_new_salt();
+	p->salt = p->opt->salt ? p->opt->salt : stamp_new_salt();
 	p->alias_low = UINT64_MAX;
 	p->answered_at = UINT64_MAX;
 	r->block_bytes = p->lbs;

@@ -14,6 +14,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "dev.h"
@@ -107,16 +108,43 @@ struct surface_options {
 	/* bytes done of total, every window, for the progress line */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	/*
+	 * --passes (each 0 or NULL when not used): the stamps' salt (0: a
+	 * fresh random one); a block that still holds its own stamp under
+	 * old_salt, the pass before's, is old data; the windows stamped
+	 * in order, in units of order_windows windows in a row (0: one;
+	 * order[i] is a unit's index from start, order_count of them),
+	 * those before order_from already stamped by a stopped run, and
+	 * stamped told after each unit (non-zero: the run stops with that
+	 * error, why set by the caller); bad told of every block whose
+	 * stamp could not be written (STAMP_WRITE_ERROR) and of every
+	 * block that did not read back intact, and its state (enum
+	 * stamp_state, or SURFACE_OLD_DATA).
+	 */
+	uint64_t salt, old_salt;
+	const uint32_t *order;
+	uint32_t order_count, order_from, order_windows;
+	int (*stamped)(void *ctx, uint32_t done);
+	void (*bad)(void *ctx, uint64_t offset, uint32_t length, int state);
 };
 
 /* The window for a range of span bytes: max(span / 1024, 1 MiB). */
 uint64_t surface_window_bytes(uint64_t span, uint32_t lbs);
+
+/* The windows such a range is cut into (--passes orders them). */
+uint32_t surface_window_count(uint64_t span, uint32_t lbs);
 
 /* The transfer size within such a window. */
 uint64_t surface_chunk_bytes(uint64_t window_bytes);
 
 /* The most a run writes over the range (for the announcement). */
 uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span);
+
+/*
+ * Bad ranges sorted by offset, neighbours of one state merged (a block
+ * read again comes after its window's rest): their new count.
+ */
+size_t surface_merge_ranges(struct surface_range *ranges, size_t count);
 
 /* The most --keep-data's undo file holds, in bytes. */
 uint64_t surface_undo_bound_bytes(void);

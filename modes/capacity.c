@@ -59,7 +59,8 @@ static void announce_capacity(const struct config *cfg, struct dev *dev,
 						 cfg->cache_limit);
 	char command[UNDOFILE_HINT_BYTES];
 
-	mode_announce_writes("--capacity-check", dev, 0, dev->size_bytes);
+	mode_announce_writes("--capacity-check", dev, 0, dev->size_bytes,
+			     NULL);
 	fprintf(stderr, "%s: --capacity-check writes at most %llu bytes, in "
 		"probe blocks across the device and a flush area at its "
 		"start; each block's old contents go to %s first and are "
@@ -178,7 +179,7 @@ int mode_restore(struct config *cfg)
 	int err;
 
 	mode_open_device(cfg, &dev, DEV_READ_WRITE);
-	mode_announce_writes("--restore", &dev, 0, dev.size_bytes);
+	mode_announce_writes("--restore", &dev, 0, dev.size_bytes, NULL);
 	err = undo_restore(undo_fd, &dev, UNDO_VERIFY_MARKED, &r, why,
 			   sizeof(why));
 	close(undo_fd);

@@ -44,7 +44,7 @@ static void check_detect_erase(const struct config *cfg,
 static int announce_detect(void *ctx, struct dev *dev, uint64_t start,
 			   uint64_t end)
 {
-	mode_announce_writes("detect --write", dev, start, end);
+	mode_announce_writes("detect --write", dev, start, end, NULL);
 	mode_keep_announced(ctx, start, end);
 	return 0;
 }

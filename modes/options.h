@@ -63,6 +63,16 @@ enum {
 	OPT_SURFACE,
 	OPT_KEEP_DATA,
 	OPT_RESUME,
+	OPT_POWER_CUT,
+	OPT_CYCLES,
+	OPT_LOG,
+	OPT_CUT_COMMAND,
+	OPT_POWER_COMMAND,
+	OPT_VERIFY,
+	OPT_SEED,
+	OPT_PASSES,
+	OPT_UNTIL,
+	OPT_STATE,
 };
 
 /* What a run does: options that choose it say so in the table. */
@@ -81,6 +91,8 @@ enum run_mode {
 	MODE_COMPARE,		/* --compare run.json...: cards side by side */
 	MODE_REPORT,		/* --report: the whole story of a card */
 	MODE_SURFACE,		/* --surface */
+	MODE_POWER_CUT,		/* --power-cut: does the card keep what it
+				   acknowledged? */
 	MODE_COUNT
 };
 
@@ -98,20 +110,21 @@ enum test_bit {
 	T_PLOT_RUNS = 1u << 16,	/* --plot=FILE run.json...: no test */
 	T_CAPACITY = 1u << 17, T_RESTORE = 1u << 18,
 	T_COMPARE = 1u << 19, T_REPORT = 1u << 20,
-	T_SURFACE = 1u << 21,
-	T_END = 1u << 22,	/* one past the last: keep it last */
+	T_SURFACE = 1u << 21, T_POWER_CUT = 1u << 22,
+	T_END = 1u << 23,	/* one past the last: keep it last */
 };
 
 /* The original tool's tests: it took every option with each of them. */
 #define T_ORIGINAL (T_ALIGN | T_OPEN_AU | T_FIND_FAT | T_SCATTER | T_INTERVAL)
 #define T_VM (T_ORIGINAL | T_WRITE_ALIGN | T_PROGRAM)
 #define T_SPEED (T_READ_SPEED | T_WRITE_SPEED | T_IOPS | T_CLASS)
-#define T_MEASURE (T_VM | T_SPEED | T_DETECT | T_CAPACITY | T_SURFACE)
+#define T_MEASURE (T_VM | T_SPEED | T_DETECT | T_CAPACITY | T_SURFACE | \
+		   T_POWER_CUT)
 #define T_ALL (T_END - 1)	/* every test's bit */
 /* Modes whose output is records: text, CSV (one table) or JSON. */
 #define T_OUTPUT (T_VM | T_SPEED | T_DETECT | T_INFO | T_DECODE | \
 		  T_ANALYZE | T_LIST | T_CAPACITY | T_RESTORE | T_COMPARE | \
-		  T_REPORT | T_SURFACE)
+		  T_REPORT | T_SURFACE | T_POWER_CUT)
 
 struct config {
 	const struct program_def *test;
@@ -145,7 +158,14 @@ struct config {
 	const char *undo_path, *restore_path;
 	bool keep_data;			/* --surface */
 	const char *resume_path;
-	bool given[64];			/* by option_defs[] index */
+	/* --surface --write's endurance passes */
+	uint64_t passes;
+	const char *until, *state_path;
+	/* --power-cut */
+	uint64_t cycles, seed;
+	const char *log_path, *cut_command, *power_command, *verify_path;
+	bool results_on_stderr;		/* the log takes standard output */
+	bool given[96];			/* by option_defs[] index */
 	volatile sig_atomic_t *stop;	/* set by lib/exitcode.h's signals */
 	/* --report sets these for the parts it runs; NULL otherwise */
 	struct keep *keep;		/* a writing part's range saved first */

@@ -244,6 +244,42 @@ static void summarize_rate(struct report_summary *s, const char *key,
 			    "not measured: %s", why);
 }
 
+/*
+ * The write rate, and what the writes showed of a write cache: burst
+ * and sustained rates, or a rate that never fell, which holds only as
+ * far as the writes went.
+ */
+static void summarize_write(struct report_summary *s,
+			    const struct json_value *doc, const char *why)
+{
+	const struct json_value *w = saved_find_record(doc, "sustained", NULL,
+						       NULL);
+	double rate = saved_number(saved_find_record(doc, "summary", NULL,
+						     NULL), "bytes_per_s");
+	double burst = saved_number(w, "burst_bytes_per_s");
+	double after = saved_number(w, "sustained_bytes_per_s");
+	double cache = saved_number(w, "cache_bytes");
+	double written = saved_number(w, "written_bytes");
+	char size[UNITS_BUF];
+
+	if (!isfinite(rate) || !w || !isfinite(written)) {
+		summarize_rate(s, "write", doc, why);
+		return;
+	}
+	if (isfinite(burst) && isfinite(cache))
+		summary_add(s, "speed", "write", rate, "bytes/s", "%.1f MB/s: "
+			    "burst %.1f MB/s for the first %s, then %s%.1f%s",
+			    rate / 1e6, burst / 1e6, units_format_size(size,
+			    cache), isfinite(after) ? "" : "not settled (at most ",
+			    isfinite(after) ? after / 1e6 : burst / 1e6,
+			    isfinite(after) ? " MB/s sustained" : " MB/s)");
+	else
+		summary_add(s, "speed", "write", rate, "bytes/s", "%.1f MB/s "
+			    "over the first %s, no fall seen: a larger write "
+			    "cache would hide a slower sustained rate",
+			    rate / 1e6, units_format_size(size, written));
+}
+
 static void summarize_iops(struct report_summary *s, const char *key,
 			   const struct json_value *doc, const char *direction,
 			   const char *why)
@@ -266,46 +302,114 @@ static void append_word(char *buf, size_t size, const char *word)
 	snprintf(buf + used, size - used, "%s%s", used ? " " : "", word);
 }
 
+/* A class check's classes by result, and those the card claims. */
+struct class_lists {
+	char passed[160], as_far[160], failed[160], unjudged[160];
+	char claimed[160], claimed_failed[160], claimed_unjudged[160];
+	bool claimed_as_far;
+	double written_bytes;	/* the writes passes as far as measured
+				   stand on */
+};
+
+static void sort_class(struct class_lists *l, const struct json_value *rec,
+		       const char *name)
+{
+	const char *result = saved_string(rec, "result");
+	bool pass = saved_number(rec, "pass") == 1;
+	bool fail = saved_number(rec, "pass") == 0;
+	/* passed on a write rate that never fell: not a plain pass */
+	bool as_far = !pass && result &&
+		      strcmp(result, "pass as far as measured") == 0;
+	bool claimed = saved_number(rec, "claimed") == 1;
+
+	append_word(pass ? l->passed : as_far ? l->as_far : fail ? l->failed :
+		    l->unjudged, sizeof(l->passed), name);
+	if (as_far)
+		l->written_bytes = saved_number(json_get(rec, "measured"),
+						"written_bytes");
+	if (!claimed)
+		return;
+	append_word(l->claimed, sizeof(l->claimed), name);
+	if (fail)
+		append_word(l->claimed_failed, sizeof(l->claimed_failed), name);
+	else if (!pass && !as_far)
+		append_word(l->claimed_unjudged, sizeof(l->claimed_unjudged),
+			    name);
+	l->claimed_as_far = l->claimed_as_far || as_far;
+}
+
+/* "as far as measured: no fall in the first 244MiB written" */
+static const char *as_far_words(const struct class_lists *l, char *buf,
+				size_t size)
+{
+	char bytes[UNITS_BUF];
+
+	snprintf(buf, size, "no fall in the first %s written: a larger "
+		 "write cache would hide a slower sustained rate",
+		 isfinite(l->written_bytes) ? units_format_size(bytes,
+		 l->written_bytes) : "bytes");
+	return buf;
+}
+
+/* Do the claims hold: by FAILs only, a pass as far as measured says so */
+static void summarize_claims(struct report_summary *s,
+			     const struct class_lists *l)
+{
+	char why[SUMMARY_TEXT_BYTES];
+
+	if (!l->claimed[0])
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "cannot tell: the card claims no class it can be "
+			    "held to (none read from it)");
+	else if (l->claimed_failed[0])
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "falls short: claims %s, fails %s", l->claimed,
+			    l->claimed_failed);
+	else if (l->claimed_unjudged[0])
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "cannot tell: claims %s, not judged %s",
+			    l->claimed, l->claimed_unjudged);
+	else if (l->claimed_as_far)
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "as claimed as far as measured: claims %s, meets "
+			    "them (%s)", l->claimed,
+			    as_far_words(l, why, sizeof(why)));
+	else
+		summary_add(s, "verdicts", "against_claim", NAN, NULL,
+			    "as claimed: claims %s, meets them", l->claimed);
+}
+
 static void summarize_classes(struct report_summary *s,
 			      const struct json_value *classes, const char *why)
 {
 	const struct json_value *results = json_get(classes, "results");
-	char passed[160] = "", failed[160] = "", claimed[160] = "";
-	char claimed_failed[160] = "";
+	struct class_lists l = { .written_bytes = NAN };
+	char words[160], far[SUMMARY_TEXT_BYTES] = "";
 
-	for (size_t i = 0; results && i < results->count; i++) {
-		const struct json_value *rec = &results->items[i];
-		const char *kind = saved_string(rec, "kind");
-		const char *name = saved_string(rec, "class");
-		bool pass = saved_number(rec, "pass") == 1;
-
-		if (!kind || strcmp(kind, "class") || !name)
-			continue;
-		append_word(pass ? passed : failed, sizeof(passed), name);
-		if (saved_number(rec, "claimed") != 1)
-			continue;
-		append_word(claimed, sizeof(claimed), name);
-		if (!pass)
-			append_word(claimed_failed, sizeof(claimed_failed),
-				    name);
-	}
-	if (results && claimed[0])
-		summary_add(s, "verdicts", "against_claim", NAN, NULL,
-			    "%s: claims %s%s%s", claimed_failed[0] ?
-			    "falls short" : "as claimed", claimed,
-			    claimed_failed[0] ? ", fails " : ", meets them",
-			    claimed_failed);
-	else if (results)
-		summary_add(s, "verdicts", "against_claim", NAN, NULL,
-			    "cannot tell: the card claims no class it can be "
-			    "held to (none read from it)");
 	if (!results) {
 		summary_add(s, "speed", "classes", NAN, NULL,
 			    "not checked: %s", why);
 		return;
 	}
-	summary_add(s, "speed", "classes", NAN, NULL, "passes %s; fails %s",
-		    passed[0] ? passed : "none", failed[0] ? failed : "none");
+	for (size_t i = 0; i < results->count; i++) {
+		const struct json_value *rec = &results->items[i];
+		const char *kind = saved_string(rec, "kind");
+		const char *name = saved_string(rec, "class");
+
+		if (kind && strcmp(kind, "class") == 0 && name)
+			sort_class(&l, rec, name);
+	}
+	summarize_claims(s, &l);
+	if (l.as_far[0])
+		snprintf(far, sizeof(far), "passes as far as measured %s "
+			 "(%s); ", l.as_far, as_far_words(&l, words,
+							  sizeof(words)));
+	summary_add(s, "speed", "classes", NAN, NULL, "%s%s%s%sfails %s%s%s",
+		    l.passed[0] || !l.as_far[0] ? "passes " : "",
+		    l.passed[0] ? l.passed : l.as_far[0] ? "" : "none",
+		    l.passed[0] || !l.as_far[0] ? "; " : "", far,
+		    l.failed[0] ? l.failed : "none",
+		    l.unjudged[0] ? "; not judged " : "", l.unjudged);
 }
 
 static void summarize_advice(struct report_summary *s,
@@ -354,7 +458,7 @@ static void summarize_speed(const struct mode_report_parts *r,
 	why_not(r, "read-speed", why, sizeof(why));
 	summarize_rate(s, "read", part_doc(r, "read-speed"), why);
 	why_not(r, "write-speed", why, sizeof(why));
-	summarize_rate(s, "write", part_doc(r, "write-speed"), why);
+	summarize_write(s, part_doc(r, "write-speed"), why);
 	for (size_t i = 0; i < sizeof(iops) / sizeof(iops[0]); i++) {
 		/* a read-only report's iops parts measure no writes */
 		if (!r->write && strcmp(iops[i].direction, "write") == 0)

@@ -249,15 +249,16 @@ static void plan_test(const struct config *cfg,
 
 /* Before any write: say which bytes, and let the device allow only them. */
 void mode_announce_writes(const char *what, struct dev *dev,
-		     uint64_t start, uint64_t end)
+		     uint64_t start, uint64_t end, const char *more)
 {
 	char from[UNITS_BUF], to[UNITS_BUF];
 
 	fprintf(stderr, "%s: %s overwrites bytes %llu to %llu (%s to %s) "
-		"of %s\n", die_program_name, what, (unsigned long long)start,
-		(unsigned long long)end - 1,
+		"of %s%s%s\n", die_program_name, what,
+		(unsigned long long)start, (unsigned long long)end - 1,
 		units_format_exact_size(from, start),
-		units_format_exact_size(to, end), dev->path);
+		units_format_exact_size(to, end), dev->path,
+		more ? ", " : "", more ? more : "");
 	dev_allow_writes(dev, start, end);
 }
 
@@ -308,13 +309,15 @@ static void keep_put_back_announced(const struct config *cfg,
 }
 
 /*
- * Loops with a depth run on an asynchronous engine; when none works the
- * run goes on at depth 1, and says so.
+ * Loops with a depth run on an asynchronous engine (Linux AIO first for
+ * a test that mirrors fio's libaio jobs); when none works the run goes
+ * on at depth 1, and says so.
  */
-static void setup_engine(struct dev *dev, unsigned depth)
+static void setup_engine(struct dev *dev, unsigned depth, bool libaio)
 {
 	char why[MESSAGE_BYTES];
 
+	dev->prefer_aio = libaio;
 	if (dev_async_setup(dev, depth) == 0) {
 		if (dev->engine_note[0])
 			fprintf(stderr, "%s: note: %s\n", die_program_name,
@@ -338,15 +341,16 @@ struct vm_program *mode_plan_run(const struct config *cfg,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text)
 {
-	return mode_plan_program(cfg, cfg->test, params, dev, what, plan,
-				 text);
+	return mode_plan_program(cfg, cfg->test, params, dev, what, NULL,
+				 plan, text);
 }
 
 struct vm_program *mode_plan_program(const struct config *cfg,
 				     const struct program_def *test,
 				     const struct program_params *params,
 				     struct dev *dev, const char *what,
-				     struct vm_plan *plan, char **text)
+				     const char *more, struct vm_plan *plan,
+				     char **text)
 {
 	struct vm_program *program = compile_test(cfg, test, params, text);
 
@@ -354,10 +358,11 @@ struct vm_program *mode_plan_program(const struct config *cfg,
 	if (plan->write_end > plan->write_start) {
 		dev_close(dev);
 		mode_open_device(cfg, dev, DEV_READ_WRITE);
-		mode_announce_writes(what, dev, plan->write_start, plan->write_end);
+		mode_announce_writes(what, dev, plan->write_start,
+				     plan->write_end, more);
 		mode_keep_announced(cfg, plan->write_start, plan->write_end);
 	}
-	setup_engine(dev, plan->max_depth);
+	setup_engine(dev, plan->max_depth, test && test->libaio);
 	return program;
 }
 

@@ -43,16 +43,23 @@ struct vm_program *mode_plan_run(const struct config *cfg,
 			    const struct program_params *params,
 			    struct dev *dev, const char *what,
 			    struct vm_plan *plan, char **text);
-/* The same for a built-in test the run chose, not the command line. */
+/*
+ * The same for a built-in test the run chose, not the command line;
+ * more (NULL: nothing) ends the announcement's line.
+ */
 struct vm_program *mode_plan_program(const struct config *cfg,
 				     const struct program_def *test,
 				     const struct program_params *params,
 				     struct dev *dev, const char *what,
-				     struct vm_plan *plan, char **text);
+				     const char *more, struct vm_plan *plan,
+				     char **text);
 
-/* Before any write: say which bytes, and let the device allow only them. */
+/*
+ * Before any write: say which bytes (and more, when not NULL, after a
+ * comma at the end of the line), and let the device allow only them.
+ */
 void mode_announce_writes(const char *what, struct dev *dev, uint64_t start,
-		     uint64_t end);
+		     uint64_t end, const char *more);
 
 /*
  * Under --report --write, after the announcement and before any write:

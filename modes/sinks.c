@@ -175,7 +175,22 @@ void mode_write_plot(const struct config *cfg, struct plot *plot)
 
 FILE *mode_open_output(const struct config *cfg)
 {
-	return cfg->out_path ? open_output_file("-o", cfg->out_path) : stdout;
+	if (cfg->out_path)
+		return open_output_file("-o", cfg->out_path);
+	return cfg->results_on_stderr ? stderr : stdout;
+}
+
+/* The results' stream as a message names it. */
+static const char *output_name(const struct config *cfg)
+{
+	return cfg->out_path ? cfg->out_path : cfg->results_on_stderr ?
+	       "standard error" : "standard output";
+}
+
+/* Close -o's file; the standard streams stay open, flushed. */
+static int close_output(FILE *out)
+{
+	return out == stdout || out == stderr ? fflush(out) : fclose(out);
 }
 
 void mode_output_name_device(const struct config *cfg, const struct dev *dev,
@@ -231,7 +246,7 @@ void mode_output_open(const struct config *cfg, const struct dev *dev,
 void mode_output_close(const struct config *cfg, struct sinks *sinks,
 		  const struct dev *dev, int err)
 {
-	const char *name = cfg->out_path ? cfg->out_path : "standard output";
+	const char *name = output_name(cfg);
 
 	progress_end(&sinks->progress);
 	if (sinks->emit_error == -ENOMEM)
@@ -243,7 +258,7 @@ void mode_output_close(const struct config *cfg, struct sinks *sinks,
 	if ((render_close(sinks->report, &dev->stats, err == -EINTR) &&
 	     !err) || sinks->emit_error)
 		runtime_error("%s: write error", name);
-	if (sinks->out != stdout && fclose(sinks->out))
+	if (close_output(sinks->out))
 		runtime_error("%s: write error", name);
 	if (sinks->plot)
 		mode_write_plot(cfg, sinks->plot);
@@ -252,10 +267,9 @@ void mode_output_close(const struct config *cfg, struct sinks *sinks,
 /* The end of output written with mode_open_output: a write error is fatal. */
 void mode_close_output(const struct config *cfg, FILE *out, int err)
 {
-	if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
+	if (close_output(out))
 		err = -EIO;
 	if (err)
-		runtime_error("%s: write error", cfg->out_path ?
-			      cfg->out_path : "standard output");
+		runtime_error("%s: write error", output_name(cfg));
 }
 

@@ -77,6 +77,26 @@ static uint64_t speed_slots(const struct config *cfg, const struct dev *dev,
 	return slots > LFSR_MAX_SLOTS ? LFSR_MAX_SLOTS : slots;
 }
 
+/*
+ * The Raspberry Pi test's file: its 256 MiB, or what the range holds
+ * of whole 4 MiB blocks; its random I/O runs 10 s each, as the Pi's
+ * does, or a shorter --time (a quick run stays quick).
+ */
+static uint64_t pi_file_bytes(uint64_t start, uint64_t end)
+{
+	uint64_t bytes = end - start < SPEED_PI_FILE_BYTES ? end - start :
+			 SPEED_PI_FILE_BYTES;
+
+	return bytes - bytes % SPEED_PI_BLOCK_BYTES;
+}
+
+uint64_t mode_pi_time_ns(const struct config *cfg)
+{
+	return mode_option_given(cfg, OPT_TIME) &&
+	       cfg->time_ns < SPEED_PI_RANDOM_NS ? cfg->time_ns :
+	       SPEED_PI_RANDOM_NS;
+}
+
 static void set_speed_params(struct config *cfg, const struct dev *dev,
 			     struct program_params *params, uint64_t block,
 			     uint64_t start, uint64_t end)
@@ -93,12 +113,18 @@ static void set_speed_params(struct config *cfg, const struct dev *dev,
 	p[PARAM_SLOTS].value = (double)speed_slots(cfg, dev, block, start,
 						   end);
 	p[PARAM_WRITES].value = !cfg->read_only;
+	p[PARAM_PI_BYTES].value = (double)pi_file_bytes(start, end);
+	p[PARAM_PI_TIME].value = (double)mode_pi_time_ns(cfg);
 }
 
 /* A speed program's run: its records go to speed.c, progress to sinks. */
 struct speed_run {
 	struct sinks *sinks;
 	struct speed_results results;
+	uint64_t max_chunks;		/* sequential writes, one pass */
+	uint64_t span_bytes;		/* over the range they may write */
+	uint64_t room_bytes;		/* from its start to the device end */
+	uint64_t pi_file_bytes;		/* --class-check's Pi test */
 };
 
 static int collect_speed(void *ctx, const struct record *record)
@@ -121,7 +147,11 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 		      const struct info_card *card, bool host_node)
 {
 	struct speed_exec x = { .sink = { mode_emit_to_sinks, run->sinks },
-				.failed_reads = failed_reads };
+				.failed_reads = failed_reads,
+				.span_bytes = run->span_bytes,
+				.room_bytes = run->room_bytes,
+				.pi_file_bytes = run->pi_file_bytes,
+				.pi_random_ns = mode_pi_time_ns(cfg) };
 	const struct info_card *claimed = card && card->has_speed ? card :
 					  NULL;
 	struct hostq q;
@@ -144,7 +174,10 @@ static int emit_speed(const struct config *cfg, struct speed_run *run,
 	err = speed_emit_classes(&x, &run->results, claimed);
 	if (!err && host_node)
 		hostq_read(cfg->device, cfg->sysfs_root, &q);
-	return err ? err : speed_emit_host_queue(&x, host_node ? &q : NULL);
+	if (!err)
+		err = speed_emit_host_queue(&x, host_node ? &q : NULL);
+	return err ? err : speed_emit_pi(&x, &run->results,
+					 host_node ? &q : NULL);
 }
 
 /*
@@ -216,7 +249,7 @@ static int speed_measure(const struct config *cfg, struct dev *dev,
 {
 	int err;
 
-	if (speed_results_init(&run->results, cfg->time_ns))
+	if (speed_results_init(&run->results, cfg->time_ns, run->max_chunks))
 		runtime_error("out of memory");
 	mode_prepare_timing(cfg);
 	*exec = (struct vm_exec){ .dev = dev,
@@ -226,8 +259,41 @@ static int speed_measure(const struct config *cfg, struct dev *dev,
 				  .skip_read_errors = skips_bad };
 	err = vm_run(program, plan, exec);
 	progress_end(&run->sinks->progress);
+	speed_results_end(&run->results);
 	speed_results_ran_at(&run->results, dev->depth);
 	return err;
+}
+
+/* What the run's range holds: the chunks, the Pi test's file. */
+static void size_run(const struct config *cfg, const struct dev *dev,
+		     struct speed_run *run, uint64_t start, uint64_t end)
+{
+	run->span_bytes = end - start;
+	run->room_bytes = dev->size_bytes - start;
+	if (cfg->speed == SPEED_WRITE || cfg->speed == SPEED_CLASS)
+		run->max_chunks = cfg->read_only ? 0 :
+				  (end - start) / cfg->erasesize;
+	if (cfg->speed == SPEED_CLASS)
+		run->pi_file_bytes = pi_file_bytes(start, end);
+}
+
+/*
+ * --write-speed's announcement ends with what the range means in
+ * bytes: each block written at most once, until the rate settles after
+ * a fall or --time ends.  NULL for the other tests.
+ */
+static const char *most_written(const struct config *cfg, uint64_t start,
+				uint64_t end, char *buf, size_t size)
+{
+	char bytes[UNITS_BUF], time[UNITS_BUF];
+
+	if (cfg->speed != SPEED_WRITE)
+		return NULL;
+	snprintf(buf, size, "at most %llu bytes (%s) of them, each once, in "
+		 "at most %s of device time", (unsigned long long)(end - start),
+		 units_format_exact_size(bytes, end - start),
+		 units_format_time(time, (double)cfg->time_ns));
+	return buf;
 }
 
 int mode_speed(struct config *cfg)
@@ -240,6 +306,7 @@ int mode_speed(struct config *cfg)
 	struct vm_program *program;
 	struct info_card *card;
 	struct speed_run run;
+	char most[MESSAGE_BYTES];
 	struct vm_exec exec;
 	struct vm_plan plan;
 	struct sinks sinks;
@@ -253,7 +320,11 @@ int mode_speed(struct config *cfg)
 	set_speed_params(cfg, &dev, &params, cfg->speed == SPEED_CLASS ?
 			 SPEED_IO_BYTES : block, start, end);
 	program = mode_plan_program(cfg, test, &params, &dev,
-				    cfg->test_option, &plan, &text);
+				    cfg->test_option,
+				    most_written(cfg, start, end, most,
+						 sizeof(most)), &plan, &text);
+	run = (struct speed_run){ .sinks = &sinks };
+	size_run(cfg, &dev, &run, start, end);
 	card = speed_read_card(cfg, &dev);
 	if (cfg->speed == SPEED_CLASS) {
 		/* JSON: "classes", keyed by class name, beside "results" */
@@ -265,7 +336,6 @@ int mode_speed(struct config *cfg)
 		     &meta);
 	meta.engine = dev_engine_name(dev.engine);
 	mode_output_open(cfg, &dev, &meta, &sinks);
-	run.sinks = &sinks;
 	err = speed_measure(cfg, &dev, program, &plan, test->skips_bad, &run,
 			    &exec);
 	if (!err || err == -EINTR) {

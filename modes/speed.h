@@ -11,4 +11,10 @@
 
 int mode_speed(struct config *cfg);	/* -t, --write-speed, --iops... */
 
+/*
+ * How long --class-check's Raspberry Pi test runs its random writes and
+ * reads, each: its 10 s, or a shorter --time.
+ */
+uint64_t mode_pi_time_ns(const struct config *cfg);
+
 #endif

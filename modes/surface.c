@@ -17,6 +17,7 @@
 #include "measure/undo/proof.h"
 #include "measure/undo/restore.h"
 #include "modes/capacity.h"
+#include "modes/passes.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
 #include "modes/surface.h"
@@ -34,13 +35,15 @@ static enum surface_mode mode_of(const struct config *cfg)
 	if (cfg->resume_path && cfg->undo_path)
 		usage_error("--resume: the run goes on in its own undo file; "
 			    "leave out --undo-file");
+	if (mode_option_given(cfg, OPT_SEED))
+		usage_error("--seed goes with --power-cut or --surface --write "
+			    "--passes");
 	return cfg->keep_data ? SURFACE_KEEP :
 	       cfg->write ? SURFACE_WRITE : SURFACE_READ;
 }
 
-/* [--offset, --offset + --span): whole blocks, on the device. */
-static void choose_range(const struct config *cfg, const struct dev *dev,
-			 uint64_t *start, uint64_t *end)
+void mode_surface_range(const struct config *cfg, const struct dev *dev,
+			uint64_t *start, uint64_t *end)
 {
 	uint64_t last = dev->size_bytes / dev->logical_block_bytes *
 			dev->logical_block_bytes;
@@ -73,7 +76,7 @@ static void announce(const struct config *cfg, struct dev *dev,
 	uint64_t written = surface_write_bytes(mode, o->end - from);
 	char size[UNITS_BUF], command[UNDOFILE_HINT_BYTES];
 
-	mode_announce_writes("--surface", dev, o->start, o->end);
+	mode_announce_writes("--surface", dev, o->start, o->end, NULL);
 	units_format_exact_size(size, written);
 	if (mode == SURFACE_WRITE)
 		fprintf(stderr, "%s: --surface --write writes %llu bytes "
@@ -168,7 +171,7 @@ static void take_options(const struct config *cfg, struct dev *dev,
 			 struct surface_options *o, char *undo, size_t size)
 {
 	o->mode = mode_of(cfg);
-	choose_range(cfg, dev, &o->start, &o->end);
+	mode_surface_range(cfg, dev, &o->start, &o->end);
 	if (o->mode == SURFACE_READ)
 		return;
 	mode_check_stamps_fit(cfg, dev, "--surface");
@@ -182,14 +185,27 @@ static void take_options(const struct config *cfg, struct dev *dev,
 	mode_undo_check_new(cfg, o->undo_path);
 }
 
-/* The JSON parameters: the options, with the range the run checked. */
+/*
+ * The JSON parameters: the options, with the range the run checked; the
+ * endurance passes' own are not this run's.
+ */
 static void surface_params(struct config *cfg,
 			   const struct surface_options *o,
 			   struct render_meta *meta)
 {
+	size_t kept = 0;
+
 	cfg->offset = o->start;
 	cfg->span = o->end - o->start;
 	meta->param_count = mode_set_option_json_params(cfg);
+	for (size_t i = 0; i < meta->param_count; i++) {
+		if (!strcmp(cfg->json_params[i].name, "passes") ||
+		    !strcmp(cfg->json_params[i].name, "seed"))
+			continue;
+		cfg->json_params[kept] = cfg->json_params[i];
+		cfg->json_flags[kept++] = cfg->json_flags[i];
+	}
+	meta->param_count = kept;
 	meta->params = cfg->json_params;
 	meta->param_flags = cfg->json_flags;
 }
@@ -206,6 +222,10 @@ int mode_surface(struct config *cfg)
 	struct dev dev;
 	int err, status;
 
+	if (mode_passes_asked(cfg)) {
+		free(result);
+		return mode_surface_passes(cfg);
+	}
 	if (!result)
 		runtime_error("out of memory");
 	mode_open_device(cfg, &dev, DEV_READ_ONLY);

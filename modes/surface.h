@@ -8,8 +8,18 @@
 #ifndef FLASHBENCH_MODES_SURFACE_H
 #define FLASHBENCH_MODES_SURFACE_H
 
+#include <stdint.h>
+
+#include "dev.h"
 #include "modes/options.h"
 
 int mode_surface(struct config *cfg);
+
+/*
+ * --surface's range, [--offset, --offset + --span), whole blocks on dev
+ * (by default the whole device); a range off the device exits 2.
+ */
+void mode_surface_range(const struct config *cfg, const struct dev *dev,
+			uint64_t *start, uint64_t *end);
 
 #endif

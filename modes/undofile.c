@@ -35,27 +35,36 @@ const char *mode_undo_choose(const struct config *cfg, char *buf,
 	return path;
 }
 
-void mode_undo_check_new(const struct config *cfg, const char *undo_path)
+int mode_check_new_file(const struct config *cfg, const char *option,
+			const char *noun, const char *path)
 {
-	char why[MESSAGE_PATH_BYTES], command[UNDOFILE_HINT_BYTES];
-	int err = undo_check_new(undo_path, why, sizeof(why));
+	char why[MESSAGE_PATH_BYTES];
+	int err = undo_check_new(path, noun, why, sizeof(why));
 
 	if (err == -EEXIST)
+		return err;
+	if (err)
+		usage_error("%s: %s: %s", option, path, why);
+	/* why is set for -EXDEV only: other errors are the directory's */
+	err = undo_check_location(path, noun, cfg->device, why, sizeof(why));
+	if (err == -EXDEV)
+		usage_error("%s: %s; put it on another device", option, why);
+	if (err)
+		usage_error("%s: %s: %s", option, path, strerror(-err));
+	return 0;
+}
+
+void mode_undo_check_new(const struct config *cfg, const char *undo_path)
+{
+	char command[UNDOFILE_HINT_BYTES];
+
+	if (mode_check_new_file(cfg, "--undo-file", "undo file", undo_path) ==
+	    -EEXIST)
 		usage_error("--undo-file: %s exists (left by a run that did "
 			    "not finish? %s puts its blocks back); remove it "
 			    "to start over", undo_path,
 			    mode_undo_command(command, sizeof(command),
 					     undo_path, cfg->device));
-	if (err)
-		usage_error("--undo-file: %s: %s", undo_path, why);
-	/* why is set for -EXDEV only: other errors are the directory's */
-	err = undo_check_location(undo_path, cfg->device, why, sizeof(why));
-	if (err == -EXDEV)
-		usage_error("--undo-file: %s; put it on another device",
-			    why);
-	if (err)
-		usage_error("--undo-file: %s: %s", undo_path,
-			    strerror(-err));
 }
 
 const char *mode_undo_command(char *buf, size_t size, const char *undo_path,
@@ -156,7 +165,8 @@ int mode_undo_open_proven(const struct config *cfg, const char *option,
 {
 	char why[MESSAGE_PATH_BYTES];
 	struct dev dev;
-	int undo_fd = undo_open_trusted(path, why, sizeof(why));
+	int undo_fd = undo_open_trusted(path, "undo file", why,
+				       sizeof(why));
 	int err;
 
 	if (undo_fd == -EPERM)

@@ -31,6 +31,15 @@ const char *mode_undo_choose(const struct config *cfg, char *buf,
 			    size_t size);
 
 /*
+ * A new file at path that a run keeps beside the device (an undo file,
+ * --power-cut's log): its directory trusted and writable, not on the
+ * device under test; else exit 2, option and noun ("log") naming it.
+ * -EEXIST when a regular file is there already, for the caller to word.
+ */
+int mode_check_new_file(const struct config *cfg, const char *option,
+			const char *noun, const char *path);
+
+/*
  * A new undo file at undo_path: none there yet, its directory trusted
  * and writable, not on the device under test; else exit 2, in the same
  * words for every mode.

@@ -18,6 +18,7 @@
 #include "lib/units.h"
 #include "output/json.h"
 #include "output/plot.h"
+#include "output/plotpasses.h"
 #include "output/svg.h"
 
 #define KEY_MAX 32
@@ -56,13 +57,19 @@ static const struct chart charts[] = {
 	  { "time_ns" }, "read time", NULL, NULL, true, false, false },
 	{ { "interval" }, "length_bytes", "read size", false,
 	  { "min_ns" }, "fastest read time", NULL, NULL, true, true, true },
-	/* -t, --write-speed: one point per one-second window */
-	{ { "read-speed", "write-speed" }, "second", "time (seconds)", false,
+	/* -t: one point per one-second window */
+	{ { "read-speed" }, "second", "time (seconds)", false,
 	  { "bytes_per_s" }, "throughput", NULL, NULL, false, false, true },
+	/* --write-speed: one point per chunk, where a write cache ends */
+	{ { "write-speed" }, "written_bytes", "bytes written", false,
+	  { "bytes_per_s" }, "write rate", NULL, NULL, false, false, true },
 	/* --surface: one point per window, across the range */
 	{ { "surface" }, "offset_bytes", "offset", false,
 	  { "read_bytes_per_s", "write_bytes_per_s" }, "rate", NULL, NULL, false, false,
 	  true },
+	/* --surface --passes: plotpasses.c draws it, one run a chart */
+	{ { "surface-passes" }, "pass", "pass", false, { NULL }, NULL, NULL,
+	  NULL, false, false, true },
 };
 
 /*
@@ -126,6 +133,7 @@ struct plot {
 	const struct chart *chart;
 	struct series series[MAX_SERIES];
 	unsigned series_count;
+	struct plot_passes *passes;	/* an endurance run's own chart */
 };
 
 static const struct chart *chart_for(const char *test)
@@ -166,6 +174,7 @@ void plot_free(struct plot *plot)
 		free(plot->runs[i]);
 	}
 	free_series(plot);
+	plot_passes_free(plot->passes);
 	free(plot);
 }
 
@@ -177,8 +186,12 @@ int plot_begin_run(struct plot *plot, const struct render_meta *meta,
 
 	if (plot->run_count == PLOT_MAX_RUNS)
 		return -E2BIG;
-	if (plot->chart && plot->chart != chart_for(test))
+	if ((plot->chart && plot->chart != chart_for(test)) ||
+	    (plot->passes && plot->run_count))
 		return -EINVAL;
+	if (!strcmp(test, "surface-passes") && !plot->passes &&
+	    !(plot->passes = plot_passes_new()))
+		return -ENOMEM;
 	run = calloc(1, sizeof(*run));
 	if (!run)
 		return -ENOMEM;
@@ -221,6 +234,8 @@ int plot_record(void *ctx, const struct record *record)
 
 	if (!plot->run_count)
 		return 0;
+	if (plot->passes)
+		return plot_passes_record(plot->passes, record);
 	run = plot->runs[plot->run_count - 1];
 	if (plot->field_total + record->count > MAX_FIELDS) {
 		plot->truncated = true;
@@ -576,51 +591,13 @@ static bool set_axes(const struct plot *plot, struct svg_axis *x,
 static void draw_axes(const struct plot *plot, FILE *out,
 		      const struct svg_axis *x, const struct svg_axis *y)
 {
+	const struct svg_area area = SVG_AREA;
 	const struct run *run = plot->runs[0];
-	char label[UNITS_BUF], title[128];
-	double v;
 
-	for (v = x->lo; v <= x->hi + x->step / 2; v += x->step) {
-		double px = svg_to_px(x, x->log ? exp2(v) : v, SVG_AREA_X0,
-				      SVG_AREA_X1);
-
-		svg_tick_label(x, v, label);
-		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-			"y2=\"%d\" stroke=\"#ddd\"/>\n<text x=\"%.1f\" "
-			"y=\"%d\" text-anchor=\"middle\">", px, SVG_AREA_Y0, px,
-			SVG_AREA_Y1, px, SVG_AREA_Y1 + 18);
-		svg_text(out, label);
-		fputs("</text>\n", out);
-	}
-	for (v = y->lo; v <= y->hi + y->step / 2; v += y->step) {
-		double py = svg_to_px(y, v, SVG_AREA_Y1, SVG_AREA_Y0);
-
-		svg_tick_label(y, v, label);
-		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-			"y2=\"%.1f\" stroke=\"%s\"/>\n<text x=\"%d\" "
-			"y=\"%.1f\" text-anchor=\"end\">", SVG_AREA_X0, py,
-			SVG_AREA_X1, py,
-			fabs(v) < y->step / 2 ? "#888" : "#ddd",
-			SVG_AREA_X0 - 6, py + 4);
-		svg_text(out, label);
-		fputs("</text>\n", out);
-	}
-	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-		"fill=\"none\" stroke=\"#000\"/>\n", SVG_AREA_X0, SVG_AREA_Y0,
-		SVG_AREA_X1 - SVG_AREA_X0, SVG_AREA_Y1 - SVG_AREA_Y0);
-	svg_axis_title(x, plot->chart->x_title ? plot->chart->x_title :
-		       x_key_of(plot), title, sizeof(title));
-	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
-		"font-size=\"14\">", (SVG_AREA_X0 + SVG_AREA_X1) / 2,
-		SVG_AREA_Y1 + 44);
-	svg_text(out, title);
-	svg_axis_title(y, plot->chart->y_title ? plot->chart->y_title :
-		   (run->key_count > 1 ? "value" : ""), title, sizeof(title));
-	fprintf(out, "</text>\n<text transform=\"translate(22 %d) "
-		"rotate(-90)\" text-anchor=\"middle\" font-size=\"14\">",
-		(SVG_AREA_Y0 + SVG_AREA_Y1) / 2);
-	svg_text(out, title);
-	fputs("</text>\n", out);
+	svg_draw_axes(out, &area, x, y, plot->chart->x_title ?
+		      plot->chart->x_title : x_key_of(plot),
+		      plot->chart->y_title ? plot->chart->y_title :
+		      run->key_count > 1 ? "value" : "");
 }
 
 static void draw_series(FILE *out, const struct series *s, unsigned i,
@@ -736,6 +713,11 @@ int plot_write(struct plot *plot, FILE *out)
 	char title[sizeof(plot->title)];
 	bool data;
 
+	if (plot->passes) {
+		default_title(plot, title, sizeof(title));
+		return plot_passes_write(plot->passes, plot->title[0] ?
+					 plot->title : title, out);
+	}
 	if (plot->run_count && build_series(plot))
 		return -ENOMEM;
 	if (plot->run_count)

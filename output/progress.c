@@ -50,7 +50,10 @@ static void draw(struct progress *p, const struct timespec *now)
 
 		format_duration(left, sizeof(left), (int64_t)rest);
 	}
-	if (p->bytes)
+	if (p->waiting)
+		n = snprintf(line, sizeof(line), "%s: %s, %s", p->test,
+			     p->waiting, taken);
+	else if (p->bytes)
 		n = snprintf(line, sizeof(line), "%s: %lluMiB/%lluMiB (%.0f%%) "
 			     "%.1fMB/s %s%s%s", p->test,
 			     (unsigned long long)(p->done >> 20),
@@ -78,20 +81,34 @@ static void draw(struct progress *p, const struct timespec *now)
 	p->shown = n;
 }
 
-void progress_update(struct progress *p, uint64_t done, uint64_t total)
+/* Draw, unless the last line is younger than the interval. */
+static void redraw(struct progress *p)
 {
 	struct timespec now;
 
-	if (!p->enabled)
-		return;
-	p->done = done;
-	p->total = total;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	/* the first line after an interval too: short runs show none */
 	if (since_ns(&p->last, &now) < PROGRESS_INTERVAL_NS)
 		return;
 	p->last = now;
 	draw(p, &now);
+}
+
+void progress_update(struct progress *p, uint64_t done, uint64_t total)
+{
+	if (!p->enabled)
+		return;
+	p->done = done;
+	p->total = total;
+	redraw(p);
+}
+
+void progress_wait(struct progress *p, const char *what)
+{
+	if (!p->enabled)
+		return;
+	p->waiting = what;
+	redraw(p);
 }
 
 void progress_in_bytes(struct progress *progress)

@@ -22,6 +22,7 @@ struct progress {
 	int shown;		/* characters on the line now, 0: clear */
 	bool bytes;		/* done and total are bytes: show MiB and
 				   the rate */
+	const char *waiting;	/* a wait, not a count: what for */
 };
 
 /*
@@ -37,6 +38,12 @@ void progress_update(struct progress *progress, uint64_t done,
 
 /* done and total are bytes from now on: the line shows MiB and a rate. */
 void progress_in_bytes(struct progress *progress);
+
+/*
+ * A wait with no count to it ("waiting for /dev/sdb to come back"):
+ * "TEST: WHAT, 0:12", the time since progress_start.  Rate-limited.
+ */
+void progress_wait(struct progress *progress, const char *what);
 
 /* Wipe the line, e.g. before a result is printed to the same terminal. */
 void progress_clear(struct progress *progress);

@@ -113,6 +113,10 @@ const char *render_field_text(const struct record_field *field,
 	case TEXT_PERCENT:
 		snprintf(value, sizeof(value), "%.0f%%", field->value * 100);
 		break;
+	case TEXT_KIBPS:
+		snprintf(value, sizeof(value), "%.0f",
+			 floor(field->value / 1024));
+		break;
 	case TEXT_FIXED:
 		snprintf(value, sizeof(value), "%.*f", (int)digits,
 			 field->value);

@@ -127,7 +127,7 @@ void svg_text(FILE *out, const char *text)
 }
 
 /* The document's start: canvas, white background and the title. */
-void svg_begin(FILE *out, const char *title)
+void svg_begin_height(FILE *out, const char *title, int height)
 {
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -135,10 +135,81 @@ void svg_begin(FILE *out, const char *title)
 		"font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n"
 		"<text x=\"%d\" y=\"30\" text-anchor=\"middle\" "
-		"font-size=\"16\">", SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH,
-		SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH / 2);
+		"font-size=\"16\">", SVG_WIDTH, height, SVG_WIDTH,
+		height, SVG_WIDTH, height, SVG_WIDTH / 2);
 	svg_text(out, title);
 	fputs("</text>\n", out);
+}
+
+void svg_begin(FILE *out, const char *title)
+{
+	svg_begin_height(out, title, SVG_HEIGHT);
+}
+
+static void x_ticks(FILE *out, const struct svg_area *a,
+		    const struct svg_axis *x)
+{
+	char label[UNITS_BUF];
+
+	for (double v = x->lo; v <= x->hi + x->step / 2; v += x->step) {
+		double px = svg_to_px(x, x->log ? exp2(v) : v, a->x0, a->x1);
+
+		svg_tick_label(x, v, label);
+		fprintf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			"y2=\"%d\" stroke=\"#ddd\"/>\n<text x=\"%.1f\" "
+			"y=\"%d\" text-anchor=\"middle\">", px, a->y0, px,
+			a->y1, px, a->y1 + 18);
+		svg_text(out, label);
+		fputs("</text>\n", out);
+	}
+}
+
+static void y_ticks(FILE *out, const struct svg_area *a,
+		    const struct svg_axis *y)
+{
+	char label[UNITS_BUF];
+
+	for (double v = y->lo; v <= y->hi + y->step / 2; v += y->step) {
+		double py = svg_to_px(y, v, a->y1, a->y0);
+
+		svg_tick_label(y, v, label);
+		fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			"y2=\"%.1f\" stroke=\"%s\"/>\n<text x=\"%d\" "
+			"y=\"%.1f\" text-anchor=\"end\">", a->x0, py, a->x1,
+			py, fabs(v) < y->step / 2 ? "#888" : "#ddd",
+			a->x0 - 6, py + 4);
+		svg_text(out, label);
+		fputs("</text>\n", out);
+	}
+}
+
+void svg_draw_axes(FILE *out, const struct svg_area *area,
+		   const struct svg_axis *x, const struct svg_axis *y,
+		   const char *x_title, const char *y_title)
+{
+	char title[128];
+
+	x_ticks(out, area, x);
+	y_ticks(out, area, y);
+	fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		"fill=\"none\" stroke=\"#000\"/>\n", area->x0, area->y0,
+		area->x1 - area->x0, area->y1 - area->y0);
+	if (x_title) {
+		svg_axis_title(x, x_title, title, sizeof(title));
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
+			"font-size=\"14\">", (area->x0 + area->x1) / 2,
+			area->y1 + 44);
+		svg_text(out, title);
+		fputs("</text>\n", out);
+	}
+	if (y_title) {
+		svg_axis_title(y, y_title, title, sizeof(title));
+		fprintf(out, "<text transform=\"translate(22 %d) "
+			"rotate(-90)\" text-anchor=\"middle\" "
+			"font-size=\"14\">", (area->y0 + area->y1) / 2);
+		svg_text(out, title);
+		fputs("</text>\n", out);
+	}
 }
 
 int svg_end(FILE *out)

@@ -49,6 +49,24 @@ void svg_axis_title(const struct svg_axis *axis, const char *title,
 void svg_text(FILE *out, const char *text);
 /* The document's start: canvas, white background and the title. */
 void svg_begin(FILE *out, const char *title);
+/* The same on a canvas height pixels high (a chart of several areas). */
+void svg_begin_height(FILE *out, const char *title, int height);
+
+/* A plot area, in pixels: x0 left, x1 right, y0 top, y1 bottom. */
+struct svg_area {
+	int x0, x1, y0, y1;
+};
+
+/* The chart's one area beside the legend. */
+#define SVG_AREA { SVG_AREA_X0, SVG_AREA_X1, SVG_AREA_Y0, SVG_AREA_Y1 }
+
+/*
+ * An area's grid, tick labels and frame, and its axes' titles (NULL:
+ * none; they take the axis's unit).
+ */
+void svg_draw_axes(FILE *out, const struct svg_area *area,
+		   const struct svg_axis *x, const struct svg_axis *y,
+		   const char *x_title, const char *y_title);
 /* The document's end; 0, or -EIO when out failed. */
 int svg_end(FILE *out);
 /* The colour of series i, ten in turn. */

@@ -25,11 +25,13 @@ static const struct text_layout note_line = { .style = TEXT_SPACES };
 /* How each numeric column shows in text. */
 static const enum text_display column_display[COMPARE_COLUMNS] = {
 	[COMPARE_SEQ_READ] = TEXT_AS_UNIT, [COMPARE_SEQ_WRITE] = TEXT_AS_UNIT,
+	[COMPARE_BURST] = TEXT_AS_UNIT, [COMPARE_CACHE] = TEXT_SIZE,
+	[COMPARE_SUSTAINED] = TEXT_AS_UNIT,
 	[COMPARE_READ_QD1] = TEXT_AS_UNIT, [COMPARE_WRITE_QD1] = TEXT_AS_UNIT,
 	[COMPARE_READ_QD32] = TEXT_AS_UNIT,
 	[COMPARE_WRITE_QD32] = TEXT_AS_UNIT,
 	[COMPARE_ERASE] = TEXT_EXACT_SIZE, [COMPARE_OPEN] = TEXT_AS_UNIT,
-	[COMPARE_USABLE] = TEXT_SIZE,
+	[COMPARE_USABLE] = TEXT_SIZE, [COMPARE_FIRST_ERROR] = TEXT_AS_UNIT,
 };
 
 /* The widths of the text table's columns, from its cells and heads. */
@@ -153,7 +155,9 @@ static void set_looks(const struct compare_card *card,
 	looks->cell[0] = (struct text_look){ .display = TEXT_AS_UNIT,
 		.template = first_heading, .width = w->name };
 	for (unsigned c = 0; c < COMPARE_COLUMNS; c++) {
-		bool at_least = c == COMPARE_OPEN && card->open_at_least;
+		bool at_least = (c == COMPARE_OPEN && card->open_at_least) ||
+				(c == COMPARE_FIRST_ERROR &&
+				 card->first_error_at_least);
 		char *t = looks->templates[1 + c];
 
 		snprintf(t, sizeof(looks->templates[0]), "  %%%c%c",
@@ -177,11 +181,14 @@ static void set_looks(const struct compare_card *card,
 static const char *const best_keys[COMPARE_COLUMNS] = {
 	[COMPARE_SEQ_READ] = "best.read_bytes_per_s",
 	[COMPARE_SEQ_WRITE] = "best.write_bytes_per_s",
+	[COMPARE_BURST] = "best.burst_bytes_per_s",
+	[COMPARE_SUSTAINED] = "best.sustained_bytes_per_s",
 	[COMPARE_READ_QD1] = "best.read_iops_qd1",
 	[COMPARE_WRITE_QD1] = "best.write_iops_qd1",
 	[COMPARE_READ_QD32] = "best.read_iops_qd32",
 	[COMPARE_WRITE_QD32] = "best.write_iops_qd32",
 	[COMPARE_OPEN] = "best.open_erase_blocks",
+	[COMPARE_FIRST_ERROR] = "best.passes_to_first_error",
 };
 
 static const char *matched_by(const struct compare_card *card)
@@ -211,6 +218,11 @@ static int emit_card(struct render *report, const struct compare_card *card,
 				  "at_least", &text_hidden, NULL,
 				  isfinite(card->value[c]) ?
 				  card->open_at_least : NAN);
+		if (c == COMPARE_FIRST_ERROR)
+			record_add(&rec, RECORD_BOOL, "passes_to_first_error_"
+				  "at_least", &text_hidden, NULL,
+				  isfinite(card->value[c]) ?
+				  card->first_error_at_least : NAN);
 	}
 	for (unsigned l = 0; l < COMPARE_LABELS; l++)
 		record_add(&rec, RECORD_LABEL, compare_labels[l].key,

@@ -40,4 +40,13 @@ struct hostq;
  */
 int speed_emit_host_queue(struct speed_exec *x, const struct hostq *q);
 
+/*
+ * --class-check: the Raspberry Pi's SD Card Speed Test, measured its
+ * way - its three figures and its verdict - and beside them why: the
+ * sustained write rate, the host link's ceiling and whether the host
+ * queues (q as speed_emit_host_queue's).
+ */
+int speed_emit_pi(struct speed_exec *x, const struct speed_results *r,
+		  const struct hostq *q);
+
 #endif

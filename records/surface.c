@@ -35,7 +35,7 @@ static double rate(uint64_t bytes, uint64_t ns)
 	return ns ? (double)bytes * 1e9 / (double)ns : NAN;
 }
 
-static const char *state_name(int state)
+const char *surface_state_name(int state)
 {
 	return state == SURFACE_OLD_DATA ? "old-data" :
 	       stamp_state_name((enum stamp_state)state);
@@ -67,7 +67,7 @@ static int emit_range(const struct record_sink *sink,
 	    (double)g->length);
 	record_add(&rec, RECORD_COUNT, "blocks", SHOWN("% blocks"), NULL,
 	    (double)(g->length / lbs));
-	record_add(&rec, RECORD_LABEL, "result", SHOWN("%"), state_name(g->state),
+	record_add(&rec, RECORD_LABEL, "result", SHOWN("%"), surface_state_name(g->state),
 	    0);
 	return record_emit(sink, &rec);
 }
@@ -251,15 +251,22 @@ static const struct spread_looks write_spread = {
 	  RATE_LOOK("max %;") },
 };
 
-static void add_spread(struct record *rec, const struct spread_looks *l,
-		       struct spread s)
+void surface_add_rates(struct record *rec, bool writes,
+		       const double values[3])
 {
-	const double values[3] = { s.min, s.median, s.max };
+	const struct spread_looks *l = writes ? &write_spread : &read_spread;
 
 	for (unsigned i = 0; i < 3; i++)
 		record_add(rec, RECORD_RATE, l->keys[i],
 		    isnan(values[i]) ? HIDDEN : &l->looks[i], NULL,
 		    values[i]);
+}
+
+static void add_spread(struct record *rec, bool writes, struct spread s)
+{
+	const double values[3] = { s.min, s.median, s.max };
+
+	surface_add_rates(rec, writes, values);
 }
 
 static int emit_summary(const struct record_sink *sink,
@@ -298,8 +305,8 @@ static int emit_summary(const struct record_sink *sink,
 	record_add(&rec, RECORD_BOOL, "ranges_cut", HIDDEN, NULL, r->ranges_cut);
 	record_add(&rec, RECORD_BYTES, "window_bytes", SHOWN("windows of %:"),
 	    NULL, (double)r->window_bytes);
-	add_spread(&rec, &read_spread, reads);
-	add_spread(&rec, &write_spread, writes);
+	add_spread(&rec, false, reads);
+	add_spread(&rec, true, writes);
 	record_add(&rec, RECORD_BYTES, "bytes_written", SHOWN("written %,"), NULL,
 	    (double)r->bytes_written);
 	record_add(&rec, RECORD_BYTES, "bytes_restored",

@@ -8,6 +8,8 @@ TOP=$(cd "$TESTS_DIR/.." && pwd)
 FLASHBENCH=${FLASHBENCH:-$TOP/flashbench}
 ERASE=${ERASE:-$TOP/erase}
 FLASHEMU=${FLASHEMU:-$(dirname "$FLASHBENCH")/flashemu}
+# (a wrapper's directory holds none: the tree's then)
+[ -x "$FLASHEMU" ] || FLASHEMU=$TOP/flashemu
 # With a results directory (tests/run.sh makes one), every JSON and CSV
 # document a test has flashbench write is kept there, for t9900 and t9910
 # to check: $FLASHBENCH is then save-output.sh, which runs the binary,
@@ -607,6 +609,22 @@ progress_cleared() {
 			}
 			print "last progress line: " last
 		}' >&2
+}
+
+# signum NAME: the number of the signal NAME (HUP: 1)
+signum() {
+	sn_n=1
+	while [ $sn_n -lt 65 ]; do
+		[ "$(kill -l $sn_n 2>/dev/null)" = "$1" ] && echo $sn_n && return
+		sn_n=$((sn_n + 1))
+	done
+	return 1
+}
+
+# table_signals: the signals lib/exitcode.c catches, one name a line
+table_signals() {
+	sed -n '/exit_signals\[\] = {/,/};/p' "$TOP/lib/exitcode.c" |
+		tr -s ', \t' '\n\n\n' | sed -n 's/^SIG\([A-Z0-9]*\)$/\1/p' | sort
 }
 
 # ---- running the tool as another user ----

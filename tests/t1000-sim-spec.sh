@@ -15,6 +15,17 @@ test_expect_success 'bad value is a usage error naming the key' '
 	grep "bad value for erase" err
 '
 
+test_expect_success 'a misspelt key beginning with s lists the SLC keys among its likely ones' '
+	test_usage_error flashbench \
+		"^sim: unknown key .slcx. \(keys with .s.: .*, slc, slc-fold; all in doc/simulator.md\)$" \
+		-a sim:slcx=1
+'
+
+test_expect_success 'cache-any takes 0 or 1' '
+	test_usage_error flashbench "^sim: bad value for cache-any: .2.$" \
+		-a sim:cache-any=2
+'
+
 test_expect_success 'page must divide the erase block' '
 	test_expect_code 2 "$FLASHBENCH" -a sim:page=48K 2>err &&
 	grep "page 48KiB does not divide erase 4MiB" err

@@ -75,6 +75,9 @@ compare	--compare $SAVED	ok ok ok ok
 surface	--surface sim:size=64M	ok ok ok ok
 surface-write	--surface --write sim:size=64M,fake=64M	ok ok ok ok
 surface-keep-data	--surface --keep-data --undo-file=$TRASH/surface.undo sim:size=64M,fake=64M	ok ok ok ok
+surface-passes	--surface --write --passes=2 --seed=1 sim:size=64M,fake=64M	ok ok ok ok
+surface-until	--surface --write --until=1% --passes=2 --seed=1 sim:size=64M,fake=64M	ok ok ok ok
+power-cut	--power-cut --seed=1 --cycles=2 --span=8M sim:size=64M,volatile=1M	ok ok ok refused
 EOF
 
 # refused ARGS...: exit 2, nothing on stdout, two lines on stderr (the

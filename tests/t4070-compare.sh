@@ -28,9 +28,9 @@ want = int(sys.argv[2])
 cards = [r for r in doc["results"] if r["kind"] == "compared_card"]
 assert doc["test"] == "compare", doc["test"]
 assert len(cards) == want, "%d cards, want %d" % (len(cards), want)
-ranked = ["read_bytes_per_s", "write_bytes_per_s", "read_iops_qd1",
-          "write_iops_qd1", "read_iops_qd32", "write_iops_qd32",
-          "open_erase_blocks"]
+ranked = ["read_bytes_per_s", "write_bytes_per_s", "burst_bytes_per_s",
+          "sustained_bytes_per_s", "read_iops_qd1", "write_iops_qd1",
+          "read_iops_qd32", "write_iops_qd32", "open_erase_blocks"]
 marked = 0
 for key in ranked:
     known = [c[key] for c in cards if c[key] is not None]
@@ -56,7 +56,7 @@ test_expect_success 'five runs of five presets: one table, a row each' '
 		    wirenboard-ncard; do
 		test "$(grep -c "^sim:$card" out)" = 1 || return 1
 	done &&
-	grep -q "^card  *seq read  *seq write  *QD1 read" out &&
+	grep -q "^card  *seq read  *seq write  *burst  *cache  *sustained  *QD1 read" out &&
 	grep "^sim:" out | grep -q "\*" &&
 	! grep -q " $" out
 '

@@ -1,6 +1,7 @@
 #!/bin/sh
-# --detect: geometry found on simulated cards of known geometry, no signal
-# invented on a device without one, writes only inside the announced range.
+# --detect: geometry found on simulated cards of known geometry (today's
+# cards among them), no signal invented on a device without one nor behind
+# a write cache, writes only inside the announced range.
 . "$(dirname "$0")/lib.sh"
 require python3
 
@@ -101,6 +102,78 @@ test_expect_success 'detect --write on a matrix of 22 cards: erase and open exac
 	test -n "$FLASHBENCH_UNDER_SANITIZER" || {
 		test $total -ge 20 && test $((page_ok * 10)) -ge $((total * 9))
 	}
+'
+
+test_expect_success 'detect --write on sim:cached-reader claims no smallest efficient write: the cache took the writes' '
+	"$FLASHBENCH" --detect --write --format=json sim:cached-reader \
+		>cached.json 2>/dev/null &&
+	"$FLASHBENCH" --detect --write sim:cached-reader >cached.txt \
+		2>/dev/null &&
+	python3 - cached.json <<-\EOF &&
+	import json, sys
+	f = json.load(open(sys.argv[1]))["findings"]
+	bad = [k for k in ("min_write_size", "open_au_linear", "open_au_random",
+	                   "random_linear_ratio", "fat_area")
+	       if f[k]["value"] is not None or
+	       "absorbed by a write cache" not in f[k]["reason"] or
+	       f[k].get("at_least")]
+	sys.exit(bad and str(bad) or 0)
+	EOF
+	grep -E "^smallest efficient write: +not determined: writes were absorbed by a write cache: a 2KiB write took [0-9]+us, less than a 1KiB read \([0-9]+us\)" cached.txt &&
+	grep -E "^open erase blocks: +not determined: writes were absorbed" cached.txt &&
+	! grep "active_logs" cached.txt
+'
+
+test_expect_success 'detect --write without a cache in front still finds the smallest efficient write' '
+	"$FLASHBENCH" --detect --write --format=json sim:sandisk-su08g \
+		>su08g.json 2>/dev/null &&
+	test "$(json_get su08g.json min_write_size)" = 8192 &&
+	"$FLASHBENCH" --detect --write --format=json sim:a2-64g \
+		>a2.json 2>/dev/null &&
+	test "$(json_get a2.json min_write_size)" = 16384
+'
+
+test_expect_success 'detect --write searches past 32 open on a 64 GB card, announcing the larger range first' '
+	"$FLASHBENCH" --detect --write sim:a2-64g >a2.txt 2>a2.err &&
+	test_cmp - a2.err <<-\EOF &&
+	flashbench: detect --write overwrites bytes 0 to 6845104127 (0B to 6528MiB) of sim:a2-64g
+	EOF
+	grep -E "^open erase blocks: +64 \(confidence 0\.[0-9]+\)$" a2.txt &&
+	grep -E "^open out of order: +64 \(confidence 0\.[0-9]+\)$" a2.txt &&
+	"$FLASHBENCH" --detect --write sim:sandisk-su08g >su.txt 2>su.err &&
+	test_cmp - su.err <<-\EOF
+	flashbench: detect --write overwrites bytes 0 to 335544319 (0B to 320MiB) of sim:sandisk-su08g
+	EOF
+'
+
+# Today's cards and variations of them (tests/detect/today.tsv): their
+# geometry found; an open count above what --detect probes (">=N": 32
+# below 32 GiB, 128 from there) is "at least N", never a number.
+test_expect_success "detect --write on today's cards: erase, page, open counts and smallest write" '
+	grep -v "^#" "$TESTS_DIR/detect/today.tsv" >rows &&
+	if [ -n "$FLASHBENCH_UNDER_SANITIZER" ]; then
+		awk "NR % 4 == 1" rows >some && mv some rows
+	fi &&
+	while IFS="	" read spec erase page open orand prog; do
+		"$FLASHBENCH" --detect --write --format=json "sim:$spec" \
+			>out.json 2>/dev/null || { echo "failed: $spec"; return 1; }
+		python3 - out.json "$erase" "$page" "$open" "$orand" "$prog" <<-\EOF ||
+		import json, sys
+		f = json.load(open(sys.argv[1]))["findings"]
+		keys = ("erase_size", "page_size", "open_au_linear",
+		        "open_au_random", "min_write_size")
+		bad = []
+		for k, want in zip(keys, sys.argv[2:]):
+		    got = f[k]["value"]
+		    if want.startswith(">="):
+		        if got is not None or f[k].get("at_least") != int(want[2:]):
+		            bad.append(k)
+		    elif got != int(want) or f[k]["confidence"] < 0.7:
+		        bad.append(k)
+		sys.exit(bad and str(bad) or 0)
+		EOF
+		{ echo "wrong: $spec"; cat out.json; return 1; }
+	done <rows
 '
 
 test_expect_success 'detect says so when a card shows no boundary' '

@@ -279,6 +279,26 @@ assert p[\"engine\"] == \"psync\" and p[\"iodepth\"] == 1, p
 assert d[\"results\"][0][\"iodepth\"] == 1, d[\"results\"]"
 '
 
+# --class-check mirrors fio's libaio jobs (the Raspberry Pi's test): on
+# Linux AIO where it works, though io_uring is the engine of --iops
+if have_loop && { ! engine_works aio || ! engine_works io_uring; }; then
+	test_skip 'loop: --class-check runs on aio as fio'"'"'s libaio jobs, --iops on io_uring' \
+		"$(cat "$TRASH/engine.why")"
+else
+	test_loop 'loop: --class-check runs on aio as fio'"'"'s libaio jobs, --iops on io_uring' '
+		"$FLASHBENCH" --class-check --read-only --time=0.05 \
+			--span=32M --format=json "$LOOP" >class.json 2>err &&
+		"$FLASHBENCH" --iops --read-only --iodepth=32 --time=0.05 \
+			--span=32M --format=json "$LOOP" >iops.json 2>>err &&
+		cat err && test ! -s err &&
+		python3 -c "import json
+c = json.load(open(\"class.json\"))[\"parameters\"]
+i = json.load(open(\"iops.json\"))[\"parameters\"]
+assert c[\"engine\"] == \"aio\", c
+assert i[\"engine\"] == \"io_uring\", i"
+	'
+fi
+
 # What reached the kernel, not what flashbench says of itself: strace
 # shows how many reads each io_uring_enter or io_submit handed over.
 

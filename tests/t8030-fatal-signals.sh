@@ -20,22 +20,6 @@ if have_loop; then
 	loop_setup LOOP 320M
 fi
 
-# signum NAME: the number of the signal NAME (HUP: 1)
-signum() {
-	sn_n=1
-	while [ $sn_n -lt 65 ]; do
-		[ "$(kill -l $sn_n 2>/dev/null)" = "$1" ] && echo $sn_n && return
-		sn_n=$((sn_n + 1))
-	done
-	return 1
-}
-
-# table_signals: the signals lib/exitcode.c catches, one name a line
-table_signals() {
-	sed -n '/exit_signals\[\] = {/,/};/p' "$TOP/lib/exitcode.c" |
-		tr -s ', \t' '\n\n\n' | sed -n 's/^SIG\([A-Z0-9]*\)$/\1/p' | sort
-}
-
 test_expect_success 'flashbench.1 SIGNALS lists the table, each with 128 + its number' '
 	table_signals >table &&
 	test "$(wc -l <table)" = 10 &&

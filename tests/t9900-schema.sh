@@ -102,6 +102,10 @@ test_expect_success 'every mode writes a document the schema takes' '
 		sim:size=256M,fake=256M >genuine.json 2>/dev/null &&
 	test_expect_code 3 "$FLASHBENCH" --capacity-check --undo-file=u2.undo \
 		--format=json sim:size=1G,fake=512M >fake.json 2>/dev/null &&
+	test_expect_code 4 "$FLASHBENCH" --power-cut --cycles=3 --span=8M \
+		--seed=1 --format=json \
+		sim:size=256M,volatile=1M,flush=ignore,cut-map=4,cut-damage=0.3 \
+		>power-cut.json 2>/dev/null &&
 	"$FLASHBENCH" --analyze --format=json "$TESTS_DIR/analyze/su08g.txt" \
 		>analyze.json &&
 	"$FLASHBENCH" --list-programs --format=json >list.json &&

@@ -163,6 +163,42 @@ static void test_caps(void)
 		   dev.error.message);
 }
 
+/*
+ * Unforced, the engine is io_uring's where it works; a test that
+ * mirrors fio's libaio jobs (prefer_aio) runs on Linux AIO first, and
+ * on io_uring where AIO does not work.
+ */
+static void test_preference(void)
+{
+	char path[] = "/tmp/unit-engine-prefer-XXXXXX";
+	int fd = mkstemp(path);
+	struct dev dev;
+	bool opened;
+
+	unsetenv("FLASHBENCH_ENGINE");
+	opened = fd >= 0 && dev_open(&dev, path, DEV_READ_ONLY) == 0;
+	UNIT_CHECK(opened && dev_async_setup(&dev, 8) == 0 &&
+		   (dev.engine == DEV_ENGINE_IO_URING || dev.depth == 1 ||
+		    dev.engine_note[0]),
+		   "unforced: io_uring where it works (%s)",
+		   dev_engine_name(dev.engine));
+	if (opened)
+		dev_close(&dev);
+	opened = fd >= 0 && dev_open(&dev, path, DEV_READ_ONLY) == 0;
+	if (opened)
+		dev.prefer_aio = true;
+	UNIT_CHECK(opened && dev_async_setup(&dev, 8) == 0 &&
+		   (dev.engine == DEV_ENGINE_AIO || dev.engine_note[0]),
+		   "prefer_aio: Linux AIO where it works (%s)",
+		   dev_engine_name(dev.engine));
+	if (opened)
+		dev_close(&dev);
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	test_caps();
@@ -171,6 +207,7 @@ int main(void)
 	test_engine("aio", DEV_ENGINE_AIO, 8);
 	test_engine("aio", DEV_ENGINE_AIO, 32);
 	test_forced_refusal();
+	test_preference();
 	unsetenv("FLASHBENCH_ENGINE");
 	return UNIT_DONE();
 }

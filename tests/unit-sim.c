@@ -116,7 +116,7 @@ static void test_presets(void)
 			   "preset %s opens", spec);
 		dev_close(&dev);
 	}
-	UNIT_CHECK(i == 10, "ten presets");
+	UNIT_CHECK(i == 14, "fourteen presets");
 	UNIT_STREQ(sim_preset(0, NULL), "sandisk-su08g", "first preset");
 
 	out = open_memstream(&text, &size);
@@ -125,13 +125,20 @@ static void test_presets(void)
 	UNIT_CHECK(text && strstr(text, "toshiba-7au") &&
 		   strstr(text, "sandisk-20au") && strstr(text, "plain") &&
 		   strstr(text, "wirenboard-ncard") && strstr(text, "ramdisk") &&
-		   strstr(text, "cached-reader"), "list names every preset");
+		   strstr(text, "cached-reader") && strstr(text, "a2-64g") &&
+		   strstr(text, "constructed from published figures, not "
+			  "fitted"), "list names every preset");
 	free(text);
 
 	dev_open(&dev, "sim:toshiba-7au", DEV_READ_ONLY);
 	sim_geometry(&dev, &g);
 	UNIT_CHECK(g.open == 7 && g.prog_bytes == 32 * KIB,
 		   "toshiba-7au: 7 open, 32KiB prog");
+	dev_close(&dev);
+	dev_open(&dev, "sim:a2-64g", DEV_READ_ONLY);
+	sim_geometry(&dev, &g);
+	UNIT_CHECK(g.erase_bytes == 24 * MIB && g.page_bytes == 48 * KIB &&
+		   g.open == 64, "a2-64g: 24MiB units, 48KiB pages, 64 open");
 	dev_close(&dev);
 	dev_open(&dev, "sim:sandisk-20au,open=21,open-random=3", DEV_READ_ONLY);
 	sim_geometry(&dev, &g);
@@ -657,6 +664,15 @@ static const struct {
 	{ "sim:granule=0", "bad value for granule" },
 	{ "sim:buffer=1000", "bad value for buffer" },
 	{ "sim:switch-lat=-1us", "bad value for switch-lat" },
+	{ "sim:slc=1M:0", "bad value for slc: '1M:0'" },
+	{ "sim:slc=100", "bad value for slc: '100'" },
+	{ "sim:slc=:1M", "bad value for slc" },
+	{ "sim:slc=1M:", "bad value for slc" },
+	{ "sim:slc=1M,slc-fold=0", "bad value for slc-fold" },
+	{ "sim:size=1G,slc=2G", "slc 2GiB is more than the card's size 1GiB" },
+	{ "sim:slc-fold=5M", "slc-fold needs an SLC cache" },
+	{ "sim:slc=1M,slc=0,slc-fold=5M", "slc-fold needs an SLC cache" },
+	{ "sim:cache-any=2", "bad value for cache-any" },
 };
 
 static void test_bad_specs(void)
@@ -682,6 +698,8 @@ static void test_good_specs(void)
 		"sim:open=1,open-random=0,fat=0", "sim:bad=0+512,ro",
 		"sim:cross=12M:5us", "sim:pace=0",
 		"sim:toshiba-7au,cross=8K:50us/16K:100us/4M:150us",
+		"sim:slc=0", "sim:slc=1G:100M,slc-fold=5M",
+		"sim:size=256G,slc=8G", "sim:cache-any=1",
 	};
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
@@ -1150,6 +1168,68 @@ static void test_reader_cache(void)
 		   "gc on 12 blocks in turn");
 }
 
+/*
+ * slc=: a write's bytes go into the cache at its rate while it has room,
+ * the rest at write-rate; reads and idle time fold it at slc-fold.
+ */
+static void test_slc(void)
+{
+	const char *spec = BASE ",slc=1M:32M,slc-fold=1M";
+	/* 256KiB at 32 MB/s, at 8 MB/s */
+	const uint64_t fast = 200 * US + 8192 * US, slow = 200 * US + 32768 * US;
+	uint64_t t[7];
+	struct dev dev;
+
+	open_rw(&dev, spec);
+	for (int i = 0; i < 4; i++)		/* 1MiB: fills the cache */
+		t[0] = wr(&dev, 8 * MIB + (uint64_t)i * 256 * KIB, 256 * KIB);
+	t[1] = wr(&dev, 9 * MIB, 256 * KIB);
+	UNIT_CHECK(sim_idle(&dev, 131072 * US) == 0, "slc: idle");
+	/* 128KiB folded at 1 MB/s: half the next write at each rate */
+	t[2] = wr(&dev, 9 * MIB + 256 * KIB, 256 * KIB);
+	t[3] = wr(&dev, 9 * MIB + 512 * KIB, 256 * KIB);
+	rd(&dev, 16 * MIB, 1 * MIB);		/* 105ms: 105KB, saving 9.8ms */
+	t[4] = wr(&dev, 9 * MIB + 768 * KIB, 256 * KIB);
+	dev_close(&dev);
+	open_rw(&dev, BASE ",slc=1M");		/* 4 x 8 MB/s */
+	t[5] = wr(&dev, 8 * MIB, 256 * KIB);
+	t[6] = wr(&dev, 8 * MIB + 256 * KIB, 4 * KIB);
+	dev_close(&dev);
+	UNIT_CHECK(t[6] == 200 * US + 512 * US, "slc: a small write "
+		   "programs a whole 16KiB unit there");
+	UNIT_CHECK(t[0] == fast, "slc: writes at its rate while it has room");
+	UNIT_CHECK(t[1] == slow, "slc: full, writes at write-rate");
+	UNIT_CHECK(t[2] == 200 * US + 4096 * US + 16384 * US,
+		   "slc: idle time folds it at slc-fold");
+	UNIT_CHECK(t[3] == slow, "slc: what was folded is used up");
+	UNIT_CHECK(t[4] > fast && t[4] < slow - 9 * MS,
+		   "slc: reads fold it too");
+	UNIT_CHECK(t[5] == fast, "slc: its rate is 4 x write-rate by "
+		   "default");
+}
+
+/*
+ * cache-any=1: a small write to a block that is not open goes to the
+ * small-write cache for cache-lat, opening none and closing none.
+ */
+static void test_cache_any(void)
+{
+	const char *spec = BASE ",cache=4K,cache-lat=50us";
+	uint64_t t[2];
+	struct dev dev;
+
+	for (int any = 0; any < 2; any++) {
+		open_rw(&dev, any ? BASE ",cache=4K,cache-lat=50us,"
+			"cache-any=1" : spec);
+		for (uint64_t b = 0; b < 8; b++)	/* 8 blocks, 3 open */
+			t[any] = wr(&dev, (10 + b) * 4 * MIB, 4 * KIB);
+		dev_close(&dev);
+	}
+	UNIT_CHECK(t[0] == W16K + 10 * MS, "without cache-any: a 4KiB write "
+		   "to an eighth block closes one");
+	UNIT_CHECK(t[1] == W16K + 50 * US, "cache-any: it goes to the cache");
+}
+
 #define SALT	0x5eed5a17ULL
 
 /* Write length bytes of stamps naming named on, at offset. */
@@ -1357,6 +1437,8 @@ int main(void)
 	test_buffer_switch();
 	test_ramdisk();
 	test_reader_cache();
+	test_slc();
+	test_cache_any();
 	test_bad();
 	test_slow();
 	test_compact_stamps();

@@ -16,6 +16,7 @@
 #include "dev.h"
 #include "engines/sim.h"
 #include "lib/units.h"
+#include "simcard.h"
 #include "unit.h"
 
 #define MS	1000000ULL
@@ -28,35 +29,12 @@
 static unsigned char buffer[4 * MIB];
 static unsigned char before[4 * MIB];
 
-static bool open_rw(struct dev *dev, const char *spec)
-{
-	int err = dev_open(dev, spec, DEV_READ_WRITE);
-
-	if (err)
-		printf("# %s: %s\n", spec, dev->error.message);
-	else
-		dev_allow_writes(dev, 0, dev->size_bytes);
-	return err == 0;
-}
-
-/* Each sector of a tagged write names its offset and the tag. */
-static void fill(unsigned char *buf, uint64_t offset, uint64_t length,
-		 unsigned tag)
-{
-	for (uint64_t at = 0; at < length; at += SECTOR) {
-		uint64_t name[2] = { offset + at, tag };
-
-		memset(buf + at, (int)tag, SECTOR);
-		memcpy(buf + at, name, sizeof(name));
-	}
-}
-
 static int put(struct dev *dev, uint64_t offset, uint64_t length,
 	       unsigned tag)
 {
 	uint64_t ns;
 
-	fill(buffer, offset, length, tag);
+	simcard_fill(buffer, offset, length, tag);
 	return dev_write(dev, buffer, offset, length, &ns);
 }
 
@@ -66,7 +44,7 @@ static bool sector_is(struct dev *dev, uint64_t offset, unsigned tag)
 	unsigned char want[SECTOR], got[SECTOR];
 	uint64_t ns;
 
-	fill(want, offset, SECTOR, tag);
+	simcard_fill(want, offset, SECTOR, tag);
 	return dev_read(dev, got, offset, SECTOR, &ns) == 0 &&
 	       memcmp(want, got, SECTOR) == 0;
 }
@@ -117,7 +95,7 @@ static void cut_and_on(struct dev *dev)
  */
 static void flushed(struct dev *dev, const char *spec, unsigned tag)
 {
-	UNIT_CHECK(open_rw(dev, spec), "%s opens", spec);
+	UNIT_CHECK(simcard_open(dev, spec), "%s opens", spec);
 	save(dev, 0, 64 * KIB);
 	put(dev, 0, 64 * KIB, tag);
 	UNIT_CHECK(dev_flush(dev) == 0, "%s: the flush succeeds", spec);
@@ -128,7 +106,7 @@ static void test_off(void)
 	struct dev dev;
 	uint64_t ns;
 
-	UNIT_CHECK(open_rw(&dev, "sim:size=64M"), "a card that keeps no "
+	UNIT_CHECK(simcard_open(&dev, "sim:size=64M"), "a card that keeps no "
 		   "data opens");
 	UNIT_CHECK(dev_power_cut(&dev, 0) == 0, "its power can be cut");
 	UNIT_CHECK(dev_read(&dev, NULL, 0, 4096, &ns) == -EIO,
@@ -138,7 +116,7 @@ static void test_off(void)
 		   "on again: it reads");
 	dev_close(&dev);
 
-	UNIT_CHECK(open_rw(&dev, CARD ",volatile=1M"), "a volatile card");
+	UNIT_CHECK(simcard_open(&dev, CARD ",volatile=1M"), "a volatile card");
 	put(&dev, 0, 64 * KIB, 1);
 	dev_power_cut(&dev, 0);
 	UNIT_CHECK(dev_read(&dev, buffer, 0, 4096, &ns) == -EIO,
@@ -161,7 +139,7 @@ static void test_honest(void)
 	struct dev dev;
 	uint64_t ns = 1;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",volatile=1M,flush=honest"),
+	UNIT_CHECK(simcard_open(&dev, CARD ",volatile=1M,flush=honest"),
 		   "volatile=1M,flush=honest opens");
 	UNIT_CHECK(dev_flush(&dev) == 0 && dev.stats.time_ns == 0,
 		   "honest: an empty cache flushes in no time");
@@ -245,7 +223,7 @@ static void test_damage(void)
 	struct dev dev;
 	uint64_t hit = 0;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",cut-damage=0.5,seed=3"),
+	UNIT_CHECK(simcard_open(&dev, CARD ",cut-damage=0.5,seed=3"),
 		   "cut-damage=0.5 opens");
 	damage_case(&dev);
 	for (uint64_t page = 4 * MIB; page < 5 * MIB; page += 16 * KIB)
@@ -262,7 +240,7 @@ static void test_damage(void)
 		   "cut-damage: other erase blocks are intact");
 	dev_close(&dev);
 
-	UNIT_CHECK(open_rw(&dev, CARD ",cut-damage=0"), "cut-damage=0 opens");
+	UNIT_CHECK(simcard_open(&dev, CARD ",cut-damage=0"), "cut-damage=0 opens");
 	damage_case(&dev);
 	UNIT_CHECK(holds(&dev, 0, 5 * MIB, 3) &&
 		   holds(&dev, 5 * MIB, 16 * KIB, 4),
@@ -280,7 +258,7 @@ static uint64_t torn_case(const char *spec)
 	struct dev twin, dev;
 	uint64_t ns = 0, t, n;
 
-	if (!open_rw(&twin, spec) || !open_rw(&dev, spec))
+	if (!simcard_open(&twin, spec) || !simcard_open(&dev, spec))
 		return UINT64_MAX;
 	put(&twin, 0, 64 * KIB, 5);
 	put(&twin, 0, 64 * KIB, 6);
@@ -330,7 +308,7 @@ static void map_flushed(const char *spec, unsigned flushes, int *got)
 {
 	struct dev dev;
 
-	if (!open_rw(&dev, spec))
+	if (!simcard_open(&dev, spec))
 		return;
 	put(&dev, 0, 512 * KIB, 9);
 	for (unsigned i = 0; i < 8; i++) {
@@ -349,7 +327,7 @@ static void map_flushed(const char *spec, unsigned flushes, int *got)
 			got[i] = -1;
 		dev_read(&dev, buffer, i * 64 * KIB, 4 * KIB, &ns);
 		for (unsigned j = 0; j < 8 && got[i] == -100; j++) {
-			fill(before, j * 64 * KIB, 4 * KIB, 10 + j);
+			simcard_fill(before, j * 64 * KIB, 4 * KIB, 10 + j);
 			if (memcmp(before, buffer, 4 * KIB) == 0)
 				got[i] = -2 - (int)j;
 		}
@@ -430,7 +408,7 @@ static void test_dead(void)
 	struct dev dev;
 	uint64_t ns;
 
-	UNIT_CHECK(open_rw(&dev, CARD ",cut-dead=1"), "cut-dead=1 opens");
+	UNIT_CHECK(simcard_open(&dev, CARD ",cut-dead=1"), "cut-dead=1 opens");
 	put(&dev, 0, 4096, 1);
 	dev_power_cut(&dev, 0);
 	UNIT_CHECK(dev_power_on(&dev) == -ENODEV,
@@ -439,7 +417,7 @@ static void test_dead(void)
 		   dev_power_on(&dev) == -ENODEV,
 		   "cut-dead=1: it stays gone");
 	dev_close(&dev);
-	UNIT_CHECK(open_rw(&dev, CARD ",cut-dead=0"), "cut-dead=0 opens");
+	UNIT_CHECK(simcard_open(&dev, CARD ",cut-dead=0"), "cut-dead=0 opens");
 	dev_power_cut(&dev, 0);
 	UNIT_CHECK(dev_power_on(&dev) == 0, "cut-dead=0: it comes back");
 	dev_close(&dev);
@@ -452,7 +430,7 @@ static uint64_t outcome(const char *spec)
 	uint64_t sum = 1469598103934665603ULL, ns;
 	int got[8];
 
-	if (!open_rw(&dev, spec))
+	if (!simcard_open(&dev, spec))
 		return 0;
 	damage_case(&dev);
 	for (uint64_t at = 0; at < 12 * MIB; at += MIB) {
@@ -484,7 +462,7 @@ static void test_memory(void)
 	long grew_kib;
 
 	getrusage(RUSAGE_SELF, &before_use);
-	UNIT_CHECK(open_rw(&dev, "sim:size=64G,volatile=4M,cut-map=16"),
+	UNIT_CHECK(simcard_open(&dev, "sim:size=64G,volatile=4M,cut-map=16"),
 		   "sim:size=64G,volatile=4M,cut-map=16 opens");
 	for (unsigned i = 0; i < 64; i++)
 		put(&dev, 60 * GIB + i * MIB, MIB, 1);
@@ -544,7 +522,7 @@ static void test_specs(void)
 		   !dev_has(&dev, DEV_CAP_KEEPS_DATA),
 		   "without a power-fault key the card keeps no data");
 	dev_close(&dev);
-	UNIT_CHECK(open_rw(&dev, "sim:size=64M,volatile=0") &&
+	UNIT_CHECK(simcard_open(&dev, "sim:size=64M,volatile=0") &&
 		   dev_has(&dev, DEV_CAP_KEEPS_DATA),
 		   "volatile=0, a power-fault key even at 0, keeps the data");
 	put(&dev, 0, 64 * KIB, 1);

@@ -285,6 +285,43 @@ static void test_vm(void)
 		   "a failed stamp is checked as a write error");
 }
 
+/* vm_exec.check_intact: what the card vouches for comes in one call. */
+static uint64_t intact_at, intact_bytes;
+static unsigned intact_calls;
+
+static void keep_intact(void *ctx, uint64_t offset, uint64_t length)
+{
+	(void)ctx;
+	intact_at = offset;
+	intact_bytes = length;
+	intact_calls++;
+}
+
+static void test_intact_runs(void)
+{
+	struct vm_exec exec = { .check = keep_check,
+				.check_intact = keep_intact, .salt = SALT };
+	struct vm_plan plan;
+	int err;
+
+	seen_count = intact_calls = 0;
+	err = run_exec("sim:size=1G,fake=1G", "stamp 0 1M\nverify 0 1M\n"
+		       "verify 1M 512\n", &exec, &plan);
+	UNIT_CHECK(err == 0 && intact_calls == 1 && intact_at == 0 &&
+		   intact_bytes == MIB,
+		   "a verified run of intact blocks is one check_intact call");
+	UNIT_CHECK(seen_count == 1 && seen[0].offset == MIB &&
+		   seen[0].state == STAMP_OTHER,
+		   "blocks the card does not vouch for are checked one by one");
+
+	seen_count = intact_calls = 0;
+	err = run_exec("sim:size=1G,fake=300M,fake-mode=wrap",
+		       "stamp 310M 512\nverify 10M 512\n", &exec, &plan);
+	UNIT_CHECK(err == 0 && intact_calls == 0 && seen_count == 1 &&
+		   seen[0].state == STAMP_ALIAS,
+		   "an alias is no intact run: it is checked block by block");
+}
+
 /* A stamp as earlier builds wrote it: FBSTAMP1, FNV-1a checksum. */
 static void legacy_stamp(unsigned char *b, uint64_t offset, uint64_t salt)
 {
@@ -445,6 +482,7 @@ int main(void)
 	test_hash_words();
 	test_fake_modes();
 	test_vm();
+	test_intact_runs();
 	test_overlap();
 	test_keep();
 	return UNIT_DONE();

@@ -82,6 +82,8 @@ static struct vm_param params[] = {
 static struct record records[64];
 static unsigned record_count;
 static char first_key[32];
+/* the sink has enough after this many records (0: never) */
+static unsigned enough_after;
 
 static int keep(void *ctx, const struct record *record)
 {
@@ -91,7 +93,7 @@ static int keep(void *ctx, const struct record *record)
 			 record->fields[0].key);
 	if (record_count < 64)
 		records[record_count++] = *record;
-	return 0;
+	return enough_after && record_count == enough_after ? VM_ENOUGH : 0;
 }
 
 /* Compile, plan and run text on a fake device of size bytes. */
@@ -289,6 +291,43 @@ static void test_timed_loops(void)
 			    "let x = 1\n}\n", 1, 1, "bounded by time");
 }
 
+/* "once", and a sink that has enough */
+static void test_once_and_enough(void)
+{
+	struct vm_plan plan;
+	int err;
+
+	err = run_text("let t, n = for i in linear 0 1024 4 within 1000000 "
+		       "once (total, runs) { read i 512 }\n"
+		       "report count n n\n", 1 << 20, &plan);
+	UNIT_CHECK(err == 0 && io_count == 4 && records[0].fields[0].value == 4,
+		   "a timed loop with once walks its series once (%u reads)",
+		   io_count);
+	/* a chunk per record: one read each, then none left */
+	err = run_text("for w in linear 1 1 100 within 1000000 none {\n"
+		       "let n = for i in linear 0 1024 4 within 1 resume once "
+		       "runs { read i 512 }\nreport count n n\nnewline\n}\n",
+		       1 << 20, &plan);
+	UNIT_CHECK(err == 0 && io_count == 4 && record_count == 5 &&
+		   records[0].fields[0].value == 1 &&
+		   records[3].fields[0].value == 1 &&
+		   !(records[4].fields[0].value > 0),
+		   "a window of one read each; the loop ends when the series "
+		   "is spent (%u reads, %u records)", io_count, record_count);
+	UNIT_CHECK(plan.write_end == plan.write_start, "it plans no write");
+	enough_after = 2;
+	err = run_text("for w in linear 1 1 100 within 1000000 none {\n"
+		       "let n = for i in linear 0 1024 4 within 1 resume "
+		       "runs { read i 512 }\nreport count n n\nnewline\n}\n"
+		       "read 8192 512\n", 1 << 20, &plan);
+	enough_after = 0;
+	UNIT_CHECK(err == 0 && record_count == 2 && io_count == 3 &&
+		   io_log[2].offset == 8192,
+		   "a sink's VM_ENOUGH ends its timed loop, and the program "
+		   "goes on (%u records, %u operations)", record_count,
+		   io_count);
+}
+
 static void test_percentiles(void)
 {
 	struct vm_plan plan;
@@ -443,6 +482,7 @@ int main(void)
 	test_plan();
 	test_reducers();
 	test_timed_loops();
+	test_once_and_enough();
 	test_percentiles();
 	test_series();
 	test_listings_round_trip();

@@ -608,6 +608,11 @@ static void parse_for(struct parser *p)
 			next_token(p);
 			p->program->nodes[index].resume = true;
 		}
+		/* "once": a fixed amount of I/O, as fio's size= is */
+		if (token_is(&p->token, "once")) {
+			next_token(p);
+			p->program->nodes[index].once = true;
+		}
 	}
 	if (token_is(&p->token, "depth") && !parse_depth(p, index))
 		return;

@@ -35,6 +35,8 @@ enum text_display {
 	TEXT_SECONDS,		/* ns as seconds, the look's digits after
 				   the point, "3.252" */
 	TEXT_PERCENT,		/* a fraction as a percentage, 0.78 -> "78%" */
+	TEXT_KIBPS,		/* bytes/s as whole KiB/s, as fio's terse
+				   output gives them ("KB/s" to it) */
 	TEXT_TEMPLATE_ALONE,	/* the template as it is, '%' included, and
 				   not the value: text composed from more
 				   than one field ("SanDisk (0x03)") */

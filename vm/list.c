@@ -132,6 +132,9 @@ static void list_loop_head(const struct vm_program *prog,
 		if (n->resume)
 			snprintf(line + strlen(line), size - strlen(line),
 				 " resume");
+		if (n->once)
+			snprintf(line + strlen(line), size - strlen(line),
+				 " once");
 		if (n->has_depth)
 			list_depth(prog, n, line, size);
 	}

@@ -30,6 +30,7 @@ const struct vm_word vm_series_table[] = {
 	[VM_SERIES_SHUFFLE] = { "shuffle", 3 },
 	[VM_SERIES_ALIGNS] = { "aligns", 3 },
 	[VM_SERIES_BOUNDARIES] = { "boundaries", 4 },
+	[VM_SERIES_PERMUTE] = { "permute", 3 },
 };
 _Static_assert(sizeof(vm_series_table) / sizeof(vm_series_table[0]) ==
 	       VM_SERIES_COUNT, "one vm_series_table row per series");

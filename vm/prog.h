@@ -42,6 +42,8 @@ enum vm_series {
 	VM_SERIES_BOUNDARIES,	/* ALIGN COUNT LO HI: up to COUNT multiples
 				   ALIGN x m in (LO, HI), m odd and not a
 				   multiple of 3, spread evenly */
+	VM_SERIES_PERMUTE,	/* START STEP COUNT: same slots, an order
+				   with no relation from one to the next */
 	VM_SERIES_COUNT
 };
 
@@ -141,6 +143,9 @@ struct node {
 	struct expr operands[VM_MAX_OPERANDS];
 	bool resume;			/* VM_FOR_TIME: the series goes on
 					   where this loop left it last time */
+	bool once;			/* VM_FOR_TIME: the series walked at
+					   most once, never from its start
+					   again */
 	bool has_depth;			/* VM_FOR_TIME: "depth EXPR", its
 					   body one read or write */
 	struct expr depth;		/* operations kept in flight */

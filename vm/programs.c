@@ -36,6 +36,8 @@ static const struct vm_param param_defaults[PARAM_COUNT_OF] = {
 	[PARAM_SPAN] = { "span", 0 },
 	[PARAM_WRITES] = { "writes", 1 },
 	[PARAM_IODEPTH] = { "iodepth", 1 },
+	[PARAM_PI_BYTES] = { "pi_bytes", 0 },
+	[PARAM_PI_TIME] = { "pi_time", 0 },
 	[PARAM_ALIGN] = { "align", 0 },
 	[PARAM_BOUNDARY_COUNT] = { "nb", 0 },
 	[PARAM_READ_BYTES] = { "bs", 0 },
@@ -102,14 +104,33 @@ void program_params_init(struct program_params *params)
 "}\n"
 
 /*
- * Random I/O of $blocksize at queue depth DEPTH: each of $slots blocks
- * from $offset once in LFSR order, again and again, for $time; each
- * operation's latency goes into a histogram.  The write loop runs
- * $writes times: 0 or 1.
+ * Sequential writes of whole erase blocks from $offset, each byte of
+ * [$offset, $offset + $span) at most once, for at most $time: a record
+ * per chunk - one write, or one batch of $iodepth in flight - so that
+ * speed.c sees where the rate falls (the end of a write cache); it ends
+ * the loop once the rate after a fall has settled.
  */
-#define IOPS_LOOP(KEY, DIRECTION, IO, DEPTH)				\
-"let t, n, p50, p99, slowest = for pos in shuffle $offset $blocksize "	\
-	"$slots within $time depth " DEPTH				\
+#define SUSTAINED_PROGRAM						\
+"for c in linear 1 1 $span / $erasesize within $time none {\n"	\
+"	let t, n = for pos in linear $offset $erasesize $span / $erasesize " \
+	"within 1 resume once depth $iodepth (total, runs) {\n"	\
+"		write pos $erasesize random\n"				\
+"	}\n"								\
+"	report count chunk c\n"					\
+"	report time chunk_ns t\n"					\
+"	report bytes chunk_bytes n * $erasesize\n"			\
+"	newline\n"							\
+"}\n"
+
+/*
+ * Random I/O of $blocksize at queue depth DEPTH: each of SLOTS blocks
+ * from $offset once in ORDER (shuffle: LFSR order; permute: no relation
+ * from one block to the next), again and again (ONCE: " once", only
+ * once), for TIME; each operation's latency goes into a histogram.
+ */
+#define IOPS_LOOP_OF(KEY, DIRECTION, IO, ORDER, SLOTS, TIME, ONCE, DEPTH) \
+"let t, n, p50, p99, slowest = for pos in " ORDER " $offset $blocksize " \
+	SLOTS " within " TIME ONCE " depth " DEPTH			\
 	" (total, runs, p50, p99, max) {\n"				\
 "	" IO "\n"							\
 "}\n"									\
@@ -123,12 +144,54 @@ void program_params_init(struct program_params *params)
 "report count iodepth " DEPTH "\n"					\
 "newline\n"
 
-/* KEY names the records' first field, so speed.c tells passes apart */
+/* ... over $slots for $time, again and again */
+#define IOPS_LOOP(KEY, DIRECTION, IO, DEPTH)				\
+IOPS_LOOP_OF(KEY, DIRECTION, IO, "shuffle", "$slots", "$time", "", DEPTH)
+
+/*
+ * KEY names the records' first field, so speed.c tells passes apart.
+ * The write loop runs $writes times: 0 or 1.
+ */
 #define IOPS_PROGRAM(KEY, DEPTH)					\
 IOPS_LOOP(KEY, "read", "read pos $blocksize", DEPTH)			\
 "for pass in linear 0 1 $writes none {\n"				\
 IOPS_LOOP(KEY, "write", "write pos $blocksize random", DEPTH)		\
 "}\n"
+
+/*
+ * The Raspberry Pi's SD Card Speed Test, its way (agnostics' fio job,
+ * sd_bench.fio: libaio at depth 32 over a 256 MiB file, $pi_bytes here),
+ * its phases in its order: the file laid out with 512 KiB writes, 4 MiB
+ * writes over it (measured), 4 MiB reads of it, then random 4 KiB writes
+ * and random 4 KiB reads, each block at most once, in an order with no
+ * relation from one to the next as fio's random offsets have none, for
+ * $pi_time each.  The layout and the reads set the card's state as the
+ * Pi's job does (every block of the file written in order, the time a
+ * write cache folds in); the Pi judges neither.  The sequential passes
+ * stop after three times the random tests' time, when a card could not
+ * pass anyway.  The writes run $writes times.
+ */
+#define PI_RANDOM(DIRECTION, IO)					\
+IOPS_LOOP_OF("pi", DIRECTION, IO, "permute", "$pi_bytes / $blocksize",	\
+	     "$pi_time", " once", "32")
+/* IO of BLOCK bytes over the file once, at depth 32, into REDUCE */
+#define PI_PASS(BLOCK, IO, REDUCE)					\
+"for pos in linear $offset " BLOCK " $pi_bytes / " BLOCK		\
+	" within 3 * $pi_time once depth 32 " REDUCE " {\n"		\
+"		" IO "\n"						\
+"	}\n"
+#define PI_PROGRAM							\
+"for pass in linear 0 1 $writes none {\n"				\
+"	" PI_PASS("524288", "write pos 524288 random", "none")		\
+"	let t, n = " PI_PASS("4194304", "write pos 4194304 random",	\
+			     "(total, runs)")				\
+"	report time pi_write_ns t\n"					\
+"	report bytes pi_write_bytes n * 4194304\n"			\
+"	newline\n"							\
+"	" PI_PASS("4194304", "read pos 4194304", "none")		\
+PI_RANDOM("write", "write pos $blocksize random")			\
+"}\n"									\
+PI_RANDOM("read", "read pos $blocksize")
 
 
 /*
@@ -311,16 +374,21 @@ OPEN_AU_PROGRAM("shuffle"),
 RATE_PROGRAM("read pos $blocksize", "$blocksize"),
 	},
 	/*
-	 * --write-speed: sequential writes of whole erase blocks inside
-	 * [$offset, $offset + $span), round and round, for $time.
+	 * --write-speed: sequential writes of whole erase blocks over
+	 * [$offset, $offset + $span) once, for at most $time, a record per
+	 * chunk.  A card with a write cache shows its burst rate, then a
+	 * fall to its sustained rate; speed.c finds where, and stops the
+	 * writes once the rate after the fall has settled.
 	 */
 	{
 		.name = "write-speed",
-		.summary = "sustained sequential write rate (destructive)",
+		.summary = "burst and sustained sequential write rate "
+			   "(destructive)",
 		.writes = true,
 		.timed = true,
 		.text =
-RATE_PROGRAM("write pos $erasesize random", "$erasesize"),
+"format spaces\n"
+SUSTAINED_PROGRAM,
 	},
 	/*
 	 * --iops: random reads, then (unless --read-only) random writes,
@@ -338,12 +406,13 @@ RATE_PROGRAM("write pos $erasesize random", "$erasesize"),
 IOPS_PROGRAM("direction", "$iodepth"),
 	},
 	/*
-	 * --class-check: what the SD speed classes require - sustained
-	 * sequential writes in erase blocks, random 4 KiB reads and
-	 * writes at queue depth 1 and again at 32 (the A classes' ratings
-	 * and the tools people compare with queue), each for $time, in
-	 * that order; with --read-only only the reads.  The verdicts are
-	 * speed.c's.
+	 * --class-check: what the SD speed classes require - sequential
+	 * writes in erase blocks as --write-speed makes them (the classes
+	 * are judged on the rate after a write cache), random 4 KiB reads
+	 * and writes at queue depth 1 and again at 32 (the A classes'
+	 * ratings and the tools people compare with queue), each for
+	 * $time, then the Raspberry Pi's card test by its own method; with
+	 * --read-only only the reads.  The verdicts are speed.c's.
 	 */
 	{
 		.name = "class-check",
@@ -351,19 +420,18 @@ IOPS_PROGRAM("direction", "$iodepth"),
 			   "--read-only)",
 		.writes = true,
 		.timed = true,
+		/* its QD32 figures are those of fio's libaio jobs (the
+		   Raspberry Pi's test, KDiskMark): through io_uring a
+		   loop device took 4 MiB writes out of order */
+		.libaio = true,
 		.text =
 "format spaces\n"
 "for pass in linear 0 1 $writes none {\n"
-"	let t, n = for pos in linear $offset $erasesize $span / $erasesize "
-	"within $time depth $iodepth (total, runs) {\n"
-"		write pos $erasesize random\n"
-"	}\n"
-"	report time write_ns t\n"
-"	report bytes write_bytes n * $erasesize\n"
-"	newline\n"
+SUSTAINED_PROGRAM
 "}\n"
 IOPS_PROGRAM("direction", "1")
-IOPS_PROGRAM("queued", "32"),
+IOPS_PROGRAM("queued", "32")
+PI_PROGRAM,
 	},
 	/* Reads before, across and after each boundary of one alignment. */
 	{

@@ -19,6 +19,8 @@ struct program_def {
 	bool timed;		/* a speed test: runs for $time, its records
 				   are speed.c's to sum up */
 	bool probe;		/* one of --detect's, not a test of its own */
+	bool libaio;		/* at depth, Linux AIO before io_uring: it
+				   mirrors fio's libaio jobs */
 	const char *text;	/* the program */
 };
 
@@ -47,6 +49,9 @@ enum program_param {
 	PARAM_SPAN,		/* speed tests: bytes they may write */
 	PARAM_WRITES,		/* 0 with --read-only, else 1 */
 	PARAM_IODEPTH,		/* --iodepth: operations in flight */
+	PARAM_PI_BYTES,		/* --class-check: the Raspberry Pi test's
+				   file, bytes from $offset */
+	PARAM_PI_TIME,		/* its random I/O's time, ns */
 	/* --detect's probes; detect.c sets them before each run */
 	PARAM_ALIGN,		/* the alignment whose boundaries are read */
 	PARAM_BOUNDARY_COUNT,	/* $nb: boundaries per alignment */

@@ -9,20 +9,33 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "engines/sim.h"
+#include "lib/stampblock.h"
 
 #define SIM_MAX_BAD	16	/* bad= ranges per card */
 #define SIM_MAX_SLOW	16	/* slow= ranges per card */
 #define SIM_MAX_OPEN	256	/* open= limit: lookups scan the open set */
 #define SIM_SECTOR	512ULL	/* logical block; sizes are multiples of it */
 #define SIM_MAX_CROSS	8	/* cross= levels per card */
+/* wear=: a few bytes per erase block, allocated when the card opens */
+#define SIM_MAX_WEAR_BLOCKS	(1ULL << 22)
+#define SIM_MAX_WEAR_CYCLES	100000000ULL
+#define SIM_WEAR_SPREAD		0.1	/* wear=CYCLES without :SPREAD */
+#define SIM_SPARE_PERCENT	1	/* spare= not given: of the blocks */
+/* a garbled sector keeps its first bytes (a stamp's magic, the offset
+   and salt it names); the rest reads as a fixed pattern */
+#define SIM_GARBLE_KEPT		STAMPBLOCK_HEADER_BYTES
+#define SIM_GARBLE_BYTE		0x5a
 /* fake-cache= is allocated when the card opens: a card's RAM, not more */
 #define SIM_MAX_FAKE_CACHE	(256ULL << 20)
 /* volatile= too: the write cache a power cut empties */
 #define SIM_MAX_VOLATILE	(256ULL << 20)
 /* cut-map=: the writes whose old contents the card keeps to forget them */
 #define SIM_MAX_CUT_MAP		256
+/* slc= without a rate: the cache takes writes this many times faster */
+#define SIM_SLC_RATE_FACTOR	4
 
 struct sim_range {
 	uint64_t offset;
@@ -46,6 +59,13 @@ enum sim_flush {
 	SIM_FLUSH_HONEST,	/* the cache becomes durable */
 	SIM_FLUSH_IGNORE,	/* nothing: only evictions make it durable */
 	SIM_FLUSH_LATE,		/* durable flush_late_ns after the flush */
+};
+
+/* wear-eol=: what the card does once a block wears with no spare left. */
+enum sim_wear_eol {
+	SIM_EOL_NONE,		/* nothing: worn blocks fail one by one */
+	SIM_EOL_READ_ONLY,	/* every write fails, reads go on */
+	SIM_EOL_DEAD,		/* every operation fails */
 };
 
 /* Everything a spec sets; a preset is one filled-in instance. */
@@ -96,6 +116,11 @@ struct sim_params {
 	uint64_t fake_bytes;		/* fake=: real capacity, 0 none */
 	enum sim_fake_mode fake_mode;	/* fake-mode=, 0 not given */
 	uint64_t fake_cache_bytes;	/* fake-cache= */
+	/* the wear model (wear.c); wear_cycles 0: blocks never wear */
+	uint64_t wear_cycles;		/* wear=CYCLES */
+	double wear_spread;		/* wear=CYCLES:SPREAD */
+	uint64_t spare_blocks;		/* spare=N */
+	enum sim_wear_eol wear_eol;	/* wear-eol= */
 	/* the power-fault model (power.c); all 0: an honest card */
 	bool power_keys;		/* one of its keys was given */
 	uint64_t volatile_bytes;	/* volatile=: 0, no write cache */
@@ -105,6 +130,12 @@ struct sim_params {
 	double cut_shorn;		/* cut-shorn=P */
 	uint64_t cut_map;		/* cut-map=N */
 	double cut_dead;		/* cut-dead=P */
+	uint64_t slc_bytes;		/* slc=: 0, no SLC write cache */
+	uint64_t slc_rate;		/* 0: SIM_SLC_RATE_FACTOR x write-rate */
+	uint64_t slc_fold_rate;		/* slc-fold=; 0: write-rate */
+	uint64_t cache_any;		/* cache-any=1: the small-write cache
+					   takes small writes to blocks that
+					   are not open too */
 };
 
 /* How many erase blocks the card has, the last one perhaps short. */
@@ -121,6 +152,33 @@ static inline uint64_t sim_block_count(const struct sim_params *p)
 static inline bool sim_power_faults(const struct sim_params *p)
 {
 	return p->power_keys;
+}
+
+/*
+ * Does p ask for the wear model?  Such a card keeps its data: a worn
+ * block reads back what it was given with bits flipped.
+ */
+static inline bool sim_wears(const struct sim_params *p)
+{
+	return p->wear_cycles != 0;
+}
+
+/* Erase blocks of the capacity the card really has (fake=, or size). */
+static inline uint64_t sim_real_block_count(const struct sim_params *p)
+{
+	uint64_t real = p->fake_bytes ? p->fake_bytes : p->size_bytes;
+
+	return (real + p->erase_bytes - 1) / p->erase_bytes;
+}
+
+/*
+ * What a read of a sector of a worn, garbled erase block returns (wear.c):
+ * made the same on every path, from the store's bytes or its stamp runs.
+ */
+static inline void sim_garble_sector(unsigned char *sector)
+{
+	memset(sector + SIM_GARBLE_KEPT, SIM_GARBLE_BYTE,
+	       SIM_SECTOR - SIM_GARBLE_KEPT);
 }
 
 /* Do two ranges share a byte? */

@@ -1,8 +1,8 @@
 /*
  * The simulated card's fake capacity (fake=, fake-mode=, fake-cache=):
  * its data store.  A counterfeit card announces size but holds fake
- * bytes.  Only when a fake key is given does the card keep the data
- * written to it: sparsely, a sector at a time, so memory grows with what
+ * bytes.  Only when a fake key (or a power-fault key, or wear=) is given
+ * does the card keep the data written to it: sparsely, a sector at a time, so memory grows with what
  * a test wrote, not with the card; a sector that is exactly a stamp is
  * kept as what it names (stamprun.c).  Sectors never written read as a
  * fixed pattern of their physical number (the "old data" a card came
@@ -58,6 +58,8 @@ struct sim_fake {
 	const struct sim_data_ops *keeper;	/* holds the real blocks' data
 						   instead, or NULL */
 	void *keeper_ctx;
+	sim_garbled_fn garbled;		/* worn blocks (wear=), or NULL */
+	const void *garbled_ctx;
 };
 
 static size_t map_home(const struct fake_map *m, uint64_t key)
@@ -151,11 +153,14 @@ static void map_free(struct fake_map *m)
 	free(m->slots);
 }
 
-/* A fake key, or a power-fault key: a card that can lose data keeps it. */
+/*
+ * A fake key, a power-fault key or wear=: a card that can lose or garble
+ * data keeps it.
+ */
 static bool fake_wanted(const struct sim_params *p)
 {
 	return p->fake_bytes || p->fake_mode || p->fake_cache_bytes ||
-	       sim_power_faults(p);
+	       sim_power_faults(p) || sim_wears(p);
 }
 
 int sim_fake_open(const struct sim_params *p, struct sim_fake **out)
@@ -353,14 +358,9 @@ static int fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
 	return sim_runs_flush(&f->runs, &pending);
 }
 
-/*
- * Where [pos, end) lands, as far as it lands in one piece: the physical
- * offset in *real (sim_fake_place's), and the end of the piece - the real
- * capacity, or the next wrap.
- */
-static uint64_t fake_piece(const struct sim_fake *f, uint64_t pos,
-			   uint64_t end, uint64_t *real,
-			   enum sim_fake_fate *fate)
+uint64_t sim_fake_piece(const struct sim_fake *f, uint64_t pos,
+			uint64_t end, uint64_t *real,
+			enum sim_fake_fate *fate)
 {
 	uint64_t stop = end;
 
@@ -380,7 +380,7 @@ static bool fate_keeps(enum sim_fake_fate fate)
 
 /*
  * Stamps of [offset, offset + length), each sector naming its own
- * offset with salt, written as runs: a run a piece (fake_piece), so a
+ * offset with salt, written as runs: a run a piece (sim_fake_piece), so a
  * fill of the whole card costs a run or two, not its bytes.
  */
 int sim_fake_stamp(struct sim_fake *f, uint64_t offset, uint64_t length,
@@ -391,7 +391,7 @@ int sim_fake_stamp(struct sim_fake *f, uint64_t offset, uint64_t length,
 	int err = 0;
 
 	for (; !err && pos < end; pos = stop) {
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (!fate_keeps(fate))
 			continue;
 		for (uint64_t at = 0; !err && f->stored.count &&
@@ -431,7 +431,7 @@ bool sim_fake_stamped(const struct sim_fake *f, uint64_t offset,
 		const struct sim_stamp_run *run;
 		uint64_t sector, n;
 
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		sector = real / SIM_SECTOR;
 		run = fate_keeps(fate) ? sim_runs_of(&f->runs, sector) : NULL;
 		if (!run || run->salt != salt || run->delta != pos - real)
@@ -465,15 +465,27 @@ static const struct sim_stamp_run *stamp_source(const struct sim_fake *f,
 	return sim_runs_of(&f->runs, *real / SIM_SECTOR);
 }
 
+/* n garbled stamps naming offset on: a stamp's header, then the pattern. */
+static void garbled_stamps(unsigned char *buf, uint64_t offset, uint64_t n,
+			   uint64_t salt)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned char *sector = buf + i * SIM_SECTOR;
+
+		stampblock_put_header(sector, offset + i * SIM_SECTOR, salt);
+		sim_garble_sector(sector);
+	}
+}
+
 /*
  * Read sectors from offset on, at most max of them: a stretch that one
- * run's stamps hold, made again in one go, or else one sector.  Returns
- * how many it read.
+ * run's stamps hold, made again in one go (garbled where a worn block
+ * garbles it), or else one sector.  Returns how many it read.
  */
 static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 				  uint64_t max, unsigned char *buf)
 {
-	uint64_t real, next, n = 1;
+	uint64_t real, next, n = 1, garbled;
 	const struct sim_stamp_run *run = stamp_source(f, offset, &real), *more;
 	uint32_t slot;
 	enum sim_fake_fate fate;
@@ -484,6 +496,14 @@ static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 					    &next)) == run &&
 		       next == real + n * SIM_SECTOR)
 			n++;
+		garbled = f->garbled ? f->garbled(f->garbled_ctx, real,
+						  n * SIM_SECTOR) / SIM_SECTOR :
+				       0;
+		if (garbled) {
+			garbled_stamps(buf, real + run->delta, garbled,
+				       run->salt);
+			return garbled;
+		}
 		stampblock_fill_many(buf, real + run->delta, (size_t)n,
 				     SIM_SECTOR, run->salt);
 		return n;
@@ -507,7 +527,7 @@ static uint64_t fake_read_stretch(const struct sim_fake *f, uint64_t offset,
 /*
  * --- the real blocks' data in a caller's store (sim_keep_data_in) ----
  *
- * The card decides where each piece lands (fake_piece) and what the
+ * The card decides where each piece lands (sim_fake_piece) and what the
  * pieces that keep nothing read as; the store moves the bytes of the
  * others at their physical offsets.  The fake-cache= stays the card's.
  */
@@ -521,7 +541,7 @@ static int kept_write(struct sim_fake *f, const unsigned char *data,
 	int err = 0;
 
 	for (pos = offset; !err && pos < end; pos = stop) {
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (fate_keeps(fate))
 			err = f->keeper->write(f->keeper_ctx,
 					       data + (pos - offset), real,
@@ -545,7 +565,7 @@ static int kept_read(const struct sim_fake *f, unsigned char *buf,
 	for (pos = offset; !err && pos < end; pos = stop) {
 		unsigned char *out = buf + (pos - offset);
 
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (fate_keeps(fate))
 			err = f->keeper->read(f->keeper_ctx, out, real,
 					      stop - pos);
@@ -577,7 +597,7 @@ int sim_fake_punch(const struct sim_fake *f, uint64_t offset,
 	if (!f->keeper)
 		return 0;
 	for (pos = first; !err && pos < end; pos = stop) {
-		stop = fake_piece(f, pos, end, &real, &fate);
+		stop = sim_fake_piece(f, pos, end, &real, &fate);
 		if (fate_keeps(fate))
 			err = f->keeper->punch(f->keeper_ctx, real, stop - pos);
 	}
@@ -633,6 +653,13 @@ int sim_fake_write(struct sim_fake *f, const void *buf, uint64_t offset,
 bool sim_fake_takes_stamps(const struct sim_fake *f)
 {
 	return !f->cache_sectors && !f->keeper;
+}
+
+void sim_fake_garbled_by(struct sim_fake *f, sim_garbled_fn garbled,
+			 const void *ctx)
+{
+	f->garbled = garbled;
+	f->garbled_ctx = ctx;
 }
 
 void sim_fake_keep_in(struct sim_fake *f, const struct sim_data_ops *ops,

@@ -28,6 +28,15 @@ enum sim_fake_fate sim_fake_place(const struct sim_fake *f, uint64_t offset,
 				  uint64_t *real_offset);
 
 /*
+ * Where [pos, end) lands, as far as it lands in one piece: the physical
+ * offset in *real and the fate (sim_fake_place's), and the end of the
+ * piece - the real capacity, or the next wrap.
+ */
+uint64_t sim_fake_piece(const struct sim_fake *f, uint64_t pos,
+			uint64_t end, uint64_t *real,
+			enum sim_fake_fate *fate);
+
+/*
  * Keep, or read back, the whole sectors of a range already checked to lie
  * on the card: in the store's memory, or in the caller's store
  * (sim_fake_keep_in).  0, -EIO (a sector lost past the real capacity in
@@ -60,6 +69,21 @@ bool sim_fake_stamped(const struct sim_fake *f, uint64_t offset,
 
 /* held_bytes and stamp_runs of *out: what the data takes in memory. */
 void sim_fake_held(const struct sim_fake *f, struct sim_stats *out);
+
+/*
+ * Physical bytes from real on (at most max) that lie in erase blocks a
+ * worn card garbles (wear.c); 0 where real's block reads as it holds.
+ */
+typedef uint64_t (*sim_garbled_fn)(const void *ctx, uint64_t real,
+				   uint64_t max);
+
+/*
+ * Reads of stamps in garbled blocks are made as garbled stamps without
+ * their bytes (sim_garble_sector over a stamp's header): garbled says
+ * where.  The caller still garbles what a read returns from bytes.
+ */
+void sim_fake_garbled_by(struct sim_fake *f, sim_garbled_fn garbled,
+			 const void *ctx);
 
 /* From now on the real blocks' data goes to ops (with ctx). */
 void sim_fake_keep_in(struct sim_fake *f, const struct sim_data_ops *ops,

@@ -69,7 +69,9 @@ static void count_op(uint64_t *ops, uint64_t *bytes, uint64_t length,
  * that take any order; if that set is full, its least recently written
  * member is consolidated (gc) and stays open for writes above its mark.
  * granule= lets a write that starts a granule go anywhere.  Small writes
- * (cache=) out of order or spilled cost cache-lat instead.  A block
+ * (cache=) out of order or spilled cost cache-lat instead; with
+ * cache-any=1 so do small writes to a block that is not open, which then
+ * opens none.  A block
  * written in order from its start to its end holds nothing old, so
  * writing it again from lower down starts it over for free.  Discarding
  * whole erase blocks closes them for free.
@@ -542,6 +544,9 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 		return 0;
 	s->tick++;
 	b = find_block(s, index);
+	/* cache-any: a page-mapped log takes small writes anywhere */
+	if (!b && small && p->cache_any)
+		return p->cache_lat_ns + cache_write(s, index, end);
 	if (!b && !stream && spill(s, index, start, end, small, &gc_ns))
 		return gc_ns;
 	if (!b) {
@@ -557,6 +562,73 @@ static uint64_t write_block(struct sim_state *s, uint64_t index,
 	advance(p, b, start, end);
 	b->streamed = stream;
 	return gc_ns;
+}
+
+/*
+ * --- the SLC write cache (slc=) ------------------------------------------
+ *
+ * Today's cards take their first writes into a part of their flash run as
+ * SLC, one bit a cell, fast: a write's bytes go there at slc's rate while
+ * the cache has room, the rest at write-rate, the card's native rate.  The
+ * card folds the cache into its native cells while it takes no writes -
+ * while it reads, discards or idles - at slc-fold bytes/s, so after a
+ * pause the burst comes back.  Only a count of the bytes it holds is kept.
+ */
+static uint64_t slc_rate(const struct sim_params *p)
+{
+	if (p->slc_rate)
+		return p->slc_rate;
+	return p->write_rate < UINT64_MAX / SIM_SLC_RATE_FACTOR ?
+	       p->write_rate * SIM_SLC_RATE_FACTOR : UINT64_MAX;
+}
+
+/* The bytes the card folds in ns at slc-fold (write-rate by default). */
+static uint64_t fold_bytes(const struct sim_params *p, uint64_t ns)
+{
+	const uint64_t ns_per_s = 1000000000U;
+	uint64_t rate = p->slc_fold_rate ? p->slc_fold_rate : p->write_rate;
+	double rest = (double)(ns % ns_per_s) * (double)rate / 1e9;
+
+	if (ns / ns_per_s > UINT64_MAX / rate)
+		return UINT64_MAX;
+	return ns / ns_per_s * rate + (uint64_t)rest;
+}
+
+/* ns in which the card took no writes: it folds the cache meanwhile. */
+static void slc_fold(struct sim_state *s, uint64_t ns)
+{
+	uint64_t folded = fold_bytes(&s->p, ns);
+
+	if (!s->slc_held_bytes)
+		return;
+	folded = folded < s->slc_held_bytes ? folded : s->slc_held_bytes;
+	s->slc_held_bytes -= folded;
+}
+
+/*
+ * A write that programs units_bytes (whole program units), whose transfer
+ * at write-rate is in t: the bytes the cache has room for are programmed
+ * there, at its rate, instead.
+ */
+static uint64_t slc_write_ns(struct sim_state *s, uint64_t units_bytes,
+			     uint64_t t)
+{
+	const struct sim_params *p = &s->p;
+	uint64_t room = p->slc_bytes - s->slc_held_bytes;
+	uint64_t taken = units_bytes < room ? units_bytes : room;
+	uint64_t native_ns = transfer_ns(taken, p->write_rate);
+
+	if (!taken)
+		return t;
+	s->slc_held_bytes += taken;
+	/* a slow= range's rate, faster than write-rate, took less */
+	return (t > native_ns ? t - native_ns : 0) +
+	       transfer_ns(taken, slc_rate(p));
+}
+
+void sim_model_idle(struct sim_state *s, uint64_t ns)
+{
+	slc_fold(s, ns);
 }
 
 /* What the staircase adds to a read of [offset, offset + length). */
@@ -603,23 +675,29 @@ uint64_t sim_model_read(struct sim_state *s, uint64_t offset,
 						     p->read_rate, t)));
 
 	count_op(&s->stats.reads, &s->stats.bytes_read, length, s, ns);
+	slc_fold(s, ns);
 	pace(p);
 	return ns;
 }
 
-/* write-lat + whole prog units / write-rate + gc for each eviction */
+/*
+ * write-lat + whole prog units / write-rate (the SLC cache's bytes at its
+ * rate) + gc for each eviction
+ */
 static uint64_t card_write_ns(struct sim_state *s, uint64_t offset,
 			      uint64_t length)
 {
 	const struct sim_params *p = &s->p;
+	uint64_t units_bytes = touched(offset, length, p->prog_bytes) *
+			       p->prog_bytes;
 	uint64_t t, pos, end = offset + length;
 
-	t = p->write_lat_ns +
-	    transfer_ns(touched(offset, length, p->prog_bytes) *
-			p->prog_bytes, p->write_rate);
+	t = p->write_lat_ns + transfer_ns(units_bytes, p->write_rate);
 	if (p->buffer_bytes && length > p->buffer_bytes)
 		t += transfer_ns(length - p->buffer_bytes, p->write_rate);
 	t = slow_ns(p, offset, length, p->write_rate, t);
+	if (p->slc_bytes)
+		t = slc_write_ns(s, units_bytes, t);
 	for (pos = offset; pos < end; ) {
 		uint64_t index = pos / p->erase_bytes;
 		uint64_t base = index * p->erase_bytes;
@@ -763,6 +841,7 @@ uint64_t sim_model_discard(struct sim_state *s, uint64_t offset,
 	}
 	ns = jitter(s, flush_ns + p->write_lat_ns);
 	count_op(&s->stats.discards, &s->stats.bytes_discarded, length, s, ns);
+	slc_fold(s, ns);
 	pace(p);
 	return ns;
 }

@@ -16,6 +16,7 @@
 struct sim_fake;
 struct sim_power;
 struct sim_reader;
+struct sim_wear;
 
 /*
  * An erase block the card holds open for writing; the spilled blocks and
@@ -45,6 +46,7 @@ struct sim_state {
 	unsigned int ncached;
 	unsigned int nspilled;
 	struct sim_stats stats;	/* what the model did, for sim_stats() */
+	struct sim_wear *wear;		/* with wear= only */
 	struct sim_block *cached;	/* p.cache_blocks, after blocks */
 	struct sim_block *spilled;	/* p.spill, after those */
 	struct sim_fake *fake;		/* the data, with a fake key or a
@@ -52,6 +54,8 @@ struct sim_state {
 	struct sim_power *power;	/* its power: on, off, the volatile
 					   cache and the faults of a cut */
 	struct sim_reader *reader;	/* with reader-cache= only */
+	uint64_t slc_held_bytes;	/* slc=: written to the SLC cache and
+					   not yet folded into the card */
 	struct sim_block blocks[];	/* p.open of them */
 };
 
@@ -80,5 +84,10 @@ uint64_t sim_model_discard(struct sim_state *s, uint64_t offset,
 
 /* A flush that programs bytes held in the volatile cache: its time. */
 uint64_t sim_model_flush(struct sim_state *s, uint64_t bytes);
+/*
+ * The card was idle for ns on its clock (no operation in flight): it
+ * folds its SLC cache (slc=) at slc-fold meanwhile.  Costs nothing.
+ */
+void sim_model_idle(struct sim_state *s, uint64_t ns);
 
 #endif

@@ -2,9 +2,10 @@
  * The simulated card behind the dev ops table, reached as "sim:SPEC":
  * each operation checked, then passed to the card's power (power.c: on
  * or off, its volatile cache), which keeps or reads back the data in the
- * fake store (fake.c, with a fake key or a power-fault key only) and
- * times it by the model (model.c) on a virtual clock; queue= overlaps
- * operations in flight.  Also what the front end may ask of an open card
+ * fake store (fake.c, with a fake key, a power-fault key or wear= only)
+ * and times it by the model (model.c) on a virtual clock; queue=
+ * overlaps operations in flight.  With wear= each write first wears the
+ * erase blocks it lands on, and may fail there (wear.c).  Also what the front end may ask of an open card
  * (engines/sim.h).
  */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "engines/sim/power.h"
 #include "engines/sim/presets.h"
 #include "engines/sim/spec.h"
+#include "engines/sim/wear.h"
 
 static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 		    uint64_t length, uint64_t *ns)
@@ -30,7 +32,13 @@ static int sim_read(struct dev *dev, void *buf, uint64_t offset,
 	struct sim_state *s = dev->backend;
 	int err = sim_model_check_io(&s->p, offset, length);
 
-	return err ? err : sim_power_read(s, buf, offset, length, ns);
+	if (!err)
+		err = sim_wear_alive(s);
+	if (!err)
+		err = sim_power_read(s, buf, offset, length, ns);
+	if (!err)
+		sim_wear_garble(s, buf, offset, length);
+	return err;
 }
 
 static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
@@ -39,6 +47,8 @@ static int sim_write(struct dev *dev, const void *buf, uint64_t offset,
 	struct sim_state *s = dev->backend;
 	int err = sim_model_check_io(&s->p, offset, length);
 
+	if (!err)
+		err = sim_wear_write(s, offset, length);
 	return err ? err : sim_power_write(s, buf, offset, length, ns);
 }
 
@@ -64,6 +74,8 @@ static int sim_stamp(struct dev *dev, uint64_t offset, uint64_t length,
 		return -EOPNOTSUPP;
 	err = sim_model_check_io(&s->p, offset, length);
 	if (!err)
+		err = sim_wear_write(s, offset, length);
+	if (!err)
 		err = sim_fake_stamp(s->fake, offset, length, salt);
 	if (err)
 		return err;
@@ -77,6 +89,7 @@ static int sim_verify_stamps(struct dev *dev, uint64_t offset,
 	struct sim_state *s = dev->backend;
 
 	if (!stamps_kept(dev, s) || sim_model_check_io(&s->p, offset, length) ||
+	    sim_wear_alive(s) || !sim_wear_clean(s, offset, length) ||
 	    !sim_fake_stamped(s->fake, offset, length, salt))
 		return 0;
 	*ns = sim_model_read(s, offset, length);
@@ -95,13 +108,17 @@ static int sim_discard(struct dev *dev, uint64_t offset, uint64_t length,
 	struct sim_state *s = dev->backend;
 	int err = sim_model_check_io(&s->p, offset, length);
 
+	if (!err)
+		err = sim_wear_writable(s);
 	return err ? err : sim_power_discard(s, offset, length, ns);
 }
 
 /* The card's power (power.c): flush=, a cut, power on again. */
 static int sim_flush(struct dev *dev, uint64_t *ns)
 {
-	return sim_power_flush(dev->backend, ns);
+	int err = sim_wear_alive(dev->backend);
+
+	return err ? err : sim_power_flush(dev->backend, ns);
 }
 
 static int sim_power_cut_op(struct dev *dev, uint64_t after_ns)
@@ -139,11 +156,15 @@ static int sim_open(struct dev *dev, const char *spec, enum dev_mode mode)
 	s = sim_model_new(&p);
 	if (!s)
 		return -ENOMEM;
-	if (sim_fake_open(&p, &s->fake) || sim_power_open(&p, &s->power)) {
+	if (sim_fake_open(&p, &s->fake) || sim_power_open(&p, &s->power) ||
+	    sim_wear_open(&p, &s->wear)) {
 		sim_fake_close(s->fake);
+		sim_power_close(s->power);
 		sim_model_free(s);
 		return -ENOMEM;
 	}
+	if (s->wear)	/* a wearing card keeps its data: s->fake is there */
+		sim_fake_garbled_by(s->fake, sim_wear_garbled_bytes, s->wear);
 	dev->backend = s;
 	dev->size_bytes = p.size_bytes;
 	dev->logical_block_bytes = SIM_SECTOR;
@@ -160,6 +181,7 @@ static void sim_close(struct dev *dev)
 	if (s) {
 		sim_fake_close(s->fake);
 		sim_power_close(s->power);
+		sim_wear_close(s->wear);
 	}
 	sim_model_free(s);
 	dev->backend = NULL;
@@ -298,6 +320,26 @@ int sim_geometry(const struct dev *dev, struct sim_geometry *g)
 	return 0;
 }
 
+/* Does a write where a fake puts it land on the flash? */
+static bool fate_keeps(enum sim_fake_fate fate)
+{
+	return fate == SIM_FAKE_REAL || fate == SIM_FAKE_ALIASED;
+}
+
+int sim_wear_block(const struct dev *dev, uint64_t offset,
+		   struct sim_wear_block *out)
+{
+	const struct sim_state *s = dev->backend;
+	uint64_t real;
+
+	if (dev->ops != &dev_sim_ops || !s || !s->wear)
+		return -EINVAL;
+	if (offset >= s->p.size_bytes ||
+	    !fate_keeps(sim_fake_place(s->fake, offset, &real)))
+		return -ERANGE;
+	return sim_wear_at(s->wear, real, out);
+}
+
 int sim_stats(const struct dev *dev, struct sim_stats *out)
 {
 	const struct sim_state *s = dev->backend;
@@ -307,8 +349,19 @@ int sim_stats(const struct dev *dev, struct sim_stats *out)
 	*out = s->stats;
 	if (s->fake)
 		sim_fake_held(s->fake, out);
+	sim_wear_stats(s->wear, out);
 	/* the volatile cache is the card's RAM, as fake-cache= is */
 	out->held_bytes += sim_power_held(s->power);
+	return 0;
+}
+
+int sim_idle(struct dev *dev, uint64_t ns)
+{
+	struct sim_state *s = dev->backend;
+
+	if (dev->ops != &dev_sim_ops || !s)
+		return -EINVAL;
+	sim_model_idle(s, ns);
 	return 0;
 }
 

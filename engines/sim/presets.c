@@ -218,6 +218,137 @@ static const struct sim_preset presets[] = {
 			.seed = 1,
 		},
 	},
+	/*
+	 * Today's cards, constructed from published figures, not fitted to
+	 * any table: allocation units of 8, 16 and 24 MiB, pages of 16 to
+	 * 48 KiB, 7 to 64 open units, the A1 and A2 random I/O figures,
+	 * and SLC write caches of 1-10% of the card (doc/simulator.md
+	 * says where each figure comes from).  Random 4 KiB writes reach
+	 * their IOPS through a small-write cache that takes them anywhere
+	 * (cache-any=1), or, on the cards that keep more units open than
+	 * a random test touches, in the open units in any order; larger
+	 * writes to more units than are open close one each, the cliff
+	 * --detect reads.
+	 */
+	{
+		.name = "a1-32g",
+		.description = "a 32GB A1 microSDHC, constructed from "
+			       "published figures, not fitted: 8MiB units, "
+			       "16KiB pages, 7 open, 1GiB SLC cache",
+		.params = {
+			.size_bytes = 31914983424ULL,
+			.erase_bytes = 8 * MIB,
+			.page_bytes = 16 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 450 * US,
+			.read_rate = 90000000,
+			.page_cross_ns = 10 * US,
+			.au_cross_ns = 100 * US,
+			.write_lat_ns = 600 * US,
+			.write_rate = 12000000,
+			.slc_bytes = 1024 * MIB,
+			.slc_rate = 40000000,
+			.gc_ns = 30 * MS,
+			.open = 7,
+			.open_random = 2,
+			.cache_bytes = 4 * KIB,
+			.cache_lat_ns = 50 * US,
+			.cache_any = 1,
+			.fat = 2,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/* the SanDisk Ultra 64GB review: 24MiB, 48KiB pages, 64+ */
+		.name = "a2-64g",
+		.description = "a 64GB A2 microSDXC, constructed from "
+			       "published figures, not fitted: 24MiB units, "
+			       "48KiB pages, 64 open, 6GiB SLC cache",
+		.params = {
+			.size_bytes = 63864569856ULL,
+			.erase_bytes = 24 * MIB,
+			.page_bytes = 48 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 280 * US,
+			.read_rate = 95000000,
+			.page_cross_ns = 12 * US,
+			.au_cross_ns = 120 * US,
+			.write_lat_ns = 300 * US,
+			.write_rate = 20000000,
+			.slc_bytes = 6 * GIB,
+			.slc_rate = 80000000,
+			.gc_ns = 40 * MS,
+			.open = 64,
+			.open_random = 64,
+			.queue = 2,
+			.fat = 1,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/* a Lexar 633x 128GB reads 16MiB units */
+		.name = "u3-128g",
+		.description = "a 128GB U3 A1 microSDXC, constructed from "
+			       "published figures, not fitted: 16MiB units, "
+			       "32KiB pages, 10 open, 4GiB SLC cache",
+		.params = {
+			.size_bytes = 128043712512ULL,
+			.erase_bytes = 16 * MIB,
+			.page_bytes = 32 * KIB,
+			.prog_bytes = 32 * KIB,
+			.read_lat_ns = 400 * US,
+			.read_rate = 90000000,
+			.page_cross_ns = 10 * US,
+			.au_cross_ns = 110 * US,
+			.write_lat_ns = 500 * US,
+			.write_rate = 35000000,
+			.slc_bytes = 4 * GIB,
+			.slc_rate = 70000000,
+			.gc_ns = 35 * MS,
+			.open = 10,
+			.open_random = 4,
+			.cache_bytes = 4 * KIB,
+			.cache_lat_ns = 50 * US,
+			.cache_any = 1,
+			.fat = 1,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
+	{
+		/*
+		 * A fast SLC cache before a slow native rate: a short test
+		 * passes V30, a recording longer than the cache does not.
+		 */
+		.name = "v30-256g",
+		.description = "a 256GB V30 A2 microSDXC, constructed from "
+			       "published figures, not fitted: 16MiB units, "
+			       "32KiB pages, 16 open, 4GiB SLC cache at "
+			       "85MB/s, then 22MB/s",
+		.params = {
+			.size_bytes = 256060514304ULL,
+			.erase_bytes = 16 * MIB,
+			.page_bytes = 32 * KIB,
+			.prog_bytes = 16 * KIB,
+			.read_lat_ns = 260 * US,
+			.read_rate = 95000000,
+			.page_cross_ns = 12 * US,
+			.au_cross_ns = 100 * US,
+			.write_lat_ns = 250 * US,
+			.write_rate = 22000000,
+			.slc_bytes = 4 * GIB,
+			.slc_rate = 85000000,
+			.gc_ns = 40 * MS,
+			.open = 16,
+			.open_random = 16,
+			.queue = 2,
+			.fat = 1,
+			.noise = 0.01,
+			.seed = 1,
+		},
+	},
 	{
 		/*
 		 * No flash behaviour at all: every erase block may be open

@@ -31,9 +31,12 @@ enum sim_kind {
 	SIM_SLOW,	/* OFFSET+LEN:RATE, appended to the slow list */
 	SIM_CROSS,	/* SIZE:COST/SIZE:COST/..., the read staircase */
 	SIM_FLAG,	/* no value */
+	SIM_WEAR,	/* CYCLES[:SPREAD] */
+	SIM_WEAR_EOL,	/* read-only or dead */
 	SIM_FAKE_MODE,	/* wrap, drop, zero or error */
 	SIM_CAPACITY,	/* units_parse_size, a multiple of 512; 0 is none */
 	SIM_FLUSH,	/* honest, ignore or late:MS */
+	SIM_SLC,	/* SIZE[:RATE], the SLC write cache; 0 none */
 };
 
 struct sim_key {
@@ -96,12 +99,18 @@ static const struct sim_key keys[] = {
 	KEY("fake", SIM_SIZE, fake_bytes),
 	{ .name = "fake-mode", .kind = SIM_FAKE_MODE },
 	KEY("fake-cache", SIM_SIZE, fake_cache_bytes),
+	{ .name = "wear", .kind = SIM_WEAR },
+	{ .name = "wear-eol", .kind = SIM_WEAR_EOL },
+	COUNT("spare", spare_blocks, 0, SIM_MAX_WEAR_BLOCKS),
 	KEY("volatile", SIM_CAPACITY, volatile_bytes),
 	{ .name = "flush", .kind = SIM_FLUSH },
 	FRACTION("cut-damage", cut_damage, 1.0),
 	FRACTION("cut-shorn", cut_shorn, 1.0),
 	COUNT("cut-map", cut_map, 0, SIM_MAX_CUT_MAP),
 	FRACTION("cut-dead", cut_dead, 1.0),
+	{ .name = "slc", .kind = SIM_SLC },
+	KEY("slc-fold", SIM_RATE, slc_fold_rate),
+	COUNT("cache-any", cache_any, 0, 1),
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -341,10 +350,53 @@ static int parse_flush(const char *text, struct sim_params *p)
 	return units_parse_duration(late, &p->flush_late_ns) ? -EINVAL : 0;
 }
 
-/* What the power-fault keys take, for their error: the rest say it in
-   doc/simulator.md. */
+/*
+ * wear=CYCLES[:SPREAD]: CYCLES from 1 to SIM_MAX_WEAR_CYCLES, SPREAD a
+ * fraction from 0 to 1 (SIM_WEAR_SPREAD when not given).
+ */
+static int parse_wear(const char *text, struct sim_params *p)
+{
+	const char *colon = strchr(text, ':');
+	char cycles[32];
+	size_t len = colon ? (size_t)(colon - text) : strlen(text);
+
+	if (len >= sizeof(cycles))
+		return -EINVAL;
+	memcpy(cycles, text, len);
+	cycles[len] = '\0';
+	if (units_parse_count(cycles, 1, SIM_MAX_WEAR_CYCLES,
+			      &p->wear_cycles))
+		return -EINVAL;
+	p->wear_spread = SIM_WEAR_SPREAD;
+	if (colon && (units_parse_fraction(colon + 1, &p->wear_spread) ||
+		      p->wear_spread > 1.0))
+		return -EINVAL;
+	return 0;
+}
+
+/* wear-eol=read-only|dead */
+static int parse_wear_eol(const char *text, struct sim_params *p)
+{
+	if (strcmp(text, "read-only") == 0)
+		p->wear_eol = SIM_EOL_READ_ONLY;
+	else if (strcmp(text, "dead") == 0)
+		p->wear_eol = SIM_EOL_DEAD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* What the power-fault and wear keys take, for their error: the rest
+   say it in doc/simulator.md. */
 static const char *value_hint(const struct sim_key *key)
 {
+	if (key->kind == SIM_WEAR)
+		return " (CYCLES[:SPREAD], CYCLES 1 to 100000000, SPREAD 0 "
+		       "to 1: 3000:0.2)";
+	if (key->kind == SIM_WEAR_EOL)
+		return " (read-only or dead)";
+	if (key->field == FIELD(spare_blocks) && key->kind == SIM_COUNT)
+		return " (a count of erase blocks, 0 to 4194304)";
 	if (key->kind == SIM_FLUSH)
 		return " (honest, ignore or late:MS)";
 	if (key->kind == SIM_CAPACITY)
@@ -354,6 +406,30 @@ static const char *value_hint(const struct sim_key *key)
 	if (strncmp(key->name, "cut-", 4) == 0)
 		return " (a probability from 0 to 1)";
 	return "";
+}
+
+/*
+ * slc=SIZE[:RATE]: SIZE a multiple of 512, 0 for no cache (a preset's
+ * taken away); RATE positive, or the default when not given.
+ */
+static int parse_slc(const char *text, struct sim_params *p)
+{
+	char size[64];
+	const char *colon = strchr(text, ':');
+	size_t len = colon ? (size_t)(colon - text) : strlen(text);
+	uint64_t rate = 0;
+
+	if (len >= sizeof(size))
+		return -EINVAL;
+	memcpy(size, text, len);
+	size[len] = '\0';
+	if (units_parse_size(size, &p->slc_bytes) ||
+	    p->slc_bytes % SIM_SECTOR)
+		return -EINVAL;
+	if (colon && (units_parse_rate(colon + 1, &rate) || !rate))
+		return -EINVAL;
+	p->slc_rate = rate;
+	return 0;
 }
 
 static int set_value(const struct sim_key *key, const char *text,
@@ -370,10 +446,16 @@ static int set_value(const struct sim_key *key, const char *text,
 		err = parse_slow(text, p);
 	else if (key->kind == SIM_FAKE_MODE)
 		err = parse_fake_mode(text, p);
+	else if (key->kind == SIM_WEAR)
+		err = parse_wear(text, p);
+	else if (key->kind == SIM_WEAR_EOL)
+		err = parse_wear_eol(text, p);
 	else if (key->kind == SIM_CROSS)
 		err = parse_cross(text, p);
 	else if (key->kind == SIM_FLUSH)
 		err = parse_flush(text, p);
+	else if (key->kind == SIM_SLC)
+		err = parse_slc(text, p);
 	else
 		err = parse_number(key, text, (char *)p + key->field);
 	if (err == -ENOSPC && key->kind == SIM_CROSS)
@@ -555,6 +637,51 @@ static void fit_defaults(struct sim_params *p, const struct spec_seen *seen)
 		p->open = blocks;
 	if (!given(seen, "open-random") && p->open_random > p->open)
 		p->open_random = p->open;
+	if (!given(seen, "spare") && sim_wears(p))
+		p->spare_blocks = sim_real_block_count(p) *
+				  SIM_SPARE_PERCENT / 100;
+}
+
+/*
+ * wear-eol= and spare= say what a card that wears does; without wear=
+ * they say nothing, and are refused.  Its counters are a few bytes per
+ * erase block: a card of more blocks than SIM_MAX_WEAR_BLOCKS is refused
+ * rather than allocated.
+ */
+static int check_wear(const struct sim_params *p,
+		      const struct spec_seen *seen, char *msg, size_t size)
+{
+	const char *alone = given(seen, "wear-eol") ? "wear-eol" :
+			    given(seen, "spare") ? "spare" : NULL;
+
+	if (!sim_wears(p) && alone)
+		return usage(msg, size, "sim: %s= needs wear=CYCLES, blocks "
+			     "that wear", alone);
+	if (sim_wears(p) && sim_real_block_count(p) > SIM_MAX_WEAR_BLOCKS)
+		return usage(msg, size, "sim: wear= counts at most %llu erase "
+			     "blocks, this card has %llu; give a larger "
+			     "erase=", (unsigned long long)SIM_MAX_WEAR_BLOCKS,
+			     (unsigned long long)sim_real_block_count(p));
+	return 0;
+}
+
+/*
+ * The SLC cache lies on the card, and slc-fold= needs one: given without
+ * it, the key would silently do nothing.
+ */
+static int check_slc(const struct sim_params *p, const struct spec_seen *seen,
+		     char *msg, size_t size)
+{
+	char a[UNITS_BUF], b[UNITS_BUF];
+
+	if (p->slc_bytes > p->size_bytes)
+		return usage(msg, size, "sim: slc %s is more than the card's "
+			     "size %s", units_format_exact_size(a, p->slc_bytes),
+			     units_format_exact_size(b, p->size_bytes));
+	if (given(seen, "slc-fold") && !p->slc_bytes)
+		return usage(msg, size, "sim: slc-fold needs an SLC cache "
+			     "(slc=SIZE)");
+	return 0;
 }
 
 /* Geometry that no single key can check alone. */
@@ -610,10 +737,14 @@ int sim_spec_parse(const char *spec, struct sim_params *p, char *msg,
 		first = false;
 	}
 	free(copy);
+	if (!err)
+		err = check_wear(p, &seen, msg, size);
 	/* the shorthand on a preset with levels replaces those levels */
 	if (!err && seen.shorthand)
 		p->ncross = 0;
 	if (!err)
 		fit_defaults(p, &seen);
-	return err ? err : check_params(p, msg, size);
+	if (!err)
+		err = check_params(p, msg, size);
+	return err ? err : check_slc(p, &seen, msg, size);
 }

@@ -177,6 +177,12 @@ void undo_directory_of(const char *path, char *dir, size_t size)
 
 /* ---- who could have written an undo file ---- */
 
+/* "an undo file", "a log": the article a noun takes. */
+static const char *article(const char *noun)
+{
+	return strchr("aeiou", noun[0]) ? "an" : "a";
+}
+
 /* What a file that is not a regular one is, for a refusal. */
 static const char *file_kind(mode_t mode)
 {
@@ -214,15 +220,16 @@ static int check_directory_of(const char *path, char *why, size_t size)
 	return -EPERM;
 }
 
-int undo_check_new(const char *path, char *why, size_t size)
+int undo_check_new(const char *path, const char *noun, char *why,
+		   size_t size)
 {
 	struct stat st;
 
 	if (lstat(path, &st) == 0) {
 		if (S_ISREG(st.st_mode))
 			return -EEXIST;
-		snprintf(why, size, "%s; the undo file must be a new regular "
-			 "file", file_kind(st.st_mode));
+		snprintf(why, size, "%s; the %s must be a new regular file",
+			 file_kind(st.st_mode), noun);
 		return -EPERM;
 	}
 	if (errno != ENOENT)
@@ -231,16 +238,16 @@ int undo_check_new(const char *path, char *why, size_t size)
 }
 
 /* The open file's own checks: what it is, whose, who may write it. */
-static int check_own_file(int fd, const struct stat *seen, char *why,
-			  size_t size)
+static int check_own_file(int fd, const struct stat *seen,
+			  const char *noun, char *why, size_t size)
 {
 	struct stat st;
 
 	if (fstat(fd, &st))
 		return errno_why("", why, size);
 	if (!S_ISREG(st.st_mode))
-		snprintf(why, size, "%s, not an undo file",
-			 file_kind(st.st_mode));
+		snprintf(why, size, "%s, not %s %s",
+			 file_kind(st.st_mode), article(noun), noun);
 	else if (st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)
 		snprintf(why, size, "was replaced while it was checked");
 	else if (st.st_uid != geteuid())
@@ -256,7 +263,8 @@ static int check_own_file(int fd, const struct stat *seen, char *why,
 	return -EPERM;
 }
 
-int undo_open_trusted(const char *path, char *why, size_t size)
+int undo_open_trusted(const char *path, const char *noun, char *why,
+		      size_t size)
 {
 	struct stat seen;
 	int fd, err;
@@ -265,20 +273,21 @@ int undo_open_trusted(const char *path, char *why, size_t size)
 		return errno_why("", why, size);
 	/* not opened unless regular: opening a device node can act */
 	if (!S_ISREG(seen.st_mode)) {
-		snprintf(why, size, "%s, not an undo file",
-			 file_kind(seen.st_mode));
+		snprintf(why, size, "%s, not %s %s",
+			 file_kind(seen.st_mode), article(noun), noun);
 		return -EPERM;
 	}
 	/* O_NONBLOCK: a FIFO swapped in since cannot hold the open */
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
 		  O_CLOEXEC);
 	if (fd < 0 && errno == ELOOP) {	/* a link since the lstat */
-		snprintf(why, size, "is a symbolic link, not an undo file");
+		snprintf(why, size, "is a symbolic link, not %s %s",
+			 article(noun), noun);
 		return -EPERM;
 	}
 	if (fd < 0)
 		return errno_why("", why, size);
-	err = check_own_file(fd, &seen, why, size);
+	err = check_own_file(fd, &seen, noun, why, size);
 	if (!err)
 		err = check_directory_of(path, why, size);
 	if (err) {
@@ -301,8 +310,8 @@ static void sysfs_dir(dev_t number, char *buf, size_t size)
 		buf[0] = '\0';
 }
 
-int undo_check_location(const char *path, const char *device, char *why,
-			size_t size)
+int undo_check_location(const char *path, const char *noun,
+			const char *device, char *why, size_t size)
 {
 	char dir[PATH_MAX], disk[PATH_MAX], fs[PATH_MAX];
 	struct stat dev_st, dir_st;
@@ -319,7 +328,7 @@ int undo_check_location(const char *path, const char *device, char *why,
 	/* a partition's sysfs directory lies inside its disk's */
 	if (dir_st.st_dev == dev_st.st_rdev ||
 	    (n && strncmp(fs, disk, n) == 0 && (fs[n] == '/' || !fs[n]))) {
-		snprintf(why, size, "the undo file %s would be on %s itself",
+		snprintf(why, size, "the %s %s would be on %s itself", noun,
 			 path, device);
 		return -EXDEV;
 	}

@@ -1,6 +1,7 @@
 /*
  * undo/trust: where undo files may live, who may have written one, and
- * which device one belongs to.  The default undo directory (the user's
+ * which device one belongs to; --power-cut's log lives by the same
+ * rules (noun names the file in the reasons: "undo file", "log").  The default undo directory (the user's
  * own), the refusal of an undo file anyone else could have written or
  * that is not a new regular file, the refusal of one on the device under
  * test, and a fingerprint of the device's identity for the undo file's
@@ -38,7 +39,8 @@ int undo_default_path(const char *device, char *buf, size_t size,
  * symbolic link) or an untrusted directory; another negative errno,
  * with why set, when the path cannot be looked up.  Nothing is opened.
  */
-int undo_check_new(const char *path, char *why, size_t size);
+int undo_check_new(const char *path, const char *noun, char *why,
+		   size_t size);
 
 /*
  * Open an existing undo file for reading, only when no one but the
@@ -50,15 +52,16 @@ int undo_check_new(const char *path, char *why, size_t size);
  * Returns the descriptor, -EPERM with why set when the file is refused,
  * or another negative errno, with why set, when it cannot be opened.
  */
-int undo_open_trusted(const char *path, char *why, size_t size);
+int undo_open_trusted(const char *path, const char *noun, char *why,
+		      size_t size);
 
 /*
  * Refuse an undo file whose file system lives on the device under test
  * or one of its partitions.  Returns 0, or -EXDEV with why set; other
  * negative errnos when the file's directory is missing or not writable.
  */
-int undo_check_location(const char *path, const char *device, char *why,
-			size_t size);
+int undo_check_location(const char *path, const char *noun,
+			const char *device, char *why, size_t size);
 
 /*
  * A fingerprint of the device's identity, the same when the device comes

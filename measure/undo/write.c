@@ -434,3 +434,38 @@ void undo_close(struct undo *u)
 		close(u->spare_fd);
 	u->spare = false;
 }
+
+int undo_write_whole(const char *path, const void *data, size_t length,
+		     const char **failed)
+{
+	char fresh[PATH_MAX];
+	int fd, err = replacement_name(path, fresh, sizeof(fresh));
+
+	*failed = "create";
+	if (err)
+		return err;
+	if (unlink(fresh) && errno != ENOENT)
+		return -errno;
+	fd = open(fresh, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  0600);
+	if (fd < 0)
+		return -errno;
+	*failed = "write";
+	err = write_all(fd, data, length);
+	if (!err && fsync(fd)) {
+		*failed = "fsync";
+		err = -errno;
+	}
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(fresh, path)) {
+		*failed = "rename";
+		err = -errno;
+	}
+	if (err) {
+		unlink(fresh);
+		return err;
+	}
+	*failed = "fsync";
+	return sync_directory(path);
+}
