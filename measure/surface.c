@@ -88,6 +88,7 @@ struct pass {
 	uint64_t saved_at, saved_bytes;
 	struct undo undo;
 	bool in_flight;			/* a chunk stamped, not yet back */
+	bool unflushed;			/* written since the device's flush */
 	/* the next chunk's old contents, and its file (staged: made by the
 	   second thread while this chunk is tested, or at once without
 	   one); staged_at UINT64_MAX when there is none */
@@ -593,6 +594,14 @@ static int commit_chunk(struct pass *p)
 		p->undo.failed_errno = p->staged.failed_errno;
 		return p->staged_err;
 	}
+	/* the file in place holds the chunk put back last, which a card's
+	   write cache could still lose in a power cut: on the medium first */
+	err = p->unflushed ? dev_flush(p->dev) : 0;
+	if (err) {
+		undo_unstage(&p->staged);
+		return err;
+	}
+	p->unflushed = false;
 	err = undo_commit(&p->undo, &p->staged);
 	if (err)
 		return err;
@@ -660,6 +669,7 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
 	p->saved_bytes = 0;
 	/* stopped or not, the chunk goes back before anything else */
 	err = put_back(p, at, length);
+	p->unflushed = true;
 	settle_stage(p);
 	if (!err)
 		err = undo_mark_done(&p->undo, at, length);

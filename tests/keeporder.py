@@ -8,8 +8,11 @@ record was written, and whose name there was made to last by an fsync
 of the directory that began after the rename ended - both ended before
 the write began, and that file neither replaced nor written over since
 (a file's content starts anew with a header written at its start).
-Prints what it saw ("N device writes, M records, K renames"), or the
-first write that broke it, and exits 1.
+And no file in place is replaced while a write to DEVICE (the data put
+back, which only it saved) is not yet made to last by an fsync of
+DEVICE that began after the write ended.  Prints what it saw ("N
+device writes, M records, K renames"), or the first call that broke it,
+and exits 1.
 """
 import os
 import re
@@ -81,7 +84,7 @@ def head_of(text):
 
 
 def main(trace, device, undo):
-    device = os.path.realpath(device)
+    device_path = os.path.realpath(device)
     undo = os.path.realpath(undo)
     fresh, folder = undo + ".new", os.path.dirname(undo)
     files, fd_file = [], {}     # per file: records, records fsync'd
@@ -89,6 +92,9 @@ def main(trace, device, undo):
     # when the name UNDO last changed, and whether a directory fsync
     # made it last since
     state = {"renamed": None, "lasting": False}
+    # the end of the last device write, and whether a device fsync
+    # begun after it has ended
+    device = {"written": None, "flushed": True}
     writes = renames = saves = 0
     done = []                   # (end time, action) not yet taken
 
@@ -102,6 +108,10 @@ def main(trace, device, undo):
     def dir_synced(at):
         if state["renamed"] is None or state["renamed"] <= at:
             state["lasting"] = True
+
+    def flushed(began):
+        if device["written"] is None or device["written"] <= began:
+            device["flushed"] = True
 
     def safe():
         """The records of the file in place that are safe now."""
@@ -138,14 +148,22 @@ def main(trace, device, undo):
             f = files[fd_file[fd]]
             now = list(f["records"])
             done.append((end, lambda f=f, now=now: f.update(synced=now)))
+        elif name == "fsync" and fd_path == device_path:
+            done.append((end, lambda at=entry: flushed(at)))
         elif name in ("rename", "renameat2") and res == 0:
+            if not device["flushed"]:
+                print("the undo file was replaced before the device "
+                      "flushed the data written up to %.6f" %
+                      device["written"])
+                return 1
             renames += 1
             swap = name == "renameat2" and "RENAME_EXCHANGE" in text
             done.append((end, lambda s=swap, at=end: renamed(s, at)))
         elif name == "fsync" and fd_path == folder:
             done.append((end, lambda at=entry: dir_synced(at)))
-        elif name == "pwrite64" and fd_path == device:
+        elif name == "pwrite64" and fd_path == device_path:
             writes += 1
+            device["written"], device["flushed"] = end, False
             m = re.search(r", (\d+), (\d+)\)", text)
             length, offset = int(m.group(1)), int(m.group(2))
             if not any(o <= offset and offset + length <= o + n

@@ -7,8 +7,11 @@
 # record of the file in place, whose fsync ended after the record and
 # whose name there an fsync of the directory made last, both before the
 # write began (tests/keeporder.py; it fails a run whose stamps come
-# before the file is in place, or that leaves out either fsync).  The
-# device ends as it was, and no undo file is left.
+# before the file is in place, or that leaves out either fsync).  No
+# file in place is replaced (dropping the chunk it saved) before an
+# fsync of the device has made the chunk put back last (a card's write
+# cache could lose it in a power cut).  The device ends as it was, and
+# no undo file is left.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -25,7 +28,7 @@ LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
 
 # (LeakSanitizer cannot run under ptrace: the sanitizer pass checks
 # leaks elsewhere)
-test_traced test_loop '--keep-data: no block written before its save is fsync.d, renamed into place and its directory fsync.d' '
+test_traced test_loop '--keep-data: no block written before its save is fsync.d, renamed into place and its directory fsync.d; none dropped before the device is flushed' '
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	strace -f -qq -ttt -T -y -xx -s 64 -o trace \
 		-e trace=openat,write,fsync,rename,renameat2,pwrite64,close \
