@@ -179,10 +179,12 @@ static void take_options(const struct config *cfg, struct dev *dev,
 		return;
 	if (cfg->resume_path) {
 		o->undo_path = cfg->resume_path;
+		mode_undo_check_staged("--resume", o->undo_path);
 		return;
 	}
 	o->undo_path = mode_undo_choose(cfg, undo, size);
 	mode_undo_check_new(cfg, o->undo_path);
+	mode_undo_check_staged("--undo-file", o->undo_path);
 }
 
 /*

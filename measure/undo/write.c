@@ -260,14 +260,6 @@ static unsigned with_refused(const struct undo *u, const uint64_t *salts,
 	return n;
 }
 
-/* path with ".new" after it: where a replacement is written first. */
-static int replacement_name(const char *path, char *buf, size_t size)
-{
-	int n = snprintf(buf, size, "%s.new", path);
-
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
 /* A progress record: where a chunked run stands. */
 static int append_progress(struct undo *u, const struct undo_progress *pr)
 {
@@ -276,6 +268,21 @@ static int append_progress(struct undo *u, const struct undo_progress *pr)
 	undo_put_progress(data, pr);
 	return append(u, UNDO_KIND_PROGRESS, pr->next, data, sizeof(data),
 		      0);
+}
+
+/*
+ * Remove what a killed run left at fresh (undo_check_stale), if
+ * anything: 0, or -1 with errno set (EEXIST: something else is there).
+ */
+static int remove_stale(const char *fresh)
+{
+	char why[PATH_MAX];
+
+	if (undo_check_stale(fresh, undo_magic_header, why, sizeof(why))) {
+		errno = EEXIST;
+		return -1;
+	}
+	return unlink(fresh) && errno != ENOENT ? -1 : 0;
 }
 
 /*
@@ -291,8 +298,9 @@ static int stage_file(struct undo *next, struct undo *u, const char *fresh)
 			return file_failed(next, "write", -errno);
 		return write_header(next);
 	}
-	/* a replacement left by a crash was never renamed: no copy */
-	if (unlink(fresh) && errno != ENOENT)
+	/* a killed run's was never in place: no copy; anything else there
+	   is the user's own and stays (create fails) */
+	if (remove_stale(fresh))
 		return file_failed(next, "create", -errno);
 	return create_file(next, fresh);
 }
@@ -314,7 +322,7 @@ int undo_stage(struct undo *next, struct undo *u,
 	memcpy(next->salts, u->salts, sizeof(next->salts));
 	memcpy(next->foreign_salts, u->foreign_salts,
 	       sizeof(next->foreign_salts));
-	err = replacement_name(u->path, fresh, sizeof(fresh));
+	err = undo_staged_name(u->path, fresh, sizeof(fresh));
 	err = err ? file_failed(next, "create", err) :
 		    stage_file(next, u, fresh);
 	if (!err)
@@ -348,7 +356,7 @@ static bool put_in_place(const struct undo *u, const char *fresh,
 int undo_commit(struct undo *u, struct undo *next)
 {
 	char fresh[PATH_MAX];
-	int err = replacement_name(next->path, fresh, sizeof(fresh));
+	int err = undo_staged_name(next->path, fresh, sizeof(fresh));
 	bool swapped = !err && put_in_place(u, fresh, next->path, &err);
 
 	if (err)
@@ -377,7 +385,19 @@ void undo_remove_staged(const char *path)
 {
 	char fresh[PATH_MAX];
 
-	if (!replacement_name(path, fresh, sizeof(fresh)))
+	if (!undo_staged_name(path, fresh, sizeof(fresh)))
+		(void)remove_stale(fresh);
+}
+
+/* The file fd holds, staged beside path, removed if still named so. */
+static void remove_own(int fd, const char *path)
+{
+	char fresh[PATH_MAX];
+	struct stat mine, named;
+
+	if (!undo_staged_name(path, fresh, sizeof(fresh)) &&
+	    !fstat(fd, &mine) && !lstat(fresh, &named) &&
+	    mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
 		unlink(fresh);
 }
 
@@ -385,17 +405,17 @@ void undo_unstage(struct undo *next)
 {
 	if (next->fd < 0)
 		return;
+	remove_own(next->fd, next->path);
 	undo_close(next);
-	undo_remove_staged(next->path);
 }
 
 void undo_drop_spare(struct undo *u)
 {
 	if (!u->spare)
 		return;
+	remove_own(u->spare_fd, u->path);
 	close(u->spare_fd);
 	u->spare = false;
-	undo_remove_staged(u->path);
 }
 
 int undo_replace(struct undo *u, const char *path, const struct dev *dev,
@@ -439,7 +459,7 @@ int undo_write_whole(const char *path, const void *data, size_t length,
 		     const char **failed)
 {
 	char fresh[PATH_MAX];
-	int fd, err = replacement_name(path, fresh, sizeof(fresh));
+	int fd, err = undo_staged_name(path, fresh, sizeof(fresh));
 
 	*failed = "create";
 	if (err)
