@@ -124,7 +124,7 @@ interrupted() {
 	fb_wait &&
 	test "$(cat code)" = 130 &&
 	grep -q "interrupted; every chunk is back as it was" err &&
-	test ! -e "$UNDO" &&
+	test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
 	same
 }
 
