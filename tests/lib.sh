@@ -262,6 +262,20 @@ dev_sum() {
 	fi
 }
 
+# random_loop SIZE: a loop device of SIZE of random data, its name in
+# $TRASH/loopdev and its checksum in $TRASH/before (same_as_before).
+random_loop() {
+	make_loop "$1" >"$TRASH/loopdev" &&
+	fill_random "$(cat "$TRASH/loopdev")" &&
+	dev_sum "$(cat "$TRASH/loopdev")" >"$TRASH/before"
+}
+
+# same_as_before DEV: DEV holds what random_loop filled it with.
+same_as_before() {
+	dev_sum "$1" >"$TRASH/now" &&
+	test_cmp "$TRASH/before" "$TRASH/now"
+}
+
 # announced_range FILE: from a "... overwrites bytes A to B ..." line in
 # FILE (a test's stderr), print "A B+1": the written range, end exclusive.
 announced_range() {

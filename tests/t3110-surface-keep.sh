@@ -28,17 +28,12 @@ require python3
 SIZE=128M
 UNDO=$TRASH/keep.undo
 
-test_loop 'a loop device of random data' '
-	make_loop $SIZE >loopdev &&
-	fill_random "$(cat loopdev)" &&
-	dev_sum "$(cat loopdev)" >"$TRASH/before"
-'
+test_loop 'a loop device of random data' 'random_loop $SIZE'
 LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
 
 # same: the device holds what it held at the start
 same() {
-	dev_sum "$LOOP" >now &&
-	test_cmp "$TRASH/before" now
+	same_as_before "$LOOP"
 }
 
 # bound: the undo file's bound, as the run announced it in err

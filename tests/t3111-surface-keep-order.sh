@@ -19,11 +19,7 @@ require python3
 
 UNDO=$TRASH/keep.undo
 
-test_loop 'a loop device of random data' '
-	make_loop 80M >loopdev &&
-	fill_random "$(cat loopdev)" &&
-	dev_sum "$(cat loopdev)" >"$TRASH/before"
-'
+test_loop 'a loop device of random data' 'random_loop 80M'
 LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
 
 # (LeakSanitizer cannot run under ptrace: the sanitizer pass checks
@@ -37,8 +33,7 @@ test_traced test_loop '--keep-data: no block written before its save is fsync.d,
 	cat err &&
 	python3 "$TESTS_DIR/keeporder.py" trace "$LOOP" "$UNDO" &&
 	test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
-	dev_sum "$LOOP" >now &&
-	test_cmp "$TRASH/before" now
+	same_as_before "$LOOP"
 '
 
 test_done

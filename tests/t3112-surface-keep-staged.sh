@@ -12,18 +12,8 @@
 
 UNDO=$TRASH/keep.undo
 
-test_loop 'a loop device of random data' '
-	make_loop 64M >loopdev &&
-	fill_random "$(cat loopdev)" &&
-	dev_sum "$(cat loopdev)" >"$TRASH/before"
-'
+test_loop 'a loop device of random data' 'random_loop 64M'
 LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
-
-# same: the device holds what it held at the start
-same() {
-	dev_sum "$LOOP" >now &&
-	test_cmp "$TRASH/before" now
-}
 
 # refused WHY: the run with $UNDO.new as it is: exit 2, one line naming
 # it with WHY (and the hint), nothing written, no undo file
@@ -35,7 +25,7 @@ refused() {
 	test "$(grep -c "^flashbench: " err)" = 1 &&
 	grep -x "flashbench: --undo-file: $UNDO.new $1; --keep-data saves each chunk there first: move it away or choose another undo file" err &&
 	test ! -e "$UNDO" &&
-	same
+	same_as_before "$LOOP"
 }
 
 test_loop 'a file of other data at FILE.new: refused, kept as it was' '
@@ -69,7 +59,7 @@ test_loop 'what a killed run staged at FILE.new (a header, or nothing): removed,
 		cat err &&
 		grep -q "^verdict: readable-and-writable" out &&
 		test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
-		same || return 1
+		same_as_before "$LOOP" || return 1
 	done
 '
 
@@ -91,7 +81,7 @@ test_loop_io 'a run killed in its second chunk, a file of other data at FILE.new
 	cat out err &&
 	test ! -e "$UNDO" &&
 	test "$(cat "$UNDO.new")" = "my notes" &&
-	same
+	same_as_before "$LOOP"
 '
 
 test_done

@@ -336,6 +336,18 @@ int undo_stage(struct undo *next, struct undo *u,
 	return err ? err : undo_sync(next);
 }
 
+/* The file fd holds, staged beside path, removed if still named so. */
+static void remove_own(int fd, const char *path)
+{
+	char fresh[PATH_MAX];
+	struct stat mine, named;
+
+	if (!undo_staged_name(path, fresh, sizeof(fresh)) &&
+	    !fstat(fd, &mine) && !lstat(fresh, &named) &&
+	    mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
+		unlink(fresh);
+}
+
 /*
  * fresh in place of path: swapped with the file there when u holds it
  * open (it becomes the spare, named fresh), else renamed over it.
@@ -366,6 +378,9 @@ int undo_commit(struct undo *u, struct undo *next)
 	if (err) {
 		u->failed = next->failed;
 		u->failed_errno = next->failed_errno;
+		/* swapped, u's file (its chunk back) bears the staged name */
+		if (swapped)
+			remove_own(u->fd, next->path);
 		undo_unstage(next);
 		return err;
 	}
@@ -387,18 +402,6 @@ void undo_remove_staged(const char *path)
 
 	if (!undo_staged_name(path, fresh, sizeof(fresh)))
 		(void)remove_stale(fresh);
-}
-
-/* The file fd holds, staged beside path, removed if still named so. */
-static void remove_own(int fd, const char *path)
-{
-	char fresh[PATH_MAX];
-	struct stat mine, named;
-
-	if (!undo_staged_name(path, fresh, sizeof(fresh)) &&
-	    !fstat(fd, &mine) && !lstat(fresh, &named) &&
-	    mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
-		unlink(fresh);
 }
 
 void undo_unstage(struct undo *next)
