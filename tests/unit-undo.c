@@ -12,7 +12,9 @@
  * A damaged header is -EBADMSG; a header-only file puts nothing back
  * unless the run's stamps lie at the device's start; undo_save refuses a
  * stopped run's stamp as data.  A chunk's file staged beside the test of
- * the chunk before is no part of the undo file until it is committed.
+ * the chunk before is no part of the undo file until it is committed;
+ * what lies under its name is staged over only when a killed run left
+ * it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -559,6 +561,93 @@ static void test_stage_fails(void)
 	dev_close(&dev);
 }
 
+/* name holding text (NULL: a symbolic link to /dev/null), or nothing. */
+static void plant(const char *name, const char *text)
+{
+	int fd;
+
+	unlink(name);
+	if (!text) {
+		if (symlink("/dev/null", name))
+			abort();
+		return;
+	}
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+}
+
+/* Does name hold text (NULL: is it a symbolic link)? */
+static bool holds(const char *name, const char *text)
+{
+	char buf[64] = "";
+	struct stat st;
+	int fd;
+
+	if (!text)
+		return lstat(name, &st) == 0 && S_ISLNK(st.st_mode);
+	fd = open(name, O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
+		abort();
+	close(fd);
+	return strcmp(buf, text) == 0;
+}
+
+/*
+ * What lies at FILE.new: a killed run's leavings (empty, or an undo
+ * file's start) are staged over; a file of other data or a symbolic
+ * link stays, and the stage fails at its create; --restore's removal
+ * leaves it too.  The state file's own (undo_write_whole) alike.
+ */
+static void test_stale_staged(void)
+{
+	const uint64_t salts[] = { SALT };
+	const struct undo_progress stands = { .end = 4 * MIB };
+	const char *planted[] = { "my notes", NULL, "", "FBUNDO02 and" };
+	const char *state = "flashbench-passes 1\nidentity x\n";
+	char fresh[sizeof(path) + 4];
+	struct undo u = { .fd = -1 }, next;
+	struct dev dev;
+	const char *failed;
+	int err;
+
+	card_open(&dev);
+	snprintf(fresh, sizeof(fresh), "%s.new", path);
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		bool ours = i >= 2;
+
+		unlink(path);
+		plant(fresh, planted[i]);
+		if (undo_create(&u, path, &dev, salts, 1))
+			abort();
+		err = undo_stage(&next, &u, &stands, 0, io, CHUNK);
+		UNIT_CHECK(ours ? err == 0 : err == -EEXIST &&
+			   strcmp(next.failed, "create") == 0 &&
+			   holds(fresh, planted[i]),
+			   "FILE.new holding %s: %s (%d)", planted[i] ?
+			   (*planted[i] ? planted[i] : "nothing") : "a link",
+			   ours ? "staged over" : "kept, the stage refused",
+			   err);
+		undo_unstage(&next);
+		undo_close(&u);
+		if (!ours) {
+			undo_remove_staged(path);
+			UNIT_CHECK(holds(fresh, planted[i]), "a restore's "
+				   "removal leaves it too");
+		}
+		plant(fresh, ours ? "flashbench-passes" : planted[i]);
+		err = undo_write_whole(path, state, strlen(state), &failed);
+		UNIT_CHECK(ours ? err == 0 && holds(path, state) &&
+			   access(fresh, F_OK) != 0 :
+			   err == -EEXIST && holds(fresh, planted[i]),
+			   "a state file beside one: %s (%d)",
+			   ours ? "written over" : "kept, refused", err);
+	}
+	unlink(fresh);
+	dev_close(&dev);
+}
+
 /* --resume: a stopped run's stamp is never saved as the card's data. */
 static void test_refused_stamps(void)
 {
@@ -612,6 +701,7 @@ int main(void)
 	test_staged(false);
 	test_staged(true);
 	test_stage_fails();
+	test_stale_staged();
 	unlink(path);
 	free(io);
 	return UNIT_DONE();

@@ -271,14 +271,15 @@ static int append_progress(struct undo *u, const struct undo_progress *pr)
 }
 
 /*
- * Remove what a killed run left at fresh (undo_check_stale), if
- * anything: 0, or -1 with errno set (EEXIST: something else is there).
+ * Remove what a killed run left at fresh (undo_check_stale: empty or
+ * beginning with magic), if anything: 0, or -1 with errno set (EEXIST:
+ * something else is there).
  */
-static int remove_stale(const char *fresh)
+static int remove_stale(const char *fresh, const char *magic)
 {
 	char why[PATH_MAX];
 
-	if (undo_check_stale(fresh, undo_magic_header, why, sizeof(why))) {
+	if (undo_check_stale(fresh, magic, why, sizeof(why))) {
 		errno = EEXIST;
 		return -1;
 	}
@@ -300,7 +301,7 @@ static int stage_file(struct undo *next, struct undo *u, const char *fresh)
 	}
 	/* a killed run's was never in place: no copy; anything else there
 	   is the user's own and stays (create fails) */
-	if (remove_stale(fresh))
+	if (remove_stale(fresh, undo_magic_header))
 		return file_failed(next, "create", -errno);
 	return create_file(next, fresh);
 }
@@ -401,7 +402,7 @@ void undo_remove_staged(const char *path)
 	char fresh[PATH_MAX];
 
 	if (!undo_staged_name(path, fresh, sizeof(fresh)))
-		(void)remove_stale(fresh);
+		(void)remove_stale(fresh, undo_magic_header);
 }
 
 void undo_unstage(struct undo *next)
@@ -467,8 +468,9 @@ int undo_write_whole(const char *path, const void *data, size_t length,
 	*failed = "create";
 	if (err)
 		return err;
-	if (unlink(fresh) && errno != ENOENT)
-		return -errno;
+	/* one a killed write left begins as this one does: the rest stays */
+	if (length < 8 || remove_stale(fresh, data))
+		return length < 8 ? -EINVAL : -errno;
 	fd = open(fresh, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 		  0600);
 	if (fd < 0)

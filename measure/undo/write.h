@@ -143,8 +143,11 @@ void undo_close(struct undo *u);
  * A file that lives beside a run by the undo file's rules (--passes'
  * state file) put at path whole: written beside it (path.new, 0600,
  * new), fsync'd, renamed over it and its directory fsync'd, so a crash
- * leaves the old file or the new one.  0 or -errno, *failed naming the
- * operation ("create", "write", "fsync", "rename").
+ * leaves the old file or the new one.  A path.new a killed write left
+ * (undo_check_stale, data's first 8 bytes its magic) is written over;
+ * anything else there stays, and the create fails (-EEXIST).  0 or
+ * -errno, *failed naming the operation ("create", "write", "fsync",
+ * "rename").
  */
 int undo_write_whole(const char *path, const void *data, size_t length,
 		     const char **failed);
