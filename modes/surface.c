@@ -128,6 +128,13 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 			      mode_undo_kept(hint, sizeof(hint), cfg->resume_path,
 					    cfg->device));
 	undo_result_free(&restored);
+	/* on the medium before the run replaces the file that saved it */
+	err = dev_flush(dev);
+	if (err)
+		runtime_error("--resume: %s: flush: %s; %s", cfg->device,
+			      strerror(-err),
+			      mode_undo_kept(hint, sizeof(hint), cfg->resume_path,
+					    cfg->device));
 	fprintf(stderr, "%s: --resume: %llu bytes put back; going on at "
 		"%llu of [%llu, %llu)\n", die_program_name,
 		(unsigned long long)restored.bytes_restored,

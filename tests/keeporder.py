@@ -1,5 +1,5 @@
-"""keeporder.py TRACE DEVICE UNDO: checks, from an strace of a --surface
---keep-data run (strace -f -ttt -T -y -xx -s 64 -e trace=openat,write,
+"""keeporder.py TRACE DEVICE UNDO [resumed]: checks, from an strace of
+a --surface --keep-data run (strace -f -ttt -T -y -xx -s 64 -e trace=openat,write,
 fsync,rename,renameat2,pwrite64,close), that no write reached DEVICE
 before the old contents of the blocks it wrote were safe in the undo
 file UNDO: saved in a record of the file named UNDO (made there, or
@@ -10,9 +10,10 @@ the write began, and that file neither replaced nor written over since
 (a file's content starts anew with a header written at its start).
 And no file in place is replaced while a write to DEVICE (the data put
 back, which only it saved) is not yet made to last by an fsync of
-DEVICE that began after the write ended.  Prints what it saw ("N
-device writes, M records, K renames"), or the first call that broke it,
-and exits 1.
+DEVICE that began after the write ended.  With "resumed" (a --resume
+run), the writes before the first rename put back what UNDO saved, and
+only the second rule holds them.  Prints what it saw ("N device writes,
+M records, K renames"), or the first call that broke it, and exits 1.
 """
 import os
 import re
@@ -83,7 +84,7 @@ def head_of(text):
     return struct.unpack_from("<QQQ", raw, 8)
 
 
-def main(trace, device, undo):
+def main(trace, device, undo, resumed=None):
     device_path = os.path.realpath(device)
     undo = os.path.realpath(undo)
     fresh, folder = undo + ".new", os.path.dirname(undo)
@@ -96,6 +97,9 @@ def main(trace, device, undo):
     # begun after it has ended
     device = {"written": None, "flushed": True}
     writes = renames = saves = 0
+    # a --resume run puts back what its file saved before its first
+    # rename: those writes are the restore's, held only to the flush
+    putting_back = resumed == "resumed"
     done = []                   # (end time, action) not yet taken
 
     def renamed(swap, at):
@@ -157,6 +161,7 @@ def main(trace, device, undo):
                       device["written"])
                 return 1
             renames += 1
+            putting_back = False
             swap = name == "renameat2" and "RENAME_EXCHANGE" in text
             done.append((end, lambda s=swap, at=end: renamed(s, at)))
         elif name == "fsync" and fd_path == folder:
@@ -166,8 +171,9 @@ def main(trace, device, undo):
             device["written"], device["flushed"] = end, False
             m = re.search(r", (\d+), (\d+)\)", text)
             length, offset = int(m.group(1)), int(m.group(2))
-            if not any(o <= offset and offset + length <= o + n
-                       for o, n in safe()):
+            if not putting_back and not any(
+                    o <= offset and offset + length <= o + n
+                    for o, n in safe()):
                 print("a write of %d bytes at %d began before its old "
                       "contents were safe in the undo file (safe: %s)"
                       % (length, offset, safe()))

@@ -10,8 +10,9 @@
 # before the file is in place, or that leaves out either fsync).  No
 # file in place is replaced (dropping the chunk it saved) before an
 # fsync of the device has made the chunk put back last (a card's write
-# cache could lose it in a power cut).  The device ends as it was, and
-# no undo file is left.
+# cache could lose it in a power cut), nor, by --resume, before the
+# chunk it put back is.  The device ends as it was, and no undo file is
+# left.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -32,6 +33,28 @@ test_traced test_loop '--keep-data: no block written before its save is fsync.d,
 		--undo-file="$UNDO" "$LOOP" >out 2>err &&
 	cat err &&
 	python3 "$TESTS_DIR/keeporder.py" trace "$LOOP" "$UNDO" &&
+	test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
+	same_as_before "$LOOP"
+'
+
+# A run killed while it stamps its first chunk (its save and the
+# second's written: 32 MiB, and 8 more), then gone on with: the chunk
+# put back is flushed before the file that saved it is replaced.
+test_traced test_loop_io '--resume: what it puts back flushed before its file is replaced, then the order above' '
+	rm -f "$UNDO" "$UNDO.new" &&
+	fb_start --surface --keep-data -q --undo-file="$UNDO" "$LOOP" &&
+	wait_written $((40 * MIB)) &&
+	kill -9 $fb_pid &&
+	fb_wait &&
+	test "$(cat code)" = 137 &&
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	strace -f -qq -ttt -T -y -xx -s 64 -o trace \
+		-e trace=openat,write,fsync,rename,renameat2,pwrite64,close \
+		"$FLASHBENCH_REAL" --surface --keep-data -q --resume="$UNDO" \
+		"$LOOP" >out 2>err &&
+	cat err &&
+	grep -q "^flashbench: --resume: [1-9][0-9]* bytes put back" err &&
+	python3 "$TESTS_DIR/keeporder.py" trace "$LOOP" "$UNDO" resumed &&
 	test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
 	same_as_before "$LOOP"
 '
