@@ -44,6 +44,7 @@
 
 #include "lib/units.h"
 #include "measure/surface.h"
+#include "measure/surfacecut.h"
 #include "measure/undo/write.h"
 #include "vm/ahead.h"
 #include "vm/compile.h"
@@ -107,74 +108,7 @@ struct pass {
 	size_t why_size;
 };
 
-uint64_t surface_window_bytes(uint64_t span, uint32_t lbs)
-{
-	uint64_t window = span / SURFACE_MAX_WINDOWS;
-
-	if (window < MIB)
-		window = MIB;
-	/* whole transfers: a multiple of the transfer size it gets */
-	if (window > SURFACE_CHUNK_BYTES)
-		window = (window + SURFACE_CHUNK_BYTES - 1) /
-			 SURFACE_CHUNK_BYTES * SURFACE_CHUNK_BYTES;
-	return window / lbs * lbs;
-}
-
-uint32_t surface_window_count(uint64_t span, uint32_t lbs)
-{
-	uint64_t window = surface_window_bytes(span, lbs);
-	uint64_t count = (span + window - 1) / window;
-
-	/* as cut_windows cuts them */
-	return (uint32_t)(count > SURFACE_MAX_WINDOWS + 1 ?
-			  SURFACE_MAX_WINDOWS + 1 : count);
-}
-
-uint64_t surface_chunk_bytes(uint64_t window_bytes)
-{
-	return window_bytes < SURFACE_CHUNK_BYTES ? window_bytes :
-						    SURFACE_CHUNK_BYTES;
-}
-
-uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span)
-{
-	/* --keep-data writes each block twice: its stamp, then its data */
-	return mode == SURFACE_READ ? 0 : mode == SURFACE_WRITE ? span :
-					  2 * span;
-}
-
-uint64_t surface_undo_bound_bytes(void)
-{
-	/* the header, a progress record, and per chunk its record (64-byte
-	   head and trailer) and its done mark (the same, no data): the file
-	   holds one chunk, and the next one's is staged beside it */
-	return 256 + (64 + 64 + 64) +
-	       SURFACE_KEEP_CHUNKS * (SURFACE_KEEP_BYTES + 4 * 64);
-}
-
 /* ---- what each block held ---- */
-
-static void add_bad(struct surface_result *r, uint64_t offset,
-		    uint32_t lbs, int state)
-{
-	struct surface_range *last = r->range_count ?
-				     &r->ranges[r->range_count - 1] : NULL;
-
-	r->bad_blocks++;
-	if (offset < r->first_bad)
-		r->first_bad = offset;
-	if (last && last->state == state &&
-	    last->offset + last->length == offset) {
-		last->length += lbs;
-		return;
-	}
-	if (r->range_count == SURFACE_MAX_RANGES) {
-		r->ranges_cut = true;
-		return;
-	}
-	r->ranges[r->range_count++] = (struct surface_range){ offset, lbs,
-							      state };
-}
 
 /* Another offset's stamp: the lower of the two is the real block. */
 static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
@@ -224,7 +158,7 @@ static void note_block(struct pass *p, uint64_t offset, int state,
 	if (!good && p->opt->bad)
 		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
 	if (!good)
-		add_bad(r, offset, p->lbs, state);
+		surface_add_bad(r, offset, p->lbs, state);
 }
 
 /* Failed transfers of a whole range: every one is read again. */
@@ -785,33 +719,6 @@ static void cut_windows(struct pass *p, uint64_t from)
 }
 
 /* ---- the verdict ---- */
-
-/* Sort the ranges (a block read again comes after its window's rest). */
-static int by_offset(const void *a, const void *b)
-{
-	const struct surface_range *x = a, *y = b;
-
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-size_t surface_merge_ranges(struct surface_range *ranges, size_t count)
-{
-	size_t kept = 0;
-
-	if (!count)		/* ranges may be NULL then: qsort wants one */
-		return 0;
-	qsort(ranges, count, sizeof(*ranges), by_offset);
-	for (size_t i = 0; i < count; i++) {
-		struct surface_range *last = kept ? &ranges[kept - 1] : NULL;
-
-		if (last && last->state == ranges[i].state &&
-		    last->offset + last->length == ranges[i].offset)
-			last->length += ranges[i].length;
-		else
-			ranges[kept++] = ranges[i];
-	}
-	return kept;
-}
 
 static void merge_ranges(struct surface_result *r)
 {

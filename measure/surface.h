@@ -128,27 +128,6 @@ struct surface_options {
 	void (*bad)(void *ctx, uint64_t offset, uint32_t length, int state);
 };
 
-/* The window for a range of span bytes: max(span / 1024, 1 MiB). */
-uint64_t surface_window_bytes(uint64_t span, uint32_t lbs);
-
-/* The windows such a range is cut into (--passes orders them). */
-uint32_t surface_window_count(uint64_t span, uint32_t lbs);
-
-/* The transfer size within such a window. */
-uint64_t surface_chunk_bytes(uint64_t window_bytes);
-
-/* The most a run writes over the range (for the announcement). */
-uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span);
-
-/*
- * Bad ranges sorted by offset, neighbours of one state merged (a block
- * read again comes after its window's rest): their new count.
- */
-size_t surface_merge_ranges(struct surface_range *ranges, size_t count);
-
-/* The most --keep-data's undo file holds, in bytes. */
-uint64_t surface_undo_bound_bytes(void);
-
 /*
  * Run it on dev (opened for writing, with the range allowed, unless
  * read-only).  result is filled as far as the run got (partial when

@@ -14,6 +14,7 @@
 #include "lib/exitcode.h"
 #include "lib/units.h"
 #include "measure/surface.h"
+#include "measure/surfacecut.h"
 #include "measure/undo/proof.h"
 #include "measure/undo/restore.h"
 #include "modes/capacity.h"
