@@ -1172,9 +1172,65 @@ int vm_plan(const struct vm_program *program, const struct dev *dev,
 	return plan->error;
 }
 
+void vm_keep_free(struct vm_keep *keep)
+{
+	for (int i = 0; i < 2; i++) {
+		free(keep->read[i]);
+		free(keep->stamps[i]);
+	}
+	*keep = (struct vm_keep){ 0 };
+}
+
+/* A buffer and its spare of length at least, kept or made anew. */
+static int kept_pair(void *pair[2], uint64_t *bytes, uint64_t length)
+{
+	if (pair[0] && pair[1] && *bytes >= length)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		free(pair[i]);
+		pair[i] = dev_alloc_buffer(length, DEV_PATTERN_ZEROS);
+	}
+	*bytes = length;
+	return pair[0] && pair[1] ? 0 : -ENOMEM;
+}
+
+/* exec->keep: the run's read and stamp buffers, and their spares. */
+static int take_kept(struct run *r, const struct vm_plan *plan)
+{
+	struct vm_keep *k = r->exec->keep;
+
+	if (plan->reads && kept_pair(k->read, &k->read_bytes,
+				     plan->max_length))
+		return -ENOMEM;
+	if (plan->stamps && kept_pair(k->stamps, &k->stamps_bytes,
+				      plan->max_length))
+		return -ENOMEM;
+	if (plan->reads) {
+		r->read_buffer = k->read[0];
+		r->spare_read = k->read[1];
+	}
+	if (plan->stamps) {
+		r->stamp_buffer = k->stamps[0];
+		r->spare_stamps = k->stamps[1];
+	}
+	return 0;
+}
+
 static void free_buffers(struct run *r)
 {
+	struct vm_keep *k = r->exec->keep;
+
 	ahead_free(r->ahead);		/* its job done first */
+	if (k && r->read_buffer) {	/* (swapped in the run, maybe) */
+		k->read[0] = r->read_buffer;
+		k->read[1] = r->spare_read;
+		r->read_buffer = r->spare_read = NULL;
+	}
+	if (k && r->stamp_buffer) {
+		k->stamps[0] = r->stamp_buffer;
+		k->stamps[1] = r->spare_stamps;
+		r->stamp_buffer = r->spare_stamps = NULL;
+	}
 	free(r->spare_stamps);
 	free(r->spare_read);
 	free(r->read_buffer);
@@ -1248,10 +1304,10 @@ static int alloc_hists(struct run *r)
  */
 static void start_ahead(struct run *r, const struct vm_plan *plan)
 {
-	if (plan->stamps)
+	if (plan->stamps && !r->spare_stamps)
 		r->spare_stamps = dev_alloc_buffer(plan->max_length,
 						   DEV_PATTERN_ZEROS);
-	if (plan->reads)
+	if (plan->reads && !r->spare_read)
 		r->spare_read = dev_alloc_buffer(plan->max_length,
 						 DEV_PATTERN_ZEROS);
 	if ((plan->stamps && !r->spare_stamps) ||
@@ -1271,14 +1327,16 @@ int vm_run(const struct vm_program *program, const struct vm_plan *plan,
 	int err = 0;
 
 	/* every buffer exists before the first timed operation */
-	if (plan->reads)
+	if (exec->keep)
+		err = take_kept(&r, plan);
+	else if (plan->reads)
 		r.read_buffer = dev_alloc_buffer(plan->max_length,
 						 DEV_PATTERN_ZEROS);
 	for (int i = 0; i < DEV_PATTERN_COUNT; i++)
 		if (plan->patterns[i])
 			r.write_buffers[i] = dev_alloc_buffer(
 				plan->max_length, (enum dev_pattern)i);
-	if (plan->stamps)
+	if (plan->stamps && !exec->keep)
 		r.stamp_buffer = dev_alloc_buffer(plan->max_length,
 						  DEV_PATTERN_ZEROS);
 	if ((plan->reads && !r.read_buffer) ||

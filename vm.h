@@ -75,6 +75,21 @@ struct vm_plan {
 };
 
 /*
+ * The buffers of a run's reads and stamps (each with its spare, for
+ * exec->overlap), kept by a caller from one run to the next: a run takes
+ * them when they are large enough, makes them anew when not, and leaves
+ * them for the next run; vm_keep_free lets them go.  A caller that runs
+ * the same programs a chunk at a time (--surface --keep-data) spares each
+ * run their allocation and the first touch of every page.
+ */
+struct vm_keep {
+	void *read[2], *stamps[2];
+	uint64_t read_bytes, stamps_bytes;
+};
+
+void vm_keep_free(struct vm_keep *keep);
+
+/*
  * What a sink returns when it has seen enough of a timed loop's records
  * (a rate that has settled): not an errno (those end at 4095), so no
  * failure can be taken for it.
@@ -124,6 +139,7 @@ struct vm_exec {
 	   is then called from it, in order, and once more on failures,
 	   but never at the same time; emit may run beside it */
 	bool overlap;
+	struct vm_keep *keep;		/* NULL: the run's own buffers */
 	uint64_t failed_reads;
 	uint64_t dropped_records;
 	struct dev_error first_failure;

@@ -24,6 +24,7 @@
 #include "lib/grow.h"
 #include "measure/passes.h"
 #include "measure/passesstate.h"
+#include "measure/surfacecut.h"
 #include "vm/stamp.h"
 
 const double passes_milestone_fraction[PASSES_MILESTONES] = {

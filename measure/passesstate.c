@@ -16,6 +16,7 @@
 #include "lib/grow.h"
 #include "lib/readfile.h"
 #include "measure/passesstate.h"
+#include "measure/surfacecut.h"
 #include "measure/undo/write.h"
 #include "vm/stamp.h"
 

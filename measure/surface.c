@@ -26,6 +26,15 @@
  * area fails its own: a block this run read well before, read again,
  * tells the two apart, and the run stops there instead of mapping the
  * rest of the device as bad.
+ *
+ * --keep-data keeps the undo file off the device's path: while a chunk
+ * is stamped, read back and put back, a second thread writes the next
+ * chunk's old contents (read before the chunk's stamps, between two of
+ * the run's transfers) to a file of their own beside the undo file (the
+ * one the last chunk replaced, written over) and fsyncs it; once the
+ * chunk is back the two swap names, the directory is fsync'd, and only
+ * then is the next chunk written.  The device never serves two of the
+ * run's transfers at once, so a window's time is its own.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +44,9 @@
 
 #include "lib/units.h"
 #include "measure/surface.h"
+#include "measure/surfacecut.h"
 #include "measure/undo/write.h"
+#include "vm/ahead.h"
 #include "vm/compile.h"
 #include "vm/programs.h"
 #include "vm/stamp.h"
@@ -54,6 +65,7 @@ struct pass {
 	uint64_t salt;
 	struct program_params params;
 	struct vm_program *verify, *stamp;
+	struct vm_keep keep;		/* their buffers, run after run */
 	/* where a run's window records put its device time */
 	bool timed, timing_writes;
 	uint64_t last_ns;
@@ -77,8 +89,17 @@ struct pass {
 	unsigned char *saved, *back;
 	uint64_t saved_at, saved_bytes;
 	struct undo undo;
-	unsigned chunks_in_file;	/* saved since the file was new */
 	bool in_flight;			/* a chunk stamped, not yet back */
+	bool unflushed;			/* written since the device's flush */
+	/* the next chunk's old contents, and its file (staged: made by the
+	   second thread while this chunk is tested, or at once without
+	   one); staged_at UINT64_MAX when there is none */
+	unsigned char *next_saved;
+	struct ahead *ahead;		/* has undo while staging */
+	struct undo staged;
+	struct undo_progress staged_progress;
+	uint64_t staged_at, staged_bytes;
+	int staged_err;
 	/* aliases: the lowest block that read another's stamp, and the
 	   greatest common divisor of the distances */
 	uint64_t alias_low, alias_gcd;
@@ -88,73 +109,7 @@ struct pass {
 	size_t why_size;
 };
 
-uint64_t surface_window_bytes(uint64_t span, uint32_t lbs)
-{
-	uint64_t window = span / SURFACE_MAX_WINDOWS;
-
-	if (window < MIB)
-		window = MIB;
-	/* whole transfers: a multiple of the transfer size it gets */
-	if (window > SURFACE_CHUNK_BYTES)
-		window = (window + SURFACE_CHUNK_BYTES - 1) /
-			 SURFACE_CHUNK_BYTES * SURFACE_CHUNK_BYTES;
-	return window / lbs * lbs;
-}
-
-uint32_t surface_window_count(uint64_t span, uint32_t lbs)
-{
-	uint64_t window = surface_window_bytes(span, lbs);
-	uint64_t count = (span + window - 1) / window;
-
-	/* as cut_windows cuts them */
-	return (uint32_t)(count > SURFACE_MAX_WINDOWS + 1 ?
-			  SURFACE_MAX_WINDOWS + 1 : count);
-}
-
-uint64_t surface_chunk_bytes(uint64_t window_bytes)
-{
-	return window_bytes < SURFACE_CHUNK_BYTES ? window_bytes :
-						    SURFACE_CHUNK_BYTES;
-}
-
-uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span)
-{
-	/* --keep-data writes each block twice: its stamp, then its data */
-	return mode == SURFACE_READ ? 0 : mode == SURFACE_WRITE ? span :
-					  2 * span;
-}
-
-uint64_t surface_undo_bound_bytes(void)
-{
-	/* the header, a progress record, and per chunk its record (64-byte
-	   head and trailer) and its done mark (the same, no data) */
-	return 256 + (64 + 64 + 64) +
-	       SURFACE_KEEP_CHUNKS * (SURFACE_KEEP_BYTES + 4 * 64);
-}
-
 /* ---- what each block held ---- */
-
-static void add_bad(struct surface_result *r, uint64_t offset,
-		    uint32_t lbs, int state)
-{
-	struct surface_range *last = r->range_count ?
-				     &r->ranges[r->range_count - 1] : NULL;
-
-	r->bad_blocks++;
-	if (offset < r->first_bad)
-		r->first_bad = offset;
-	if (last && last->state == state &&
-	    last->offset + last->length == offset) {
-		last->length += lbs;
-		return;
-	}
-	if (r->range_count == SURFACE_MAX_RANGES) {
-		r->ranges_cut = true;
-		return;
-	}
-	r->ranges[r->range_count++] = (struct surface_range){ offset, lbs,
-							      state };
-}
 
 /* Another offset's stamp: the lower of the two is the real block. */
 static bool take_alias(struct pass *p, uint64_t offset, uint64_t named)
@@ -204,7 +159,7 @@ static void note_block(struct pass *p, uint64_t offset, int state,
 	if (!good && p->opt->bad)
 		p->opt->bad(p->opt->ctx, offset, p->lbs, state);
 	if (!good)
-		add_bad(r, offset, p->lbs, state);
+		surface_add_bad(r, offset, p->lbs, state);
 }
 
 /* Failed transfers of a whole range: every one is read again. */
@@ -396,7 +351,7 @@ static int run_program(struct pass *p, struct vm_program *program,
 				.stop = p->opt->stop,
 				.salt = p->salt,
 				.check_failed_only = !p->classify,
-				.overlap = true };
+				.overlap = true, .keep = &p->keep };
 	struct vm_plan plan;
 
 	set_slot(p, PARAM_WINDOW_AT, at);
@@ -514,24 +469,100 @@ static void progress_at(const struct pass *p, uint64_t next,
 static int renew_file(struct pass *p, uint64_t next)
 {
 	struct undo_progress pr;
-	int err;
 
 	progress_at(p, next, &pr);
-	err = undo_replace(&p->undo, p->opt->undo_path, p->dev, &p->salt, 1,
-			   &pr);
-	if (!err)
-		p->chunks_in_file = 0;
-	return err;
+	return undo_replace(&p->undo, p->opt->undo_path, p->dev, &p->salt, 1,
+			    &pr);
+}
+
+/* The second thread's job: the staged chunk's file, written and fsync'd. */
+static void stage_job(void *arg)
+{
+	struct pass *p = arg;
+
+	p->staged_err = undo_stage(&p->staged, &p->undo, &p->staged_progress,
+				   p->staged_at, p->next_saved,
+				   p->staged_bytes);
 }
 
 /*
- * One chunk: saved (fsync'd), stamped, read back and classified, its
- * old contents written back and read back, then marked done.  A chunk
- * that cannot be read cannot be saved: it is mapped, never written.
+ * Read the old contents of the chunk at and stage its undo file, which
+ * stands at stands (the chunk the run is at): beside the test of that
+ * chunk, by the second thread, when ahead.  Only the device is read
+ * here: the test's transfers and this read never share the device, so
+ * neither's time is the other's.
  */
-static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
+static int stage_chunk(struct pass *p, uint64_t at, uint64_t length,
+		       uint64_t stands, bool ahead)
 {
-	int err = undo_save(&p->undo, p->dev, at, length, p->saved), test;
+	uint64_t ns;
+	int err = dev_read(p->dev, p->next_saved, at, length, &ns);
+
+	/* a stopped run's stamp is what it wrote, not what the card held */
+	if (!err)
+		err = undo_refuse_check(&p->undo, at, p->next_saved, length);
+	if (err)
+		return err;
+	progress_at(p, stands, &p->staged_progress);
+	p->staged_at = at;
+	p->staged_bytes = length;
+	if (ahead && p->ahead)
+		ahead_give(p->ahead, stage_job, p);
+	else
+		stage_job(p);
+	return 0;
+}
+
+/*
+ * The staged job done; a file that failed removed at once (its space
+ * too: the undo file's next mark may need it), its failure kept for
+ * when its chunk's turn comes.
+ */
+static void settle_stage(struct pass *p)
+{
+	if (p->ahead)
+		ahead_wait(p->ahead);
+	if (p->staged_at != UINT64_MAX && p->staged_err)
+		undo_unstage(&p->staged);
+}
+
+/* The staged file in place of the undo file: its chunk may be written. */
+static int commit_chunk(struct pass *p)
+{
+	unsigned char *saved = p->saved;
+	int err;
+
+	settle_stage(p);
+	p->staged_at = UINT64_MAX;
+	if (p->staged_err) {
+		p->undo.failed = p->staged.failed;
+		p->undo.failed_errno = p->staged.failed_errno;
+		return p->staged_err;
+	}
+	/* the file in place holds the chunk put back last, which a card's
+	   write cache could still lose in a power cut: on the medium first */
+	err = p->unflushed ? dev_flush(p->dev) : 0;
+	if (err) {
+		undo_unstage(&p->staged);
+		return err;
+	}
+	p->unflushed = false;
+	err = undo_commit(&p->undo, &p->staged);
+	if (err)
+		return err;
+	p->saved = p->next_saved;	/* the chunk's old contents */
+	p->next_saved = saved;
+	return 0;
+}
+
+/*
+ * The chunk at, not staged with the test of the one before: staged now.
+ * 0, or why it cannot be saved; a chunk that cannot be read cannot be
+ * saved: it is mapped, never written (1 once it is).
+ */
+static int stage_now(struct pass *p, uint64_t at, uint64_t length)
+{
+	int err = stage_chunk(p, at, length, at, false);
 
 	if (err == -EUCLEAN) {
 		/* the stopped run's stamps stay on the card: keep its file */
@@ -542,34 +573,51 @@ static int keep_chunk(struct pass *p, uint64_t at, uint64_t length)
 			 "held)", (unsigned long long)p->undo.foreign_at);
 		return err;
 	}
-	if (err == -EIO && !p->undo.failed) {	/* the device's read */
-		if (device_gone(p, p->dev->error.offset))
-			return err;
-		p->classify = false;
-		err = run_over(p, p->verify, at, length, length, p->lbs,
-			       false, false);
-		p->classify = true;
+	if (err != -EIO)			/* the device's read */
 		return err;
-	}
-	if (!err)
-		err = undo_sync(&p->undo);
+	if (device_gone(p, p->dev->error.offset))
+		return err;
+	p->classify = false;
+	err = run_over(p, p->verify, at, length, length, p->lbs, false,
+		       false);
+	p->classify = true;
+	return err ? err : 1;
+}
+
+/*
+ * One chunk: its old contents in place in the undo file (staged while
+ * the chunk before was tested, or now), the next chunk's staged beside
+ * this one's test, then stamped, read back and classified, its old
+ * contents written back and read back, then marked done.
+ */
+static int keep_chunk(struct pass *p, uint64_t at, uint64_t length,
+		      uint64_t next_length)
+{
+	int err = p->staged_at == at ? 0 : stage_now(p, at, length), test;
+
+	if (err)
+		return err > 0 ? 0 : err;
+	err = commit_chunk(p);
 	if (err)
 		return err;
 	p->answered_at = at;
 	p->in_flight = true;
-	p->chunks_in_file++;
 	p->saved_at = at;
 	p->saved_bytes = length;
+	/* one that cannot be read or saved now is tried again in its turn,
+	   where a failure is said */
+	if (next_length && !(p->opt->stop && *p->opt->stop))
+		(void)stage_chunk(p, at + length, next_length, at, true);
 	test = retrying(p, p->stamp, at, length, true);
 	if (!test)
 		test = retrying(p, p->verify, at, length, false);
 	p->saved_bytes = 0;
 	/* stopped or not, the chunk goes back before anything else */
 	err = put_back(p, at, length);
+	p->unflushed = true;
+	settle_stage(p);
 	if (!err)
 		err = undo_mark_done(&p->undo, at, length);
-	if (!err && p->chunks_in_file >= SURFACE_KEEP_CHUNKS)
-		err = renew_file(p, at + length);
 	return err ? err : test;
 }
 
@@ -645,11 +693,15 @@ static int keep_pass(struct pass *p)
 
 	for (uint64_t at = r->resumed_from, n; !err && at < r->end;
 	     at += n) {
+		uint64_t left;
+
 		n = r->end - at < SURFACE_KEEP_BYTES ? r->end - at :
 						       SURFACE_KEEP_BYTES;
+		left = r->end - at - n;
 		if (p->opt->stop && *p->opt->stop)
 			return -EINTR;
-		err = keep_chunk(p, at, n);
+		err = keep_chunk(p, at, n, left < SURFACE_KEEP_BYTES ? left :
+					   SURFACE_KEEP_BYTES);
 		if (err)
 			break;
 		r->checked_end = at + n;
@@ -678,33 +730,6 @@ static void cut_windows(struct pass *p, uint64_t from)
 }
 
 /* ---- the verdict ---- */
-
-/* Sort the ranges (a block read again comes after its window's rest). */
-static int by_offset(const void *a, const void *b)
-{
-	const struct surface_range *x = a, *y = b;
-
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
-size_t surface_merge_ranges(struct surface_range *ranges, size_t count)
-{
-	size_t kept = 0;
-
-	if (!count)		/* ranges may be NULL then: qsort wants one */
-		return 0;
-	qsort(ranges, count, sizeof(*ranges), by_offset);
-	for (size_t i = 0; i < count; i++) {
-		struct surface_range *last = kept ? &ranges[kept - 1] : NULL;
-
-		if (last && last->state == ranges[i].state &&
-		    last->offset + last->length == ranges[i].offset)
-			last->length += ranges[i].length;
-		else
-			ranges[kept++] = ranges[i];
-	}
-	return kept;
-}
 
 static void merge_ranges(struct surface_result *r)
 {
@@ -826,7 +851,12 @@ static int setup(struct pass *p)
 					    DEV_PATTERN_ZEROS);
 		p->back = dev_alloc_buffer(SURFACE_KEEP_BYTES,
 					   DEV_PATTERN_ZEROS);
-		err = p->saved && p->back ? 0 : -ENOMEM;
+		p->next_saved = dev_alloc_buffer(SURFACE_KEEP_BYTES,
+						 DEV_PATTERN_ZEROS);
+		err = p->saved && p->back && p->next_saved ? 0 : -ENOMEM;
+		/* without a second thread each chunk's file is made at
+		   once, as the pipeline's is, only not beside the test */
+		p->ahead = err ? NULL : ahead_new();
 	}
 	return err;
 }
@@ -870,7 +900,15 @@ static int close_undo(struct pass *p, int err)
 {
 	int flushed;
 
-	if (p->r->mode != SURFACE_KEEP || p->undo.fd < 0)
+	if (p->r->mode != SURFACE_KEEP)
+		return err;
+	/* a chunk staged and never put in place was never written */
+	settle_stage(p);
+	if (p->staged_at != UINT64_MAX)
+		undo_unstage(&p->staged);
+	p->staged_at = UINT64_MAX;
+	undo_drop_spare(&p->undo);
+	if (p->undo.fd < 0)
 		return err;
 	if (p->undo.failed && !p->why[0])
 		snprintf(p->why, p->why_size, "the undo file %s: %s: %s",
@@ -909,7 +947,9 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 		struct surface_result *result, char *why, size_t size)
 {
 	struct pass p = { .dev = dev, .opt = options, .r = result,
-			  .undo = { .fd = -1 }, .why = why, .why_size = size };
+			  .undo = { .fd = -1 }, .staged = { .fd = -1 },
+			  .staged_at = UINT64_MAX, .why = why,
+			  .why_size = size };
 	uint64_t wall = dev_now_ns();
 	int err;
 
@@ -928,6 +968,7 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	else if (!err)
 		err = window_pass(&p, false);
 	err = close_undo(&p, err);
+	ahead_free(p.ahead);
 	if (result->mode == SURFACE_WRITE && p.write_failed_blocks)
 		result->states[STAMP_WRITE_ERROR] = p.write_failed_blocks;
 	result->window_count = p.reached;
@@ -944,9 +985,11 @@ int surface_run(struct dev *dev, const struct surface_options *options,
 	result->wall_ns = dev_now_ns() - wall;
 	vm_free(p.verify);
 	vm_free(p.stamp);
+	vm_keep_free(&p.keep);
 	free(p.failed);
 	free(p.probe);
 	free(p.saved);
 	free(p.back);
+	free(p.next_saved);
 	return err;
 }

@@ -91,7 +91,8 @@ struct surface_result {
 /* The index of the "old data" count in states[]. */
 #define SURFACE_OLD_DATA STAMP_STATE_COUNT
 
-/* --keep-data's undo file holds at most this many chunks' blocks. */
+/* --keep-data's undo file (one chunk) and the next chunk's, staged
+   beside it, hold at most this many chunks' blocks. */
 #define SURFACE_KEEP_CHUNKS 2
 /* The largest transfer --surface makes. */
 #define SURFACE_CHUNK_BYTES (4ULL << 20)
@@ -137,27 +138,6 @@ struct surface_options {
 	 */
 	int (*refused)(void *ctx, uint64_t offset);
 };
-
-/* The window for a range of span bytes: max(span / 1024, 1 MiB). */
-uint64_t surface_window_bytes(uint64_t span, uint32_t lbs);
-
-/* The windows such a range is cut into (--passes orders them). */
-uint32_t surface_window_count(uint64_t span, uint32_t lbs);
-
-/* The transfer size within such a window. */
-uint64_t surface_chunk_bytes(uint64_t window_bytes);
-
-/* The most a run writes over the range (for the announcement). */
-uint64_t surface_write_bytes(enum surface_mode mode, uint64_t span);
-
-/*
- * Bad ranges sorted by offset, neighbours of one state merged (a block
- * read again comes after its window's rest): their new count.
- */
-size_t surface_merge_ranges(struct surface_range *ranges, size_t count);
-
-/* The most --keep-data's undo file holds, in bytes. */
-uint64_t surface_undo_bound_bytes(void);
 
 /*
  * Run it on dev (opened for writing, with the range allowed, unless

@@ -14,6 +14,7 @@
 #include "lib/exitcode.h"
 #include "measure/capacity.h"
 #include "measure/undo/restore.h"
+#include "measure/undo/write.h"
 #include "modes/capacity.h"
 #include "modes/run.h"
 #include "modes/sinks.h"
@@ -215,6 +216,8 @@ int mode_restore(struct config *cfg)
 		fprintf(stderr, "%s: --restore: %s: every block is back, but "
 			"the file stays: %s\n", die_program_name,
 			cfg->restore_path, strerror(errno));
+	if (!err)
+		undo_remove_staged(cfg->restore_path);
 	undo_result_free(&r);
 	/* a signal does not cut a restore short; it ends the run after */
 	if (!err && *cfg->stop)

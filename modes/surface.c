@@ -14,6 +14,7 @@
 #include "lib/exitcode.h"
 #include "lib/units.h"
 #include "measure/surface.h"
+#include "measure/surfacecut.h"
 #include "measure/undo/proof.h"
 #include "measure/undo/restore.h"
 #include "modes/capacity.h"
@@ -128,6 +129,13 @@ static void resume_from(const struct config *cfg, struct dev *dev,
 			      mode_undo_kept(hint, sizeof(hint), cfg->resume_path,
 					    cfg->device));
 	undo_result_free(&restored);
+	/* on the medium before the run replaces the file that saved it */
+	err = dev_flush(dev);
+	if (err)
+		runtime_error("--resume: %s: flush: %s; %s", cfg->device,
+			      strerror(-err),
+			      mode_undo_kept(hint, sizeof(hint), cfg->resume_path,
+					    cfg->device));
 	fprintf(stderr, "%s: --resume: %llu bytes put back; going on at "
 		"%llu of [%llu, %llu)\n", die_program_name,
 		(unsigned long long)restored.bytes_restored,
@@ -179,10 +187,12 @@ static void take_options(const struct config *cfg, struct dev *dev,
 		return;
 	if (cfg->resume_path) {
 		o->undo_path = cfg->resume_path;
+		mode_undo_check_staged("--resume", o->undo_path);
 		return;
 	}
 	o->undo_path = mode_undo_choose(cfg, undo, size);
 	mode_undo_check_new(cfg, o->undo_path);
+	mode_undo_check_staged("--undo-file", o->undo_path);
 }
 
 /*

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/die.h"
+#include "measure/undo/format.h"
 #include "measure/undo/proof.h"
 #include "measure/undo/trust.h"
 #include "measure/undo/undo.h"
@@ -65,6 +66,19 @@ void mode_undo_check_new(const struct config *cfg, const char *undo_path)
 			    "to start over", undo_path,
 			    mode_undo_command(command, sizeof(command),
 					     undo_path, cfg->device));
+}
+
+void mode_undo_check_staged(const char *option, const char *undo_path)
+{
+	char staged[PATH_MAX], why[MESSAGE_PATH_BYTES];
+
+	if (undo_staged_name(undo_path, staged, sizeof(staged)))
+		usage_error("%s: %s: %s", option, undo_path,
+			    strerror(ENAMETOOLONG));
+	if (undo_check_stale(staged, undo_magic_header, why, sizeof(why)))
+		usage_error("%s: %s %s; --keep-data saves each chunk there "
+			    "first: move it away or choose another undo file",
+			    option, staged, why);
 }
 
 const char *mode_undo_command(char *buf, size_t size, const char *undo_path,

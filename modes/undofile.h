@@ -46,6 +46,14 @@ int mode_check_new_file(const struct config *cfg, const char *option,
  */
 void mode_undo_check_new(const struct config *cfg, const char *undo_path);
 
+/*
+ * A chunked run (--keep-data) writes each chunk's save beside its undo
+ * file first (undo_staged_name): what is there may be only what a killed
+ * run left, which the run removes; a file of the user's own there ends
+ * the run before it writes anything (exit 2, option naming the file).
+ */
+void mode_undo_check_staged(const char *option, const char *undo_path);
+
 /* "flashbench --restore=FILE DEVICE", in buf: what puts the blocks back. */
 const char *mode_undo_command(char *buf, size_t size, const char *undo_path,
 			     const char *device);

@@ -262,6 +262,20 @@ dev_sum() {
 	fi
 }
 
+# random_loop SIZE: a loop device of SIZE of random data, its name in
+# $TRASH/loopdev and its checksum in $TRASH/before (same_as_before).
+random_loop() {
+	make_loop "$1" >"$TRASH/loopdev" &&
+	fill_random "$(cat "$TRASH/loopdev")" &&
+	dev_sum "$(cat "$TRASH/loopdev")" >"$TRASH/before"
+}
+
+# same_as_before DEV: DEV holds what random_loop filled it with.
+same_as_before() {
+	dev_sum "$1" >"$TRASH/now" &&
+	test_cmp "$TRASH/before" "$TRASH/now"
+}
+
 # announced_range FILE: from a "... overwrites bytes A to B ..." line in
 # FILE (a test's stderr), print "A B+1": the written range, end exclusive.
 announced_range() {
@@ -560,6 +574,25 @@ direct_out() {
 # into a known state.
 copy_to_dev() {
 	dd if="$1" of="$2" bs=1M $(direct_out "$2") conv=notrunc status=none
+}
+
+# test_traced WRAPPER ARGS...: WRAPPER ARGS (test_loop, or another
+# test_* wrapper whose last two arguments are NAME BODY), skipped where
+# strace cannot follow flashbench (not installed, ptrace refused, or
+# under valgrind).
+test_traced() {
+	tt_wrapper=$1
+	shift
+	eval "tt_name=\${$(($# - 1))}"
+	if ! command -v strace >/dev/null 2>&1; then
+		test_skip "$tt_name" "needs strace"
+	elif ! strace -o /dev/null true 2>/dev/null; then
+		test_skip "$tt_name" "strace cannot trace here"
+	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
+		test_skip "$tt_name" "strace would follow valgrind"
+	else
+		"$tt_wrapper" "$@"
+	fi
 }
 
 # have_script: script(1) can give a command a terminal.

@@ -3,18 +3,23 @@
 # says "readable-and-writable" (never genuine: a chunk at a time it is
 # blind to a wraparound), leaves every byte as it was and removes its
 # undo file.  Killed with
-# SIGKILL at several moments (after 8, 24, 60 and 110 MiB moved by write
-# calls: saving the first chunk, stamping it, in the second chunk, past
-# the file's first renewal), it leaves an undo file no larger than the bound it announced,
-# and --restore then leaves the device identical.  --resume of a killed
-# run puts the chunk in flight back, finishes the range (its JSON says
-# where it went on) and leaves the device identical.  SIGINT stops a run
+# SIGKILL at several moments (after 8, 24, 60, 80 and 110 MiB moved by
+# write calls: saving the first chunk, stamping it while the second is
+# saved, putting it back, in the second chunk, putting that back), it
+# leaves an undo file no larger than the bound it announced, and
+# --restore then leaves the device identical and removes the file and
+# the one staged beside it (FILE.new).  --resume of a run killed in its
+# second chunk puts the chunk in flight back, finishes the range (its
+# JSON says where it went on) and leaves the device identical.  SIGINT
+# stops a run
 # cleanly: exit 130, a partial result marked incomplete with no verdict
 # (text and JSON), every byte back, no undo file.  An undo file system
 # that fills up stops the run: exit 1, one line saying so, no verdict,
 # every byte back and no partial undo file left.  (A chunk is 16 MiB:
-# its save, its stamps and its data back are 48 MiB of write calls, and
-# the file is renewed every 2.)
+# its save, its stamps and its data back are 48 MiB of write calls; each
+# chunk's save goes to a file of its own, written while the chunk before
+# is tested, so the first chunk is done after 64 MiB and the second
+# after 112.)
 
 . "$(dirname "$0")/lib.sh"
 
@@ -23,17 +28,12 @@ require python3
 SIZE=128M
 UNDO=$TRASH/keep.undo
 
-test_loop 'a loop device of random data' '
-	make_loop $SIZE >loopdev &&
-	fill_random "$(cat loopdev)" &&
-	dev_sum "$(cat loopdev)" >"$TRASH/before"
-'
+test_loop 'a loop device of random data' 'random_loop $SIZE'
 LOOP=$(cat "$TRASH/loopdev" 2>/dev/null)
 
 # same: the device holds what it held at the start
 same() {
-	dev_sum "$LOOP" >now &&
-	test_cmp "$TRASH/before" now
+	same_as_before "$LOOP"
 }
 
 # bound: the undo file's bound, as the run announced it in err
@@ -75,19 +75,19 @@ killed() {
 	test "$size" -le "$(bound)"
 }
 
-for mib in 8 24 60 110; do
+for mib in 8 24 60 80 110; do
 	test_loop_io "killed after $mib MiB written, --restore leaves the device identical" "
 		killed $((mib * MIB)) &&
 		\"\$FLASHBENCH\" --restore=\"\$UNDO\" \"\$LOOP\" >restore.out 2>restore.err &&
 		cat restore.out restore.err &&
 		grep -q \"^restored [0-9]* bytes from [0-9]* records\" restore.out &&
-		test ! -e \"\$UNDO\" &&
+		test ! -e \"\$UNDO\" && test ! -e \"\$UNDO.new\" &&
 		same
 	"
 done
 
 test_loop_io '--resume finishes a killed run: every byte back, the range done' '
-	killed $((60 * MIB)) &&
+	killed $((130 * MIB)) &&
 	"$FLASHBENCH" --surface --keep-data --resume="$UNDO" -q \
 		--format=json "$LOOP" >out.json 2>err &&
 	cat err &&
@@ -108,18 +108,18 @@ test_loop_io '--resume finishes a killed run: every byte back, the range done' '
 '
 
 # interrupted [OPTIONS]: a --keep-data run, SIGINT once the first chunk
-# is done (its 48 MiB of write calls, and more: in the second); exit
-# 130, every byte back, no undo file.
+# is done (its 48 MiB of write calls and the second's save, and more: in
+# the second); exit 130, every byte back, no undo file.
 interrupted() {
 	rm -f "$UNDO" &&
 	fb_start --surface --keep-data -q "$@" --undo-file="$UNDO" "$LOOP" &&
 	wait_catching &&
-	wait_written $((60 * MIB)) &&
+	wait_written $((80 * MIB)) &&
 	kill -INT $fb_pid &&
 	fb_wait &&
 	test "$(cat code)" = 130 &&
 	grep -q "interrupted; every chunk is back as it was" err &&
-	test ! -e "$UNDO" &&
+	test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
 	same
 }
 

@@ -302,20 +302,6 @@ fi
 # What reached the kernel, not what flashbench says of itself: strace
 # shows how many reads each io_uring_enter or io_submit handed over.
 
-# test_traced ENGINE NAME BODY: test_engine, skipped where strace cannot
-# follow flashbench (absent, ptrace refused, or under valgrind)
-test_traced() {
-	if ! command -v strace >/dev/null 2>&1; then
-		test_skip "$2" "needs strace"
-	elif ! strace -o /dev/null true 2>/dev/null; then
-		test_skip "$2" "strace cannot trace here"
-	elif [ -n "$FLASHBENCH_UNDER_VALGRIND" ]; then
-		test_skip "$2" "strace would follow valgrind"
-	else
-		test_engine "$@"
-	fi
-}
-
 # traced ENGINE: --iops --read-only at depth 32 on ENGINE under strace,
 # its reads' system calls in trace, its stderr in err (LeakSanitizer
 # cannot run under ptrace: the sanitizer pass checks leaks elsewhere)
@@ -336,17 +322,17 @@ most_at_once() {
 	} END { print most + 0 }' trace
 }
 
-test_traced io_uring 'loop: io_uring hands the kernel 32 reads at once' '
+test_traced test_engine io_uring 'loop: io_uring hands the kernel 32 reads at once' '
 	traced io_uring && test ! -s err &&
 	test "$(most_at_once)" = 32
 '
 
-test_traced aio 'loop: aio hands the kernel 32 reads at once' '
+test_traced test_engine aio 'loop: aio hands the kernel 32 reads at once' '
 	traced aio && test ! -s err &&
 	test "$(most_at_once)" = 32
 '
 
-test_traced psync 'loop: psync forced: one read at a time, each its own pread' '
+test_traced test_engine psync 'loop: psync forced: one read at a time, each its own pread' '
 	traced psync &&
 	grep "^flashbench: note: FLASHBENCH_ENGINE=psync: running at queue depth 1\$" err &&
 	test "$(most_at_once)" = 0 &&

@@ -57,7 +57,7 @@ test_loop 'a loop device of random data' '
 # its image if a test before left it otherwise; the device is "dirty"
 # until a test finds every byte back
 fresh() {
-	rm -f "$UNDO" &&
+	rm -f "$UNDO" "$UNDO.new" &&
 	if [ -e "$TRASH/dirty" ]; then
 		copy_to_dev "$TRASH/image" "$LOOP"
 	fi &&
@@ -72,12 +72,13 @@ same() {
 }
 
 # put_back SIG: the run ended 128 + SIG (its code in code), left no undo
-# file, and the device holds what it held at the start
+# file (nor one staged beside it), and the device holds what it held at
+# the start
 put_back() {
 	pb_want=$((128 + $(signum "$1"))) &&
 	{ test "$(cat code)" = $pb_want ||
 	  { echo "exit $(cat code), want $pb_want" >&2; return 1; }; } &&
-	test ! -e "$UNDO" &&
+	test ! -e "$UNDO" && test ! -e "$UNDO.new" &&
 	same
 }
 

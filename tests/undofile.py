@@ -13,6 +13,8 @@ trailer).
     the middle of its data
   cuts FILE: ten places inside the last record, "name offset" (the file
     cut there ends inside it): in its head, its data, its trailer
+  done FILE: append a done mark over the last record's range, as the
+    writer does once that chunk is back
   v1 FILE OUT: the same records in an FBUNDO01 file (64-byte header
     "FBUNDO01", size, block size, fingerprint; records "FBUR\\0\\0\\0\\0",
     offset, length, FNV-1a 64 of the data, the data)
@@ -37,8 +39,10 @@ def records(data):
     return out
 
 
-def fnv(data):
-    h = 0xcbf29ce484222325
+BASIS = 0xcbf29ce484222325
+
+
+def fnv(data, h=BASIS):
     for b in data:
         h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
     return h
@@ -81,6 +85,22 @@ def cuts(path):
         print(name, at + past)
 
 
+def done(path):
+    data = open(path, "rb").read()
+    salt = struct.unpack_from("<Q", data, 32)[0]
+    recs = records(data)
+    at, kind, offset, length = recs[-1]
+    out = b""
+    for magic in (b"FBUREC02", b"FBUEND02"):
+        # kind 3, no data (its checksum the FNV basis), the sequence
+        # number, the range in the seventh word; salted checksum last
+        head = magic + struct.pack("<QQQQQQ", 3, offset, 0, BASIS,
+                                   len(recs), length)
+        out += head + struct.pack("<Q", fnv(head,
+                                            fnv(struct.pack("<Q", salt))))
+    open(path, "ab").write(out)
+
+
 def v1(path, out_path):
     data = open(path, "rb").read()
     size, block, fingerprint = struct.unpack_from("<QQQ", data, 8)
@@ -117,6 +137,8 @@ def main(cmd, args):
         os.truncate(args[0], at + HEAD + length // 2)
     elif cmd == "cuts":
         cuts(args[0])
+    elif cmd == "done":
+        done(args[0])
     elif cmd == "v1":
         v1(args[0], args[1])
     elif cmd == "differ":

@@ -81,6 +81,43 @@ static enum stamp_state round_trip(struct dev *dev, uint64_t offset,
 	return stamp_classify(other, where, 512, SALT, named);
 }
 
+/*
+ * The bytes of a stamp and the undo file's word checksum are what every
+ * build since FBSTAMP2 made: undo files and cards hold them, and a
+ * faster fill or sum must give them bit for bit (the sums of whole
+ * blocks below come from the first, plain loops).
+ */
+static void test_known_answers(void)
+{
+	static const struct {
+		uint64_t offset, salt, fnv;
+		uint32_t bytes;
+	} known[] = {
+		{ 8192, SALT, 0xf5063319c5044be7ULL, 512 },
+		{ 1ULL << 40, SALT, 0x15a536c7a301d43dULL, 4096 },
+		{ 0, 7, 0xa730866f1bb35c0ULL, 520 },
+	};
+	static unsigned char many[3 * 4096];
+
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		stampblock_fill(block, known[i].offset, known[i].bytes,
+				known[i].salt);
+		UNIT_CHECK(stamp_hash(STAMP_FNV_BASIS, block, known[i].bytes) ==
+			   known[i].fnv, "the stamp of %u bytes at %llu is "
+			   "the one earlier builds wrote", known[i].bytes,
+			   (unsigned long long)known[i].offset);
+	}
+	stampblock_fill_many(many, (1ULL << 40) - 4096, 3, 4096, SALT);
+	stampblock_fill(block, 1ULL << 40, 4096, SALT);
+	UNIT_CHECK(memcmp(many + 4096, block, 4096) == 0,
+		   "a fill of many blocks makes each as a fill of one");
+	for (size_t i = 0; i < sizeof(other); i++)
+		other[i] = (unsigned char)(i * 7 + 3);
+	UNIT_CHECK(stampblock_hash_words(other, 4093) ==
+		   0xae813923c7e96e23ULL,
+		   "the word checksum is the one earlier builds wrote");
+}
+
 /* The word-wise checksum of the undo file's saved data. */
 static void test_hash_words(void)
 {
@@ -340,10 +377,11 @@ static void tally_check(void *ctx, uint64_t offset, int state,
 
 /* The program on a file of 4 MiB, emptied first, its blocks tallied. */
 static int run_file(const char *path, const char *text, bool overlap,
-		    struct tally *t)
+		    struct vm_keep *keep, struct tally *t)
 {
 	struct vm_exec exec = { .check = tally_check, .ctx = t,
-				.salt = SALT, .overlap = overlap };
+				.salt = SALT, .overlap = overlap,
+				.keep = keep };
 	struct vm_plan plan;
 
 	memset(t, 0, sizeof(*t));
@@ -373,8 +411,8 @@ static void test_overlap(void)
 		   "a file of 4 MiB for the overlap");
 	if (fd >= 0)
 		close(fd);
-	b = run_file(path, text, true, &ahead_t);
-	a = run_file(path, text, false, &inline_t);
+	b = run_file(path, text, true, NULL, &ahead_t);
+	a = run_file(path, text, false, NULL, &inline_t);
 	UNIT_CHECK(a == 0 && b == 0, "both runs end well");
 	UNIT_CHECK(inline_t.blocks == 8192 && inline_t.in_order &&
 		   inline_t.states[STAMP_INTACT] == 7168 &&
@@ -387,14 +425,65 @@ static void test_overlap(void)
 	unlink(path);
 }
 
+/* The two buffers of a kept pair, in either order: the same two? */
+static bool same_pair(void *const a[2], void *const b[2])
+{
+	return a[0] && a[1] && ((a[0] == b[0] && a[1] == b[1]) ||
+				(a[0] == b[1] && a[1] == b[0]));
+}
+
+/*
+ * exec.keep: runs one after the other on kept buffers give the blocks
+ * and states of runs on their own, and leave the buffers to the next
+ * run (made anew only for a larger transfer).
+ */
+static void test_keep(void)
+{
+	char path[] = "/tmp/unit-stamp.XXXXXX";
+	const char *text = "stamp 0 1M\nstamp 1M 1M\nstamp 2M 512K\n"
+			   "stamp 3M 1M\nverify 0 1M\nverify 1M 1M\n"
+			   "verify 2M 1M\nverify 3M 1M\n";
+	struct vm_keep keep = { 0 };
+	void *read[2], *stamps[2];
+	struct tally own, first, second;
+	int fd = mkstemp(path), err;
+
+	if (fd >= 0)
+		close(fd);
+	err = run_file(path, text, true, NULL, &own) ||
+	      run_file(path, text, true, &keep, &first);
+	memcpy(read, keep.read, sizeof(read));
+	memcpy(stamps, keep.stamps, sizeof(stamps));
+	err = err || run_file(path, text, true, &keep, &second);
+	UNIT_CHECK(!err && first.blocks == own.blocks && first.in_order &&
+		   second.in_order &&
+		   memcmp(first.states, own.states, sizeof(own.states)) == 0 &&
+		   memcmp(second.states, own.states, sizeof(own.states)) == 0,
+		   "kept buffers: the same blocks, in order, the same states, "
+		   "run after run");
+	UNIT_CHECK(same_pair(keep.read, read) && same_pair(keep.stamps, stamps)
+		   && keep.read_bytes == MIB && keep.stamps_bytes == MIB,
+		   "the second run took the first one's buffers");
+	err = run_file(path, "verify 0 2M\n", false, &keep, &own);
+	UNIT_CHECK(!err && keep.read_bytes == 2 * MIB &&
+		   same_pair(keep.stamps, stamps),
+		   "a larger read makes its buffers anew, the stamps' stay");
+	vm_keep_free(&keep);
+	UNIT_CHECK(!keep.read[0] && !keep.stamps[1] && !keep.read_bytes,
+		   "let go, nothing is kept");
+	unlink(path);
+}
+
 int main(void)
 {
 	test_legacy();
 	test_classify();
+	test_known_answers();
 	test_hash_words();
 	test_fake_modes();
 	test_vm();
 	test_intact_runs();
 	test_overlap();
+	test_keep();
 	return UNIT_DONE();
 }

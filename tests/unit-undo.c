@@ -11,7 +11,10 @@
  * back or lists what it could not, never leaves a byte changed unsaid.
  * A damaged header is -EBADMSG; a header-only file puts nothing back
  * unless the run's stamps lie at the device's start; undo_save refuses a
- * stopped run's stamp as data.
+ * stopped run's stamp as data.  A chunk's file staged beside the test of
+ * the chunk before is no part of the undo file until it is committed;
+ * what lies under its name is staged over only when a killed run left
+ * it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -460,6 +463,191 @@ static void test_header_only(bool stamped)
 	dev_close(&dev);
 }
 
+static bool staged_exists(void)
+{
+	char fresh[80];
+
+	snprintf(fresh, sizeof(fresh), "%s.new", path);
+	return access(fresh, F_OK) == 0;
+}
+
+/*
+ * --keep-data's pipeline: chunk 0 in flight in the file, chunk 1's old
+ * contents staged beside it.  Killed before the commit, the file puts
+ * back chunk 0 alone (the staged file is no part of it, and unstaged it
+ * is gone); committed once chunk 0 is back, the file holds chunk 1 and
+ * where the run stood, and puts chunk 1 back, and the file it replaced
+ * waits beside it for the next stage to write over.
+ */
+static void test_staged(bool commit)
+{
+	const uint64_t salts[] = { SALT };
+	const struct undo_progress stands = { .start = 0, .end = 4 * MIB,
+		.next = 0, .window_bytes = MIB, .chunk_bytes = CHUNK,
+		.first_bad = UINT64_MAX };
+	struct undo u = { .fd = -1 }, next;
+	struct undo_progress got = { 0 };
+	struct undo_result result = { 0 };
+	uint64_t ns, mark_at, mark_end;
+	struct dev dev;
+	int spare_fd;
+	bool fine;
+
+	card_open(&dev);
+	unlink(path);
+	if (undo_replace(&u, path, &dev, salts, 1, &stands) ||
+	    dev_read(&dev, io, 0, CHUNK, &ns) ||
+	    undo_stage(&next, &u, &stands, 0, io, CHUNK) ||
+	    undo_commit(&u, &next))
+		abort();
+	stamp_fill(io, 0, CHUNK, dev.logical_block_bytes, SALT);
+	if (dev_write(&dev, io, 0, CHUNK, &ns) ||
+	    dev_read(&dev, io, CHUNK, CHUNK, &ns) ||
+	    undo_stage(&next, &u, &stands, CHUNK, io, CHUNK))
+		abort();
+	fine = staged_exists() && !next.failed;
+	if (commit) {
+		chunk_done(&u, &dev, 0, &mark_at, &mark_end);
+		fine = fine && undo_commit(&u, &next) == 0 && u.spare &&
+		       staged_exists();
+		stamp_fill(io, CHUNK, CHUNK, dev.logical_block_bytes, SALT);
+		if (dev_write(&dev, io, CHUNK, CHUNK, &ns))
+			abort();
+		/* the next stage writes over the file the commit replaced */
+		spare_fd = u.spare_fd;
+		fine = fine && undo_stage(&next, &u, &stands, 2 * CHUNK, io,
+					  CHUNK) == 0 && next.fd == spare_fd &&
+		       !u.spare;
+		undo_unstage(&next);
+	}
+	if (!commit)		/* killed: the staged file goes with it */
+		undo_unstage(&next);
+	undo_drop_spare(&u);
+	undo_close(&u);
+	UNIT_CHECK(fine && !staged_exists() && restore(&dev, &result) == 0 &&
+		   device_as_before(&dev) && result.records == 1 &&
+		   read_progress(&dev, &got) == 0 && got.next == 0,
+		   commit ? "a staged chunk committed once the one before is "
+		   "back: the file puts it back, and stands where it stood; "
+		   "the file it replaced is written over by the next stage" :
+		   "killed with a chunk staged: the file puts back the chunk "
+		   "in flight alone");
+
+	undo_result_free(&result);
+	dev_close(&dev);
+}
+
+/* A staged file that cannot be made: its operation said, nothing left. */
+static void test_stage_fails(void)
+{
+	const uint64_t salts[] = { SALT };
+	const struct undo_progress stands = { .end = 4 * MIB };
+	struct undo u = { .fd = -1 }, next;
+	struct dev dev;
+	int err;
+
+	card_open(&dev);
+	unlink(path);
+	if (undo_create(&u, path, &dev, salts, 1))
+		abort();
+	u.path = "/nonexistent/unit-undo";
+	err = undo_stage(&next, &u, &stands, 0, io, CHUNK);
+	UNIT_CHECK(err == -ENOENT && next.failed &&
+		   strcmp(next.failed, "create") == 0,
+		   "a stage where no file can be made fails at its create "
+		   "(%d)", err);
+	undo_unstage(&next);
+	undo_close(&u);
+	dev_close(&dev);
+}
+
+/* name holding text (NULL: a symbolic link to /dev/null), or nothing. */
+static void plant(const char *name, const char *text)
+{
+	int fd;
+
+	unlink(name);
+	if (!text) {
+		if (symlink("/dev/null", name))
+			abort();
+		return;
+	}
+	fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+}
+
+/* Does name hold text (NULL: is it a symbolic link)? */
+static bool holds(const char *name, const char *text)
+{
+	char buf[64] = "";
+	struct stat st;
+	int fd;
+
+	if (!text)
+		return lstat(name, &st) == 0 && S_ISLNK(st.st_mode);
+	fd = open(name, O_RDONLY);
+	if (fd < 0 || read(fd, buf, sizeof(buf) - 1) < 0)
+		abort();
+	close(fd);
+	return strcmp(buf, text) == 0;
+}
+
+/*
+ * What lies at FILE.new: a killed run's leavings (empty, or an undo
+ * file's start) are staged over; a file of other data or a symbolic
+ * link stays, and the stage fails at its create; --restore's removal
+ * leaves it too.  The state file's own (undo_write_whole) alike.
+ */
+static void test_stale_staged(void)
+{
+	const uint64_t salts[] = { SALT };
+	const struct undo_progress stands = { .end = 4 * MIB };
+	const char *planted[] = { "my notes", NULL, "", "FBUNDO02 and" };
+	const char *state = "flashbench-passes 1\nidentity x\n";
+	char fresh[sizeof(path) + 4];
+	struct undo u = { .fd = -1 }, next;
+	struct dev dev;
+	const char *failed;
+	int err;
+
+	card_open(&dev);
+	snprintf(fresh, sizeof(fresh), "%s.new", path);
+	for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+		bool ours = i >= 2;
+
+		unlink(path);
+		plant(fresh, planted[i]);
+		if (undo_create(&u, path, &dev, salts, 1))
+			abort();
+		err = undo_stage(&next, &u, &stands, 0, io, CHUNK);
+		UNIT_CHECK(ours ? err == 0 : err == -EEXIST &&
+			   strcmp(next.failed, "create") == 0 &&
+			   holds(fresh, planted[i]),
+			   "FILE.new holding %s: %s (%d)", planted[i] ?
+			   (*planted[i] ? planted[i] : "nothing") : "a link",
+			   ours ? "staged over" : "kept, the stage refused",
+			   err);
+		undo_unstage(&next);
+		undo_close(&u);
+		if (!ours) {
+			undo_remove_staged(path);
+			UNIT_CHECK(holds(fresh, planted[i]), "a restore's "
+				   "removal leaves it too");
+		}
+		plant(fresh, ours ? "flashbench-passes" : planted[i]);
+		err = undo_write_whole(path, state, strlen(state), &failed);
+		UNIT_CHECK(ours ? err == 0 && holds(path, state) &&
+			   access(fresh, F_OK) != 0 :
+			   err == -EEXIST && holds(fresh, planted[i]),
+			   "a state file beside one: %s (%d)",
+			   ours ? "written over" : "kept, refused", err);
+	}
+	unlink(fresh);
+	dev_close(&dev);
+}
+
 /* --resume: a stopped run's stamp is never saved as the card's data. */
 static void test_refused_stamps(void)
 {
@@ -510,6 +698,10 @@ int main(void)
 	test_header_only(false);
 	test_header_only(true);
 	test_refused_stamps();
+	test_staged(false);
+	test_staged(true);
+	test_stage_fails();
+	test_stale_staged();
 	unlink(path);
 	free(io);
 	return UNIT_DONE();

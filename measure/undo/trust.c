@@ -297,6 +297,35 @@ int undo_open_trusted(const char *path, const char *noun, char *why,
 	return fd;
 }
 
+int undo_staged_name(const char *path, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%s.new", path);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int undo_check_stale(const char *staged, const char *magic, char *why,
+		     size_t size)
+{
+	char head[8];
+	int fd = undo_open_trusted(staged, "staged undo file", why, size);
+	ssize_t n;
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0) {
+		/* refused: what is there is not the run's to remove */
+		return -EEXIST;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n == 0 || (n == (ssize_t)sizeof(head) &&
+		       memcmp(head, magic, sizeof(head)) == 0))
+		return 0;
+	snprintf(why, size, "is not an undo file (it holds other data)");
+	return -EEXIST;
+}
+
 /* ---- where an undo file may be ---- */
 
 /* The sysfs directory of a block device number, resolved; or "". */

@@ -56,6 +56,24 @@ int undo_open_trusted(const char *path, const char *noun, char *why,
 		      size_t size);
 
 /*
+ * The name of the file a chunked run writes beside the undo file at path
+ * before it takes path's place (path and ".new").  0 or -ENAMETOOLONG.
+ */
+int undo_staged_name(const char *path, char *buf, size_t size);
+
+/*
+ * May the file at staged (undo_staged_name's) be removed before a run
+ * stages its own there, or after a restore?  0 when nothing is there,
+ * or when what is there is what a killed run left: a file that only
+ * the effective user could have written (undo_open_trusted's rules),
+ * empty or beginning with magic (8 bytes), so its removal loses
+ * nothing (never needed: it was never in place).  Else -EEXIST with
+ * why set: a file of the user's own, never to be removed unasked.
+ */
+int undo_check_stale(const char *staged, const char *magic, char *why,
+		     size_t size);
+
+/*
  * Refuse an undo file whose file system lives on the device under test
  * or one of its partitions.  Returns 0, or -EXDEV with why set; other
  * negative errnos when the file's directory is missing or not writable.
