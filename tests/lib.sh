@@ -866,9 +866,13 @@ stopped() {
 # kill_report_and_part: a crash inside a part of the report fb_start
 # began: kill -9 of the part, then of the report, held stopped between
 # (alone it would put the part's range back: its part outlives it to do
-# so).  The undo file stays, for --restore.  fb_wait is the caller's.
+# so).  The part is stopped first, at once: on a fast device it could
+# put its range back while the report is being stopped, and nothing
+# would be left to restore.  The undo file stays, for --restore.
+# fb_wait is the caller's.
 kill_report_and_part() {
 	krp_child=$(part_pid) && test -n "$krp_child" &&
+	kill -STOP "$krp_child" &&
 	kill -STOP "$fb_pid" &&
 	poll_until "the report stopped" stopped "$fb_pid" &&
 	kill -9 "$krp_child" &&
