@@ -335,6 +335,9 @@ const char *dev_strerror(const struct dev *dev, char *buf, size_t size)
 
 	if (e->message[0])
 		snprintf(buf, size, "%s", e->message);
+	else if (!e->operation)		/* no operation failed */
+		snprintf(buf, size, "%s", e->errnum ? strerror(e->errnum) :
+			 "no device error recorded");
 	else if (e->errnum == ENODATA)
 		snprintf(buf, size, "%s at %llu (+%llu): short transfer "
 			 "(%llu of %llu bytes)", e->operation,

@@ -392,7 +392,11 @@ int mode_end_run(const struct config *cfg, struct dev *dev, int err,
 	if (err == -ENOMEM)
 		runtime_error("out of memory");
 	if (err) {
-		dev_strerror(dev, why, sizeof(why));
+		/* a test's own failure names no device operation */
+		if (dev->error.operation || dev->error.message[0])
+			dev_strerror(dev, why, sizeof(why));
+		else
+			snprintf(why, sizeof(why), "%s", strerror(-err));
 		dev_close(dev);
 		runtime_error("%s: %s", cfg->device, why);
 	}

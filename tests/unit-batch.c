@@ -162,6 +162,21 @@ static void test_failure(void)
 	dev_close(&dev);
 }
 
+/* A device that recorded no failure names none: never "(null)". */
+static void test_no_failure_named(void)
+{
+	struct dev dev = { .error = { .errnum = 0 } };
+	char why[256];
+
+	UNIT_STREQ(dev_strerror(&dev, why, sizeof(why)),
+		   "no device error recorded",
+		   "no operation failed: said so, no null operation");
+	dev.error.errnum = EIO;
+	UNIT_STREQ(dev_strerror(&dev, why, sizeof(why)),
+		   "Input/output error",
+		   "an error with no operation: its errno alone");
+}
+
 static void test_engine_names(void)
 {
 	UNIT_STREQ(dev_engine_name(DEV_ENGINE_IO_URING), "io_uring",
@@ -179,6 +194,7 @@ int main(void)
 	test_budget();
 	test_checks();
 	test_failure();
+	test_no_failure_named();
 	test_engine_names();
 	return UNIT_DONE();
 }
